@@ -1,0 +1,271 @@
+"""The 18 built-in codecs: each configured the idiomatic fast way for its library.
+
+Rules every entry follows:
+- `dumps` returns bytes. A library that returns str is wrapped by `_utf8`, the same
+  wrapper for every text codec, so str-returning and bytes-returning codecs pay for
+  the same work.
+- Where no transformation is needed, the library's own callable is handed over as is.
+- Library defaults are kept, except where noted in `summary`. An option a library
+  needs only for some data (int dict keys) is a fallback `Config`, labelled, and used
+  only on the data that needs it.
+- `native_parts` names the objects that must be compiled for the codec to count as C.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable
+
+from .errors import CodecNotInstalled
+from .fixtures import ImuSample, Vec3
+from .registry import STDLIB, Binding, CodecSpec, Config, Dumps
+
+
+def _utf8(text_dumps: Callable[[Any], str]) -> Dumps:
+    """Turn a str-returning dumps into a bytes-returning one, by UTF-8."""
+
+    def dumps(obj: Any) -> bytes:
+        return text_dumps(obj).encode("utf-8")
+
+    return dumps
+
+
+def _pickle(protocol: int) -> Callable[[], Binding]:
+    def bind() -> Binding:
+        import pickle
+
+        return Binding(
+            (Config(partial(pickle.dumps, protocol=protocol), pickle.loads),),
+            (pickle.dumps, pickle.loads),
+        )
+
+    return bind
+
+
+def _marshal() -> Binding:
+    import marshal
+
+    return Binding((Config(marshal.dumps, marshal.loads),), (marshal.dumps, marshal.loads))
+
+
+def _json() -> Binding:
+    import json.encoder
+    import json.scanner
+
+    return Binding(
+        (Config(_utf8(json.dumps), json.loads),),
+        (json.encoder.c_make_encoder, json.scanner.c_make_scanner),
+    )
+
+
+def _simplejson() -> Binding:
+    import simplejson
+    import simplejson.encoder
+    import simplejson.scanner
+
+    return Binding(
+        (Config(_utf8(simplejson.dumps), simplejson.loads),),
+        (simplejson.encoder.c_make_encoder, simplejson.scanner.c_make_scanner),
+    )
+
+
+def _ujson() -> Binding:
+    import ujson
+
+    return Binding((Config(_utf8(ujson.dumps), ujson.loads),), (ujson.dumps, ujson.loads))
+
+
+def _orjson() -> Binding:
+    import orjson
+
+    # OPT_NON_STR_KEYS doubles dumps time on str-keyed data here, so it is a fallback.
+    non_str_keys = partial(orjson.dumps, option=orjson.OPT_NON_STR_KEYS)
+    return Binding(
+        (
+            Config(orjson.dumps, orjson.loads),
+            Config(non_str_keys, orjson.loads, "option=OPT_NON_STR_KEYS"),
+        ),
+        (orjson.dumps, orjson.loads),
+    )
+
+
+def _rapidjson() -> Binding:
+    import rapidjson
+
+    coerce_keys = partial(rapidjson.dumps, mapping_mode=rapidjson.MM_COERCE_KEYS_TO_STRINGS)
+    return Binding(
+        (
+            Config(_utf8(rapidjson.dumps), rapidjson.loads),
+            Config(_utf8(coerce_keys), rapidjson.loads, "mapping_mode=MM_COERCE_KEYS_TO_STRINGS"),
+        ),
+        (rapidjson.dumps, rapidjson.loads),
+    )
+
+
+def _msgspec_json() -> Binding:
+    import msgspec
+
+    return Binding(
+        (Config(msgspec.json.encode, msgspec.json.decode),),
+        (msgspec.json.encode, msgspec.json.decode),
+    )
+
+
+def _msgpack() -> Binding:
+    import msgpack
+
+    # msgpack >= 1.0 refuses non-str map keys on unpack unless told otherwise.
+    lenient = partial(msgpack.unpackb, strict_map_key=False)
+    return Binding(
+        (
+            Config(msgpack.packb, msgpack.unpackb),
+            Config(msgpack.packb, lenient, "unpackb(strict_map_key=False)"),
+        ),
+        (msgpack.Packer, msgpack.unpackb),
+    )
+
+
+# Post 002's ExtType codes for its two record types.
+SENSOR_EXT_TYPES: dict[int, type[tuple[Any, ...]]] = {0: Vec3, 10: ImuSample}
+
+
+def _msgpack_ext() -> Binding:
+    import msgpack
+
+    codes = {cls: code for code, cls in SENSOR_EXT_TYPES.items()}
+
+    def default(obj: Any) -> Any:
+        code = codes.get(type(obj))
+        if code is not None:
+            # A list, not the tuple itself: strict_types refuses tuples (asv-notes).
+            return msgpack.ExtType(
+                code, msgpack.packb(list(obj), default=default, strict_types=True)
+            )
+        if isinstance(obj, tuple):  # strict_types sends every tuple here
+            return list(obj)
+        raise TypeError(f"can not serialize {type(obj).__name__!r} object")
+
+    def ext_hook(code: int, data: bytes) -> Any:
+        cls = SENSOR_EXT_TYPES.get(code)
+        if cls is None:
+            return msgpack.ExtType(code, data)
+        return cls(*msgpack.unpackb(data, ext_hook=ext_hook))
+
+    dumps = partial(msgpack.packb, default=default, strict_types=True)
+    return Binding(
+        (
+            Config(dumps, partial(msgpack.unpackb, ext_hook=ext_hook)),
+            Config(
+                dumps,
+                partial(msgpack.unpackb, ext_hook=ext_hook, strict_map_key=False),
+                "unpackb(strict_map_key=False)",
+            ),
+        ),
+        (msgpack.Packer, msgpack.unpackb),
+    )
+
+
+def _ormsgpack() -> Binding:
+    import ormsgpack
+
+    option = ormsgpack.OPT_NON_STR_KEYS
+    return Binding(
+        (
+            Config(ormsgpack.packb, ormsgpack.unpackb),
+            Config(
+                partial(ormsgpack.packb, option=option),
+                partial(ormsgpack.unpackb, option=option),
+                "option=OPT_NON_STR_KEYS",
+            ),
+        ),
+        (ormsgpack.packb, ormsgpack.unpackb),
+    )
+
+
+def _msgspec_msgpack() -> Binding:
+    import msgspec
+
+    return Binding(
+        (Config(msgspec.msgpack.encode, msgspec.msgpack.decode),),
+        (msgspec.msgpack.encode, msgspec.msgpack.decode),
+    )
+
+
+def _cbor2() -> Binding:
+    import cbor2
+
+    return Binding((Config(cbor2.dumps, cbor2.loads),), (cbor2.dumps, cbor2.loads))
+
+
+def _yaml() -> Binding:
+    import yaml
+
+    dump = partial(yaml.dump, Dumper=yaml.SafeDumper, sort_keys=False)
+    return Binding(
+        (Config(_utf8(dump), partial(yaml.load, Loader=yaml.SafeLoader)),),
+        (yaml.SafeDumper, yaml.SafeLoader),  # pure Python by design
+    )
+
+
+def _yaml_c() -> Binding:
+    import yaml
+
+    if not getattr(yaml, "__with_libyaml__", False):
+        # Never fall back to the pure loader under the C codec's name.
+        raise CodecNotInstalled(
+            "yaml-c needs PyYAML built with libyaml, and this PyYAML has none "
+            "(pip install --force-reinstall --only-binary=:all: pyyaml)"
+        )
+    import yaml.cyaml
+
+    dump = partial(yaml.dump, Dumper=yaml.CSafeDumper, sort_keys=False)
+    return Binding(
+        (Config(_utf8(dump), partial(yaml.load, Loader=yaml.CSafeLoader)),),
+        (yaml.cyaml.CParser, yaml.cyaml.CEmitter),
+    )
+
+
+BUILTIN_CODECS: tuple[CodecSpec, ...] = (
+    *(
+        CodecSpec(f"pickle-p{p}", "pickle", STDLIB, _pickle(p), f"pickle.dumps(obj, protocol={p})")
+        for p in (0, 2, 4, 5)
+    ),
+    CodecSpec("marshal", "marshal", STDLIB, _marshal, "marshal.dumps(obj)"),
+    CodecSpec("json", "json", STDLIB, _json, "json.dumps(obj), UTF-8 encoded"),
+    CodecSpec(
+        "simplejson", "json", "simplejson", _simplejson, "simplejson.dumps(obj), UTF-8 encoded"
+    ),
+    CodecSpec("ujson", "json", "ujson", _ujson, "ujson.dumps(obj), UTF-8 encoded"),
+    CodecSpec("orjson", "json", "orjson", _orjson, "orjson.dumps(obj)"),
+    CodecSpec(
+        "rapidjson", "json", "python-rapidjson", _rapidjson, "rapidjson.dumps(obj), UTF-8 encoded"
+    ),
+    CodecSpec("msgspec-json", "json", "msgspec", _msgspec_json, "msgspec.json.encode(obj)"),
+    CodecSpec("msgpack", "msgpack", "msgpack", _msgpack, "msgpack.packb(obj)"),
+    CodecSpec(
+        "msgpack-ext",
+        "msgpack",
+        "msgpack",
+        _msgpack_ext,
+        "msgpack.packb(obj, strict_types=True), post 002's namedtuples as ExtType 0 and 10",
+    ),
+    CodecSpec("ormsgpack", "msgpack", "ormsgpack", _ormsgpack, "ormsgpack.packb(obj)"),
+    CodecSpec(
+        "msgspec-msgpack", "msgpack", "msgspec", _msgspec_msgpack, "msgspec.msgpack.encode(obj)"
+    ),
+    CodecSpec("cbor2", "cbor", "cbor2", _cbor2, "cbor2.dumps(obj)"),
+    CodecSpec(
+        "yaml",
+        "yaml",
+        "pyyaml",
+        _yaml,
+        "yaml.dump(obj, Dumper=SafeDumper, sort_keys=False), UTF-8 encoded",
+    ),
+    CodecSpec(
+        "yaml-c",
+        "yaml",
+        "pyyaml",
+        _yaml_c,
+        "yaml.dump(obj, Dumper=CSafeDumper, sort_keys=False), UTF-8 encoded",
+    ),
+)

@@ -1,0 +1,41 @@
+"""The errors serkit raises, all under one root so callers can catch them together."""
+
+from __future__ import annotations
+
+
+class SerkitError(Exception):
+    """Root of every error serkit raises on purpose."""
+
+
+class UnknownCodec(SerkitError, KeyError):
+    """No codec is registered under that id."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class CodecNotInstalled(SerkitError):
+    """The library behind a codec is missing or lacks the part the codec needs."""
+
+
+class CodecConflict(SerkitError):
+    """A second registration tried to replace an existing codec."""
+
+
+class EncodeError(SerkitError):
+    """The library failed to encode an object; the library's error is the __cause__."""
+
+
+class DecodeError(SerkitError):
+    """The library failed to decode a payload; the library's error is the __cause__."""
+
+
+class UnknownFixture(SerkitError, KeyError):
+    """No fixture is registered under that id."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class FixtureSourceError(SerkitError):
+    """A fetched fixture source is missing, unreachable or fails its sha256 check."""

@@ -1,0 +1,240 @@
+"""The codec registry: one declaration per codec, imported lazily, read everywhere.
+
+A :class:`CodecSpec` declares the facts that never change (id, format, library) and
+how to bind the library once it is imported. :func:`get_codec` binds it and returns a
+:class:`Codec`, which adds what can only be known at run time: the installed version
+and the implementation that actually loaded.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import platform
+import sys
+import types
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from types import MappingProxyType
+from typing import Any, Callable
+
+from .errors import CodecConflict, CodecNotInstalled, DecodeError, EncodeError, UnknownCodec
+
+ENTRY_POINT_GROUP = "serkit.codecs"
+FORMATS = ("json", "msgpack", "cbor", "yaml", "pickle", "marshal")
+STDLIB = "stdlib"  # the `library` of codecs that ship with Python
+
+Dumps = Callable[[Any], bytes]
+Loads = Callable[[bytes], Any]
+
+
+@dataclass(frozen=True)
+class Config:
+    """One way of calling a library. Benchmarks time exactly these two callables."""
+
+    dumps: Dumps
+    loads: Loads
+    # Options that differ from the codec's base call, e.g. "option=OPT_NON_STR_KEYS".
+    # Empty for the base call. Shown wherever a result used this config.
+    options: str = ""
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a spec's `bind` returns once it has imported its library."""
+
+    # The base config first; later ones are fallbacks for data the base refuses,
+    # used only where a user of the library would need them (see Codec.config_for).
+    configs: tuple[Config, ...]
+    # Objects that must all be compiled for the codec to count as a C implementation.
+    native_parts: tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class CodecSpec:
+    """The declared, install-independent facts about a codec."""
+
+    name: str
+    format: str
+    library: str  # distribution name, for the version and the install hint
+    bind: Callable[[], Binding]  # imports the library; raises ImportError when missing
+    summary: str = ""  # the base call, in words a user of the library would recognise
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise ValueError(f"codec {self.name!r}: format must be one of {FORMATS}")
+
+
+@dataclass(frozen=True)
+class Codec:
+    """A bound codec. `dumps` always returns bytes; text codecs encode UTF-8."""
+
+    name: str
+    format: str
+    library: str
+    version: str
+    implementation: str  # "c" (any compiled extension) or "python"
+    configs: tuple[Config, ...]
+    summary: str = ""
+
+    def dumps(self, obj: Any) -> bytes:
+        """Encode with the first config that accepts `obj`; wrap the library's error."""
+        try:
+            return self.configs[0].dumps(obj)
+        except Exception as exc:
+            for config in self.configs[1:]:
+                try:
+                    return config.dumps(obj)
+                except Exception:
+                    continue
+            raise EncodeError(f"{self.name} cannot encode {type(obj).__name__}: {exc}") from exc
+
+    def loads(self, data: bytes) -> Any:
+        """Decode with the first config that accepts `data`; wrap the library's error."""
+        try:
+            return self.configs[0].loads(data)
+        except Exception as exc:
+            for config in self.configs[1:]:
+                try:
+                    return config.loads(data)
+                except Exception:
+                    continue
+            raise DecodeError(f"{self.name} cannot decode its input: {exc}") from exc
+
+    def config_for(self, obj: Any) -> Config:
+        """The first config that round-trips `obj` without raising: what to time on it.
+
+        Raises EncodeError when no config can encode `obj` (the pair is unsupported),
+        DecodeError when one encodes it but none decodes its own output.
+        """
+        encoded: BaseException | None = None
+        decode_error: BaseException | None = None
+        for config in self.configs:
+            try:
+                payload = config.dumps(obj)
+            except Exception as exc:
+                encoded = encoded or exc
+                continue
+            try:
+                config.loads(payload)
+            except Exception as exc:
+                decode_error = decode_error or exc
+                continue
+            return config
+        if decode_error is not None:
+            raise DecodeError(
+                f"{self.name} cannot decode its own output: {decode_error}"
+            ) from decode_error
+        raise EncodeError(f"{self.name} cannot encode {type(obj).__name__}: {encoded}") from encoded
+
+
+def is_compiled(obj: object) -> bool:
+    """True when `obj` is implemented in a compiled extension rather than Python code."""
+    if obj is None:
+        return False
+    if isinstance(obj, types.BuiltinFunctionType):
+        return True
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
+    return origin == "built-in" or origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def _installed_version(library: str) -> str:
+    if library == STDLIB:
+        return platform.python_version()
+    try:
+        return metadata.version(library)
+    except metadata.PackageNotFoundError:
+        raise CodecNotInstalled(f"{library} is not installed (pip install {library})") from None
+
+
+def _entry_points() -> Iterable[metadata.EntryPoint]:
+    found = metadata.entry_points()
+    if hasattr(found, "select"):  # Python 3.10+
+        return found.select(group=ENTRY_POINT_GROUP)
+    return found.get(ENTRY_POINT_GROUP, ())  # type: ignore[attr-defined, no-any-return]
+
+
+class CodecRegistry:
+    """Codec specs by id. Built-ins and entry points are read on first use."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, CodecSpec] = {}
+        self._codecs: dict[str, Codec] = {}
+        self._loaded = False
+        self.specs: Mapping[str, CodecSpec] = MappingProxyType(self._specs)
+
+    def register(self, spec: CodecSpec, *, clobber: bool = False) -> None:
+        """Add a codec; refuse to replace an existing id unless `clobber` is set."""
+        if spec.name in self._specs and not clobber:
+            raise CodecConflict(f"codec {spec.name!r} is already registered")
+        self._specs[spec.name] = spec
+        self._codecs.pop(spec.name, None)
+
+    def names(self) -> list[str]:
+        """Every known codec id, sorted, installed or not."""
+        self._load()
+        return sorted(self._specs)
+
+    def spec(self, name: str) -> CodecSpec:
+        self._load()
+        try:
+            return self._specs[name]
+        except KeyError:
+            raise UnknownCodec(
+                f"unknown codec {name!r}; known codecs: {', '.join(sorted(self._specs))}"
+            ) from None
+
+    def get(self, name: str) -> Codec:
+        """Import and bind a codec. Raises CodecNotInstalled when its library is missing."""
+        if name in self._codecs:
+            return self._codecs[name]
+        spec = self.spec(name)
+        try:
+            binding = spec.bind()
+        except ImportError as exc:
+            raise CodecNotInstalled(
+                f"{spec.library} is not installed (pip install {spec.library}): {exc}"
+            ) from exc
+        native = all(is_compiled(part) for part in binding.native_parts)
+        codec = Codec(
+            name=spec.name,
+            format=spec.format,
+            library=spec.library,
+            version=_installed_version(spec.library),
+            implementation="c" if native else "python",
+            configs=binding.configs,
+            summary=spec.summary,
+        )
+        self._codecs[name] = codec
+        return codec
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        from .builtin_codecs import BUILTIN_CODECS  # deferred: it imports this module
+
+        for spec in BUILTIN_CODECS:
+            self.register(spec)
+        for entry_point in _entry_points():
+            # A broken plugin must not take the built-in codecs down with it.
+            try:
+                loaded = entry_point.load()
+                for spec in loaded if isinstance(loaded, (list, tuple)) else [loaded]:
+                    if not isinstance(spec, CodecSpec):
+                        raise TypeError(f"expected a CodecSpec, got {type(spec).__name__}")
+                    self.register(spec)
+            except Exception as exc:
+                warnings.warn(
+                    f"serkit: skipped codec entry point {entry_point.name!r} "
+                    f"({entry_point.value}): {exc}",
+                    stacklevel=2,
+                )
+
+
+registry = CodecRegistry()
+codec_names = registry.names
+get_codec = registry.get
+register_codec = registry.register
