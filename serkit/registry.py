@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from types import MappingProxyType
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .errors import CodecConflict, CodecNotInstalled, DecodeError, EncodeError, UnknownCodec
 
@@ -103,30 +103,40 @@ class Codec:
             raise DecodeError(f"{self.name} cannot decode its input: {exc}") from exc
 
     def config_for(self, obj: Any) -> Config:
-        """The first config that round-trips `obj` without raising: what to time on it.
+        """The config to time on `obj`: the first that round-trips it without raising."""
+        return self.round_trip(obj).config
+
+    def round_trip(self, obj: Any) -> RoundTrip:
+        """Encode and decode `obj` with the first config that accepts it.
 
         Raises EncodeError when no config can encode `obj` (the pair is unsupported),
         DecodeError when one encodes it but none decodes its own output.
         """
-        encoded: BaseException | None = None
+        encode_error: BaseException | None = None
         decode_error: BaseException | None = None
         for config in self.configs:
             try:
                 payload = config.dumps(obj)
             except Exception as exc:
-                encoded = encoded or exc
+                encode_error = encode_error or exc
                 continue
             try:
-                config.loads(payload)
+                return RoundTrip(config, payload, config.loads(payload))
             except Exception as exc:
                 decode_error = decode_error or exc
-                continue
-            return config
         if decode_error is not None:
             raise DecodeError(
                 f"{self.name} cannot decode its own output: {decode_error}"
             ) from decode_error
-        raise EncodeError(f"{self.name} cannot encode {type(obj).__name__}: {encoded}") from encoded
+        raise EncodeError(
+            f"{self.name} cannot encode {type(obj).__name__}: {encode_error}"
+        ) from encode_error
+
+
+class RoundTrip(NamedTuple):
+    config: Config
+    payload: bytes
+    decoded: Any
 
 
 def is_compiled(obj: object) -> bool:

@@ -1,0 +1,255 @@
+"""The `serkit` command line. Every user mistake ends in one line on stderr, not a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from tabulate import tabulate
+from tqdm import tqdm
+
+from . import __version__
+from .errors import CodecNotInstalled, SerkitError
+from .fixtures import (
+    FIXTURES,
+    MIRROR_ENV,
+    SOURCES,
+    content_hash,
+    data_dir,
+    fetch_source,
+    get_fixture,
+    load_fixture,
+    source_path,
+)
+from .registry import codec_names, get_codec, registry
+from .sizes import EXACT, LOSSY, measure_fixture
+
+
+def _print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def _ids(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _progress(items: Sequence[str], desc: str) -> Any:
+    # On stderr, and only for people: pipes and CI logs get no bar.
+    return tqdm(items, desc=desc, unit="step", file=sys.stderr, disable=None, leave=False)
+
+
+def _chosen_fixtures(args: argparse.Namespace) -> list[str]:
+    """The --fixture ids, checked before any work starts; by default all but the slow."""
+    if args.fixture:
+        return [get_fixture(name).name for name in args.fixture]
+    return [f.name for f in FIXTURES.values() if args.slow or not f.slow]
+
+
+# --- serkit list ---------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    rows = []
+    for name in codec_names():
+        spec = registry.spec(name)
+        row: dict[str, Any] = {"id": name, "format": spec.format, "library": spec.library}
+        try:
+            codec = get_codec(name)
+        except CodecNotInstalled as exc:
+            row.update(version=None, implementation=None, available=False, reason=str(exc))
+        else:
+            row.update(version=codec.version, implementation=codec.implementation, available=True)
+            row.update(reason="", call=codec.summary)
+        rows.append(row)
+    if args.json:
+        _print_json(rows)
+        return 0
+    table = [
+        [
+            r["id"],
+            r["format"],
+            r["library"],
+            r["version"] or "-",
+            r["implementation"] or "-",
+            "yes" if r["available"] else f"no: {r['reason']}",
+        ]
+        for r in rows
+    ]
+    headers = ["codec", "format", "library", "version", "impl", "available"]
+    print(tabulate(table, headers=headers))
+    return 0
+
+
+# --- serkit fixtures -------------------------------------------------------------------
+
+
+def cmd_fixtures_list(args: argparse.Namespace) -> int:
+    rows = [
+        {
+            "id": f.name,
+            "origin": f.origin,
+            "slow": f.slow,
+            "sha256": f.sha256,
+            "source": f.source.url if f.source else None,
+            "description": f.description,
+        }
+        for f in FIXTURES.values()
+    ]
+    if args.json:
+        _print_json(rows)
+        return 0
+    table = [
+        [r["id"], r["origin"], "yes" if r["slow"] else "", r["sha256"][:12], r["description"]]
+        for r in rows
+    ]
+    print(tabulate(table, headers=["fixture", "from", "slow", "sha256", "what"]))
+    print(f"\nFetched sources live in {data_dir()} (set SERKIT_DATA_DIR to move them).")
+    return 0
+
+
+def cmd_fixtures_fetch(args: argparse.Namespace) -> int:
+    for source in SOURCES:
+        path = fetch_source(source)
+        print(f"{source.filename}: sha256 verified, at {path}")
+    return 0
+
+
+def cmd_fixtures_verify(args: argparse.Namespace) -> int:
+    """Check each source's sha256, then that each fixture builds to its pinned hash."""
+    failures = 0
+    for source in SOURCES:
+        path = source_path(source)
+        print(f"ok    {source.filename} (sha256 {source.sha256[:12]}…, {path})")
+    names = _chosen_fixtures(args)
+    for name in _progress(names, "verifying"):
+        fixture = get_fixture(name)
+        actual = content_hash(load_fixture(name))
+        if actual == fixture.sha256:
+            tqdm.write(f"ok    {name} (content sha256 {actual[:12]}…)", file=sys.stdout)
+        else:
+            failures += 1
+            tqdm.write(
+                f"FAIL  {name}: built {actual[:12]}…, pinned {fixture.sha256[:12]}…; "
+                "results for it would not be comparable",
+                file=sys.stdout,
+            )
+    skipped = [f.name for f in FIXTURES.values() if f.slow and f.name not in names]
+    if skipped:
+        print(f"skipped slow fixtures: {', '.join(skipped)} (add --slow)")
+    return 1 if failures else 0
+
+
+# --- serkit sizes ----------------------------------------------------------------------
+
+
+def _size_cell(result: Any) -> str:
+    if result.bytes is None:
+        return result.status
+    mark = ("*" if result.status == LOSSY else "") + ("+" if result.options else "")
+    return f"{result.bytes:,}{mark}"
+
+
+def cmd_sizes(args: argparse.Namespace) -> int:
+    codecs = args.codec or codec_names()
+    for name in codecs:
+        registry.spec(name)  # fail on a typo before any work starts
+    fixtures = _chosen_fixtures(args)
+    results = []
+    for fixture in _progress(fixtures, "encoding"):
+        results.extend(measure_fixture(fixture, codecs))
+    if args.json:
+        _print_json([r.as_dict() for r in results])
+        return 0
+    cells = {(r.codec, r.fixture): r for r in results}
+    table = [[c] + [_size_cell(cells[c, f]) for f in fixtures] for c in codecs]
+    print("Encoded size in bytes (B)")
+    print(tabulate(table, headers=["codec", *fixtures], stralign="right"))
+    print(f"\n* {LOSSY}: decodes to different types or values than it encoded")
+    needed: dict[tuple[str, str], list[str]] = {}
+    for r in results:
+        if r.options:
+            needed.setdefault((r.codec, r.options), []).append(r.fixture)
+    if needed:
+        print("+ used an option this data needs:")
+    for (codec, options), names in needed.items():
+        print(f"    {codec}: {options} ({', '.join(names)})")
+    if any(r.status == LOSSY for r in results):
+        print(f"unmarked sizes round-trip {EXACT}ly.")
+    return 0
+
+
+# --- wiring ----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="serkit", description="Benchmark suite for Python serializers."
+    )
+    parser.add_argument("--version", action="version", version=f"serkit {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    mirror = argparse.ArgumentParser(add_help=False)
+    mirror.add_argument(
+        "--mirror",
+        metavar="DIR",
+        help=f"folder holding the fixture sources, used instead of the network (env {MIRROR_ENV})",
+    )
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true", help="machine-readable output")
+    selection = argparse.ArgumentParser(add_help=False)
+    selection.add_argument(
+        "--fixture", type=_ids, action="extend", help="fixture ids, comma-separated"
+    )
+    selection.add_argument(
+        "--slow", action="store_true", help="include the slow fixtures (hundreds of MB)"
+    )
+
+    listing = commands.add_parser(
+        "list", parents=[as_json], help="each codec: format, library, version, implementation"
+    )
+    listing.set_defaults(run=cmd_list)
+
+    fixtures = commands.add_parser("fixtures", help="list, fetch and verify fixture documents")
+    actions = fixtures.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("list", parents=[as_json], help="the fixtures").set_defaults(
+        run=cmd_fixtures_list
+    )
+    actions.add_parser(
+        "fetch", parents=[mirror], help="download sources from pinned URLs, check sha256"
+    ).set_defaults(run=cmd_fixtures_fetch)
+    actions.add_parser(
+        "verify", parents=[mirror, selection], help="check sources and fixture content hashes"
+    ).set_defaults(run=cmd_fixtures_verify)
+
+    sizes = commands.add_parser(
+        "sizes", parents=[mirror, selection, as_json], help="encoded size of each fixture"
+    )
+    sizes.add_argument("--codec", type=_ids, action="extend", help="codec ids, comma-separated")
+    sizes.set_defaults(run=cmd_sizes)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "mirror", None):
+        os.environ[MIRROR_ENV] = args.mirror  # fixtures built later read it too
+    try:
+        return int(args.run(args))
+    except SerkitError as exc:
+        print(f"serkit: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("serkit: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `serkit list | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
