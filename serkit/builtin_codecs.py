@@ -14,7 +14,7 @@ Rules every entry follows:
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from .errors import CodecNotInstalled
 from .fixtures import ImuSample, Vec3
@@ -54,7 +54,11 @@ def _json() -> Binding:
 
     return Binding(
         (Config(_utf8(json.dumps), json.loads),),
-        (json.encoder.c_make_encoder, json.scanner.c_make_scanner),
+        # None when CPython was built without its _json accelerator.
+        (
+            getattr(json.encoder, "c_make_encoder", None),
+            getattr(json.scanner, "c_make_scanner", None),
+        ),
     )
 
 
@@ -200,7 +204,8 @@ def _cbor2() -> Binding:
 def _yaml() -> Binding:
     import yaml
 
-    dump = partial(yaml.dump, Dumper=yaml.SafeDumper, sort_keys=False)
+    # With no stream, yaml.dump returns str (its stubs cannot say so through partial).
+    dump = cast("Callable[[Any], str]", partial(yaml.dump, Dumper=yaml.SafeDumper, sort_keys=False))
     return Binding(
         (Config(_utf8(dump), partial(yaml.load, Loader=yaml.SafeLoader)),),
         (yaml.SafeDumper, yaml.SafeLoader),  # pure Python by design
@@ -218,10 +223,13 @@ def _yaml_c() -> Binding:
         )
     import yaml.cyaml
 
-    dump = partial(yaml.dump, Dumper=yaml.CSafeDumper, sort_keys=False)
+    # With no stream, yaml.dump returns str (its stubs cannot say so through partial).
+    dump = cast(
+        "Callable[[Any], str]", partial(yaml.dump, Dumper=yaml.CSafeDumper, sort_keys=False)
+    )
     return Binding(
         (Config(_utf8(dump), partial(yaml.load, Loader=yaml.CSafeLoader)),),
-        (yaml.cyaml.CParser, yaml.cyaml.CEmitter),
+        (yaml.cyaml.CParser, yaml.cyaml.CEmitter),  # type: ignore[attr-defined]
     )
 
 

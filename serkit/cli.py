@@ -26,7 +26,7 @@ from .fixtures import (
     source_path,
 )
 from .registry import codec_names, get_codec, registry
-from .sizes import EXACT, LOSSY, measure_fixture
+from .sizes import EXACT, LOSSY, SizeResult, measure_fixture
 
 
 def _print_json(data: Any) -> None:
@@ -54,7 +54,7 @@ def _chosen_fixtures(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in codec_names():
         spec = registry.spec(name)
         row: dict[str, Any] = {"id": name, "format": spec.format, "library": spec.library}
@@ -89,7 +89,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_fixtures_list(args: argparse.Namespace) -> int:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "id": f.name,
             "origin": f.origin,
@@ -147,7 +147,7 @@ def cmd_fixtures_verify(args: argparse.Namespace) -> int:
 # --- serkit sizes ----------------------------------------------------------------------
 
 
-def _size_cell(result: Any) -> str:
+def _size_cell(result: SizeResult) -> str:
     if result.bytes is None:
         return result.status
     mark = ("*" if result.status == LOSSY else "") + ("+" if result.options else "")
@@ -159,7 +159,7 @@ def cmd_sizes(args: argparse.Namespace) -> int:
     for name in codecs:
         registry.spec(name)  # fail on a typo before any work starts
     fixtures = _chosen_fixtures(args)
-    results = []
+    results: list[SizeResult] = []
     for fixture in _progress(fixtures, "encoding"):
         results.extend(measure_fixture(fixture, codecs))
     if args.json:
@@ -237,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    saved_mirror = os.environ.get(MIRROR_ENV)
     if getattr(args, "mirror", None):
         os.environ[MIRROR_ENV] = args.mirror  # fixtures built later read it too
     try:
@@ -249,6 +250,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `serkit list | head`
         return 0
+    finally:  # main() is also called in-process, by tests and other tools
+        if saved_mirror is None:
+            os.environ.pop(MIRROR_ENV, None)
+        else:
+            os.environ[MIRROR_ENV] = saved_mirror
 
 
 if __name__ == "__main__":

@@ -88,7 +88,9 @@ class Codec:
                     return config.dumps(obj)
                 except Exception:
                     continue
-            raise EncodeError(f"{self.name} cannot encode {type(obj).__name__}: {exc}") from exc
+            raise EncodeError(
+                f"{self.name} cannot encode {type(obj).__name__}: {_brief(exc)}"
+            ) from exc
 
     def loads(self, data: bytes) -> Any:
         """Decode with the first config that accepts `data`; wrap the library's error."""
@@ -100,7 +102,7 @@ class Codec:
                     return config.loads(data)
                 except Exception:
                     continue
-            raise DecodeError(f"{self.name} cannot decode its input: {exc}") from exc
+            raise DecodeError(f"{self.name} cannot decode its input: {_brief(exc)}") from exc
 
     def config_for(self, obj: Any) -> Config:
         """The config to time on `obj`: the first that round-trips it without raising."""
@@ -126,10 +128,10 @@ class Codec:
                 decode_error = decode_error or exc
         if decode_error is not None:
             raise DecodeError(
-                f"{self.name} cannot decode its own output: {decode_error}"
+                f"{self.name} cannot decode its own output: {_brief(decode_error)}"
             ) from decode_error
         raise EncodeError(
-            f"{self.name} cannot encode {type(obj).__name__}: {encode_error}"
+            f"{self.name} cannot encode {type(obj).__name__}: {_brief(encode_error)}"
         ) from encode_error
 
 
@@ -137,6 +139,12 @@ class RoundTrip(NamedTuple):
     config: Config
     payload: bytes
     decoded: Any
+
+
+def _brief(exc: BaseException | None, limit: int = 120) -> str:
+    """A library's error message, cut short: some repr the whole object they refused."""
+    text = f"{type(exc).__name__}: {exc}" if exc is not None else "unknown error"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def is_compiled(obj: object) -> bool:
@@ -160,10 +168,9 @@ def _installed_version(library: str) -> str:
 
 
 def _entry_points() -> Iterable[metadata.EntryPoint]:
-    found = metadata.entry_points()
-    if hasattr(found, "select"):  # Python 3.10+
-        return found.select(group=ENTRY_POINT_GROUP)
-    return found.get(ENTRY_POINT_GROUP, ())  # type: ignore[attr-defined, no-any-return]
+    if sys.version_info >= (3, 10):
+        return metadata.entry_points(group=ENTRY_POINT_GROUP)
+    return metadata.entry_points().get(ENTRY_POINT_GROUP, ())
 
 
 class CodecRegistry:
@@ -207,7 +214,9 @@ class CodecRegistry:
             raise CodecNotInstalled(
                 f"{spec.library} is not installed (pip install {spec.library}): {exc}"
             ) from exc
-        native = all(is_compiled(part) for part in binding.native_parts)
+        # Nothing declared proves nothing: only named, compiled parts make a C codec.
+        parts = binding.native_parts
+        native = bool(parts) and all(is_compiled(part) for part in parts)
         codec = Codec(
             name=spec.name,
             format=spec.format,

@@ -50,10 +50,10 @@ def measure_fixture(fixture: str, codecs: Iterable[str]) -> Iterator[SizeResult]
             yield SizeResult(name, fixture, NOT_INSTALLED, None, "", str(exc))
             continue
         except EncodeError as exc:
-            yield SizeResult(name, fixture, UNSUPPORTED, None, "", str(exc.__cause__ or exc))
+            yield SizeResult(name, fixture, UNSUPPORTED, None, "", str(exc))
             continue
         except DecodeError as exc:
-            yield SizeResult(name, fixture, ERROR, None, "", str(exc.__cause__ or exc))
+            yield SizeResult(name, fixture, ERROR, None, "", str(exc))
             continue
         status = EXACT if _same(original, trip.decoded) else LOSSY
         yield SizeResult(name, fixture, status, len(trip.payload), trip.config.options)

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from serkit.fixtures import MIRROR_ENV, SENATE_SOURCE, FixtureSourceError, source_path
+
+
+@pytest.fixture(scope="session")
+def senate_available() -> None:
+    """Fail, saying what to run, when the Senate source is neither fetched nor mirrored."""
+    try:
+        source_path(SENATE_SOURCE)
+    except FixtureSourceError as exc:
+        pytest.fail(f"{exc} (or set {MIRROR_ENV})")
+
+
+@pytest.fixture
+def isolated_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty data dir and no mirror: as on a machine that has fetched nothing."""
+    monkeypatch.setenv("SERKIT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    return tmp_path / "data"
+
+
+@pytest.fixture(scope="session")
+def mirror_dir() -> Path:
+    """The mirror CI points at, or the data dir `serkit fixtures fetch` filled.
+
+    Session-scoped so that it is resolved before `isolated_data` hides both.
+    """
+    configured = os.environ.get(MIRROR_ENV)
+    return Path(configured) if configured else source_path(SENATE_SOURCE).parent

@@ -1,0 +1,258 @@
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import serkit
+from serkit.fixtures import (
+    FIXTURES,
+    SENATE_BIOS_MAX_YAML_BYTES,
+    SENATE_SOURCE,
+    ImuSample,
+    Vec3,
+    content_hash,
+    fetch_source,
+    source_path,
+)
+from serkit.published import POST_000_SIZES, as_disk_kib
+from serkit.sizes import EXACT, LOSSY, UNSUPPORTED, measure_fixture
+
+REPO = Path(__file__).resolve().parents[1]
+FAST = [f.name for f in FIXTURES.values() if not f.slow and f.source is None]
+
+
+def test_fixture_names_cover_the_posts() -> None:
+    assert serkit.fixture_names() == [
+        "random-dicts-10",
+        "random-dicts-100",
+        "random-dicts-1000",
+        "random-dicts-10000",
+        "random-dicts-100000",
+        "small-dict",
+        "sensor-record",
+        "sensor-stream",
+        "senate-bios",
+    ]
+
+
+def test_unknown_fixture_is_named() -> None:
+    with pytest.raises(serkit.UnknownFixture, match="unknown fixture 'nope'"):
+        serkit.load_fixture("nope")
+
+
+@pytest.mark.parametrize("name", serkit.fixture_names())
+def test_every_fixture_builds_to_its_pinned_hash(name: str, senate_available: None) -> None:
+    assert serkit.fixture_hash(name) == FIXTURES[name].sha256
+
+
+def test_hash_is_stable_across_runs() -> None:
+    assert [serkit.fixture_hash(n) for n in FAST] == [serkit.fixture_hash(n) for n in FAST]
+
+
+def _other_pythons() -> list[str]:
+    """CPython 3.9-3.13 interpreters found in pyenv's layout or on PATH, not this one."""
+    found = {}
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates = sorted(pyenv_root.glob("versions/3.*/bin/python3"))
+    candidates += [Path(p) for v in range(9, 14) if (p := shutil.which(f"python3.{v}"))]
+    for candidate in candidates:
+        try:
+            version = subprocess.run(
+                [str(candidate), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        major, minor = (int(x) for x in version.split("."))
+        if (major, minor) != sys.version_info[:2] and 9 <= minor <= 13 and major == 3:
+            found.setdefault(version, str(candidate))
+    return sorted(found.values())
+
+
+def test_hash_is_the_same_on_every_python_version() -> None:
+    pythons = _other_pythons()
+    if not pythons:
+        pytest.skip("no other CPython 3.9-3.13 found; determinism checked on this one only")
+    # The fixtures module needs only the standard library, so the checkout can be imported.
+    script = (
+        "import json, serkit.fixtures as f\n"
+        f"print(json.dumps({{n: f.fixture_hash(n) for n in {FAST!r}}}))"
+    )
+    for python in pythons:
+        out = subprocess.run(
+            [python, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            timeout=300,
+        ).stdout
+        assert json.loads(out) == {n: FIXTURES[n].sha256 for n in FAST}, python
+
+
+def test_load_fixture_returns_a_fresh_object() -> None:
+    first = serkit.load_fixture("small-dict")
+    first["list"].append("mutated")
+    assert serkit.load_fixture("small-dict")["list"][-1] == 99
+
+
+def test_random_dict_sizes_share_one_stream() -> None:
+    ten, hundred = serkit.load_fixture("random-dicts-10"), serkit.load_fixture("random-dicts-100")
+    assert hundred[:10] == ten
+    record = ten[0]
+    assert list(record) == ["string", "list", "dict", "int", "float"]
+    assert record["list"] == list(range(100))
+    assert list(record["dict"]) == list(range(100))
+    assert all(-(10**10) <= r["int"] <= 10**10 for r in ten)
+
+
+# --- the content hash --------------------------------------------------------------------
+
+json_like = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=5) | st.integers(), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(json_like)
+def test_content_hash_depends_only_on_value_and_type(obj: Any) -> None:
+    assert content_hash(copy.deepcopy(obj)) == content_hash(obj)
+    assert content_hash([obj]) != content_hash((obj,))
+
+
+def test_content_hash_tells_apart_what_codecs_confuse() -> None:
+    assert content_hash({1: 0.5}) != content_hash({"1": 0.5})
+    assert content_hash(Vec3(1, 2, 3)) != content_hash((1, 2, 3))
+    assert content_hash(0.1) != content_hash(0.1 + 1e-17 * 2)
+    assert content_hash(1) != content_hash(1.0) != content_hash(True)
+    with pytest.raises(TypeError):
+        content_hash({1, 2})
+
+
+# --- the figures the posts published -----------------------------------------------------
+
+
+def test_sensor_record_packs_to_64_bytes_with_msgpack_ext() -> None:
+    record = serkit.load_fixture("sensor-record")
+    codec = serkit.get_codec("msgpack-ext")
+    payload = codec.dumps(record)
+    assert len(payload) == 64  # post 002
+    back = codec.loads(payload)
+    assert back == record
+    assert type(back) is ImuSample and type(back.linear_accel) is Vec3
+
+
+def test_sensor_stream_is_a_20_hz_sequence() -> None:
+    stream = serkit.load_fixture("sensor-stream")
+    assert len(stream) == 1000
+    assert stream[0] == serkit.load_fixture("sensor-record")
+    assert stream[20].timestamp - stream[0].timestamp == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("count", sorted(POST_000_SIZES.values["json"]))
+def test_random_dict_sizes_match_post_000(count: int) -> None:
+    """JSON, msgpack and pickle-p0 sizes land within 4 % of the post, counted as it counted."""
+    results = measure_fixture(f"random-dicts-{count}", ["json", "msgpack", "pickle-p0"])
+    for result in results:
+        assert result.bytes is not None
+        published = POST_000_SIZES.values[result.codec][count]
+        measured = as_disk_kib(result.bytes)
+        assert abs(measured - published) / published < 0.04, (result.codec, measured, published)
+
+
+def test_senate_bios_is_about_48_kb_of_yaml(senate_available: None) -> None:
+    bios = serkit.load_fixture("senate-bios")
+    assert len(bios) == 23
+    size = len(serkit.get_codec("yaml").dumps(bios))
+    assert 0.97 * SENATE_BIOS_MAX_YAML_BYTES < size <= SENATE_BIOS_MAX_YAML_BYTES
+    names = [(m["name"]["last"], m["name"]["first"]) for m in bios]
+    assert names == sorted(names)
+    assert all(m["terms"][-1]["type"] == "sen" for m in bios)
+
+
+# --- the pinned source -------------------------------------------------------------------
+
+
+def test_missing_source_says_what_to_run(isolated_data: Path) -> None:
+    with pytest.raises(serkit.FixtureSourceError, match="run `serkit fixtures fetch`"):
+        serkit.load_fixture("senate-bios")
+
+
+def test_mismatched_source_is_refused(isolated_data: Path) -> None:
+    isolated_data.mkdir(parents=True)
+    (isolated_data / SENATE_SOURCE.filename).write_text("- id: {}\n")
+    with pytest.raises(serkit.FixtureSourceError, match="fails its sha256 check"):
+        source_path(SENATE_SOURCE)
+
+
+def test_fetch_from_mirror_verifies_and_copies(
+    isolated_data: Path, mirror_dir: Path, senate_available: None
+) -> None:
+    path = fetch_source(SENATE_SOURCE, mirror=str(mirror_dir))
+    assert path == isolated_data / SENATE_SOURCE.filename
+    assert source_path(SENATE_SOURCE) == path
+
+
+def test_fetch_from_a_bad_mirror_keeps_nothing(isolated_data: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad-mirror"
+    bad.mkdir()
+    (bad / SENATE_SOURCE.filename).write_text("tampered\n")
+    with pytest.raises(serkit.FixtureSourceError, match="sha256"):
+        fetch_source(SENATE_SOURCE, mirror=str(bad))
+    assert not (isolated_data / SENATE_SOURCE.filename).exists()
+
+
+# --- every codec on every fixture it supports --------------------------------------------
+
+# Pairs a codec refuses outright; anything else must encode and decode.
+UNSUPPORTED_PAIRS = {
+    (codec, fixture)
+    for codec in ("marshal", "orjson", "ormsgpack", "yaml", "yaml-c")
+    for fixture in ("sensor-record", "sensor-stream")
+}
+
+
+@pytest.mark.parametrize("fixture", [n for n in serkit.fixture_names() if not FIXTURES[n].slow])
+def test_every_codec_round_trips_every_fixture_it_supports(
+    fixture: str, senate_available: None
+) -> None:
+    for result in measure_fixture(fixture, serkit.codec_names()):
+        if (result.codec, fixture) in UNSUPPORTED_PAIRS:
+            assert result.status == UNSUPPORTED, result
+            continue
+        assert result.status in (EXACT, LOSSY), result
+        # A lossy round trip must at least be stable: a second trip changes nothing more.
+        # (Compared as values: marshal's bytes depend on reference counts.)
+        codec = serkit.get_codec(result.codec)
+        once = codec.loads(codec.dumps(serkit.load_fixture(fixture)))
+        assert content_hash(codec.loads(codec.dumps(once))) == content_hash(once), result.codec
+    statuses = {r.codec: r.status for r in measure_fixture(fixture, ["pickle-p0", "pickle-p5"])}
+    assert statuses == {"pickle-p0": EXACT, "pickle-p5": EXACT}
+
+
+def test_known_exact_and_lossy_pairs() -> None:
+    def status(codec: str, fixture: str) -> str:
+        return next(measure_fixture(fixture, [codec])).status
+
+    assert status("msgpack-ext", "sensor-record") == EXACT  # namedtuple classes come back
+    assert status("msgpack", "sensor-record") == LOSSY  # namedtuples come back as lists
+    assert status("yaml-c", "random-dicts-10") == EXACT  # int keys survive YAML
+    assert status("json", "random-dicts-10") == LOSSY  # int keys become str
+    assert status("json", "small-dict") == EXACT
