@@ -44,10 +44,18 @@ def _progress(items: Sequence[str], desc: str) -> Any:
 
 
 def _chosen_fixtures(args: argparse.Namespace) -> list[str]:
-    """The --fixture ids, checked before any work starts; by default all but the slow."""
+    """The --fixture ids, and their sources, checked before any work starts.
+
+    By default every fixture but the slow ones.
+    """
     if args.fixture:
-        return [get_fixture(name).name for name in args.fixture]
-    return [f.name for f in FIXTURES.values() if args.slow or not f.slow]
+        chosen = [get_fixture(name) for name in args.fixture]
+    else:
+        chosen = [f for f in FIXTURES.values() if args.slow or not f.slow]
+    for fixture in chosen:
+        if fixture.source is not None:
+            source_path(fixture.source)  # a missing source fails now, not after an hour
+    return [f.name for f in chosen]
 
 
 # --- serkit list ---------------------------------------------------------------------

@@ -81,13 +81,8 @@ class Codec:
     def dumps(self, obj: Any) -> bytes:
         """Encode with the first config that accepts `obj`; wrap the library's error."""
         try:
-            return self.configs[0].dumps(obj)
+            return self._first_accepting("dumps", obj)  # type: ignore[no-any-return]
         except Exception as exc:
-            for config in self.configs[1:]:
-                try:
-                    return config.dumps(obj)
-                except Exception:
-                    continue
             raise EncodeError(
                 f"{self.name} cannot encode {type(obj).__name__}: {_brief(exc)}"
             ) from exc
@@ -95,14 +90,19 @@ class Codec:
     def loads(self, data: bytes) -> Any:
         """Decode with the first config that accepts `data`; wrap the library's error."""
         try:
-            return self.configs[0].loads(data)
+            return self._first_accepting("loads", data)
         except Exception as exc:
-            for config in self.configs[1:]:
-                try:
-                    return config.loads(data)
-                except Exception:
-                    continue
             raise DecodeError(f"{self.name} cannot decode its input: {_brief(exc)}") from exc
+
+    def _first_accepting(self, operation: str, arg: Any) -> Any:
+        """Call `operation` of each config in turn; re-raise the base config's error if all fail."""
+        errors: list[Exception] = []
+        for config in self.configs:
+            try:
+                return getattr(config, operation)(arg)
+            except Exception as exc:
+                errors.append(exc)
+        raise errors[0]
 
     def config_for(self, obj: Any) -> Config:
         """The config to time on `obj`: the first that round-trips it without raising."""

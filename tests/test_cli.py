@@ -92,6 +92,7 @@ def test_fixtures_fetch_from_mirror(
         (["sizes", "--codec", "nope"], "unknown codec 'nope'"),
         (["sizes", "--fixture", "nope"], "unknown fixture 'nope'"),
         (["fixtures", "verify"], "run `serkit fixtures fetch`"),
+        (["sizes", "--codec", "json"], "run `serkit fixtures fetch`"),
         (["fixtures", "fetch", "--mirror", "/nonexistent"], "is missing from mirror /nonexistent"),
     ],
 )
