@@ -13,7 +13,7 @@ from tabulate import tabulate
 from tqdm import tqdm
 
 from . import __version__
-from .errors import CodecNotInstalled, SerkitError
+from .errors import SerkitError
 from .fixtures import (
     FIXTURES,
     MIRROR_ENV,
@@ -68,7 +68,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         row: dict[str, Any] = {"id": name, "format": spec.format, "library": spec.library}
         try:
             codec = get_codec(name)
-        except CodecNotInstalled as exc:
+        except SerkitError as exc:  # one missing or broken codec must not hide the others
             row.update(version=None, implementation=None, available=False, reason=str(exc))
         else:
             row.update(version=codec.version, implementation=codec.implementation, available=True)

@@ -19,7 +19,14 @@ from importlib import metadata
 from types import MappingProxyType
 from typing import Any, Callable, NamedTuple
 
-from .errors import CodecConflict, CodecNotInstalled, DecodeError, EncodeError, UnknownCodec
+from .errors import (
+    CodecConflict,
+    CodecNotInstalled,
+    DecodeError,
+    EncodeError,
+    SerkitError,
+    UnknownCodec,
+)
 
 ENTRY_POINT_GROUP = "serkit.codecs"
 FORMATS = ("json", "msgpack", "cbor", "yaml", "pickle", "marshal")
@@ -214,6 +221,10 @@ class CodecRegistry:
             raise CodecNotInstalled(
                 f"{spec.library} is not installed (pip install {spec.library}): {exc}"
             ) from exc
+        except SerkitError:
+            raise
+        except Exception as exc:  # a plugin's bug must not look like a serkit crash
+            raise SerkitError(f"codec {name!r} failed to load: {_brief(exc)}") from exc
         # Nothing declared proves nothing: only named, compiled parts make a C codec.
         parts = binding.native_parts
         native = bool(parts) and all(is_compiled(part) for part in parts)

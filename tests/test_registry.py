@@ -160,6 +160,28 @@ def test_missing_library_raises_codec_not_installed_with_hint() -> None:
         fresh.get("ghost")
 
 
+def test_a_plugin_that_crashes_while_binding_gets_a_named_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def bind() -> Binding:
+        raise RuntimeError("plugin bug")
+
+    fresh = CodecRegistry()
+    fresh.register(_spec("buggy", bind))
+    with pytest.raises(serkit.SerkitError, match="codec 'buggy' failed to load: RuntimeError"):
+        fresh.get("buggy")
+    # `serkit list` still lists every other codec, and says what is wrong with this one.
+    from serkit import cli
+
+    monkeypatch.setattr(cli, "registry", fresh)
+    monkeypatch.setattr(cli, "codec_names", fresh.names)
+    monkeypatch.setattr(cli, "get_codec", fresh.get)
+    assert cli.main(["list", "--json"]) == 0
+    rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["buggy"]["available"] is False and "plugin bug" in rows["buggy"]["reason"]
+    assert rows["orjson"]["available"] is True
+
+
 def test_duplicate_registration_is_refused_unless_clobbered() -> None:
     fresh = CodecRegistry()
     spec = BUILTIN_CODECS[0]
