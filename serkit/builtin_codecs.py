@@ -34,10 +34,13 @@ def _pickle(protocol: int) -> Callable[[], Binding]:
     def bind() -> Binding:
         import pickle
 
-        return Binding(
-            (Config(partial(pickle.dumps, protocol=protocol), pickle.loads),),
-            (pickle.dumps, pickle.loads),
-        )
+        pickle_dumps = pickle.dumps
+
+        # Positional: _pickle parses a protocol= keyword ~150 ns slower than the argument.
+        def dumps(obj: Any) -> bytes:
+            return pickle_dumps(obj, protocol)
+
+        return Binding((Config(dumps, pickle.loads),), (pickle.dumps, pickle.loads))
 
     return bind
 
