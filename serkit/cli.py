@@ -40,7 +40,7 @@ def _ids(value: str) -> list[str]:
 
 def _progress(items: Sequence[str], desc: str) -> Any:
     # On stderr, and only for people: pipes and CI logs get no bar.
-    return tqdm(items, desc=desc, unit="step", file=sys.stderr, disable=None, leave=False)
+    return tqdm(items, desc=desc, unit="fixture", file=sys.stderr, disable=None, leave=False)
 
 
 def _chosen_fixtures(args: argparse.Namespace) -> list[str]:
@@ -104,6 +104,7 @@ def cmd_fixtures_list(args: argparse.Namespace) -> int:
             "slow": f.slow,
             "sha256": f.sha256,
             "source": f.source.url if f.source else None,
+            "license": f.source.license if f.source else None,
             "description": f.description,
         }
         for f in FIXTURES.values()
@@ -123,7 +124,7 @@ def cmd_fixtures_list(args: argparse.Namespace) -> int:
 def cmd_fixtures_fetch(args: argparse.Namespace) -> int:
     for source in SOURCES:
         path = fetch_source(source)
-        print(f"{source.filename}: sha256 verified, at {path}")
+        print(f"{source.filename} ({source.license}): sha256 verified, at {path}")
     return 0
 
 

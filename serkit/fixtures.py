@@ -137,7 +137,6 @@ LOREM = (
     "            pellentesque quis sollicitudin id, adipiscing.\n            "
 )
 RANDOM_DICTS_SEED = 2015  # the year of post 000; any fixed seed would do
-RANDOM_DICTS_SIZES = (10, 100, 1_000, 10_000, 100_000)
 
 
 def random_dicts(count: int, seed: int = RANDOM_DICTS_SEED) -> list[dict[str, Any]]:

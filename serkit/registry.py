@@ -191,6 +191,7 @@ class CodecRegistry:
 
     def register(self, spec: CodecSpec, *, clobber: bool = False) -> None:
         """Add a codec; refuse to replace an existing id unless `clobber` is set."""
+        self._load()  # built-ins first, so that a new codec cannot take their ids silently
         if spec.name in self._specs and not clobber:
             raise CodecConflict(f"codec {spec.name!r} is already registered")
         self._specs[spec.name] = spec

@@ -184,11 +184,11 @@ def test_a_plugin_that_crashes_while_binding_gets_a_named_error(
 
 def test_duplicate_registration_is_refused_unless_clobbered() -> None:
     fresh = CodecRegistry()
-    spec = BUILTIN_CODECS[0]
-    fresh.register(spec)
-    with pytest.raises(serkit.CodecConflict):
-        fresh.register(spec)
-    fresh.register(spec, clobber=True)
+    with pytest.raises(serkit.CodecConflict, match="'orjson' is already registered"):
+        fresh.register(_spec("orjson", BUILTIN_CODECS[0].bind))  # refused before first use too
+    replacement = _spec("orjson", BUILTIN_CODECS[0].bind)
+    fresh.register(replacement, clobber=True)
+    assert fresh.spec("orjson") is replacement
 
 
 def test_specs_view_is_read_only() -> None:
