@@ -2,8 +2,8 @@
 
 Rules every entry follows:
 - `dumps` returns bytes. A library that returns str is wrapped by `_utf8`, the same
-  wrapper for every text codec, so str-returning and bytes-returning codecs pay for
-  the same work.
+  wrapper for every text codec, so every codec's timing ends at bytes and every text
+  codec pays for the encode in the same way.
 - Where no transformation is needed, the library's own callable is handed over as is.
 - Library defaults are kept, except where noted in `summary`. An option a library
   needs only for some data (int dict keys) is a fallback `Config`, labelled, and used
