@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -256,3 +257,63 @@ def test_known_exact_and_lossy_pairs() -> None:
     assert status("yaml-c", "random-dicts-10") == EXACT  # int keys survive YAML
     assert status("json", "random-dicts-10") == LOSSY  # int keys become str
     assert status("json", "small-dict") == EXACT
+
+
+# --- the download path, against a server on 127.0.0.1 ------------------------------------
+
+
+@pytest.fixture
+def local_server(
+    tmp_path: Path, mirror_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """Serve the verified source file over HTTP on loopback only; yield its base URL."""
+    import functools
+    import http.server
+    import threading
+
+    served = tmp_path / "served"
+    served.mkdir()
+    shutil.copyfile(mirror_dir / SENATE_SOURCE.filename, served / SENATE_SOURCE.filename)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _served(base: str, sha256: str = SENATE_SOURCE.sha256) -> Any:
+    from dataclasses import replace
+
+    return replace(SENATE_SOURCE, url=f"{base}/{SENATE_SOURCE.filename}", sha256=sha256)
+
+
+def test_fetch_downloads_and_verifies(
+    isolated_data: Path, local_server: str, senate_available: None
+) -> None:
+    path = fetch_source(_served(local_server), progress=False)
+    assert path == isolated_data / SENATE_SOURCE.filename
+    assert source_path(SENATE_SOURCE) == path
+
+
+def test_fetch_refuses_a_download_with_the_wrong_sha256(
+    isolated_data: Path, local_server: str, senate_available: None
+) -> None:
+    with pytest.raises(serkit.FixtureSourceError, match="does not match its pinned sha256"):
+        fetch_source(_served(local_server, sha256="0" * 64), progress=False)
+    assert not (isolated_data / SENATE_SOURCE.filename).exists()
+
+
+def test_fetch_from_an_unreachable_host_says_what_to_do(isolated_data: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(serkit.FixtureSourceError, match=r"could not download .* --mirror"):
+        fetch_source(_served(f"http://127.0.0.1:{port}"), progress=False)
