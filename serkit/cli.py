@@ -187,8 +187,7 @@ def cmd_sizes(args: argparse.Namespace) -> int:
         print("+ used an option this data needs:")
     for (codec, options), names in needed.items():
         print(f"    {codec}: {options} ({', '.join(names)})")
-    if any(r.status == LOSSY for r in results):
-        print(f"unmarked sizes round-trip {EXACT}ly.")
+    print(f"unmarked sizes round-trip {EXACT}ly.")
     return 0
 
 
