@@ -1,0 +1,100 @@
+"""Find real CPython interpreters for the matrix's Python versions, on any machine.
+
+asv's virtualenv plugin looks up `python3.X` on PATH. pyenv's shims answer to that name
+and then break virtualenv, so serkit finds the real executables itself (pyenv's
+versions folder, uv's managed Pythons, then PATH without shims) and exposes exactly
+those under their `python3.X` names in one folder put first on PATH.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+
+def _is_shim(path: Path) -> bool:
+    return "shims" in path.parts
+
+
+def _version_key(path: Path) -> tuple[int, ...]:
+    match = re.search(r"(\d+)\.(\d+)\.(\d+)", str(path))
+    return tuple(int(part) for part in match.groups()) if match else (0,)
+
+
+def _pyenv_roots() -> Iterator[Path]:
+    if os.environ.get("PYENV_ROOT"):
+        yield Path(os.environ["PYENV_ROOT"])
+    yield Path.home() / ".pyenv"
+
+
+def _candidates(version: str) -> Iterator[Path]:
+    """Possible executables for `version`, most trusted first."""
+    name = f"python{version}"
+    # pyenv and uv install each patch release in its own folder: newest patch first.
+    # Free-threaded builds (3.13t) are a different interpreter, never a stand-in.
+    for root in _pyenv_roots():
+        found = (root / "versions").glob(f"{version}.*/bin/{name}")
+        real = (p for p in found if not p.parent.parent.name.endswith("t"))
+        yield from sorted(real, key=_version_key, reverse=True)
+    uv_root = Path(os.environ.get("UV_PYTHON_INSTALL_DIR", Path.home() / ".local/share/uv/python"))
+    found = uv_root.glob(f"cpython-{version}.*/bin/{name}")
+    real = (p for p in found if "freethreaded" not in p.parent.parent.name)
+    yield from sorted(real, key=_version_key, reverse=True)
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = Path(folder) / name
+        if folder and not _is_shim(candidate) and shutil.which(name, path=folder):
+            yield candidate
+    # The interpreter running serkit counts too, through its real base installation.
+    if f"{sys.version_info[0]}.{sys.version_info[1]}" == version:
+        yield Path(sys.base_prefix) / "bin" / name
+
+
+def _reports_version(executable: Path, version: str) -> bool:
+    try:
+        out = subprocess.run(
+            [str(executable), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and out.stdout.strip() == version
+
+
+def find_python(version: str) -> Path | None:
+    """A working, real (not shim) CPython `version` executable, or None."""
+    seen: set[Path] = set()
+    for candidate in _candidates(version):
+        if candidate in seen or not candidate.is_file():
+            continue
+        seen.add(candidate)
+        if _reports_version(candidate, version):
+            return candidate
+    return None
+
+
+def find_pythons(versions: Iterable[str]) -> dict[str, Path | None]:
+    """Each version, mapped to its executable or to None when this machine lacks it."""
+    return {version: find_python(version) for version in versions}
+
+
+def expose(pythons: dict[str, Path | None], folder: Path) -> dict[str, str]:
+    """Link each found interpreter as `folder/python3.X`; return an environment for asv.
+
+    The PATH returned starts with `folder` and drops pyenv's shims.
+    """
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for version, executable in pythons.items():
+        if executable is not None:
+            (folder / f"python{version}").symlink_to(executable)
+    kept = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and "shims" not in p]
+    return {**os.environ, "PATH": os.pathsep.join([str(folder), *kept])}
