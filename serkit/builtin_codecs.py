@@ -238,39 +238,72 @@ def _yaml_c() -> Binding:
 
 BUILTIN_CODECS: tuple[CodecSpec, ...] = (
     *(
-        CodecSpec(f"pickle-p{p}", "pickle", STDLIB, _pickle(p), f"pickle.dumps(obj, protocol={p})")
+        CodecSpec(
+            f"pickle-p{p}",
+            "pickle",
+            STDLIB,
+            _pickle(p),
+            f"pickle.dumps(obj, protocol={p})",
+            module="pickle",
+        )
         for p in (0, 2, 4, 5)
     ),
-    CodecSpec("marshal", "marshal", STDLIB, _marshal, "marshal.dumps(obj)"),
-    CodecSpec("json", "json", STDLIB, _json, "json.dumps(obj), UTF-8 encoded"),
+    CodecSpec("marshal", "marshal", STDLIB, _marshal, "marshal.dumps(obj)", module="marshal"),
+    CodecSpec("json", "json", STDLIB, _json, "json.dumps(obj), UTF-8 encoded", module="json"),
     CodecSpec(
-        "simplejson", "json", "simplejson", _simplejson, "simplejson.dumps(obj), UTF-8 encoded"
+        "simplejson",
+        "json",
+        "simplejson",
+        _simplejson,
+        "simplejson.dumps(obj), UTF-8 encoded",
+        module="simplejson",
     ),
-    CodecSpec("ujson", "json", "ujson", _ujson, "ujson.dumps(obj), UTF-8 encoded"),
-    CodecSpec("orjson", "json", "orjson", _orjson, "orjson.dumps(obj)"),
+    CodecSpec("ujson", "json", "ujson", _ujson, "ujson.dumps(obj), UTF-8 encoded", module="ujson"),
+    CodecSpec("orjson", "json", "orjson", _orjson, "orjson.dumps(obj)", module="orjson"),
     CodecSpec(
-        "rapidjson", "json", "python-rapidjson", _rapidjson, "rapidjson.dumps(obj), UTF-8 encoded"
+        "rapidjson",
+        "json",
+        "python-rapidjson",
+        _rapidjson,
+        "rapidjson.dumps(obj), UTF-8 encoded",
+        module="rapidjson",
     ),
-    CodecSpec("msgspec-json", "json", "msgspec", _msgspec_json, "msgspec.json.encode(obj)"),
-    CodecSpec("msgpack", "msgpack", "msgpack", _msgpack, "msgpack.packb(obj)"),
+    CodecSpec(
+        "msgspec-json",
+        "json",
+        "msgspec",
+        _msgspec_json,
+        "msgspec.json.encode(obj)",
+        module="msgspec.json",
+    ),
+    CodecSpec("msgpack", "msgpack", "msgpack", _msgpack, "msgpack.packb(obj)", module="msgpack"),
     CodecSpec(
         "msgpack-ext",
         "msgpack",
         "msgpack",
         _msgpack_ext,
         "msgpack.packb(obj, strict_types=True), post 002's namedtuples as ExtType 0 and 10",
+        module="msgpack",
     ),
-    CodecSpec("ormsgpack", "msgpack", "ormsgpack", _ormsgpack, "ormsgpack.packb(obj)"),
     CodecSpec(
-        "msgspec-msgpack", "msgpack", "msgspec", _msgspec_msgpack, "msgspec.msgpack.encode(obj)"
+        "ormsgpack", "msgpack", "ormsgpack", _ormsgpack, "ormsgpack.packb(obj)", module="ormsgpack"
     ),
-    CodecSpec("cbor2", "cbor", "cbor2", _cbor2, "cbor2.dumps(obj)"),
+    CodecSpec(
+        "msgspec-msgpack",
+        "msgpack",
+        "msgspec",
+        _msgspec_msgpack,
+        "msgspec.msgpack.encode(obj)",
+        module="msgspec.msgpack",
+    ),
+    CodecSpec("cbor2", "cbor", "cbor2", _cbor2, "cbor2.dumps(obj)", module="cbor2"),
     CodecSpec(
         "yaml",
         "yaml",
         "pyyaml",
         _yaml,
         "yaml.dump(obj, Dumper=SafeDumper, sort_keys=False), UTF-8 encoded",
+        module="yaml",
     ),
     CodecSpec(
         "yaml-c",
@@ -278,5 +311,6 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         "pyyaml",
         _yaml_c,
         "yaml.dump(obj, Dumper=CSafeDumper, sort_keys=False), UTF-8 encoded",
+        module="yaml",
     ),
 )

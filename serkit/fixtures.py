@@ -247,6 +247,7 @@ class Fixture:
     description: str
     slow: bool = False  # too large for a default run; opt in with --slow
     source: Source | None = None  # a fetched file it is derived from
+    large: bool = False  # megabytes encoded: its peak memory is worth measuring
 
 
 def _random_dicts_fixture(count: int, sha256: str) -> Fixture:
@@ -257,6 +258,7 @@ def _random_dicts_fixture(count: int, sha256: str) -> Fixture:
         origin="post 000/001",
         description=f"{count:,} random records (Lorem string, 100 ints, 100 int→float, int, float)",
         slow=count >= 10_000,  # 30 MB and more as JSON; pure-Python YAML takes minutes
+        large=count >= 1_000,  # 3 MB and more as JSON
     )
 
 

@@ -67,6 +67,7 @@ class CodecSpec:
     library: str  # distribution name, for the version and the install hint
     bind: Callable[[], Binding]  # imports the library; raises ImportError when missing
     summary: str = ""  # the base call, in words a user of the library would recognise
+    module: str = ""  # what `import` loads the library as, for the import-time benchmark
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
