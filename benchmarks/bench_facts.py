@@ -1,0 +1,37 @@
+"""Facts recorded beside every timing: which implementation ran, and whether it was exact.
+
+asv results have no column for them, so each is a track of its own, 1 or 0, in the
+same environment and commit as the timings it qualifies.
+"""
+
+from __future__ import annotations
+
+from serkit.errors import SerkitError
+from serkit.registry import codec_names, get_codec
+from serkit.sizes import EXACT, measure_fixture
+from serkit.suite import CaseBenchmark
+
+
+class Implementation:
+    params = (codec_names(),)
+    param_names = ("codec",)
+    unit = "1 = compiled, 0 = pure Python"
+    timeout = 60
+
+    # A track times nothing, so `setup` is safe here.
+    def setup(self, codec: str) -> None:
+        try:
+            self.implementation = get_codec(codec).implementation
+        except SerkitError as exc:
+            raise NotImplementedError(str(exc)) from exc
+
+    def track_compiled(self, codec: str) -> int:
+        return int(self.implementation == "c")
+
+
+class Fidelity(CaseBenchmark):
+    unit = "1 = exact round trip, 0 = lossy"
+
+    def track_exact(self, codec: str, fixture: str) -> int:
+        (result,) = measure_fixture(fixture, [codec])
+        return int(result.status == EXACT)

@@ -1,0 +1,222 @@
+"""What the asv suite runs: the codec x fixture grid, how to narrow it, and its inputs.
+
+`benchmarks/` stays thin: its classes derive from :class:`CaseBenchmark` and time one
+call each. Everything they need is prepared here.
+
+Two things keep microsecond timings honest, each measured on orjson dumps of
+small-dict against a plain ``timeit`` of the same call:
+
+- No `setup`. asv_runner forces ``number = 1`` for any timed benchmark that has one,
+  which put timer overhead into every result (asv-notes). asv does check a benchmark's
+  ``skip_params`` in the benchmark's own process, once, right before timing it; so
+  ``skip_params`` here is a lazy container. Asking it whether a pair is skipped
+  prepares that one pair on the benchmark instance, outside the timed loop.
+- Inner loops. asv calls a parameterized benchmark through a closure and a bound
+  method, which read 11-13 % slow on a 1.3 µs call. So each timed body repeats its call
+  `inner_loops` times, a count chosen per pair to last about 20 µs, and the pair's
+  `timer` divides the clock by that count: results stay in seconds per call, as with
+  pyperf's ``inner_loops``, and the harness cost shrinks below 1 %.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import timeit
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, cast
+
+from .errors import SerkitError
+from .fixtures import fixture_names, get_fixture, load_fixture
+from .matrix import LIBRARY_ENV
+from .registry import Config, codec_names, get_codec, registry
+
+CODECS_ENV = "SERKIT_BENCH_CODECS"
+FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
+SLOW_ENV = "SERKIT_BENCH_SLOW"
+
+# How long one timed body should last; calls shorter than this are repeated inside it.
+INNER_TARGET_S = 20e-6
+MAX_INNER_LOOPS = 1000
+LONG_CALL_S = 1e-3  # a round trip this slow needs no inner loop for either half
+
+# Generous for pure-Python YAML on the largest default fixture (seconds per call);
+# the slow fixtures get more, as they are opt-in.
+TIMEOUT_S = 300
+SLOW_TIMEOUT_S = 1800
+
+
+def _gzip6(data: bytes) -> bytes:
+    # mtime=0: the header then carries no timestamp, so equal input gives equal bytes.
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def _zstd3(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor(level=3).compress(data)
+
+
+# Compressed size: the name states the algorithm and level (each tool's default level).
+COMPRESSORS: Mapping[str, Callable[[bytes], bytes]] = {"gzip-6": _gzip6, "zstd-3": _zstd3}
+
+
+def _ids(value: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The part of the grid a run times. The grid itself never changes."""
+
+    codecs: tuple[str, ...] | None = None  # None: every codec
+    fixtures: tuple[str, ...] | None = None  # None: every fixture but the slow ones
+    slow: bool = False  # include the slow fixtures (random-dicts-10000 and -100000)
+    library: str | None = None  # an axis environment: only this library's codecs
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> Selection:
+        """Read SERKIT_BENCH_*; an unknown id raises UnknownCodec or UnknownFixture."""
+        codecs = _ids(environ[CODECS_ENV]) if environ.get(CODECS_ENV, "").strip() else None
+        fixtures = _ids(environ[FIXTURES_ENV]) if environ.get(FIXTURES_ENV, "").strip() else None
+        for name in codecs or ():
+            registry.spec(name)
+        for name in fixtures or ():
+            get_fixture(name)
+        return cls(codecs, fixtures, _truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
+
+    def excludes_codec(self, codec: str) -> str | None:
+        """Why this run leaves `codec` out, or None when it is selected."""
+        if self.codecs is not None and codec not in self.codecs:
+            return f"{codec} is not in {CODECS_ENV}"
+        if self.library is not None and registry.spec(codec).library != self.library:
+            return f"this environment varies {self.library} only"
+        return None
+
+    def excludes(self, codec: str, fixture: str) -> str | None:
+        """Why this run leaves (codec, fixture) out, or None when it is selected."""
+        if self.fixtures is not None and fixture not in self.fixtures:
+            return f"{fixture} is not in {FIXTURES_ENV}"
+        if self.fixtures is None and get_fixture(fixture).slow and not self.slow:
+            return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
+        return self.excludes_codec(codec)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One (codec, fixture) pair, ready to time: the config and both of its inputs."""
+
+    codec: str
+    fixture: str
+    implementation: str
+    config: Config
+    obj: Any
+    payload: bytes
+    round_trip_s: float  # one cold measurement, only to tell slow pairs from fast ones
+
+    def operation(self, name: str) -> Callable[[], object]:
+        """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
+        dumps, loads, obj, payload = self.config.dumps, self.config.loads, self.obj, self.payload
+        calls: dict[str, Callable[[], object]] = {
+            "dumps": lambda: dumps(obj),
+            "loads": lambda: loads(payload),
+            "round_trip": lambda: loads(dumps(obj)),
+        }
+        return calls[name]
+
+    def inner_loops(self, operation: str) -> int:
+        """How many calls of `operation` make one timed body last about INNER_TARGET_S."""
+        if self.round_trip_s >= LONG_CALL_S:
+            return 1  # long enough already: do not spend seconds estimating it
+        call = self.operation(operation)
+        call()  # the first call is cold (caches, lazy imports); do not size by it
+        best = min(timeit.repeat(call, number=10, repeat=3)) / 10
+        return max(1, min(MAX_INNER_LOOPS, round(INNER_TARGET_S / max(best, 1e-9))))
+
+
+def prepare(codec: str, fixture: str) -> Case:
+    """Build the fixture and encode it with the config that fits it.
+
+    Raises a SerkitError subclass when the codec is missing or cannot round-trip it.
+    """
+    bound = get_codec(codec)
+    obj = load_fixture(fixture)
+    start = timeit.default_timer()
+    trip = bound.round_trip(obj)
+    elapsed = timeit.default_timer() - start
+    return Case(codec, fixture, bound.implementation, trip.config, obj, trip.payload, elapsed)
+
+
+def per_call_timer(inner_loops: int) -> Callable[[], float]:
+    """A clock for asv that reads in units of 1/inner_loops s: seconds per call."""
+    clock = timeit.default_timer
+    return lambda: clock() / inner_loops
+
+
+class _PreparedOnCheck:
+    """asv's ``skip_params``: a membership test that prepares the pair it is asked about."""
+
+    def __init__(self, bench: CaseBenchmark) -> None:
+        self._bench = bench
+        self._answers: dict[tuple[Any, ...], bool] = {}
+
+    def __contains__(self, params: object) -> bool:
+        key: tuple[Any, ...] = tuple(cast("Iterable[Any]", params))
+        if key not in self._answers:
+            self._answers[key] = self._bench.prepare_for(*key) is not None
+        return self._answers[key]
+
+    def __iter__(self) -> Any:  # asv only tests membership; nothing to list up front
+        return iter(())
+
+
+class CaseBenchmark:
+    """Base of every benchmark class over the codec x fixture grid.
+
+    After preparation the instance has `dumps`, `loads`, `obj` and `payload` for its
+    pair. A class that times something names it in `operation`; it then also gets
+    `inner_loops` and the matching `timer`, and every codec pays the same overhead.
+    """
+
+    operation: str | None = None  # "dumps", "loads" or "round_trip" for timed classes
+
+    params: tuple[list[str], ...] = (codec_names(), fixture_names())
+    param_names: tuple[str, ...] = ("codec", "fixture")
+    timeout = SLOW_TIMEOUT_S if _truthy(os.environ.get(SLOW_ENV)) else TIMEOUT_S
+
+    dumps: Callable[[Any], bytes]
+    loads: Callable[[bytes], Any]
+    obj: Any
+    payload: bytes
+    inner_loops: int = 1
+
+    def __init__(self) -> None:
+        self.skip_params = _PreparedOnCheck(self)
+
+    def eligible(self, codec: str, fixture: str) -> str | None:
+        """Why this benchmark does not apply to the pair at all, or None. For subclasses."""
+        return None
+
+    def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:
+        """Prepare the pair; return why it is skipped, or None when it is ready."""
+        reason = self.eligible(codec, fixture) or Selection.from_env().excludes(codec, fixture)
+        if reason is None:
+            try:
+                case = prepare(codec, fixture)
+            except SerkitError as exc:  # not installed, or cannot encode or decode it
+                reason = str(exc)
+            else:
+                self.case = case
+                self.dumps, self.loads = case.config.dumps, case.config.loads
+                self.obj, self.payload = case.obj, case.payload
+                if self.operation is not None:
+                    self.inner_loops = case.inner_loops(self.operation)
+                    self.timer = per_call_timer(self.inner_loops)
+        if reason is not None:
+            print(f"serkit: skipped {codec} x {fixture}: {reason}")
+        return reason
