@@ -7,12 +7,14 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 from tqdm import tqdm
 
-from . import __version__
+from . import __version__, bench
+from .bench import project_root
 from .errors import SerkitError
 from .fixtures import (
     FIXTURES,
@@ -25,8 +27,11 @@ from .fixtures import (
     load_fixture,
     source_path,
 )
+from .interpreters import find_pythons
+from .matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
 from .registry import codec_names, get_codec, registry
 from .sizes import EXACT, LOSSY, SizeResult, measure_fixture
+from .suite import CODECS_ENV, FIXTURES_ENV, SLOW_ENV
 
 
 def _print_json(data: Any) -> None:
@@ -191,6 +196,97 @@ def cmd_sizes(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- the asv suite ----------------------------------------------------------------------
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    if args.write_config:
+        path = Path(args.write_config)
+        path.write_text(render_asv_config())
+        print(f"wrote {path}")
+        return 0
+    envs = list(environments())
+    found = find_pythons(PYTHONS)
+    if args.json:
+        _print_json(
+            [
+                {
+                    "name": env.asv_name,
+                    "python": env.python,
+                    "varied": env.varied,
+                    "requirements": env.requirements,
+                    "not_installed": list(env.missing),
+                    "interpreter": str(found[env.python] or "") or None,
+                }
+                for env in envs
+            ]
+        )
+        return 0
+    axes = sum(1 for library in LIBRARIES if library.axis)
+    print(
+        f"{len(envs)} environments: {len(PYTHONS)} Pythons, each with a baseline of the newest "
+        f"releases and one environment per older release of {axes} libraries, one at a time."
+    )
+    table = [
+        [
+            env.python,
+            env.varied or "baseline",
+            env.requirements[env.varied] if env.varied else "newest",
+            str(found[env.python] or "-"),
+        ]
+        for env in envs
+    ]
+    headers = ["python", "varies", "release", "interpreter here"]
+    print(tabulate(table, headers=headers, disable_numparse=True))
+    for python in PYTHONS:
+        if found[python] is None:
+            print(f"Python {python} was not found here: its environments will be skipped.")
+    unused = [f"{lib} {ver} on {py}" for py, lib, ver in unused_releases()]
+    print(f"Left out, no compiled wheel on PyPI: {', '.join(unused)}.")
+    missing = sorted({(env.python, m) for env in envs for m in env.missing})
+    print("Not installed, no wheel at all: " + ", ".join(f"{m} on {p}" for p, m in missing) + ".")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    root = project_root()
+    quick = args.quick if args.quick is not None else not args.matrix
+    plan = bench.plan(root, matrix=args.matrix, pythons=args.python)
+    names = ", ".join(env.label for env in plan.environments)
+    mode = "quick (1 round of 3 samples)" if quick else "full (asv's default statistics)"
+    print(f"serkit: {len(plan.environments)} environment(s), {mode}: {names}", file=sys.stderr)
+    status = bench.run(root, plan, quick=quick, extra=args.asv_args)
+    if status not in (0, 2):
+        raise SerkitError(f"asv run failed (exit {status}); see its output above")
+    # Publish what was measured even when some benchmarks failed: nothing is lost.
+    if not args.no_publish and bench.publish(root) != 0:
+        raise SerkitError("asv publish failed; see its output above")
+    if status == 2:
+        print("serkit: some benchmarks failed; their cells show as failed", file=sys.stderr)
+    return 0 if status == 0 else 1
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    if bench.publish(project_root()) != 0:
+        raise SerkitError("asv publish failed; see its output above")
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from .agreement import TOLERANCE, measure
+
+    result = measure(project_root(), args.codec, args.fixture, args.operation, args.rounds)
+    rows = [
+        [i + 1, f"{a * 1e9:,.0f}", f"{t * 1e9:,.0f}", f"{a / t:.3f}"]
+        for i, (a, t) in enumerate(zip(result.asv_s, result.timeit_s))
+    ]
+    print(f"{result.operation} of {result.fixture} with {result.codec}, ns per call")
+    print(tabulate(rows, headers=["round", "asv suite (ns)", "timeit (ns)", "ratio"]))
+    verdict = "agree" if result.within else "DISAGREE"
+    print(f"median ratio asv/timeit: {result.ratio:.3f}: {verdict} (tolerance {TOLERANCE:.0%})")
+    return 0 if result.within else 1
+
+
 # --- wiring ----------------------------------------------------------------------------
 
 
@@ -239,6 +335,54 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sizes.add_argument("--codec", type=_ids, action="extend", help="codec ids, comma-separated")
     sizes.set_defaults(run=cmd_sizes)
+
+    matrix = commands.add_parser(
+        "matrix", parents=[as_json], help="the asv environments: Pythons x library releases"
+    )
+    matrix.add_argument(
+        "--write-config", metavar="PATH", help="write the asv configuration (asv.conf.json)"
+    )
+    matrix.set_defaults(run=cmd_matrix)
+
+    run_bench = commands.add_parser(
+        "bench",
+        help="run the asv suite: quick on this Python, or the whole matrix; then publish",
+        description=(
+            "Run the asv suite for the checked-out commit, then `asv publish`. "
+            f"Narrow the grid with {CODECS_ENV}, {FIXTURES_ENV} and {SLOW_ENV}."
+        ),
+    )
+    run_bench.add_argument(
+        "--matrix", action="store_true", help="every environment of every Python found"
+    )
+    run_bench.add_argument(
+        "--python", type=_ids, action="extend", help="with --matrix: these Pythons only"
+    )
+    speed = run_bench.add_mutually_exclusive_group()
+    speed.add_argument(
+        "--quick", action="store_true", default=None, help="1 round of 3 samples (default alone)"
+    )
+    speed.add_argument(
+        "--full", dest="quick", action="store_false", help="asv's statistics (default --matrix)"
+    )
+    run_bench.add_argument("--no-publish", action="store_true", help="skip `asv publish`")
+    run_bench.add_argument(
+        "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
+    )
+    run_bench.set_defaults(run=cmd_bench)
+
+    commands.add_parser("publish", help="the HTML report, from every result so far").set_defaults(
+        run=cmd_publish
+    )
+
+    agreement = commands.add_parser(
+        "agreement", help="check the asv suite's timing of one call against plain timeit"
+    )
+    agreement.add_argument("--codec", default="orjson")
+    agreement.add_argument("--fixture", default="small-dict")
+    agreement.add_argument("--operation", choices=["dumps", "loads", "round_trip"], default="dumps")
+    agreement.add_argument("--rounds", type=int, default=3)
+    agreement.set_defaults(run=cmd_agreement)
     return parser
 
 

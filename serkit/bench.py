@@ -1,0 +1,101 @@
+"""Running the asv suite: the quick run, the whole matrix, and publishing the HTML.
+
+serkit drives asv as a user would, through its command line, after doing what asv
+cannot do alone: find real interpreters (pyenv shims break asv's virtualenv plugin),
+pick the matrix's environments by name, create the machine profile without a prompt,
+and refuse a mistyped SERKIT_BENCH_* before an environment is built.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import SerkitError
+from .interpreters import expose, find_pythons
+from .matrix import PYTHONS, Environment, baseline, environments
+from .suite import Selection
+
+CONFIG_NAME = "asv.conf.json"
+# asv's defaults give 2 rounds of up to 5 samples; the quick run takes 3 samples in
+# one round: enough for a median and a spread, at a fraction of the time.
+QUICK_ATTRIBUTES = ("-a", "rounds=1", "-a", "repeat=3")
+
+
+def current_python() -> str:
+    return f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The serkit checkout around `start`: the folder holding asv.conf.json."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file() and (folder / "benchmarks").is_dir():
+            return folder
+    raise SerkitError(f"no {CONFIG_NAME} here or above {here}: run this in a serkit checkout")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The environments one `asv run` covers, and the Pythons it has to leave out."""
+
+    environments: tuple[Environment, ...]
+    missing_pythons: tuple[str, ...]
+    asv_env: dict[str, str]  # the process environment asv runs with
+
+
+def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> Plan:
+    """Which environments to run: the current Python's baseline, or the whole matrix."""
+    Selection.from_env()  # a typo in SERKIT_BENCH_* fails here, before any env is built
+    if not matrix:
+        wanted: tuple[str, ...] = (current_python(),)
+        if wanted[0] not in PYTHONS:
+            raise SerkitError(f"Python {wanted[0]} is not in the matrix ({', '.join(PYTHONS)})")
+    else:
+        wanted = tuple(pythons or PYTHONS)
+        unknown = [p for p in wanted if p not in PYTHONS]
+        if unknown:
+            raise SerkitError(f"not in the matrix: Python {', '.join(unknown)}")
+    found = find_pythons(wanted)
+    missing = tuple(p for p, exe in found.items() if exe is None)
+    present = tuple(p for p in wanted if p not in missing)
+    if not present:
+        raise SerkitError(f"no interpreter found for Python {', '.join(wanted)}")
+    chosen = environments(present) if matrix else (baseline(p) for p in present)
+    asv_env = expose(found, root / ".asv" / "pythons")
+    return Plan(tuple(chosen), missing, asv_env)
+
+
+def asv(root: Path, args: Sequence[str], env: dict[str, str] | None = None) -> int:
+    """Run one asv command in the checkout, its output going straight to the user."""
+    command = [sys.executable, "-m", "asv", *args]
+    return subprocess.run(command, cwd=root, env=env, check=False).returncode
+
+
+def ensure_machine(root: Path, env: dict[str, str] | None = None) -> None:
+    """Create asv's machine profile (CPU, OS, RAM) once, without asv's interactive prompt."""
+    machine_file = Path(os.environ.get("ASV_MACHINE_FILE", "~/.asv-machine.json")).expanduser()
+    if not machine_file.exists() and asv(root, ["machine", "--yes"], env) != 0:
+        raise SerkitError("asv machine --yes failed; run it yourself to see why")
+
+
+def run(root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = ()) -> int:
+    """`asv run` over the plan's environments, for the checked-out commit."""
+    for python in plan_.missing_pythons:
+        print(f"serkit: skipping Python {python}: no interpreter found", file=sys.stderr)
+    ensure_machine(root, plan_.asv_env)
+    args = ["run", "HEAD^!", "--show-stderr"]
+    for environment in plan_.environments:
+        args += ["-E", environment.asv_name]
+    if quick:
+        args += QUICK_ATTRIBUTES
+    return asv(root, [*args, *extra], plan_.asv_env)
+
+
+def publish(root: Path) -> int:
+    """`asv publish`: the HTML report from every result so far, in .asv/html."""
+    return asv(root, ["publish"])
