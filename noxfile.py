@@ -8,11 +8,14 @@ nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = True
 
+# The session's own interpreter runs serkit; asv builds the benchmark environments.
+RUNNER = ".[codecs,bench]"
+
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite, after fetching (or mirroring) the fixture sources."""
-    session.install("-e", ".[test]")
+    session.install("-e", ".[codecs,bench,test]")
     # Honours SERKIT_FIXTURE_MIRROR, which CI points at ../shared/fixtures.
     session.run("serkit", "fixtures", "fetch")
     # pytest exits 5 when it collects nothing; nox fails on any non-zero exit.
@@ -22,7 +25,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint and format) and mypy, strict on the package."""
-    session.install("-e", ".", "ruff", "mypy", "types-PyYAML", "types-tabulate", "types-tqdm")
+    session.install("-e", RUNNER, "ruff", "mypy", "types-PyYAML", "types-tabulate", "types-tqdm")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy", "serkit")
@@ -30,8 +33,31 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """The main job: the codecs this machine has, then the size table of every fixture."""
-    session.install(".")
+    """The main job: a quick asv run on this Python, then the HTML report in .asv/html."""
+    session.install(RUNNER)
     session.run("serkit", "fixtures", "fetch")
-    session.run("serkit", "list")
-    session.run("serkit", "sizes", *session.posargs)
+    session.run("serkit", "bench", *session.posargs)
+
+
+@nox.session(default=False)
+def bench_matrix(session: nox.Session) -> None:
+    """Every environment of the matrix, for every Python found; then the HTML report."""
+    session.install(RUNNER)
+    session.run("serkit", "fixtures", "fetch")
+    session.run("serkit", "matrix")
+    session.run("serkit", "bench", "--matrix", *session.posargs)
+
+
+@nox.session(default=False)
+def publish(session: nox.Session) -> None:
+    """The HTML report from every result so far (asv publish)."""
+    session.install(RUNNER)
+    session.run("serkit", "publish", *session.posargs)
+
+
+@nox.session(default=False)
+def agreement(session: nox.Session) -> None:
+    """The suite's asv timing of orjson dumps on small-dict against plain timeit."""
+    session.install(RUNNER)
+    session.run("serkit", "fixtures", "fetch")
+    session.run("serkit", "agreement", *session.posargs)
