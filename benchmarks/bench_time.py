@@ -23,6 +23,7 @@ class Dumps(CaseBenchmark):
 
 class Loads(CaseBenchmark):
     operation = "loads"
+    inputs = "round_trip"
 
     # The payload was encoded beforehand, by the same codec and config.
     def time_loads(self, codec: str, fixture: str) -> None:
@@ -33,6 +34,7 @@ class Loads(CaseBenchmark):
 
 class RoundTrip(CaseBenchmark):
     operation = "round_trip"
+    inputs = "round_trip"
 
     # One message out and back in: post 002's messages per second is 1 / this time.
     def time_round_trip(self, codec: str, fixture: str) -> None:

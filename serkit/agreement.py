@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .bench import asv, ensure_machine
+from .bench import asv, ensure_machine, scratch_config
 from .errors import SerkitError
 from .suite import CODECS_ENV, FIXTURES_ENV, prepare
 
@@ -59,23 +59,6 @@ def _git_head(root: Path) -> str:
     return done.stdout.strip()
 
 
-def _config(root: Path, scratch: Path) -> Path:
-    config = {
-        "version": 1,
-        "project": "serkit",
-        "repo": str(root),
-        "branches": ["main"],
-        "environment_type": "existing",
-        "benchmark_dir": str(root / "benchmarks"),
-        "env_dir": str(scratch / "env"),
-        "results_dir": str(scratch / "results"),
-        "html_dir": str(scratch / "html"),
-    }
-    path = scratch / "asv.conf.json"
-    path.write_text(json.dumps(config))
-    return path
-
-
 def _asv_median(results: Path, benchmark: str) -> float:
     """The one non-skipped value of `benchmark` in the newest results file."""
     files = sorted(
@@ -109,7 +92,7 @@ def measure(
     timeit_s: list[float] = []
     with tempfile.TemporaryDirectory(prefix="serkit-agreement-") as folder:
         scratch = Path(folder)
-        config = _config(root, scratch)
+        config = scratch_config(root, scratch)
         ensure_machine(root, env)
         commit = _git_head(root)
         for _ in _rounds(rounds):

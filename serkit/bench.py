@@ -8,6 +8,7 @@ and refuse a mistyped SERKIT_BENCH_* before an environment is built.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -60,8 +61,10 @@ def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> P
         unknown = [p for p in wanted if p not in PYTHONS]
         if unknown:
             raise SerkitError(f"not in the matrix: Python {', '.join(unknown)}")
-    found = find_pythons(wanted)
-    missing = tuple(p for p, exe in found.items() if exe is None)
+    # asv builds an object for every environment in its config, then picks; exposing
+    # every Python found keeps it from warning about the ones this run leaves out.
+    found = find_pythons(PYTHONS)
+    missing = tuple(p for p in wanted if found[p] is None)
     present = tuple(p for p in wanted if p not in missing)
     if not present:
         raise SerkitError(f"no interpreter found for Python {', '.join(wanted)}")
@@ -78,8 +81,8 @@ def asv(root: Path, args: Sequence[str], env: dict[str, str] | None = None) -> i
 
 def ensure_machine(root: Path, env: dict[str, str] | None = None) -> None:
     """Create asv's machine profile (CPU, OS, RAM) once, without asv's interactive prompt."""
-    machine_file = Path(os.environ.get("ASV_MACHINE_FILE", "~/.asv-machine.json")).expanduser()
-    if not machine_file.exists() and asv(root, ["machine", "--yes"], env) != 0:
+    home = Path((env or os.environ).get("HOME") or Path.home())
+    if not (home / ".asv-machine.json").exists() and asv(root, ["machine", "--yes"], env) != 0:
         raise SerkitError("asv machine --yes failed; run it yourself to see why")
 
 
@@ -88,12 +91,34 @@ def run(root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = ()) -> i
     for python in plan_.missing_pythons:
         print(f"serkit: skipping Python {python}: no interpreter found", file=sys.stderr)
     ensure_machine(root, plan_.asv_env)
-    args = ["run", "HEAD^!", "--show-stderr"]
+    args = ["run", "HEAD^!"]
     for environment in plan_.environments:
         args += ["-E", environment.asv_name]
     if quick:
         args += QUICK_ATTRIBUTES
     return asv(root, [*args, *extra], plan_.asv_env)
+
+
+def scratch_config(root: Path, scratch: Path) -> Path:
+    """An asv config for running this checkout in the current interpreter, results in `scratch`.
+
+    For checks that must not touch the real results: `existing` environments record no
+    library versions, so their results do not belong beside the matrix's.
+    """
+    config = {
+        "version": 1,
+        "project": "serkit",
+        "repo": str(root),
+        "branches": ["main"],
+        "environment_type": "existing",
+        "benchmark_dir": str(root / "benchmarks"),
+        "env_dir": str(scratch / "env"),
+        "results_dir": str(scratch / "results"),
+        "html_dir": str(scratch / "html"),
+    }
+    path = scratch / CONFIG_NAME
+    path.write_text(json.dumps(config))
+    return path
 
 
 def publish(root: Path) -> int:

@@ -52,11 +52,19 @@ def peak_rss_increase(codec: str, fixture: str, operation: str, timeout: float =
         raise NotImplementedError("peak memory needs Linux's /proc/self/clear_refs")
     command = [sys.executable, "-m", "serkit.memory", codec, fixture, operation]
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    if done.returncode == _CANNOT_RUN:  # not installed, or the codec refuses the fixture
+        raise SerkitError(done.stderr.strip())
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise SerkitError(f"peak-memory run of {codec} on {fixture} failed: {last}")
+        raise RuntimeError(f"peak-memory run of {codec} on {fixture} failed: {last}")
     return int(done.stdout.strip())
 
 
+_CANNOT_RUN = 3
+
 if __name__ == "__main__":
-    print(measure_here(*sys.argv[1:4]))
+    try:
+        print(measure_here(*sys.argv[1:4]))
+    except SerkitError as exc:
+        print(exc, file=sys.stderr)
+        sys.exit(_CANNOT_RUN)

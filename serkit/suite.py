@@ -39,7 +39,7 @@ SLOW_ENV = "SERKIT_BENCH_SLOW"
 # How long one timed body should last; calls shorter than this are repeated inside it.
 INNER_TARGET_S = 20e-6
 MAX_INNER_LOOPS = 1000
-LONG_CALL_S = 1e-3  # a round trip this slow needs no inner loop for either half
+LONG_CALL_S = 1e-3  # a pair this slow to prepare needs no inner loop
 
 # Generous for pure-Python YAML on the largest default fixture (seconds per call);
 # the slow fixtures get more, as they are opt-in.
@@ -117,7 +117,7 @@ class Case:
     config: Config
     obj: Any
     payload: bytes
-    round_trip_s: float  # one cold measurement, only to tell slow pairs from fast ones
+    prepare_s: float  # preparing it, cold: only to tell slow pairs from fast ones
 
     def operation(self, name: str) -> Callable[[], object]:
         """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
@@ -131,7 +131,7 @@ class Case:
 
     def inner_loops(self, operation: str) -> int:
         """How many calls of `operation` make one timed body last about INNER_TARGET_S."""
-        if self.round_trip_s >= LONG_CALL_S:
+        if self.prepare_s >= LONG_CALL_S:
             return 1  # long enough already: do not spend seconds estimating it
         call = self.operation(operation)
         call()  # the first call is cold (caches, lazy imports); do not size by it
@@ -139,17 +139,22 @@ class Case:
         return max(1, min(MAX_INNER_LOOPS, round(INNER_TARGET_S / max(best, 1e-9))))
 
 
-def prepare(codec: str, fixture: str) -> Case:
+def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     """Build the fixture and encode it with the config that fits it.
 
-    Raises a SerkitError subclass when the codec is missing or cannot round-trip it.
+    With `decode`, also prove the payload decodes. A codec with fallback configs always
+    round-trips, since a config can fail on either side (msgpack refuses int keys only
+    when unpacking). Raises a SerkitError subclass when the pair cannot run.
     """
     bound = get_codec(codec)
     obj = load_fixture(fixture)
     start = timeit.default_timer()
-    trip = bound.round_trip(obj)
+    if decode or len(bound.configs) > 1:
+        config, payload, _ = bound.round_trip(obj)
+    else:
+        config, payload = bound.configs[0], bound.dumps(obj)
     elapsed = timeit.default_timer() - start
-    return Case(codec, fixture, bound.implementation, trip.config, obj, trip.payload, elapsed)
+    return Case(codec, fixture, bound.implementation, config, obj, payload, elapsed)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
@@ -184,6 +189,10 @@ class CaseBenchmark:
     """
 
     operation: str | None = None  # "dumps", "loads" or "round_trip" for timed classes
+    # What preparation must build: "payload" (fixture, config, encoded payload),
+    # "round_trip" (the payload proven to decode), or "nothing" for benchmarks that do
+    # their own work and only need the pair to be selected and eligible.
+    inputs = "payload"
 
     params: tuple[list[str], ...] = (codec_names(), fixture_names())
     param_names: tuple[str, ...] = ("codec", "fixture")
@@ -205,9 +214,9 @@ class CaseBenchmark:
     def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:
         """Prepare the pair; return why it is skipped, or None when it is ready."""
         reason = self.eligible(codec, fixture) or Selection.from_env().excludes(codec, fixture)
-        if reason is None:
+        if reason is None and self.inputs != "nothing":
             try:
-                case = prepare(codec, fixture)
+                case = prepare(codec, fixture, decode=self.inputs == "round_trip")
             except SerkitError as exc:  # not installed, or cannot encode or decode it
                 reason = str(exc)
             else:

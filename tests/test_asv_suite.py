@@ -1,0 +1,115 @@
+"""The asv suite, run for real by asv on a small slice of the grid.
+
+In this interpreter (an `existing` environment), with results in a temporary folder:
+it proves that discovery works, that results are written, and that they hold timings,
+sizes equal to serkit's own, and the facts beside them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from serkit import codec_names, fixture_names
+from serkit.bench import scratch_config
+from serkit.sizes import measure_fixture
+from serkit.suite import CODECS_ENV, COMPRESSORS, FIXTURES_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+CODECS = ["json", "orjson", "msgpack"]
+FIXTURES = ["random-dicts-10", "small-dict"]
+
+
+def _asv(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "asv", *args]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+
+
+@pytest.fixture(scope="module")
+def slice_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    scratch = tmp_path_factory.mktemp("asv")
+    config = str(scratch_config(ROOT, scratch))
+    # Its own HOME, so that the user's asv machine profile is neither read nor written.
+    env = {**os.environ, "HOME": str(scratch), CODECS_ENV: ",".join(CODECS)}
+    env[FIXTURES_ENV] = ",".join(FIXTURES)
+    machine = _asv(["machine", "--yes", "--machine", "serkit-test"], env)
+    assert machine.returncode == 0, machine.stdout + machine.stderr
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    run = _asv(
+        [
+            *("run", "--config", config, "-E", f"existing:{sys.executable}"),
+            *("--set-commit-hash", commit, "--machine", "serkit-test"),
+            *("-a", "rounds=1", "-a", "repeat=3"),
+        ],
+        env,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    (results_file,) = (scratch / "results" / "serkit-test").glob(f"{commit[:8]}-*.json")
+    data = json.loads(results_file.read_text())  # Python's json reads asv's NaN tokens
+    return {name: dict(zip(data["result_columns"], row)) for name, row in data["results"].items()}
+
+
+def _cells(row: dict[str, Any]) -> dict[tuple[str, ...], float]:
+    """Benchmark values by parameters: asv stores them flattened, params as repr()."""
+    import itertools
+
+    params = [[json.loads(p.replace("'", '"')) for p in axis] for axis in row["params"]]
+    return dict(zip(itertools.product(*params), row["result"]))
+
+
+def _measured(value: float | None) -> bool:
+    return value is not None and not math.isnan(value)
+
+
+def test_asv_check_accepts_the_suite(tmp_path: Path) -> None:
+    config = str(scratch_config(ROOT, tmp_path))
+    done = _asv(["check", "--config", config, "-E", f"existing:{sys.executable}"], dict(os.environ))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_grid_is_whole_and_only_the_slice_is_measured(
+    slice_results: dict[str, dict[str, Any]],
+) -> None:
+    cells = _cells(slice_results["bench_time.Dumps.time_dumps"])
+    assert len(cells) == len(codec_names()) * len(fixture_names())  # skipped, never missing
+    measured = {pair for pair, value in cells.items() if _measured(value)}
+    assert measured == {(c, f) for c in CODECS for f in FIXTURES}
+    for pair in measured:
+        assert 1e-8 < cells[pair] < 1e-2, pair  # seconds per call: µs, not µs x inner loops
+
+
+def test_loads_and_round_trip_are_timed(slice_results: dict[str, dict[str, Any]]) -> None:
+    for name in ("bench_time.Loads.time_loads", "bench_time.RoundTrip.time_round_trip"):
+        cells = _cells(slice_results[name])
+        assert all(_measured(cells[c, f]) for c in CODECS for f in FIXTURES), name
+        assert slice_results[name]["stats_q_25"] is not None  # a spread, not one sample
+
+
+def test_size_tracks_equal_serkit_sizes_exactly(slice_results: dict[str, dict[str, Any]]) -> None:
+    sizes = _cells(slice_results["bench_size.EncodedSize.track_bytes"])
+    compressed = _cells(slice_results["bench_size.CompressedSize.track_bytes"])
+    for fixture in FIXTURES:
+        for result in measure_fixture(fixture, CODECS):
+            assert sizes[result.codec, fixture] == result.bytes
+            for compressor in COMPRESSORS:
+                assert 0 < compressed[result.codec, fixture, compressor] <= result.bytes + 64
+
+
+def test_facts_are_recorded_beside_the_timings(slice_results: dict[str, dict[str, Any]]) -> None:
+    compiled = _cells(slice_results["bench_facts.Implementation.track_compiled"])
+    assert all(compiled[(c,)] == 1 for c in CODECS)
+    exact = _cells(slice_results["bench_facts.Fidelity.track_exact"])
+    assert exact["json", "random-dicts-10"] == 0  # int keys come back as str
+    assert exact["orjson", "small-dict"] == 1
+    imports = _cells(slice_results["bench_import.ImportTime.timeraw_import"])
+    assert all(_measured(imports[(c,)]) for c in CODECS)
+    assert not _measured(imports[("ujson",)])  # outside the slice: skipped

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from serkit import bench
+from serkit.cli import main
+from serkit.interpreters import expose, find_python
+from serkit.suite import CODECS_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def test_finds_a_real_interpreter_for_the_running_python() -> None:
+    found = find_python(CURRENT)
+    assert found is not None and "shims" not in found.parts
+
+
+def test_a_missing_python_is_none() -> None:
+    assert find_python("3.99") is None
+
+
+def test_shims_are_never_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    shim = shims / "python3.98"
+    shim.write_text("#!/bin/sh\necho 3.98\n")
+    shim.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shims}{os.pathsep}{os.environ['PATH']}")
+    assert find_python("3.98") is None
+
+
+def test_expose_links_interpreters_first_on_path_without_shims(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", f"/somewhere/.pyenv/shims{os.pathsep}/usr/bin")
+    real = find_python(CURRENT)
+    env = expose({CURRENT: real, "3.99": None}, tmp_path / "pythons")
+    assert env["PATH"].split(os.pathsep) == [str(tmp_path / "pythons"), "/usr/bin"]
+    assert (tmp_path / "pythons" / f"python{CURRENT}").resolve() == real.resolve()
+    assert not (tmp_path / "pythons" / "python3.99").exists()
+
+
+def test_quick_plan_is_the_baseline_of_this_python() -> None:
+    plan = bench.plan(ROOT, matrix=False)
+    assert [env.label for env in plan.environments] == [f"py{CURRENT} baseline"]
+
+
+def test_matrix_plan_for_one_python_is_its_baseline_and_axes() -> None:
+    plan = bench.plan(ROOT, matrix=True, pythons=[CURRENT])
+    assert plan.environments[0].varied is None
+    assert len(plan.environments) > 1
+    assert {env.python for env in plan.environments} == {CURRENT}
+
+
+def test_bench_refuses_a_mistyped_codec_before_building_anything(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv(CODECS_ENV, "orjsn")
+    assert main(["bench", "--no-publish"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("serkit: error: unknown codec 'orjsn'")
+    assert "Traceback" not in err
+
+
+def test_bench_refuses_a_python_outside_the_matrix(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["bench", "--matrix", "--python", "2.7"]) == 1
+    assert "not in the matrix: Python 2.7" in capsys.readouterr().err
+
+
+def test_bench_outside_a_checkout_says_where_to_run_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["publish"]) == 1
+    assert "run this in a serkit checkout" in capsys.readouterr().err

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from serkit import UnknownCodec, UnknownFixture, memory
+from serkit.matrix import LIBRARY_ENV
+from serkit.sizes import measure_fixture
+from serkit.suite import (
+    CODECS_ENV,
+    COMPRESSORS,
+    FIXTURES_ENV,
+    SLOW_ENV,
+    CaseBenchmark,
+    Selection,
+    per_call_timer,
+    prepare,
+)
+
+
+class DumpsLike(CaseBenchmark):
+    operation = "dumps"
+
+
+def test_selection_defaults_to_every_codec_and_the_fast_fixtures() -> None:
+    selection = Selection.from_env({})
+    assert selection.excludes("orjson", "small-dict") is None
+    assert "slow" in (selection.excludes("orjson", "random-dicts-100000") or "")
+    assert Selection.from_env({SLOW_ENV: "1"}).excludes("orjson", "random-dicts-100000") is None
+
+
+def test_selection_narrows_by_codec_fixture_and_library() -> None:
+    selection = Selection.from_env({CODECS_ENV: "orjson, json", FIXTURES_ENV: "small-dict"})
+    assert selection.excludes("json", "small-dict") is None
+    assert CODECS_ENV in (selection.excludes("ujson", "small-dict") or "")
+    assert FIXTURES_ENV in (selection.excludes("json", "sensor-record") or "")
+    axis = Selection.from_env({LIBRARY_ENV: "msgpack"})
+    assert axis.excludes("msgpack-ext", "small-dict") is None
+    assert "varies msgpack only" in (axis.excludes("orjson", "small-dict") or "")
+
+
+def test_selection_refuses_unknown_ids() -> None:
+    with pytest.raises(UnknownCodec, match="known codecs"):
+        Selection.from_env({CODECS_ENV: "orjsn"})
+    with pytest.raises(UnknownFixture):
+        Selection.from_env({FIXTURES_ENV: "small-dikt"})
+
+
+def test_skip_check_prepares_the_pair_outside_the_timed_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(CODECS_ENV, raising=False)
+    monkeypatch.delenv(FIXTURES_ENV, raising=False)
+    bench = DumpsLike()
+    assert ("orjson", "small-dict") not in bench.skip_params
+    assert bench.dumps(bench.obj) == bench.payload
+    # Fast calls are repeated inside one timed body; the timer divides them back out.
+    assert bench.inner_loops > 1
+    assert ("orjson", "sensor-record") in DumpsLike().skip_params  # namedtuples: unsupported
+
+
+def test_skip_check_skips_what_the_selection_leaves_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CODECS_ENV, "json")
+    bench = DumpsLike()
+    assert ("orjson", "small-dict") in bench.skip_params
+    assert not hasattr(bench, "payload")  # nothing was prepared for it
+
+
+def test_fallback_config_is_the_one_timed() -> None:
+    case = prepare("orjson", "random-dicts-10")  # int keys need OPT_NON_STR_KEYS
+    assert case.config.options == "option=OPT_NON_STR_KEYS"
+
+
+def test_per_call_timer_reads_seconds_per_inner_loop() -> None:
+    clock = per_call_timer(10)
+    first = clock()
+    assert first > 0
+    assert clock() - first < 1  # monotonic, and scaled down
+
+
+def test_prepared_payload_is_what_serkit_sizes_reports() -> None:
+    (result,) = measure_fixture("senate-bios", ["yaml-c"])
+    assert len(prepare("yaml-c", "senate-bios").payload) == result.bytes
+
+
+def test_compressors_are_deterministic_and_labelled_with_their_level() -> None:
+    data = prepare("json", "random-dicts-100").payload
+    for name, compress in COMPRESSORS.items():
+        assert compress(data) == compress(data)
+        assert len(compress(data)) < len(data), name
+    assert gzip.decompress(COMPRESSORS["gzip-6"](data)) == data
+
+
+@pytest.mark.skipif(not memory.supported(), reason="peak memory needs Linux /proc")
+def test_peak_memory_of_a_large_decode_is_megabytes() -> None:
+    added = memory.peak_rss_increase("json", "random-dicts-1000", "loads")
+    # 1,000 records of ~200 Python objects each: well over a megabyte, well under a GB.
+    assert 1_000_000 < added < 1_000_000_000
