@@ -111,6 +111,7 @@ def scratch_config(root: Path, scratch: Path) -> Path:
         "repo": str(root),
         "branches": ["main"],
         "environment_type": "existing",
+        "launch_method": "forkserver",
         "benchmark_dir": str(root / "benchmarks"),
         "env_dir": str(scratch / "env"),
         "results_dir": str(scratch / "results"),

@@ -174,6 +174,9 @@ def asv_config() -> dict[str, object]:
         "build_command": [],
         "install_command": ["in-dir={env_dir} python -m pip install {build_dir}"],
         "uninstall_command": ["return-code=any python -m pip uninstall -y {project}"],
+        # One server imports the suite, then forks per benchmark: 162 parameter sets took
+        # 1.1 s instead of 12 s with asv's default, a new interpreter for each.
+        "launch_method": "forkserver",
         "pythons": list(PYTHONS),
         # No cartesian product: exclude it all, and name every environment in `include`.
         "exclude": [{"python": ".*"}],
