@@ -5,17 +5,16 @@ from __future__ import annotations
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from serkit.errors import SerkitError
-from serkit.fixtures import get_fixture
+from serkit.fixtures import FIXTURES
 from serkit.memory import peak_rss_increase
+from serkit.registry import codec_names
 from serkit.suite import CaseBenchmark
 
 
 class PeakMemory(CaseBenchmark):
+    params = (codec_names(), [name for name, fixture in FIXTURES.items() if fixture.large])
     unit = "bytes"
     inputs = "nothing"  # the measuring interpreter prepares the pair itself
-
-    def eligible(self, codec: str, fixture: str) -> str | None:
-        return None if get_fixture(fixture).large else "peak memory is measured on large fixtures"
 
     def track_dumps_rss(self, codec: str, fixture: str) -> int:
         return _peak(codec, fixture, "dumps")

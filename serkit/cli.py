@@ -31,16 +31,12 @@ from .interpreters import find_pythons
 from .matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
 from .registry import codec_names, get_codec, registry
 from .sizes import EXACT, LOSSY, SizeResult, measure_fixture
-from .suite import CODECS_ENV, FIXTURES_ENV, SLOW_ENV
+from .suite import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
 
 def _print_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
-
-
-def _ids(value: str) -> list[str]:
-    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 def _progress(items: Sequence[str], desc: str) -> Any:
@@ -307,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     as_json.add_argument("--json", action="store_true", help="machine-readable output")
     selection = argparse.ArgumentParser(add_help=False)
     selection.add_argument(
-        "--fixture", type=_ids, action="extend", help="fixture ids, comma-separated"
+        "--fixture", type=split_ids, action="extend", help="fixture ids, comma-separated"
     )
     selection.add_argument(
         "--slow", action="store_true", help="include the slow fixtures (hundreds of MB)"
@@ -333,7 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     sizes = commands.add_parser(
         "sizes", parents=[mirror, selection, as_json], help="encoded size of each fixture"
     )
-    sizes.add_argument("--codec", type=_ids, action="extend", help="codec ids, comma-separated")
+    sizes.add_argument(
+        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
+    )
     sizes.set_defaults(run=cmd_sizes)
 
     matrix = commands.add_parser(
@@ -356,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--matrix", action="store_true", help="every environment of every Python found"
     )
     run_bench.add_argument(
-        "--python", type=_ids, action="extend", help="with --matrix: these Pythons only"
+        "--python", type=split_ids, action="extend", help="with --matrix: these Pythons only"
     )
     speed = run_bench.add_mutually_exclusive_group()
     speed.add_argument(

@@ -62,8 +62,9 @@ def _zstd3(data: bytes) -> bytes:
 COMPRESSORS: Mapping[str, Callable[[bytes], bytes]] = {"gzip-6": _gzip6, "zstd-3": _zstd3}
 
 
-def _ids(value: str) -> tuple[str, ...]:
-    return tuple(item.strip() for item in value.split(",") if item.strip())
+def split_ids(value: str) -> list[str]:
+    """`"a, b,"` -> `["a", "b"]`: how every comma-separated list of ids is read."""
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 def _truthy(value: str | None) -> bool:
@@ -82,8 +83,14 @@ class Selection:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Selection:
         """Read SERKIT_BENCH_*; an unknown id raises UnknownCodec or UnknownFixture."""
-        codecs = _ids(environ[CODECS_ENV]) if environ.get(CODECS_ENV, "").strip() else None
-        fixtures = _ids(environ[FIXTURES_ENV]) if environ.get(FIXTURES_ENV, "").strip() else None
+        codecs = (
+            tuple(split_ids(environ[CODECS_ENV])) if environ.get(CODECS_ENV, "").strip() else None
+        )
+        fixtures = (
+            tuple(split_ids(environ[FIXTURES_ENV]))
+            if environ.get(FIXTURES_ENV, "").strip()
+            else None
+        )
         for name in codecs or ():
             registry.spec(name)
         for name in fixtures or ():
@@ -207,13 +214,9 @@ class CaseBenchmark:
     def __init__(self) -> None:
         self.skip_params = _PreparedOnCheck(self)
 
-    def eligible(self, codec: str, fixture: str) -> str | None:
-        """Why this benchmark does not apply to the pair at all, or None. For subclasses."""
-        return None
-
     def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:
         """Prepare the pair; return why it is skipped, or None when it is ready."""
-        reason = self.eligible(codec, fixture) or Selection.from_env().excludes(codec, fixture)
+        reason = Selection.from_env().excludes(codec, fixture)
         if reason is None and self.inputs != "nothing":
             try:
                 case = prepare(codec, fixture, decode=self.inputs == "round_trip")
