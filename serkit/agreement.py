@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -97,8 +98,8 @@ def measure(
         commit = _git_head(root)
         for _ in _rounds(rounds):
             args = ["run", "--config", str(config), "-E", f"existing:{sys.executable}"]
-            args += ["--set-commit-hash", commit, "-b", f"^{benchmark}$", "--quiet"]
-            if asv(root, args, env) not in (0, 2):
+            args += ["--set-commit-hash", commit, "-b", "^" + re.escape(benchmark)]
+            if asv(root, args, env, quiet=True) not in (0, 2):
                 raise SerkitError("asv run failed; see its output above")
             asv_s.append(_asv_median(scratch / "results", benchmark))
             timeit_s.append(_timeit_median(codec, fixture, operation))

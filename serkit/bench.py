@@ -73,10 +73,16 @@ def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> P
     return Plan(tuple(chosen), missing, asv_env)
 
 
-def asv(root: Path, args: Sequence[str], env: dict[str, str] | None = None) -> int:
-    """Run one asv command in the checkout, its output going straight to the user."""
+def asv(
+    root: Path, args: Sequence[str], env: dict[str, str] | None = None, *, quiet: bool = False
+) -> int:
+    """Run one asv command in the checkout; its output goes to the user unless `quiet`,
+    and then only when the command fails."""
     command = [sys.executable, "-m", "asv", *args]
-    return subprocess.run(command, cwd=root, env=env, check=False).returncode
+    done = subprocess.run(command, cwd=root, env=env, check=False, capture_output=quiet, text=True)
+    if quiet and done.returncode not in (0, 2):
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+    return done.returncode
 
 
 def ensure_machine(root: Path, env: dict[str, str] | None = None) -> None:
