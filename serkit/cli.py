@@ -66,6 +66,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name in codec_names():
         spec = registry.spec(name)
         row: dict[str, Any] = {"id": name, "format": spec.format, "library": spec.library}
+        row.update(
+            safe_for_untrusted_input=spec.safe_for_untrusted_input,
+            untrusted_input_hazard=spec.untrusted_input_hazard,
+        )
         try:
             codec = get_codec(name)
         except SerkitError as exc:  # one missing or broken codec must not hide the others
@@ -84,12 +88,21 @@ def cmd_list(args: argparse.Namespace) -> int:
             r["library"],
             r["version"] or "-",
             r["implementation"] or "-",
+            "safe" if r["safe_for_untrusted_input"] else "UNSAFE",
             "yes" if r["available"] else f"no: {r['reason']}",
         ]
         for r in rows
     ]
-    headers = ["codec", "format", "library", "version", "impl", "available"]
+    headers = ["codec", "format", "library", "version", "impl", "untrusted", "available"]
     print(tabulate(table, headers=headers))
+    unsafe: dict[str, list[str]] = {}
+    for r in rows:
+        if r["untrusted_input_hazard"]:
+            unsafe.setdefault(r["untrusted_input_hazard"], []).append(r["id"])
+    if unsafe:
+        print("\nUNSAFE on untrusted input: never give their loads bytes you did not write")
+    for hazard, ids in unsafe.items():
+        print(f"    {', '.join(ids)}: {hazard}")
     return 0
 
 

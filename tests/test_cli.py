@@ -20,10 +20,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_list_table_shows_every_codec(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "list")
     assert code == 0
-    headers = ["codec", "format", "library", "version", "impl", "available"]
-    assert out.splitlines()[0].split() == headers
-    assert len(out.splitlines()) == 2 + 18
-    assert "no:" not in out
+    headers = ["codec", "format", "library", "version", "impl", "untrusted", "available"]
+    lines = out.splitlines()
+    assert lines[0].split() == headers
+    rows = {line.split()[0]: line.split() for line in lines[2 : 2 + 18]}
+    assert len(rows) == 18 and "no:" not in out
+    assert rows["pickle-p5"][5] == "UNSAFE" and rows["marshal"][5] == "UNSAFE"
+    assert rows["yaml"][5] == "safe"
+    assert "pickle-p0, pickle-p2, pickle-p4, pickle-p5: runs code" in out
 
 
 def test_list_json_is_for_tools(capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,6 +36,9 @@ def test_list_json_is_for_tools(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and len(rows) == 18
     assert set(rows[0]) >= {"id", "format", "library", "version", "implementation", "available"}
     assert all(row["available"] for row in rows)
+    unsafe = {row["id"] for row in rows if not row["safe_for_untrusted_input"]}
+    assert unsafe == {"pickle-p0", "pickle-p2", "pickle-p4", "pickle-p5", "marshal"}
+    assert all(row["untrusted_input_hazard"] for row in rows if row["id"] in unsafe)
 
 
 def test_fixtures_list_json(capsys: pytest.CaptureFixture[str]) -> None:
