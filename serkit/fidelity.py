@@ -110,10 +110,12 @@ def load_document(name: str) -> Any:
     return load_fixture(name) if document_kind(name) == FIXTURE else load_probe(name)
 
 
-def default_documents(*, slow: bool = False, probes: bool = True) -> list[str]:
-    """Every fixture (the slow ones only if `slow`), then every probe (if `probes`)."""
-    fixtures = [f.name for f in FIXTURES.values() if slow or not f.slow]
-    return fixtures + (list(PROBES) if probes else [])
+def default_documents(
+    *, fixtures: bool = True, slow: bool = False, probes: bool = True
+) -> list[str]:
+    """Every fixture (the slow ones only if `slow`), then every probe: each kind if asked."""
+    chosen = [f.name for f in FIXTURES.values() if fixtures and (slow or not f.slow)]
+    return chosen + (list(PROBES) if probes else [])
 
 
 # --- one round trip, checked ------------------------------------------------------------

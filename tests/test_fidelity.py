@@ -251,6 +251,7 @@ def test_default_documents_leave_out_the_slow_fixtures() -> None:
     assert default[-len(PROBES) :] == probe_names()
     assert "random-dicts-100000" in default_documents(slow=True)
     assert not set(default_documents(probes=False)) & set(PROBES)
+    assert default_documents(fixtures=False) == probe_names()
 
 
 @pytest.mark.parametrize("name", probe_names())
