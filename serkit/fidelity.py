@@ -26,14 +26,14 @@ from .registry import get_codec
 EXACT = "exact"  # decodes to an object of identical types and values
 LOSSY = "lossy"  # decodes, but to something else (str keys, lists for tuples, …)
 UNSUPPORTED = "unsupported"  # the codec refuses to encode the document
-ERROR = "error"  # it encodes the document but cannot decode its own output, or worse
+ERROR = "error"  # it cannot decode its own output, or anything else went wrong
 NOT_INSTALLED = "not installed"
 STATUSES: Mapping[str, str] = MappingProxyType(
     {
         EXACT: "decodes to the same types and values, dict key order included",
         LOSSY: "decodes, but to something else: the differences follow",
         UNSUPPORTED: "the codec refuses to encode the document",
-        ERROR: "the codec encodes the document but cannot decode its own output",
+        ERROR: "the codec cannot decode its own output, or something else failed",
         NOT_INSTALLED: "the codec's library is missing",
     }
 )

@@ -303,8 +303,9 @@ class _Worker:
 
     def _read(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
+        with self.process.stdout:  # closed here, once the worker is gone
+            for line in self.process.stdout:
+                self.lines.put(line.rstrip("\n"))
         self.lines.put(_EOF)
 
     def next_line(self, timeout: float) -> str | None:
