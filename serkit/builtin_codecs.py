@@ -236,6 +236,11 @@ def _yaml_c() -> Binding:
     )
 
 
+# The two codecs whose `loads` must never see untrusted bytes. The yaml codecs load with
+# SafeLoader/CSafeLoader, which build only plain data: PyYAML's unsafe loaders are not used.
+PICKLE_HAZARD = "runs code: the payload names callables and loads calls them"
+MARSHAL_HAZARD = "not secure against malformed data (Python docs): may crash the interpreter"
+
 BUILTIN_CODECS: tuple[CodecSpec, ...] = (
     *(
         CodecSpec(
@@ -245,10 +250,19 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
             _pickle(p),
             f"pickle.dumps(obj, protocol={p})",
             module="pickle",
+            untrusted_input_hazard=PICKLE_HAZARD,
         )
         for p in (0, 2, 4, 5)
     ),
-    CodecSpec("marshal", "marshal", STDLIB, _marshal, "marshal.dumps(obj)", module="marshal"),
+    CodecSpec(
+        "marshal",
+        "marshal",
+        STDLIB,
+        _marshal,
+        "marshal.dumps(obj)",
+        module="marshal",
+        untrusted_input_hazard=MARSHAL_HAZARD,
+    ),
     CodecSpec("json", "json", STDLIB, _json, "json.dumps(obj), UTF-8 encoded", module="json"),
     CodecSpec(
         "simplejson",

@@ -13,7 +13,7 @@ from typing import Any
 from tabulate import tabulate
 from tqdm import tqdm
 
-from . import __version__, bench
+from . import __version__, bench, fidelity, hostile
 from .bench import project_root
 from .errors import SerkitError
 from .fixtures import (
@@ -67,6 +67,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name in codec_names():
         spec = registry.spec(name)
         row: dict[str, Any] = {"id": name, "format": spec.format, "library": spec.library}
+        row.update(
+            safe_for_untrusted_input=spec.safe_for_untrusted_input,
+            untrusted_input_hazard=spec.untrusted_input_hazard,
+        )
         try:
             codec = get_codec(name)
         except SerkitError as exc:  # one missing or broken codec must not hide the others
@@ -85,12 +89,21 @@ def cmd_list(args: argparse.Namespace) -> int:
             r["library"],
             r["version"] or "-",
             r["implementation"] or "-",
+            "safe" if r["safe_for_untrusted_input"] else "UNSAFE",
             "yes" if r["available"] else f"no: {r['reason']}",
         ]
         for r in rows
     ]
-    headers = ["codec", "format", "library", "version", "impl", "available"]
+    headers = ["codec", "format", "library", "version", "impl", "untrusted", "available"]
     print(tabulate(table, headers=headers))
+    unsafe: dict[str, list[str]] = {}
+    for r in rows:
+        if r["untrusted_input_hazard"]:
+            unsafe.setdefault(r["untrusted_input_hazard"], []).append(r["id"])
+    if unsafe:
+        print("\nUNSAFE on untrusted input: never give their loads bytes you did not write")
+    for hazard, ids in unsafe.items():
+        print(f"    {', '.join(ids)}: {hazard}")
     return 0
 
 
@@ -190,6 +203,168 @@ def cmd_sizes(args: argparse.Namespace) -> int:
         print(f"    {codec}: {options} ({', '.join(names)})")
     print(f"unmarked sizes round-trip {EXACT}ly.")
     return 0
+
+
+# --- serkit fidelity -------------------------------------------------------------------
+
+
+def _fidelity_documents(args: argparse.Namespace) -> list[str]:
+    """The --fixture ids (fixtures or probes), else the defaults; sources checked first."""
+    if args.fixture:
+        names = list(dict.fromkeys(args.fixture))
+        for name in names:
+            fidelity.document_kind(name)  # fail on a typo before any work starts
+        if args.probes:
+            probes = fidelity.default_documents(fixtures=False)
+            names += [p for p in probes if p not in names]
+    else:
+        names = fidelity.default_documents(slow=args.slow, probes=args.probes is not False)
+    for name in names:
+        fixture = FIXTURES.get(name)
+        if fixture is not None and fixture.source is not None:
+            source_path(fixture.source)  # a missing source fails now, not after an hour
+    return names
+
+
+def _fidelity_cell(result: fidelity.FidelityResult) -> str:
+    if result.status == fidelity.LOSSY:
+        return "lossy: " + ", ".join(d.kind for d in result.differences)
+    return result.status
+
+
+def _hostile_cell(result: hostile.HostileResult | None) -> str:
+    if result is None:
+        return "-"
+    if result.status != hostile.FED:
+        return result.status
+    counts = result.outcomes
+    parts = [f"{counts[hostile.EXCEPTION]} raised", f"{counts[hostile.VALUE]} returned"]
+    parts += [
+        f"{counts[outcome]} {label}"
+        for outcome, label in (
+            (hostile.BLOCKED, "blocked"),
+            (hostile.HANG, "HUNG"),
+            (hostile.CRASH, "CRASHED"),
+        )
+        if counts[outcome]
+    ]
+    stopped = "" if result.fed == result.requested else f" (stopped at {result.fed})"
+    return ", ".join(parts) + stopped
+
+
+def _codec_facts(name: str, hostile_result: hostile.HostileResult | None) -> dict[str, Any]:
+    spec = registry.spec(name)
+    facts: dict[str, Any] = {"codec": name, "format": spec.format, "library": spec.library}
+    try:
+        codec = get_codec(name)
+    except SerkitError:
+        facts.update(implementation=None, version=None)
+    else:
+        facts.update(implementation=codec.implementation, version=codec.version)
+    facts.update(
+        safe_for_untrusted_input=spec.safe_for_untrusted_input,
+        untrusted_input_hazard=spec.untrusted_input_hazard,
+        hostile=hostile_result.as_dict() if hostile_result else None,
+    )
+    return facts
+
+
+def cmd_fidelity(args: argparse.Namespace) -> int:
+    """What each codec gives back of each document, and optionally of hostile input."""
+    codecs = list(dict.fromkeys(args.codec or codec_names()))
+    for name in codecs:
+        registry.spec(name)  # fail on a typo before any work starts
+    documents = _fidelity_documents(args)
+    results: list[fidelity.FidelityResult] = []
+    for name in _progress(documents, "round trips"):
+        results.extend(fidelity.check_document(name, codecs))
+    hostile_results: dict[str, hostile.HostileResult] = {}
+    if args.hostile:
+        with tqdm(
+            total=len(codecs), desc="hostile input", unit="codec", file=sys.stderr, disable=None
+        ) as bar:
+
+            def advance(_: hostile.HostileResult) -> None:
+                bar.update(1)
+
+            hostile_results = hostile.run_hostile(
+                codecs,
+                seed=args.hostile_seed,
+                count=args.hostile_count,
+                budget=args.hostile_budget,
+                done=advance,
+            )
+    facts = [_codec_facts(name, hostile_results.get(name)) for name in codecs]
+    if args.format == "json":
+        kinds = {name: fidelity.document_kind(name) for name in documents}
+        rows = [{**r.as_dict(), "kind": kinds[r.fixture]} for r in results]
+        _print_json({"cells": rows, "codecs": facts})
+        return 0
+    cells = {(r.codec, r.fixture): r for r in results}
+    headers = ["codec", "untrusted"] + (["hostile"] if args.hostile else []) + documents
+    table = [
+        [f["codec"], "safe" if f["safe_for_untrusted_input"] else "UNSAFE"]
+        + ([_hostile_cell(hostile_results.get(f["codec"]))] if args.hostile else [])
+        + [_fidelity_cell(cells[f["codec"], d]) for d in documents]
+        for f in facts
+    ]
+    print("What each codec gives back of each fixture and probe")
+    print(tabulate(table, headers=headers))
+    _print_fidelity_legend(args, results, facts, hostile_results)
+    return 0
+
+
+def _print_fidelity_legend(
+    args: argparse.Namespace,
+    results: list[fidelity.FidelityResult],
+    facts: list[dict[str, Any]],
+    hostile_results: dict[str, hostile.HostileResult],
+) -> None:
+    print()
+    seen = {d.kind for r in results for d in r.differences}
+    for status, meaning in fidelity.STATUSES.items():
+        print(f"{status}: {meaning}")
+        if status == fidelity.LOSSY:
+            for kind, what in fidelity.DIFFERENCE_KINDS.items():
+                if kind in seen:
+                    print(f"    {kind}: {what}")
+    print("(--format json adds each difference's count and the path of its first example)")
+    unsafe: dict[str, list[str]] = {}
+    for f in facts:
+        if f["untrusted_input_hazard"]:
+            unsafe.setdefault(f["untrusted_input_hazard"], []).append(f["codec"])
+    if unsafe:
+        print("untrusted: UNSAFE codecs must never decode bytes you did not write:")
+    for hazard, names in unsafe.items():
+        print(f"    {', '.join(names)}: {hazard}")
+    if not args.hostile:
+        return
+    print(
+        f"hostile: {args.hostile_count:,} truncated, bit-flipped and random payloads per codec "
+        f"(seed {args.hostile_seed}), decoded only in sandboxed subprocesses:\n"
+        "    raised: a clean exception; returned: decoded to some value; "
+        "blocked: the sandbox refused what loads tried;\n"
+        f"    HUNG: no answer within {hostile.DEFAULT_PAYLOAD_TIMEOUT:g} s; "
+        "CRASHED: the process died"
+    )
+    for name, result in hostile_results.items():
+        if result.detail:
+            print(f"    {name}: {result.detail}")
+        for incident in result.incidents[:10]:
+            print(
+                f"    {name}: payload {incident.index} ({incident.mutation}) {incident.outcome}: "
+                f"{incident.how}; reproduce with python -m serkit.hostile --codec {name} "
+                f"--seed {result.seed} --start {incident.index} --stop {incident.index + 1}"
+            )
+        if len(result.incidents) > 10:
+            print(f"    {name}: {len(result.incidents) - 10} more in --format json")
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {value}")
+    return number
 
 
 # --- the asv suite ----------------------------------------------------------------------
@@ -333,6 +508,50 @@ def build_parser() -> argparse.ArgumentParser:
         "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
     )
     sizes.set_defaults(run=cmd_sizes)
+
+    fidelity_parser = commands.add_parser(
+        "fidelity",
+        parents=[mirror],
+        help="what each codec gives back of each fixture and probe; --hostile: of bad input",
+    )
+    fidelity_parser.add_argument(
+        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
+    )
+    fidelity_parser.add_argument(
+        "--fixture", type=split_ids, action="extend", help="fixture or probe ids, comma-separated"
+    )
+    fidelity_parser.add_argument(
+        "--slow", action="store_true", help="include the slow fixtures (hundreds of MB)"
+    )
+    fidelity_parser.add_argument(
+        "--probes",
+        action=argparse.BooleanOptionalAction,
+        help="add every probe (the default unless --fixture names documents)",
+    )
+    fidelity_parser.add_argument("--format", choices=("table", "json"), default="table")
+    fidelity_parser.add_argument(
+        "--hostile",
+        action="store_true",
+        help="also feed each codec's loads hostile payloads, in sandboxed subprocesses",
+    )
+    fidelity_parser.add_argument(
+        "--hostile-count",
+        type=_positive_int,
+        default=hostile.DEFAULT_COUNT,
+        metavar="N",
+        help=f"hostile payloads per codec (default {hostile.DEFAULT_COUNT})",
+    )
+    fidelity_parser.add_argument(
+        "--hostile-seed", type=int, default=hostile.DEFAULT_SEED, metavar="SEED"
+    )
+    fidelity_parser.add_argument(
+        "--hostile-budget",
+        type=float,
+        default=hostile.DEFAULT_BUDGET,
+        metavar="SECONDS",
+        help=f"time limit per codec (default {hostile.DEFAULT_BUDGET:g})",
+    )
+    fidelity_parser.set_defaults(run=cmd_fidelity)
 
     matrix = commands.add_parser(
         "matrix", parents=[as_json], help="the asv environments: Pythons x library releases"

@@ -68,10 +68,17 @@ class CodecSpec:
     bind: Callable[[], Binding]  # imports the library; raises ImportError when missing
     summary: str = ""  # the base call, in words a user of the library would recognise
     module: str = ""  # what `import` loads the library as, for the import-time benchmark
+    # Why `loads` must never see untrusted bytes (it runs code, it can crash Python);
+    # "" when no hazard is known. Shown by `serkit list` and `serkit fidelity`.
+    untrusted_input_hazard: str = ""
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ValueError(f"codec {self.name!r}: format must be one of {FORMATS}")
+
+    @property
+    def safe_for_untrusted_input(self) -> bool:
+        return not self.untrusted_input_hazard
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from serkit import codec_names, get_codec
 from serkit.cli import main
-from serkit.fixtures import SENATE_SOURCE
+from serkit.fidelity import STATUSES
+from serkit.fixtures import FIXTURES, SENATE_SOURCE
+from serkit.probes import PROBES, probe_names
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -20,10 +23,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_list_table_shows_every_codec(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "list")
     assert code == 0
-    headers = ["codec", "format", "library", "version", "impl", "available"]
-    assert out.splitlines()[0].split() == headers
-    assert len(out.splitlines()) == 2 + 18
-    assert "no:" not in out
+    headers = ["codec", "format", "library", "version", "impl", "untrusted", "available"]
+    lines = out.splitlines()
+    assert lines[0].split() == headers
+    rows = {line.split()[0]: line.split() for line in lines[2 : 2 + 18]}
+    assert len(rows) == 18 and "no:" not in out
+    assert rows["pickle-p5"][5] == "UNSAFE" and rows["marshal"][5] == "UNSAFE"
+    assert rows["yaml"][5] == "safe"
+    assert "pickle-p0, pickle-p2, pickle-p4, pickle-p5: runs code" in out
 
 
 def test_list_json_is_for_tools(capsys: pytest.CaptureFixture[str]) -> None:
@@ -32,6 +39,9 @@ def test_list_json_is_for_tools(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and len(rows) == 18
     assert set(rows[0]) >= {"id", "format", "library", "version", "implementation", "available"}
     assert all(row["available"] for row in rows)
+    unsafe = {row["id"] for row in rows if not row["safe_for_untrusted_input"]}
+    assert unsafe == {"pickle-p0", "pickle-p2", "pickle-p4", "pickle-p5", "marshal"}
+    assert all(row["untrusted_input_hazard"] for row in rows if row["id"] in unsafe)
 
 
 def test_fixtures_list_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -86,9 +96,98 @@ def test_fixtures_fetch_from_mirror(
     assert "sha256 verified" in out
 
 
+# --- serkit fidelity ---------------------------------------------------------------------
+
+
+def test_fidelity_json_has_a_status_for_every_codec_fixture_and_probe(
+    capsys: pytest.CaptureFixture[str], senate_available: None
+) -> None:
+    code, out, _ = run(capsys, "fidelity", "--format", "json")
+    data = json.loads(out)
+    cells = {(c["codec"], c["fixture"]): c for c in data["cells"]}
+    documents = [f.name for f in FIXTURES.values() if not f.slow] + probe_names()
+    assert code == 0
+    assert len(data["cells"]) == len(cells)
+    assert set(cells) == {(c, d) for c in codec_names() for d in documents}
+    for cell in cells.values():
+        assert cell["status"] in STATUSES
+        assert (cell["status"] == "lossy") == bool(cell["differences"]), cell
+        assert cell["implementation"] == "c" or cell["codec"] == "yaml"
+        assert cell["version"] == get_codec(cell["codec"]).version
+        assert cell["kind"] == ("probe" if cell["fixture"] in PROBES else "fixture")
+    assert cells["json", "random-dicts-10"]["differences"] == [
+        {"kind": "int-key->str", "count": 1000, "example_path": "[0]['dict'][0]"}
+    ]
+    assert cells["yaml", "int-keys"]["status"] == "exact"  # YAML keeps int keys
+    assert cells["msgpack-ext", "sensor-record"]["status"] == "exact"  # and the classes
+    assert cells["msgpack", "sensor-record"]["differences"][0]["kind"] == "namedtuple->list"
+    assert cells["orjson", "sensor-record"]["status"] == "unsupported"
+    for pickle in ("pickle-p0", "pickle-p2", "pickle-p4", "pickle-p5"):
+        assert all(cells[pickle, d]["status"] == "exact" for d in documents), pickle
+    codecs = {c["codec"]: c for c in data["codecs"]}
+    assert list(codecs) == codec_names()
+    assert codecs["marshal"]["safe_for_untrusted_input"] is False
+    assert codecs["json"]["safe_for_untrusted_input"] is True
+    assert codecs["json"]["hostile"] is None  # only with --hostile
+
+
+def test_fidelity_table_has_short_cells_and_a_legend(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "fidelity", "--codec", "json,yaml,pickle-p5", "--fixture", "int-keys,small-dict"
+    )
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[1].split() == ["codec", "untrusted", "int-keys", "small-dict"]
+    rows = {line.split()[0]: line for line in lines[3:6]}
+    assert rows["json"].split(None, 2)[1:] == ["safe", "lossy: int-key->str  exact"]
+    assert rows["yaml"].split()[1:] == ["safe", "exact", "exact"]
+    assert rows["pickle-p5"].split()[1:] == ["UNSAFE", "exact", "exact"]
+    assert "    int-key->str: an int dict key came back as str" in lines
+    assert any(line.startswith("    pickle-p5: runs code") for line in lines)
+
+
+def test_fidelity_chooses_fixtures_and_probes(capsys: pytest.CaptureFixture[str]) -> None:
+    def documents(*argv: str) -> list[str]:
+        code, out, _ = run(capsys, "fidelity", "--codec", "json", "--format", "json", *argv)
+        assert code == 0
+        return [cell["fixture"] for cell in json.loads(out)["cells"]]
+
+    assert documents("--fixture", "small-dict,int-keys") == ["small-dict", "int-keys"]
+    assert documents("--fixture", "small-dict", "--probes") == ["small-dict", *probe_names()]
+    assert documents("--no-probes", "--fixture", "small-dict") == ["small-dict"]
+
+
+def test_fidelity_hostile_adds_a_column_and_an_object_per_codec(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["fidelity", "--codec", "json,pickle-p2", "--fixture", "int-keys", "--hostile"]
+    code, out, _ = run(capsys, *argv, "--hostile-count", "150", "--format", "json")
+    hostile = {c["codec"]: c["hostile"] for c in json.loads(out)["codecs"]}
+    assert code == 0
+    for result in hostile.values():
+        assert result["status"] == "fed" and result["fed"] == result["requested"] == 150
+        assert set(result["outcomes"]) == {"exception", "value", "blocked", "hang", "crash"}
+        assert sum(result["outcomes"].values()) == 150
+        assert result["outcomes"]["crash"] == result["outcomes"]["hang"] == 0
+        assert sum(result["exception_classes"].values()) == result["outcomes"]["exception"]
+    assert "json.decoder.JSONDecodeError" in hostile["json"]["exception_classes"]
+    assert "_pickle.UnpicklingError" in hostile["pickle-p2"]["exception_classes"]
+
+    code, out, _ = run(capsys, *argv, "--hostile-count", "150")
+    lines = out.splitlines()
+    assert lines[1].split() == ["codec", "untrusted", "hostile", "int-keys"]
+    json_row = next(line for line in lines if line.startswith("json "))
+    raised = hostile["json"]["outcomes"]["exception"]
+    assert f"{raised} raised, {150 - raised} returned" in json_row
+    assert any(line.startswith("hostile: 150 truncated, bit-flipped") for line in lines)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
+        (["fidelity", "--codec", "json,nope"], "unknown codec 'nope'"),
+        (["fidelity", "--fixture", "int-keys,nope"], "unknown fixture or probe 'nope'"),
+        (["fidelity", "--codec", "json"], "run `serkit fixtures fetch`"),
         (["sizes", "--codec", "nope"], "unknown codec 'nope'"),
         (["sizes", "--fixture", "nope"], "unknown fixture 'nope'"),
         (["fixtures", "verify"], "run `serkit fixtures fetch`"),
@@ -106,9 +205,15 @@ def test_user_mistakes_get_one_line_and_exit_1(
     assert "Traceback" not in err + out
 
 
-def test_bad_arguments_exit_2_with_usage(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [["frobnicate"], ["fidelity", "--format", "xml"], ["fidelity", "--hostile-count", "0"]],
+)
+def test_bad_arguments_exit_2_with_usage(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["frobnicate"])
+        main(argv)
     assert info.value.code == 2
     assert "usage: serkit" in capsys.readouterr().err
 

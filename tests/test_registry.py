@@ -45,6 +45,27 @@ def test_compiled_implementations_are_detected(name: str) -> None:
     assert serkit.get_codec(name).implementation == "c"
 
 
+def test_codecs_unsafe_on_untrusted_input_are_declared() -> None:
+    unsafe = {s.name for s in BUILTIN_CODECS if not s.safe_for_untrusted_input}
+    assert unsafe == {"pickle-p0", "pickle-p2", "pickle-p4", "pickle-p5", "marshal"}
+    assert "runs code" in serkit.registry.spec("pickle-p0").untrusted_input_hazard
+    assert serkit.registry.spec("yaml").untrusted_input_hazard == ""
+
+
+def test_serkit_never_names_an_unsafe_yaml_loader() -> None:
+    """The yaml codecs and the Senate fixture load with SafeLoader or CSafeLoader only."""
+    import yaml
+
+    source = "\n".join(p.read_text() for p in Path(serkit.__file__).parent.glob("*.py"))
+    for unsafe in ("UnsafeLoader", "FullLoader", "Loader=yaml.Loader", "unsafe_load", "full_load"):
+        assert unsafe not in source, unsafe
+    assert "CSafeLoader" in source and "Loader=yaml.SafeLoader" in source
+    codec = serkit.get_codec("yaml")
+    with pytest.raises(serkit.DecodeError) as refused:  # a Python object tag is refused
+        codec.loads(b"!!python/object/apply:os.system ['true']")
+    assert isinstance(refused.value.__cause__, yaml.constructor.ConstructorError)
+
+
 def test_pure_yaml_is_reported_as_python() -> None:
     assert serkit.get_codec("yaml").implementation == "python"
 
