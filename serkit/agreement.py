@@ -3,7 +3,7 @@
 Each round runs the real suite through `asv run` (in this interpreter, with the grid
 narrowed to one pair and results kept in a temporary folder), then `timeit` on the
 same call in this process. Rounds interleave, so machine noise hits both alike; the
-verdict compares the medians of the rounds.
+verdict is the median of the rounds' ratios.
 """
 
 from __future__ import annotations
@@ -43,8 +43,14 @@ class Agreement:
     timeit_s: list[float]  # timeit's median of 7 repeats, one per round
 
     @property
+    def ratios(self) -> list[float]:
+        return [a / t for a, t in zip(self.asv_s, self.timeit_s)]
+
+    @property
     def ratio(self) -> float:
-        return statistics.median(self.asv_s) / statistics.median(self.timeit_s)
+        # The median of per-round ratios: each round's pair ran back to back, so a
+        # machine that speeds up or slows down between rounds moves both alike.
+        return statistics.median(self.ratios)
 
     @property
     def within(self) -> bool:
@@ -84,7 +90,7 @@ def _timeit_median(codec: str, fixture: str, operation: str) -> float:
 
 
 def measure(
-    root: Path, codec: str, fixture: str, operation: str = "dumps", rounds: int = 3
+    root: Path, codec: str, fixture: str, operation: str = "dumps", rounds: int = 5
 ) -> Agreement:
     benchmark = BENCHMARKS[operation]
     prepare(codec, fixture)  # fails now, with serkit's message, if the pair cannot run
