@@ -426,14 +426,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     names = ", ".join(env.label for env in plan.environments)
     mode = "quick (1 round of 3 samples)" if quick else "full (asv's default statistics)"
     print(f"serkit: {len(plan.environments)} environment(s), {mode}: {names}", file=sys.stderr)
-    status = bench.run(root, plan, quick=quick, extra=args.asv_args)
+    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
+    status = bench.run(root, plan, quick=quick, extra=extra)
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
     # Publish what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_publish and bench.publish(root) != 0:
         raise SerkitError("asv publish failed; see its output above")
     if status == 2:
-        print("serkit: some benchmarks failed; their cells show as failed", file=sys.stderr)
+        # asv also exits 2 when it refuses its arguments; its own message says which.
+        print("serkit: asv exited 2: some benchmarks failed (see above)", file=sys.stderr)
     return 0 if status == 0 else 1
 
 
