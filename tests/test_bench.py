@@ -82,3 +82,18 @@ def test_bench_outside_a_checkout_says_where_to_run_it(
     monkeypatch.chdir(tmp_path)
     assert main(["publish"]) == 1
     assert "run this in a serkit checkout" in capsys.readouterr().err
+
+
+def test_bench_passes_what_follows_the_double_dash_to_asv(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: dict[str, object] = {}
+
+    def fake_run(root: Path, plan: bench.Plan, *, quick: bool, extra: list[str]) -> int:
+        seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
+        return 0
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", fake_run)
+    assert main(["bench", "--no-publish", "--", "--skip-existing", "-b", "Dumps"]) == 0
+    assert seen == {"quick": True, "extra": ["--skip-existing", "-b", "Dumps"], "envs": 1}
