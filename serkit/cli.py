@@ -322,6 +322,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 1 if mismatches else 0
 
 
+def cmd_hosts(args: argparse.Namespace) -> int:
+    from .asv_results import read_tree
+    from .hostinfo import describe_hosts, render_hosts
+
+    root = _results_dir(args)
+    tree = read_tree(root)
+    rows = describe_hosts(tree)
+    _warn(tree.warnings)
+    if not rows:
+        raise SerkitError(f"no asv results in {root} (no machine folders)")
+    if args.format == "json":
+        _print_json(rows)
+    else:
+        print(render_hosts(rows))
+    return 0
+
+
 # --- wiring ----------------------------------------------------------------------------
 
 
@@ -443,6 +460,14 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--commit", metavar="C", help="this commit (a prefix) on both hosts")
     compare.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     compare.set_defaults(run=cmd_compare)
+
+    hosts = commands.add_parser(
+        "hosts",
+        parents=[results],
+        help="the machines in the results: CPU, governor, turbo, Python builds, OS",
+    )
+    hosts.add_argument("--format", choices=["table", "json"], default="table")
+    hosts.set_defaults(run=cmd_hosts)
 
     return parser
 
