@@ -49,6 +49,8 @@ NO_SPREAD = "no spread recorded"
 DIFFERS = "differs"
 SIZE_MISMATCH = "SIZE MISMATCH"
 
+CI_99, IQR = "99% CI", "IQR"
+
 CODE_DIFFERS = "the benchmark's code differs between the hosts (asv's version hash)"
 NO_COMMON_COMMIT = "measured on both hosts, but never at the same commit"
 
@@ -170,11 +172,12 @@ def _named_params(benchmark: Benchmark, params: tuple[str, ...]) -> dict[str, An
     return {name: decode_param(value) for name, value in zip(names, params)}
 
 
-def _spreads(a: Measurement, b: Measurement) -> tuple[Interval, Interval] | None:
+def spreads(a: Measurement, b: Measurement) -> tuple[str, Interval, Interval] | None:
+    """The intervals the noise rule compares: both 99% CIs, else both IQRs, else none."""
     if a.ci_99 is not None and b.ci_99 is not None:
-        return a.ci_99, b.ci_99
+        return CI_99, a.ci_99, b.ci_99
     if a.iqr is not None and b.iqr is not None:
-        return a.iqr, b.iqr
+        return IQR, a.iqr, b.iqr
     return None
 
 
@@ -185,10 +188,10 @@ def judge(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
         return SAME if a.value == b.value else SIZE_MISMATCH
     if a.value == b.value:
         return SAME
-    spreads = _spreads(a, b)
-    if spreads is None:
+    used = spreads(a, b)
+    if used is None:
         return NO_SPREAD if benchmark.kind == "time" else DIFFERS
-    (a_low, a_high), (b_low, b_high) = spreads
+    _, (a_low, a_high), (b_low, b_high) = used
     if b_low <= a_high and a_low <= b_high:
         return WITHIN_NOISE
     below = b_high < a_low

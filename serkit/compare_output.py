@@ -9,6 +9,7 @@ from tabulate import tabulate
 
 from .asv_results import Environment, Interval, Measurement
 from .compare import (
+    CI_99,
     COMMIT_RULE,
     NOISE_RULE,
     SCHEMA,
@@ -17,6 +18,7 @@ from .compare import (
     GroupSummary,
     OneSide,
     Pair,
+    spreads,
 )
 
 BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
@@ -49,14 +51,6 @@ def _interval_text(interval: Interval | None, unit: str) -> str:
     if interval is None:
         return "-"
     return f"{format_value(interval[0], unit)} to {format_value(interval[1], unit)}"
-
-
-def _spread_text(m: Measurement, unit: str) -> str:
-    if m.ci_99 is not None:
-        return _interval_text(m.ci_99, unit)
-    if m.iqr is not None:
-        return _interval_text(m.iqr, unit) + " (IQR)"
-    return "-"
 
 
 def _ratio_text(ratio: float | None) -> str:
@@ -159,13 +153,16 @@ def _pair_rows(pairs: Iterable[Pair], with_commit: bool) -> list[list[str]]:
     rows = []
     for p in pairs:
         unit = p.benchmark.unit
+        used = spreads(p.a, p.b)
+        kind, a_spread, b_spread = used if used else (CI_99, None, None)
+        mark = "" if kind == CI_99 else f" ({kind})"
         row = [
             p.benchmark.name,
             _params_text(p.params),
             format_value(p.a.value, unit),
-            _spread_text(p.a, unit),
+            _interval_text(a_spread, unit) + (mark if a_spread else ""),
             format_value(p.b.value, unit),
-            _spread_text(p.b, unit),
+            _interval_text(b_spread, unit) + (mark if b_spread else ""),
             _ratio_text(p.ratio),
             p.verdict,
         ]

@@ -191,21 +191,25 @@ def test_noise_marking(tmp_path: Path, factor: float, spread: float | None, verd
     assert overall.verdicts == {verdict: len(timings)}
 
 
-def test_interquartile_ranges_judge_where_no_confidence_interval_was_recorded(
-    tmp_path: Path,
+def test_interquartile_ranges_judge_where_one_host_recorded_no_confidence_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = two_hosts(tmp_path, time_factor=1.04)
-    for path in root.glob("*/*-env-*.json"):  # drop the CIs, keep the IQRs of +-2.5 %
-        data = json.loads(path.read_text())
-        for row in data["results"].values():
-            if len(row) > 6:
-                row[5] = row[6] = None
-        path.write_text(json.dumps(data))
+    (path,) = (root / "b").glob("*-env-*.json")  # drop b's CIs, keep its IQRs of +-2.5 %
+    data = json.loads(path.read_text())
+    for row in data["results"].values():
+        if len(row) > 6:
+            row[5] = row[6] = None
+    path.write_text(json.dumps(data))
     result = compare(read_tree(root), "a", "b")
     timings = [p for p in result.pairs if p.benchmark.kind == "time"]
-    # 1.04 against 1.0 with +-2.5 %: 1.014 lies below 1.025, so the IQRs overlap.
+    # 1.04 against 1.0 with +-2.5 %: 1.014 lies below 1.025, so the IQRs overlap, and
+    # a's CI is not set against b's IQR.
     assert timings and all(p.verdict == WITHIN_NOISE for p in timings)
-    assert all(p.a.ci_99 is None and p.a.iqr is not None for p in timings)
+    assert all(p.a.ci_99 is not None and p.b.ci_99 is None for p in timings)
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root))
+    row = next(line for line in out.splitlines() if "orjson, large" in line and TIMING in line)
+    assert code == 0 and "97.5 µs to 102 µs (IQR)" in row and "101 µs to 107 µs (IQR)" in row
 
 
 # --- commits ---------------------------------------------------------------------------------
