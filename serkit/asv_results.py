@@ -46,6 +46,11 @@ REQUIRED_KEYS = ("commit_hash", "params", "python", "requirements", "result_colu
 Interval = tuple[float, float]
 
 
+def version_order(version: str) -> tuple[int, ...]:
+    """A Python version as numbers, so that 3.9 sorts before 3.10."""
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+
 class ResultsFileError(ValueError):
     """A file in the results tree that is not what asv writes."""
 

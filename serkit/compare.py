@@ -27,7 +27,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .asv_results import Benchmark, Environment, Interval, Measurement, ResultsTree
+from .asv_results import (
+    Benchmark,
+    Environment,
+    Interval,
+    Measurement,
+    ResultsTree,
+    version_order,
+)
 from .errors import SerkitError
 
 SCHEMA = "serkit-compare/1"
@@ -346,9 +353,7 @@ def _match(
 
 
 def _env_order(env: Environment) -> tuple[Any, ...]:
-    # 3.9 before 3.10: Python versions sort as numbers.
-    version = tuple(int(p) if p.isdigit() else 0 for p in env.python.split("."))
-    return (version, env.label)
+    return (version_order(env.python), env.label)
 
 
 def _key_order(tree: ResultsTree, key: Key) -> tuple[Any, ...]:

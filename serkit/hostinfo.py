@@ -23,7 +23,13 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .asv_results import ASV_MACHINE_FIELDS, ResultsFileError, ResultsTree, load_json
+from .asv_results import (
+    ASV_MACHINE_FIELDS,
+    ResultsFileError,
+    ResultsTree,
+    load_json,
+    version_order,
+)
 
 HOST_FILE = "serkit-host.json"
 # Not asv's `version` key: `asv update` rewrites any file in the results tree whose
@@ -128,7 +134,7 @@ def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:
         "governor": governor(),
         "turbo": turbo(),
         "os": platform.platform(),
-        "pythons": {version: python_build(path) for version, path in sorted(chosen.items())},
+        "pythons": {v: python_build(chosen[v]) for v in sorted(chosen, key=version_order)},
     }
 
 

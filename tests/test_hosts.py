@@ -101,9 +101,10 @@ def test_record_host_writes_beside_asv_files(tmp_path: Path) -> None:
     assert data["os"] == platform.platform()
 
 
-def test_collect_records_each_given_python() -> None:
-    data = collect({"3.x": Path(sys.executable)})
-    assert data["pythons"]["3.x"]["executable"] == sys.executable
+def test_collect_records_each_given_python_in_version_order() -> None:
+    data = collect({"3.10": Path(sys.executable), "3.9": Path(sys.executable)})
+    assert list(data["pythons"]) == ["3.9", "3.10"]
+    assert data["pythons"]["3.10"]["executable"] == sys.executable
 
 
 # --- serkit hosts --------------------------------------------------------------------------
