@@ -204,7 +204,11 @@ def _read_results_file(path: Path, machine: str, profile: Mapping[str, Any]) -> 
     data = load_json(path)
     if not isinstance(data, dict) or data.get("version") != RESULTS_VERSION:
         found = data.get("version") if isinstance(data, dict) else None
-        raise ResultsFileError(f"not an asv results file of version 2 (version: {found!r})")
+        older = isinstance(found, int) and 0 < found < RESULTS_VERSION
+        hint = "; `asv update` converts older results" if older else ""
+        raise ResultsFileError(
+            f"not an asv results file of version {RESULTS_VERSION} (version: {found!r}){hint}"
+        )
     missing = [k for k in REQUIRED_KEYS if k not in data]
     if missing:
         raise ResultsFileError(f"not an asv results file: no {', '.join(missing)}")

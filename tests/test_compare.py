@@ -348,7 +348,10 @@ def test_a_truncated_results_file_is_skipped_with_a_warning_naming_it(
 @pytest.mark.parametrize(
     ("content", "why"),
     [
-        ('{"version": 1, "results": {}}', "not an asv results file of version 2"),
+        (
+            '{"version": 1, "results": {}}',
+            "not an asv results file of version 2 (version: 1); `asv update`",
+        ),
         ("[1, 2, 3]", "not an asv results file of version 2"),
         ('{"version": 2, "results": {}}', "not an asv results file: no commit_hash"),
         ("\x00\x01garbage", "not valid JSON"),
