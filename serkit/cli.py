@@ -464,6 +464,62 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     return 0 if result.within else 1
 
 
+# --- comparing hosts -------------------------------------------------------------------
+
+
+def _results_dir(args: argparse.Namespace) -> Path:
+    """--results as given (relative to the working folder), or the checkout's asv results."""
+    return Path(args.results) if args.results else project_root() / ".asv" / "results"
+
+
+def _warn(warnings: Sequence[str]) -> None:
+    for warning in warnings:
+        print(f"serkit: warning: {warning}", file=sys.stderr)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .asv_results import read_tree
+    from .compare import compare
+    from .compare_output import as_json, render
+
+    tree = read_tree(_results_dir(args), [args.host_a, args.host_b])
+    try:
+        result = compare(tree, args.host_a, args.host_b, args.commit)
+    except SerkitError:
+        _warn(tree.warnings)  # a skipped file may be why nothing can be compared
+        raise
+    _warn(result.warnings)
+    if args.format == "json":
+        _print_json(as_json(result))
+    else:
+        sys.stdout.write(render(result, markdown=args.format == "markdown"))
+    mismatches = len(result.size_mismatches)
+    if mismatches:
+        print(
+            f"serkit: {mismatches} size(s) differ between {args.host_a} and {args.host_b} in "
+            "the same environment: the hosts did not run the same thing",
+            file=sys.stderr,
+        )
+    return 1 if mismatches else 0
+
+
+def cmd_hosts(args: argparse.Namespace) -> int:
+    from .asv_results import read_tree
+    from .hostinfo import describe_hosts, render_hosts
+
+    root = _results_dir(args)
+    tree = read_tree(root)
+    rows = describe_hosts(tree)
+    _warn(tree.warnings)
+    if not rows:
+        raise SerkitError(f"no asv results in {root} (no machine folders)")
+    if args.format == "json":
+        _print_json(rows)
+    else:
+        print(render_hosts(rows))
+    return 0
+
+
 # --- wiring ----------------------------------------------------------------------------
 
 
@@ -606,6 +662,38 @@ def build_parser() -> argparse.ArgumentParser:
     agreement.add_argument("--operation", choices=["dumps", "loads", "round_trip"], default="dumps")
     agreement.add_argument("--rounds", type=int, default=5)
     agreement.set_defaults(run=cmd_agreement)
+
+    results = argparse.ArgumentParser(add_help=False)
+    results.add_argument(
+        "--results", metavar="DIR", help="an asv results folder (default: .asv/results)"
+    )
+    compare = commands.add_parser(
+        "compare",
+        parents=[results],
+        help="compare the asv results of two machines: B/A per benchmark, noise, sizes",
+        description=(
+            "Compare two machines' asv results, matched by benchmark, parameters and "
+            "environment (Python, library versions, environment variables). By default "
+            "each value is compared at the newest commit both hosts measured it at. A "
+            "difference is within noise when the 99% confidence intervals overlap (the "
+            "interquartile ranges where either has none). Sizes (track_* in bytes, but "
+            "not memory) must be equal: a difference exits 1. See README, Comparing hosts."
+        ),
+    )
+    compare.add_argument("host_a", metavar="HOST_A", help="machine name: A, the baseline")
+    compare.add_argument("host_b", metavar="HOST_B", help="machine name: B, compared with A")
+    compare.add_argument("--commit", metavar="C", help="this commit (a prefix) on both hosts")
+    compare.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+    compare.set_defaults(run=cmd_compare)
+
+    hosts = commands.add_parser(
+        "hosts",
+        parents=[results],
+        help="the machines in the results: CPU, governor, turbo, Python builds, OS",
+    )
+    hosts.add_argument("--format", choices=["table", "json"], default="table")
+    hosts.set_defaults(run=cmd_hosts)
+
     return parser
 
 

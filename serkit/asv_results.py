@@ -1,0 +1,330 @@
+"""Reading an asv results tree (format version 2): any asv suite's, not only serkit's.
+
+asv 0.6 keeps `results/<machine>/machine.json`, one `results/<machine>/<commit8>-<env>.json`
+per commit and environment, and one shared `results/benchmarks.json`. Each result row
+lines up with the file's `result_columns`; its values are flattened in
+`itertools.product(*params)` order, with the parameters stored as `repr()` strings, and a
+skipped value is a bare `NaN` token (Python's json module reads it).
+
+A results file that cannot be read (not JSON, cut short, not asv's version 2, or filed
+under another machine) is skipped with a warning naming it, so that the rest of the
+tree can still be read; the caller decides whether what is left is enough.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+RESULTS_VERSION = 2
+MACHINE_FILE = "machine.json"
+BENCHMARKS_FILE = "benchmarks.json"
+# asv names each results file <first 8 hex digits of the commit>-<environment>.json;
+# anything else in a machine's folder (machine.json, serkit-host.json) is not a result.
+RESULTS_FILE = re.compile(r"^[0-9a-fA-F]{8}-.+\.json$")
+# The fields of asv's machine profile. asv copies them into every result's `params`,
+# where they describe the host, not the environment, so matching leaves them out.
+ASV_MACHINE_FIELDS = frozenset({"machine", "os", "arch", "cpu", "num_cpu", "ram"})
+# Units and types asv gives benchmarks by their name's prefix, when benchmarks.json
+# does not list one (it is shared and rewritten by every run).
+PREFIX_KINDS = {
+    "time_": ("time", "seconds"),
+    "timeraw_": ("time", "seconds"),
+    "mem_": ("memory", "bytes"),
+    "peakmem_": ("memory", "bytes"),
+    "track_": ("track", "unit"),
+}
+
+REQUIRED_KEYS = ("commit_hash", "params", "python", "requirements", "result_columns", "results")
+
+Interval = tuple[float, float]
+
+
+def version_order(version: str) -> tuple[int, ...]:
+    """A Python version as numbers, so that 3.9 sorts before 3.10."""
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+
+class ResultsFileError(ValueError):
+    """A file in the results tree that is not what asv writes."""
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What an environment ran, with nothing of the host in it: the key for matching."""
+
+    python: str
+    requirements: tuple[tuple[str, str], ...]
+    env_vars: tuple[tuple[str, str], ...] = ()
+    other: tuple[tuple[str, str], ...] = ()  # further params asv recorded, if any
+
+    @property
+    def label(self) -> str:
+        # An `existing` environment records its interpreter's path, not a version.
+        parts = [
+            f"python at {self.python}"
+            if any(sep in self.python for sep in "/\\")
+            else f"py{self.python}"
+        ]
+        parts += [f"{name} {version or '(unpinned)'}" for name, version in self.requirements]
+        parts += [f"{name}={value}" for name, value in (*self.env_vars, *self.other)]
+        return ", ".join(parts)
+
+    @property
+    def versions_recorded(self) -> bool:
+        """Whether asv recorded an exact version of every library (an `existing`
+        environment records none, and an empty requirement means "the latest")."""
+        return bool(self.requirements) and all(v[:1].isalnum() for _, v in self.requirements)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "python": self.python,
+            "requirements": dict(self.requirements),
+            "env_vars": dict(self.env_vars),
+            **({"other": dict(self.other)} if self.other else {}),
+        }
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """What benchmarks.json says of one benchmark, or what its name implies."""
+
+    name: str
+    kind: str  # asv's type: time, track, memory (mem_/peakmem_), or unknown
+    unit: str
+    param_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One value asv recorded: a benchmark, at one parameter set, commit and environment."""
+
+    machine: str
+    commit: str
+    date: int
+    env: Environment
+    benchmark: str
+    params: tuple[str, ...]  # asv's repr() strings, in the benchmark's param order
+    value: float | None  # None: skipped or failed
+    ci_99: Interval | None
+    iqr: Interval | None
+    code_version: str | None  # asv's hash of the benchmark's code
+    file: Path
+
+
+@dataclass
+class Machine:
+    name: str
+    profile: dict[str, Any]  # machine.json, without asv's version key
+    measurements: list[Measurement] = field(default_factory=list)
+    files: int = 0  # results files read
+
+
+@dataclass
+class ResultsTree:
+    root: Path
+    machines: dict[str, Machine]
+    benchmarks: dict[str, Benchmark]
+    warnings: list[str]
+
+    guessed: set[str] = field(default_factory=set)
+
+    def benchmark(self, name: str) -> Benchmark:
+        """What benchmarks.json says of `name`, or else what its name implies (asv's prefixes)."""
+        known = self.benchmarks.get(name)
+        if known is not None:
+            return known
+        if not self.guessed:
+            self.warnings.append(
+                f"{name} is not described in {self.root / BENCHMARKS_FILE}: kinds and units "
+                "are guessed from benchmark names (`asv run --bench just-discover` rewrites it)"
+            )
+        self.guessed.add(name)
+        short = name.rsplit(".", 1)[-1]
+        for prefix, (kind, unit) in PREFIX_KINDS.items():
+            if short.startswith(prefix):
+                return Benchmark(name, kind, unit)
+        return Benchmark(name, "unknown", "")
+
+
+def load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ResultsFileError("not text") from exc
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"not valid JSON, truncated or corrupted ({exc})") from exc
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ResultsFileError(f"a value is {value!r}, not a number")
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value  # an int stays an int: sizes are counts
+
+
+def _interval(low: Any, high: Any) -> Interval | None:
+    a, b = _number(low), _number(high)
+    return None if a is None or b is None else (a, b)
+
+
+def _column(row: Mapping[str, Any], name: str, size: int) -> list[Any]:
+    values = row.get(name)
+    if values is None:
+        return [None] * size
+    if not isinstance(values, list) or len(values) != size:
+        raise ResultsFileError(f"its {name} column does not line up with its results")
+    return values
+
+
+def _pairs(data: Any, what: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(data, dict):
+        raise ResultsFileError(f"its {what} is not an object")
+    return tuple(sorted((str(k), str(v)) for k, v in data.items()))
+
+
+def _environment(data: Mapping[str, Any], profile: Mapping[str, Any]) -> Environment:
+    requirements = _pairs(data["requirements"], "requirements")
+    host_keys = ASV_MACHINE_FIELDS | set(profile) | {"python"} | {k for k, _ in requirements}
+    other = tuple((k, v) for k, v in _pairs(data["params"], "params") if k not in host_keys)
+    env_vars = _pairs(data.get("env_vars") or {}, "env_vars")
+    return Environment(str(data["python"]), requirements, env_vars, other)
+
+
+def _read_results_file(path: Path, machine: str, profile: Mapping[str, Any]) -> list[Measurement]:
+    data = load_json(path)
+    if not isinstance(data, dict) or data.get("version") != RESULTS_VERSION:
+        found = data.get("version") if isinstance(data, dict) else None
+        older = isinstance(found, int) and 0 < found < RESULTS_VERSION
+        hint = "; `asv update` converts older results" if older else ""
+        raise ResultsFileError(
+            f"not an asv results file of version {RESULTS_VERSION} (version: {found!r}){hint}"
+        )
+    missing = [k for k in REQUIRED_KEYS if k not in data]
+    if missing:
+        raise ResultsFileError(f"not an asv results file: no {', '.join(missing)}")
+    recorded = data["params"].get("machine") if isinstance(data["params"], dict) else None
+    if recorded != machine:
+        raise ResultsFileError(f"it holds results of machine {recorded!r}, not {machine!r}")
+    env = _environment(data, profile)
+    commit, date = str(data["commit_hash"]), data.get("date")
+    columns = data["result_columns"]
+    if not isinstance(data["results"], dict) or not isinstance(columns, list):
+        raise ResultsFileError("its results are not laid out as asv's")
+    out: list[Measurement] = []
+    for name, values in data["results"].items():
+        if not isinstance(values, list):
+            raise ResultsFileError(f"its row for {name} is not a list")
+        row = dict(zip(columns, values))
+        axes = row.get("params") or []
+        if not isinstance(axes, list) or not all(isinstance(a, list) for a in axes):
+            raise ResultsFileError(f"its params for {name} are not lists")
+        grid = list(itertools.product(*axes))
+        size = len(grid)
+        result = _column(row, "result", size)
+        ci_a, ci_b = _column(row, "stats_ci_99_a", size), _column(row, "stats_ci_99_b", size)
+        q25, q75 = _column(row, "stats_q_25", size), _column(row, "stats_q_75", size)
+        version = row.get("version")
+        for i, params in enumerate(grid):
+            out.append(
+                Measurement(
+                    machine=machine,
+                    commit=commit,
+                    date=int(date) if isinstance(date, (int, float)) else 0,
+                    env=env,
+                    benchmark=str(name),
+                    params=tuple(str(p) for p in params),
+                    value=_number(result[i]),
+                    ci_99=_interval(ci_a[i], ci_b[i]),
+                    iqr=_interval(q25[i], q75[i]),
+                    code_version=str(version) if version is not None else None,
+                    file=path,
+                )
+            )
+    return out
+
+
+def _read_benchmarks(root: Path, warnings: list[str]) -> dict[str, Benchmark]:
+    path = root / BENCHMARKS_FILE
+    if not path.is_file():
+        return {}  # said when a benchmark needs it: `serkit hosts` does not
+    try:
+        data = load_json(path)
+        if not isinstance(data, dict):
+            raise ResultsFileError("not an object")
+        return {
+            name: Benchmark(
+                name,
+                str(info.get("type", "unknown")),
+                str(info.get("unit", "")),
+                tuple(str(p) for p in info.get("param_names") or ()),
+            )
+            for name, info in data.items()
+            if isinstance(info, dict)
+        }
+    except ResultsFileError as exc:
+        warnings.append(f"skipped {path}: {exc}")
+        return {}
+
+
+def _read_profile(folder: Path, warnings: list[str]) -> dict[str, Any]:
+    path = folder / MACHINE_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = load_json(path)
+    except ResultsFileError as exc:
+        warnings.append(f"skipped {path}: {exc}")
+        return {}
+    if not isinstance(data, dict):
+        warnings.append(f"skipped {path}: not an asv machine profile")
+        return {}
+    return {k: v for k, v in data.items() if k != "version"}
+
+
+def _results_files(folder: Path) -> Iterator[Path]:
+    return (p for p in sorted(folder.iterdir()) if p.is_file() and RESULTS_FILE.match(p.name))
+
+
+def machine_folders(root: Path) -> list[Path]:
+    """The folders of `root` that asv wrote for a machine: a profile or results inside."""
+    if not root.is_dir():
+        return []
+    return [
+        folder
+        for folder in sorted(root.iterdir())
+        if folder.is_dir() and ((folder / MACHINE_FILE).is_file() or any(_results_files(folder)))
+    ]
+
+
+def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
+    """Every machine's results under `root`, or only those named (unread otherwise)."""
+    warnings: list[str] = []
+    tree = ResultsTree(root, {}, _read_benchmarks(root, warnings), warnings)
+    for folder in machine_folders(root):
+        profile = _read_profile(folder, warnings)
+        machine = Machine(folder.name, profile)
+        tree.machines[folder.name] = machine
+        if machines is not None and folder.name not in machines:
+            continue
+        for path in _results_files(folder):
+            try:
+                machine.measurements += _read_results_file(path, folder.name, profile)
+            except ResultsFileError as exc:
+                warnings.append(f"skipped {path}: {exc}")
+            # A foreign file can be shaped any way at all: whatever breaks the reading
+            # skips that file, named, and never ends the command in a traceback.
+            except (LookupError, TypeError, ValueError, AttributeError) as exc:
+                warnings.append(f"skipped {path}: not laid out as asv's ({exc!r})")
+            else:
+                machine.files += 1
+    return tree

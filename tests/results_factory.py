@@ -1,0 +1,170 @@
+"""Small asv results trees (format version 2), written the way asv writes them.
+
+For the tests of `serkit compare` and `serkit hosts`: a generic suite with one timing,
+one size, one memory track and one unparameterized timing, two codecs and two fixtures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+CODECS = ["json", "orjson"]
+FIXTURES = ["small", "large"]
+GRID = [["'json'", "'orjson'"], ["'small'", "'large'"]]  # asv stores params as repr()
+COLUMNS = [
+    "result",
+    "params",
+    "version",
+    "started_at",
+    "duration",
+    "stats_ci_99_a",
+    "stats_ci_99_b",
+    "stats_q_25",
+    "stats_q_75",
+    "stats_number",
+    "stats_repeat",
+    "samples",
+    "profile",
+]
+BENCHMARKS: dict[str, dict[str, Any]] = {
+    "bench_time.Dumps.time_dumps": {"type": "time", "unit": "seconds", "grid": GRID},
+    "bench_size.Size.track_bytes": {"type": "track", "unit": "bytes", "grid": GRID},
+    "bench_memory.Peak.track_dumps_rss": {"type": "track", "unit": "bytes", "grid": GRID},
+    "bench_plain.Startup.time_startup": {"type": "time", "unit": "seconds", "grid": []},
+}
+# In itertools.product(GRID) order: (json, small), (json, large), (orjson, small), ...
+TIMES = [2e-6, 300e-6, 1e-6, 100e-6]
+SIZES = [52, 52003, 48, 48000]
+RSS = [4096, 2_097_152, 4096, 1_048_576]
+STARTUP = [0.02]
+ENV = {"python": "3.11", "requirements": {"orjson": "3.10.18", "ujson": "5.10.0"}}
+COMMIT = "1234567890abcdef1234567890abcdef12345678"
+OLDER = "fedcba0987654321fedcba0987654321fedcba09"
+
+
+def values(time_factor: float = 1.0) -> dict[str, list[float | None]]:
+    """The suite's values, every timing multiplied by `time_factor`."""
+    return {
+        "bench_time.Dumps.time_dumps": [t * time_factor for t in TIMES],
+        "bench_size.Size.track_bytes": list(SIZES),
+        "bench_memory.Peak.track_dumps_rss": list(RSS),
+        "bench_plain.Startup.time_startup": [t * time_factor for t in STARTUP],
+    }
+
+
+def _row(name: str, result: Sequence[float | None], spread: float | None) -> list[Any]:
+    info = BENCHMARKS.get(name, {"type": "time", "grid": []})
+    row: dict[str, Any] = {
+        "result": [float("nan") if v is None else v for v in result],  # asv's NaN token
+        "params": info["grid"],
+        "version": f"code-of-{name}",
+        "started_at": 1_700_000_000_000,
+        "duration": 1.5,
+    }
+    if info["type"] == "time" and spread is not None:
+        row["stats_ci_99_a"] = [None if v is None else v * (1 - spread) for v in result]
+        row["stats_ci_99_b"] = [None if v is None else v * (1 + spread) for v in result]
+        row["stats_q_25"] = [None if v is None else v * (1 - spread / 2) for v in result]
+        row["stats_q_75"] = [None if v is None else v * (1 + spread / 2) for v in result]
+        row["stats_number"] = [None if v is None else 100 for v in result]
+        row["stats_repeat"] = [None if v is None else 3 for v in result]
+    out = [row.get(column) for column in COLUMNS]
+    while out and out[-1] is None:  # asv drops trailing empty columns
+        out.pop()
+    return out
+
+
+def results_file(
+    machine: str,
+    results: Mapping[str, Sequence[float | None]],
+    *,
+    env: Mapping[str, Any] = ENV,
+    commit: str = COMMIT,
+    date: int = 1_700_000_000_000,
+    spread: float | None = 0.05,
+    profile: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """One asv results file's content; the host's own fields go into `params`, as asv does."""
+    requirements = dict(env["requirements"])
+    return {
+        "commit_hash": commit,
+        "env_name": "virtualenv-py"
+        + env["python"]
+        + "".join(f"-{k}{v}" for k, v in requirements.items()),
+        "date": date,
+        "params": {**(profile or {}), "machine": machine, "python": env["python"], **requirements},
+        "python": env["python"],
+        "requirements": requirements,
+        "env_vars": dict(env.get("env_vars", {})),
+        "result_columns": COLUMNS,
+        "results": {name: _row(name, result, spread) for name, result in results.items()},
+        "durations": {},
+        "version": 2,
+    }
+
+
+def write_machine(
+    root: Path,
+    machine: str,
+    files: Sequence[Mapping[str, Any]] = (),
+    profile: Mapping[str, str] | None = None,
+) -> Path:
+    """results/<machine>/machine.json and each results file, named as asv names them."""
+    folder = root / machine
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "machine.json").write_text(
+        json.dumps({**(profile or {}), "machine": machine, "version": 1})
+    )
+    for i, data in enumerate(files):
+        name = f"{data['commit_hash'][:8]}-env-{i}.json"
+        (folder / name).write_text(json.dumps(data, separators=(",", ":")))
+    return folder
+
+
+def write_benchmarks(root: Path) -> None:
+    """The shared results/benchmarks.json."""
+    described = {
+        name: {
+            "name": name,
+            "type": info["type"],
+            "unit": info["unit"],
+            "param_names": ["codec", "fixture"] if info["grid"] else [],
+            "params": info["grid"],
+            "version": f"code-of-{name}",
+        }
+        for name, info in BENCHMARKS.items()
+    }
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "benchmarks.json").write_text(json.dumps({**described, "version": 2}))
+
+
+def two_hosts(
+    root: Path,
+    time_factor: float = 1.0,
+    b_changes: Mapping[str, Sequence[float | None]] | None = None,
+) -> Path:
+    """Hosts a and b, one environment each, the same commit; b's timings x time_factor,
+    and then `b_changes`, by benchmark name."""
+    write_benchmarks(root)
+    a_profile = {
+        "cpu": "Intel Xeon",
+        "num_cpu": "4",
+        "os": "Linux 6.1",
+        "arch": "x86_64",
+        "ram": "16GB",
+    }
+    b_profile = {
+        "cpu": "AMD EPYC",
+        "num_cpu": "2",
+        "os": "Linux 5.15",
+        "arch": "x86_64",
+        "ram": "8GB",
+    }
+    write_machine(root, "a", [results_file("a", values(), profile=a_profile)], a_profile)
+    b_values = values(time_factor)
+    b_values.update(b_changes or {})
+    write_machine(root, "b", [results_file("b", b_values, profile=b_profile)], b_profile)
+    return root

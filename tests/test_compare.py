@@ -1,0 +1,545 @@
+"""`serkit compare`: two machines' asv results, matched, judged and summarized.
+
+Most result trees are written here, the way asv writes them (results_factory); one
+test reads the output of a real, tiny `asv run`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from results_factory import (
+    COMMIT,
+    ENV,
+    OLDER,
+    RSS,
+    SIZES,
+    TIMES,
+    results_file,
+    two_hosts,
+    values,
+    write_benchmarks,
+    write_machine,
+)
+
+from serkit.asv_results import read_tree
+from serkit.bench import scratch_config
+from serkit.cli import main
+from serkit.compare import (
+    FASTER,
+    NO_SPREAD,
+    SAME,
+    SIZE_MISMATCH,
+    SLOWER,
+    WITHIN_NOISE,
+    compare,
+    geometric_mean,
+)
+from serkit.compare_output import format_value
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMING = "bench_time.Dumps.time_dumps"
+SIZE = "bench_size.Size.track_bytes"
+MEMORY = "bench_memory.Peak.track_dumps_rss"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def compare_json(capsys: pytest.CaptureFixture[str], root: Path, *extra: str) -> dict[str, Any]:
+    code, out, err = run(
+        capsys, "compare", "a", "b", "--results", str(root), "--format", "json", *extra
+    )
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def pairs_of(data: dict[str, Any], benchmark: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+    return {tuple(p["params"].values()): p for p in data["pairs"] if p["benchmark"] == benchmark}
+
+
+def assert_one_line_error(code: int, err: str, *words: str) -> None:
+    assert code == 1
+    errors = [line for line in err.splitlines() if line.startswith("serkit: error:")]
+    assert len(errors) == 1, err
+    assert "Traceback" not in err
+    for word in words:
+        assert word in errors[0], errors[0]
+
+
+# --- matching and ratios ----------------------------------------------------------------
+
+
+def test_scaling_every_time_by_k_gives_ratio_k_and_equal_sizes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    k = 1.7
+    data = compare_json(capsys, two_hosts(tmp_path, time_factor=k))
+    timings = pairs_of(data, TIMING)
+    assert len(timings) == 4
+    for (codec, _), pair in timings.items():
+        assert pair["ratio"] == pytest.approx(k)
+        assert pair["b"] == pytest.approx(pair["a"] * k)
+        assert pair["unit"] == "seconds" and pair["group"] == codec
+    (startup,) = pairs_of(data, "bench_plain.Startup.time_startup").values()
+    assert startup["ratio"] == pytest.approx(k) and startup["group"] == startup["benchmark"]
+    groups = {g["group"]: g for g in data["summary"]["groups"]}
+    assert set(groups) == {"json", "orjson", "bench_plain.Startup.time_startup"}
+    assert all(g["geomean"] == pytest.approx(k) for g in groups.values())
+    assert groups["json"]["timings"] == 2
+    assert data["summary"]["overall"]["geomean"] == pytest.approx(k)
+    assert data["summary"]["overall"]["timings"] == 5  # sizes are a check, not in the mean
+    sizes = pairs_of(data, SIZE)
+    assert [p["a"] for p in sizes.values()] == SIZES
+    assert all(p["verdict"] == SAME and p["ratio"] == 1 for p in sizes.values())
+    assert data["size_mismatches"] == 0
+
+
+def test_environments_match_without_the_hosts_own_fields(tmp_path: Path) -> None:
+    tree = read_tree(two_hosts(tmp_path))  # a and b differ in cpu, os, num_cpu and ram
+    result = compare(tree, "a", "b")
+    envs = {p.env for p in result.pairs}
+    assert len(envs) == 1
+    (env,) = envs
+    assert env.python == "3.11" and dict(env.requirements) == ENV["requirements"]
+    assert env.other == ()  # nothing of machine.json leaked into the key
+    assert not result.only_envs["a"] and not result.only_envs["b"]
+
+
+def test_a_changed_size_is_flagged_loudly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    changed = [*SIZES[:3], SIZES[3] + 1]
+    root = two_hosts(tmp_path, b_changes={SIZE: changed, MEMORY: [r * 2 for r in RSS]})
+    code, out, err = run(capsys, "compare", "a", "b", "--results", str(root))
+    assert code == 1
+    assert "did not run the same thing" in out and "did not run the same thing" in err
+    assert "48,000 B on a, 48,001 B on b" in out
+    assert out.count(SIZE_MISMATCH) == 2  # the alarm above the tables, and the row
+    result = compare(read_tree(root), "a", "b")
+    (mismatch,) = result.size_mismatches
+    assert mismatch.params == {"codec": "orjson", "fixture": "large"}
+    # Resident memory is measured, not counted: it differs, and that is no alarm.
+    memory = [p for p in result.pairs if p.benchmark.name == MEMORY]
+    assert memory and all(p.verdict == "differs" and p.ratio == 2 for p in memory)
+
+
+def test_one_sided_benchmarks_environments_and_values_get_no_ratio(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_benchmarks(tmp_path)
+    write_machine(tmp_path, "a", [results_file("a", values())])
+    b_values = values()
+    b_values[TIMING] = [None, *TIMES[1:]]  # (json, small) skipped on b
+    b_values["bench_extra.New.time_new"] = [1e-3]  # a benchmark only b has
+    other_env = {"python": "3.12", "requirements": ENV["requirements"]}
+    b_files = [results_file("b", b_values), results_file("b", values(), env=other_env)]
+    write_machine(tmp_path, "b", b_files)
+    data = compare_json(capsys, tmp_path)
+    assert data["only_b"]["benchmarks"] == ["bench_extra.New.time_new"]
+    assert [e["python"] for e in data["only_b"]["environments"]] == ["3.12"]
+    (only_a,) = data["only_a"]["values"]
+    assert only_a["benchmark"] == TIMING and only_a["params"] == {
+        "codec": "json",
+        "fixture": "small",
+    }
+    assert only_a["value"] == TIMES[0] and "ratio" not in only_a
+    compared = {(p["benchmark"], tuple(p["params"].values())) for p in data["pairs"]}
+    assert (TIMING, ("json", "small")) not in compared
+    assert not any(p["benchmark"] == "bench_extra.New.time_new" for p in data["pairs"])
+    assert {p["env"]["python"] for p in data["pairs"]} == {"3.11"}
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(tmp_path))
+    assert code == 0
+    assert "Environments only b ran (1), not compared" in out
+    assert "Benchmarks only b ran (1), not compared" in out
+    assert "Measured only on a (1)" in out
+
+
+# --- noise ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("factor", "spread", "verdict"),
+    [
+        (1.02, 0.05, WITHIN_NOISE),  # 2 % apart, 99 % CIs of +-5 %: they overlap
+        (0.5, 0.05, FASTER),
+        (1.5, 0.05, SLOWER),
+        (1.15, 0.10, WITHIN_NOISE),  # +-10 % each side: 1.035 overlaps 1.1
+        (1.5, None, NO_SPREAD),  # no statistics recorded: no verdict on the difference
+    ],
+)
+def test_noise_marking(tmp_path: Path, factor: float, spread: float | None, verdict: str) -> None:
+    write_benchmarks(tmp_path)
+    write_machine(tmp_path, "a", [results_file("a", values(), spread=spread)])
+    write_machine(tmp_path, "b", [results_file("b", values(factor), spread=spread)])
+    result = compare(read_tree(tmp_path), "a", "b")
+    timings = [p for p in result.pairs if p.benchmark.kind == "time"]
+    assert timings and {p.verdict for p in timings} == {verdict}
+    _, overall = result.summary()
+    assert overall.verdicts == {verdict: len(timings)}
+
+
+def test_interquartile_ranges_judge_where_one_host_recorded_no_confidence_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path, time_factor=1.04)
+    (path,) = (root / "b").glob("*-env-*.json")  # drop b's CIs, keep its IQRs of +-2.5 %
+    data = json.loads(path.read_text())
+    for row in data["results"].values():
+        if len(row) > 6:
+            row[5] = row[6] = None
+    path.write_text(json.dumps(data))
+    result = compare(read_tree(root), "a", "b")
+    timings = [p for p in result.pairs if p.benchmark.kind == "time"]
+    # 1.04 against 1.0 with +-2.5 %: 1.014 lies below 1.025, so the IQRs overlap, and
+    # a's CI is not set against b's IQR.
+    assert timings and all(p.verdict == WITHIN_NOISE for p in timings)
+    assert all(p.a.ci_99 is not None and p.b.ci_99 is None for p in timings)
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root))
+    row = next(line for line in out.splitlines() if "orjson, large" in line and TIMING in line)
+    assert code == 0 and "97.5 µs to 102 µs (IQR)" in row and "101 µs to 107 µs (IQR)" in row
+
+
+# --- commits ---------------------------------------------------------------------------------
+
+
+def test_newest_commit_on_both_sides_is_used_unless_one_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_benchmarks(tmp_path)
+    old, new = 1_600_000_000_000, 1_700_000_000_000
+    a_files = [
+        results_file("a", values(), commit=OLDER, date=old),
+        results_file("a", values(2.0), commit=COMMIT, date=new),
+    ]
+    b_files = [results_file("b", values(3.0), commit=OLDER, date=old)]
+    write_machine(tmp_path, "a", a_files)
+    write_machine(tmp_path, "b", b_files)
+    data = compare_json(capsys, tmp_path)
+    assert {p["commit"] for p in data["pairs"]} == {OLDER}  # b has not run the newer one
+    assert data["summary"]["overall"]["geomean"] == pytest.approx(3.0)
+    write_machine(
+        tmp_path, "b", [*b_files, results_file("b", values(3.0), commit=COMMIT, date=new)]
+    )
+    data = compare_json(capsys, tmp_path)
+    assert {p["commit"] for p in data["pairs"]} == {COMMIT}
+    assert data["summary"]["overall"]["geomean"] == pytest.approx(1.5)
+    data = compare_json(capsys, tmp_path, "--commit", OLDER[:6])
+    assert data["commit"] == OLDER and {p["commit"] for p in data["pairs"]} == {OLDER}
+    assert data["summary"]["overall"]["geomean"] == pytest.approx(3.0)
+
+
+def test_an_unknown_or_ambiguous_commit_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_benchmarks(tmp_path)
+    twins = ["abc1" + "0" * 36, "abc2" + "0" * 36]
+    for host in ("a", "b"):
+        write_machine(tmp_path, host, [results_file(host, values(), commit=c) for c in twins])
+    code, _, err = run(capsys, "compare", "a", "b", "--results", str(tmp_path), "--commit", "abc")
+    assert_one_line_error(code, err, "ambiguous", "abc10000", "abc20000")
+    code, _, err = run(capsys, "compare", "a", "b", "--results", str(tmp_path), "--commit", "fff")
+    assert_one_line_error(code, err, "no results for commit fff", "abc10000")
+
+
+# --- output ----------------------------------------------------------------------------------
+
+
+def test_json_output_is_documented_and_stable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = compare_json(capsys, two_hosts(tmp_path, time_factor=2.0))
+    assert data["schema"] == "serkit-compare/1"
+    assert {"host_a", "host_b", "commit", "commit_rule", "noise_rule", "pairs", "summary"} <= set(
+        data
+    )
+    assert {"size_mismatches", "only_a", "only_b", "not_comparable", "warnings"} <= set(data)
+    pair = pairs_of(data, TIMING)["orjson", "small"]
+    assert set(pair) == {
+        *("benchmark", "params", "env", "commit", "kind", "unit", "a", "b", "ratio"),
+        *("a_spread", "b_spread", "verdict", "group"),
+    }
+    assert pair["env"] == {**ENV, "env_vars": {}}
+    assert pair["a"] == TIMES[2] and pair["b"] == 2 * TIMES[2]
+    assert pair["a_spread"]["ci_99"] == pytest.approx([TIMES[2] * 0.95, TIMES[2] * 1.05])
+    assert pair["a_spread"]["iqr"] == pytest.approx([TIMES[2] * 0.975, TIMES[2] * 1.025])
+    assert pair["verdict"] == SLOWER
+    assert set(data["only_a"]) == {"environments", "benchmarks", "values"}
+    assert set(data["summary"]) == {"groups", "overall"}
+    assert set(data["summary"]["overall"]) == {"group", "timings", "geomean", "verdicts"}
+
+
+def test_table_and_markdown_show_units_spreads_and_the_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path, time_factor=2.0)
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root))
+    assert code == 0
+    assert "A = a, B = b" in out and "within noise when the 99% confidence intervals" in out
+    row = next(
+        line for line in out.splitlines() if "orjson, large" in line and "time_dumps" in line
+    )
+    assert "100 µs" in row and "200 µs" in row and "95.0 µs to 105 µs" in row
+    assert "2.000" in row and SLOWER in row
+    size_row = next(line for line in out.splitlines() if "json, large" in line and SIZE in line)
+    assert "50.8 KiB" in size_row and SAME in size_row
+    assert "geometric mean of B/A" in out and "overall" in out
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root), "--format", "markdown")
+    assert code == 0
+    assert "### py3.11, orjson 3.10.18, ujson 5.10.0 (commit 12345678)" in out
+    assert "| bench_time.Dumps.time_dumps" in out
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "text"),
+    [
+        (1.234e-6, "seconds", "1.23 µs"),
+        (460e-9, "seconds", "460 ns"),
+        (0.0123, "seconds", "12.3 ms"),
+        (2.5, "seconds", "2.50 s"),
+        (921, "bytes", "921 B"),
+        (52003, "bytes", "50.8 KiB"),
+        (3_223_269, "bytes", "3.07 MiB"),
+        (1, "1 = compiled, 0 = pure Python", "1"),
+        (None, "seconds", "-"),
+    ],
+)
+def test_values_are_shown_in_their_units(value: float | None, unit: str, text: str) -> None:
+    assert format_value(value, unit) == text
+
+
+def test_geometric_mean() -> None:
+    assert geometric_mean([2.0, 8.0]) == pytest.approx(4.0)
+    assert geometric_mean([]) is None
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+
+def test_a_truncated_results_file_is_skipped_with_a_warning_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path)
+    good = results_file("b", values(), commit=OLDER, date=1)
+    write_machine(
+        root, "a", [results_file("a", values()), results_file("a", values(), commit=OLDER, date=1)]
+    )
+    write_machine(root, "b", [results_file("b", values()), good])
+    (broken,) = (root / "b").glob(f"{COMMIT[:8]}-*.json")
+    broken.write_text(broken.read_text()[:300])
+    code, out, err = run(capsys, "compare", "a", "b", "--results", str(root), "--format", "json")
+    assert code == 0
+    assert f"serkit: warning: skipped {broken}: not valid JSON" in err
+    assert {p["commit"] for p in json.loads(out)["pairs"]} == {OLDER}  # the rest still compared
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (
+            '{"version": 1, "results": {}}',
+            "not an asv results file of version 2 (version: 1); `asv update`",
+        ),
+        ("[1, 2, 3]", "not an asv results file of version 2"),
+        ('{"version": 2, "results": {}}', "not an asv results file: no commit_hash"),
+        ("\x00\x01garbage", "not valid JSON"),
+    ],
+)
+def test_a_foreign_file_is_skipped_and_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, why: str
+) -> None:
+    root = two_hosts(tmp_path)
+    foreign = root / "b" / "0badf00d-foreign.json"
+    foreign.write_text(content)
+    code, _, err = run(capsys, "compare", "a", "b", "--results", str(root))
+    assert code == 0
+    assert f"skipped {foreign}: {why}" in err
+
+
+def test_results_filed_under_the_wrong_machine_are_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path)
+    stray = root / "b" / "0badf00d-stray.json"
+    stray.write_text(json.dumps(results_file("a", values(5.0))))
+    code, _, err = run(capsys, "compare", "a", "b", "--results", str(root))
+    assert code == 0 and "holds results of machine 'a', not 'b'" in err
+
+
+def test_a_machine_whose_only_results_are_broken_has_nothing_to_compare(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path)
+    (only,) = (root / "b").glob("*-env-*.json")
+    only.write_text(only.read_text()[:-40])
+    code, _, err = run(capsys, "compare", "a", "b", "--results", str(root))
+    assert "serkit: warning: skipped" in err
+    assert_one_line_error(code, err, "machine b has no readable results")
+
+
+def test_a_machine_with_no_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = two_hosts(tmp_path)
+    write_machine(root, "empty")
+    code, _, err = run(capsys, "compare", "a", "empty", "--results", str(root))
+    assert_one_line_error(code, err, "machine empty has no readable results")
+
+
+def test_an_unknown_machine_lists_the_known_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path)
+    code, _, err = run(capsys, "compare", "a", "c", "--results", str(root))
+    assert_one_line_error(code, err, "no machine 'c'", "known: a, b")
+
+
+def test_no_results_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "compare", "a", "b", "--results", str(tmp_path / "nowhere"))
+    assert_one_line_error(code, err, "no asv results in", "nowhere")
+
+
+def test_hosts_without_a_common_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_benchmarks(tmp_path)
+    write_machine(tmp_path, "a", [results_file("a", values())])
+    newer = {"python": "3.11", "requirements": {"orjson": "3.13.0", "ujson": "5.10.0"}}
+    write_machine(tmp_path, "b", [results_file("b", values(), env=newer)])
+    code, out, err = run(capsys, "compare", "a", "b", "--results", str(tmp_path))
+    assert_one_line_error(code, err, "share no environment", "orjson 3.10.18", "orjson 3.13.0")
+    assert out == ""
+
+
+def test_changed_benchmark_code_is_not_compared(tmp_path: Path) -> None:
+    root = two_hosts(tmp_path, time_factor=2.0)
+    (path,) = (root / "b").glob("*-env-*.json")
+    data = json.loads(path.read_text())
+    data["results"][TIMING][2] = "another-code-hash"
+    path.write_text(json.dumps(data))
+    result = compare(read_tree(root), "a", "b")
+    assert not [p for p in result.pairs if p.benchmark.name == TIMING]
+    assert len(result.not_comparable) == 4
+    assert all("code differs" in entry.reason for entry in result.not_comparable)
+
+
+@pytest.mark.parametrize(
+    ("content", "warning"),
+    [(None, "is not described in"), ("{ truncated", "benchmarks.json: not valid JSON")],
+)
+def test_without_benchmarks_json_units_come_from_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, warning: str
+) -> None:
+    root = two_hosts(tmp_path, time_factor=2.0)
+    if content is None:
+        (root / "benchmarks.json").unlink()
+    else:
+        (root / "benchmarks.json").write_text(content)
+    data = compare_json(capsys, root)
+    pair = pairs_of(data, "bench_time.Dumps.time_dumps")["orjson", "small"]
+    assert pair["unit"] == "seconds" and pair["ratio"] == pytest.approx(2.0)
+    assert set(pair["params"]) == {"param1", "param2"}  # asv's own names, when none are known
+    assert any(warning in w for w in data["warnings"])
+
+
+# --- real asv output -------------------------------------------------------------------------
+
+TINY_SUITE = """
+class Work:
+    params = (["a", "bb", "skip"],)
+    param_names = ("codec",)
+
+    def setup(self, codec):
+        if codec == "skip":
+            raise NotImplementedError  # asv records a NaN
+
+    def time_sum(self, codec):
+        sum(range(200))
+
+    def track_bytes(self, codec):
+        return len(codec) * 10
+
+    track_bytes.unit = "bytes"
+"""
+
+
+def test_reads_the_results_of_a_real_asv_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tiny suite, not serkit's, run by asv in this interpreter; its machine folder is
+    then copied as a second host with every timing doubled."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "__init__.py").write_text("")
+    (suite / "bench_work.py").write_text(TINY_SUITE)
+    config_path = scratch_config(ROOT, tmp_path)  # this checkout's commits, this interpreter
+    config = json.loads(config_path.read_text())
+    config_path.write_text(json.dumps({**config, "benchmark_dir": str(suite)}))
+    env = {**os.environ, "HOME": str(tmp_path)}  # not the user's asv machine profile
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    asv = [sys.executable, "-m", "asv"]
+    for args in (
+        ["machine", "--yes", "--machine", "real-a"],
+        [
+            *("run", "--config", str(config_path)),
+            *("-E", f"existing:{sys.executable}", "--set-commit-hash", commit),
+            *("--machine", "real-a", "-a", "rounds=1", "-a", "repeat=3"),
+        ],
+    ):
+        done = subprocess.run(asv + args, cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    results = tmp_path / "results"
+    (produced,) = (results / "real-a").glob(f"{commit[:8]}-*.json")
+    assert "NaN" in produced.read_text()  # the skipped parameter, as asv writes it
+    shutil.copytree(results / "real-a", results / "real-b")
+    copy = results / "real-b" / produced.name
+    data = json.loads(copy.read_text())
+    data["params"]["machine"] = "real-b"
+    columns = data["result_columns"]
+    for name, row in data["results"].items():
+        if ".time_" in name:
+            for column in ("result", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75"):
+                i = columns.index(column)
+                row[i] = [None if v is None or math.isnan(v) else 2 * v for v in row[i]]
+    copy.write_text(json.dumps(data))
+    machine = json.loads((results / "real-b" / "machine.json").read_text())
+    (results / "real-b" / "machine.json").write_text(json.dumps({**machine, "machine": "real-b"}))
+
+    code, out, err = run(
+        capsys, "compare", "real-a", "real-b", "--results", str(results), "--format", "json"
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    timings = {
+        p["params"]["codec"]: p
+        for p in report["pairs"]
+        if p["benchmark"] == "bench_work.Work.time_sum"
+    }
+    assert set(timings) == {"a", "bb"}  # "skip" was NaN on both: nothing to compare
+    assert all(
+        p["ratio"] == pytest.approx(2.0) and p["unit"] == "seconds" for p in timings.values()
+    )
+    assert all(p["a_spread"]["ci_99"] is not None for p in timings.values())
+    sizes = {
+        p["params"]["codec"]: p
+        for p in report["pairs"]
+        if p["benchmark"] == "bench_work.Work.track_bytes"
+    }
+    assert {c: (p["a"], p["b"], p["verdict"]) for c, p in sizes.items()} == {
+        "a": (10, 10, SAME),
+        "bb": (20, 20, SAME),
+    }
+    assert report["summary"]["overall"]["geomean"] == pytest.approx(2.0)
+    assert report["pairs"][0]["env"]["python"] == sys.executable

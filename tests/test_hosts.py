@@ -1,0 +1,174 @@
+"""`serkit hosts` and serkit/hostinfo.py: what asv records of a machine, and what it does not."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+from results_factory import results_file, two_hosts, values, write_machine
+
+from serkit.asv_results import read_tree
+from serkit.cli import main
+from serkit.compare import compare
+from serkit.hostinfo import (
+    FORMAT_KEY,
+    HOST_FILE,
+    UNREADABLE,
+    collect,
+    cpu_model,
+    governor,
+    python_build,
+    record_host,
+    turbo,
+)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def fake_sysfs(root: Path, governors: list[str], files: dict[str, str]) -> Path:
+    for i, name in enumerate(governors):
+        folder = root / f"cpu{i}" / "cpufreq"
+        folder.mkdir(parents=True)
+        (folder / "scaling_governor").write_text(name + "\n")
+    for relative, content in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(content + "\n")
+    return root
+
+
+# --- collecting ----------------------------------------------------------------------------
+
+
+def test_governor_one_mixed_or_unreadable(tmp_path: Path) -> None:
+    assert governor(fake_sysfs(tmp_path / "one", ["performance"] * 4, {})) == "performance"
+    mixed = fake_sysfs(tmp_path / "mixed", ["powersave", "performance", "powersave"], {})
+    assert governor(mixed) == "mixed: performance (1 CPUs), powersave (2 CPUs)"
+    assert governor(tmp_path / "vm") == UNREADABLE  # no cpufreq at all, as in many VMs
+
+
+@pytest.mark.parametrize(
+    ("files", "state"),
+    [
+        ({"intel_pstate/no_turbo": "1"}, "off"),
+        ({"intel_pstate/no_turbo": "0"}, "on"),
+        ({"cpufreq/boost": "1"}, "on"),
+        ({"cpufreq/boost": "0"}, "off"),
+        ({}, UNREADABLE),
+    ],
+)
+def test_turbo_state(tmp_path: Path, files: dict[str, str], state: str) -> None:
+    assert turbo(fake_sysfs(tmp_path, [], files)) == state
+
+
+def test_cpu_model_from_cpuinfo(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Gold 6230\n")
+    assert cpu_model(cpuinfo) == "Intel(R) Xeon(R) Gold 6230"
+
+
+def test_python_build_of_this_interpreter() -> None:
+    build = python_build(Path(sys.executable))
+    assert build["implementation"] == platform.python_implementation()
+    assert build["version"] == platform.python_version()
+    assert build["sys_version"] == sys.version
+    args = sysconfig.get_config_var("CONFIG_ARGS") or ""
+    assert ("--enable-shared" in args) == ("--enable-shared" in (build["build_flags"] or []))
+    assert not any(flag.startswith("--prefix") for flag in build["build_flags"] or [])
+
+
+def test_an_interpreter_that_does_not_run_is_unreadable(tmp_path: Path) -> None:
+    assert python_build(tmp_path / "python9.9")["implementation"] == UNREADABLE
+
+
+def test_record_host_writes_beside_asv_files(tmp_path: Path) -> None:
+    path = record_host(tmp_path / "results", "box-1", {"3.99": None})
+    assert path == tmp_path / "results" / "box-1" / HOST_FILE
+    data = json.loads(path.read_text())
+    assert data["machine"] == "box-1" and data[FORMAT_KEY] == 1
+    # No `version` key: `asv update` would rewrite a file whose version is below its own.
+    assert "version" not in data
+    assert {"cpu_model", "logical_cpus", "governor", "turbo", "os", "pythons"} <= set(data)
+    this = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert list(data["pythons"]) == [this]  # no interpreter for 3.99: this one instead
+    assert data["os"] == platform.platform()
+
+
+def test_collect_records_each_given_python_in_version_order() -> None:
+    data = collect({"3.10": Path(sys.executable), "3.9": Path(sys.executable)})
+    assert list(data["pythons"]) == ["3.9", "3.10"]
+    assert data["pythons"]["3.10"]["executable"] == sys.executable
+
+
+# --- serkit hosts --------------------------------------------------------------------------
+
+
+def test_hosts_table_shows_asv_profile_and_dashes_for_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path)
+    write_machine(root, "named-only", [results_file("named-only", values())])
+    record_host(root, "a")
+    code, out, _ = run(capsys, "hosts", "--results", str(root))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["a", "b", "named-only"]
+    cpu = next(line for line in lines if line.startswith("asv: cpu "))
+    assert cpu.split()[2:] == ["Intel", "Xeon", "AMD", "EPYC", "-"]
+    gov = next(line for line in lines if line.startswith("governor"))
+    assert gov.split()[1] == governor() and gov.split()[2:] == ["-", "-"]
+    assert f"no {HOST_FILE} for b, named-only" in out
+    assert "1 files, 1 envs, 1 commits; Python 3.11" in out
+
+
+def test_hosts_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = two_hosts(tmp_path)
+    record_host(root, "b")
+    code, out, _ = run(capsys, "hosts", "--results", str(root), "--format", "json")
+    rows = {row["machine"]: row for row in json.loads(out)}
+    assert code == 0 and set(rows) == {"a", "b"}
+    assert rows["a"]["asv"] == {
+        "cpu": "Intel Xeon",
+        "num_cpu": "4",
+        "arch": "x86_64",
+        "os": "Linux 6.1",
+        "ram": "16GB",
+    }
+    assert rows["a"]["host"] is None and rows["b"]["host"]["governor"] == governor()
+    assert rows["b"]["results"] == {
+        "files": 1,
+        "environments": 1,
+        "commits": 1,
+        "pythons": ["3.11"],
+    }
+
+
+def test_a_host_file_is_not_read_as_results(tmp_path: Path) -> None:
+    root = two_hosts(tmp_path, time_factor=2.0)
+    record_host(root, "a")
+    tree = read_tree(root)
+    assert not tree.warnings
+    assert compare(tree, "a", "b").summary()[1].geomean == pytest.approx(2.0)
+
+
+def test_a_broken_host_file_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path)
+    (root / "a" / HOST_FILE).write_text('{"governor": ')
+    code, out, err = run(capsys, "hosts", "--results", str(root))
+    assert code == 0 and f"skipped {root / 'a' / HOST_FILE}: not valid JSON" in err
+    assert "Intel Xeon" in out
+
+
+def test_hosts_without_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "hosts", "--results", str(tmp_path))
+    assert code == 1 and err.startswith("serkit: error: no asv results in")
+    assert len(err.splitlines()) == 1
