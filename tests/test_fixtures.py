@@ -25,6 +25,8 @@ from serkit.fixtures import (
     fetch_source,
     source_path,
 )
+from serkit.interpreters import find_pythons
+from serkit.matrix import PYTHONS
 from serkit.published import POST_000_SIZES, as_disk_kib
 from serkit.sizes import EXACT, LOSSY, UNSUPPORTED, measure_fixture
 
@@ -61,26 +63,10 @@ def test_hash_is_stable_across_runs() -> None:
 
 
 def _other_pythons() -> list[str]:
-    """CPython 3.9-3.13 interpreters found in pyenv's layout or on PATH, not this one."""
-    found = {}
-    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    candidates = sorted(pyenv_root.glob("versions/3.*/bin/python3"))
-    candidates += [Path(p) for v in range(9, 14) if (p := shutil.which(f"python3.{v}"))]
-    for candidate in candidates:
-        try:
-            version = subprocess.run(
-                [str(candidate), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=True,
-            ).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            continue
-        major, minor = (int(x) for x in version.split("."))
-        if (major, minor) != sys.version_info[:2] and 9 <= minor <= 13 and major == 3:
-            found.setdefault(version, str(candidate))
-    return sorted(found.values())
+    """The matrix's other CPython versions found here (serkit's own interpreter discovery)."""
+    this = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    found = find_pythons(v for v in PYTHONS if v != this)
+    return [str(path) for path in found.values() if path is not None]
 
 
 def test_hash_is_the_same_on_every_python_version() -> None:
