@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import timeit
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,8 +82,7 @@ def _asv_median(results: Path, benchmark: str) -> float:
     return float(values[0])
 
 
-def _timeit_median(codec: str, fixture: str, operation: str) -> float:
-    call = prepare(codec, fixture).operation(operation)
+def _timeit_median(call: Callable[[], object]) -> float:
     timer = timeit.Timer(call)
     number, _ = timer.autorange()
     return statistics.median(t / number for t in timer.repeat(repeat=7, number=number))
@@ -93,7 +92,8 @@ def measure(
     root: Path, codec: str, fixture: str, operation: str = "dumps", rounds: int = 5
 ) -> Agreement:
     benchmark = BENCHMARKS[operation]
-    prepare(codec, fixture)  # fails now, with serkit's message, if the pair cannot run
+    # Prepared once, before asv runs: a pair that cannot run fails now, with serkit's message.
+    call = prepare(codec, fixture).operation(operation)
     env = {**os.environ, CODECS_ENV: codec, FIXTURES_ENV: fixture}
     asv_s: list[float] = []
     timeit_s: list[float] = []
@@ -108,7 +108,7 @@ def measure(
             if asv(root, args, env, quiet=True) not in (0, 2):
                 raise SerkitError("asv run failed; see its output above")
             asv_s.append(_asv_median(scratch / "results", benchmark))
-            timeit_s.append(_timeit_median(codec, fixture, operation))
+            timeit_s.append(_timeit_median(call))
     return Agreement(codec, fixture, operation, asv_s, timeit_s)
 
 

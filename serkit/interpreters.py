@@ -96,5 +96,6 @@ def expose(pythons: dict[str, Path | None], folder: Path) -> dict[str, str]:
     for version, executable in pythons.items():
         if executable is not None:
             (folder / f"python{version}").symlink_to(executable)
-    kept = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and "shims" not in p]
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    kept = [folder for folder in path if folder and not _is_shim(Path(folder))]
     return {**os.environ, "PATH": os.pathsep.join([str(folder), *kept])}

@@ -120,7 +120,6 @@ class Case:
 
     codec: str
     fixture: str
-    implementation: str
     config: Config
     obj: Any
     payload: bytes
@@ -161,7 +160,7 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     else:
         config, payload = bound.configs[0], bound.dumps(obj)
     elapsed = timeit.default_timer() - start
-    return Case(codec, fixture, bound.implementation, config, obj, payload, elapsed)
+    return Case(codec, fixture, config, obj, payload, elapsed)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
@@ -223,7 +222,6 @@ class CaseBenchmark:
             except SerkitError as exc:  # not installed, or cannot encode or decode it
                 reason = str(exc)
             else:
-                self.case = case
                 self.dumps, self.loads = case.config.dumps, case.config.loads
                 self.obj, self.payload = case.obj, case.payload
                 if self.operation is not None:
