@@ -182,9 +182,6 @@ class _PreparedOnCheck:
             self._answers[key] = self._bench.prepare_for(*key) is not None
         return self._answers[key]
 
-    def __iter__(self) -> Any:  # asv only tests membership; nothing to list up front
-        return iter(())
-
 
 class CaseBenchmark:
     """Base of every benchmark class over the codec x fixture grid.
