@@ -485,6 +485,13 @@ def write_report(
     `asv_runner` runs asv (None: leave asv's pages out). A failure of asv's pages loses
     nothing: serkit's pages are written either way, and the failure is in the warnings.
     """
+    try:
+        import jinja2  # noqa: F401
+        import plotly  # noqa: F401
+    except ImportError as exc:
+        raise ReportError(
+            f"the report needs {exc.name}: pip install 'serkit[report]' (nox installs it)"
+        ) from None
     if not results.is_dir():
         raise ReportError(f"no asv results folder at {results}")
     tree: ResultsTree = read_tree(results)
