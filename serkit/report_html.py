@@ -450,6 +450,7 @@ def asv_publish(
     from .matrix import asv_config
 
     config = asv_config()
+    root = root.resolve()
     config.update(
         repo=str(root),
         benchmark_dir=str(root / "benchmarks"),

@@ -71,7 +71,7 @@ def _visit(browser: Any, url: str) -> tuple[list[str], int]:
     response = page.goto(url, wait_until="load")
     if response is None or response.status != 200:
         problems.append(f"HTTP {response and response.status}")
-    charts = page.locator(".js-plotly-plot")
+    charts = page.locator(".plotly-graph-div")  # written by the report, drawn by plotly
     for i in range(charts.count()):
         # plotly draws into an SVG, with one group per trace
         charts.nth(i).locator(".main-svg .trace").first.wait_for(timeout=15_000)
