@@ -170,6 +170,11 @@ class SnapshotTable:
     run: Run
     rows: list[SnapshotRow]
 
+    @property
+    def has_memory(self) -> bool:
+        """Peak memory is measured on the large fixtures only."""
+        return any(r.rss_dumps is not None or r.rss_loads is not None for r in self.rows)
+
 
 def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
