@@ -9,13 +9,13 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = True
 
 # The session's own interpreter runs serkit; asv builds the benchmark environments.
-RUNNER = ".[codecs,bench]"
+RUNNER = ".[codecs,bench,report]"
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the test suite, after fetching (or mirroring) the fixture sources."""
-    session.install("-e", ".[codecs,bench,test]")
+    session.install("-e", ".[codecs,bench,report,test]")
     # Honours SERKIT_FIXTURE_MIRROR, which CI points at ../shared/fixtures.
     session.run("serkit", "fixtures", "fetch")
     # pytest exits 5 when it collects nothing; nox fails on any non-zero exit.
@@ -33,7 +33,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """The main job: a quick asv run on this Python, then the HTML report in .asv/html."""
+    """The main job: a quick asv run on this Python, then the HTML report in .asv/reports."""
     session.install(RUNNER)
     session.run("serkit", "fixtures", "fetch")
     session.run("serkit", "bench", *session.posargs)
@@ -50,9 +50,9 @@ def bench_matrix(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def publish(session: nox.Session) -> None:
-    """The HTML report from every result so far (asv publish)."""
+    """The versioned HTML report from every result so far, asv's pages included."""
     session.install(RUNNER)
-    session.run("serkit", "publish", *session.posargs)
+    session.run("serkit", "report", *session.posargs)
 
 
 @nox.session(default=False)

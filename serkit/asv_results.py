@@ -26,7 +26,7 @@ RESULTS_VERSION = 2
 MACHINE_FILE = "machine.json"
 BENCHMARKS_FILE = "benchmarks.json"
 # asv names each results file <first 8 hex digits of the commit>-<environment>.json;
-# anything else in a machine's folder (machine.json, serkit-host.json) is not a result.
+# anything else in a machine's folder (machine.json, serkit-host.yaml) is not a result.
 RESULTS_FILE = re.compile(r"^[0-9a-fA-F]{8}-.+\.json$")
 # The fields of asv's machine profile. asv copies them into every result's `params`,
 # where they describe the host, not the environment, so matching leaves them out.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -47,6 +48,7 @@ class Plan:
     environments: tuple[Environment, ...]
     missing_pythons: tuple[str, ...]
     asv_env: dict[str, str]  # the process environment asv runs with
+    pythons: dict[str, Path]  # the interpreters the environments are built from
 
 
 def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> Plan:
@@ -70,7 +72,7 @@ def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> P
         raise SerkitError(f"no interpreter found for Python {', '.join(wanted)}")
     chosen = environments(present) if matrix else (baseline(p) for p in present)
     asv_env = expose(found, root / ".asv" / "pythons")
-    return Plan(tuple(chosen), missing, asv_env)
+    return Plan(tuple(chosen), missing, asv_env, {p: path for p in present if (path := found[p])})
 
 
 def asv(
@@ -128,6 +130,28 @@ def scratch_config(root: Path, scratch: Path) -> Path:
     return path
 
 
-def publish(root: Path) -> int:
-    """`asv publish`: the HTML report from every result so far, in .asv/html."""
-    return asv(root, ["publish"])
+def results_dir(root: Path) -> Path:
+    return root / ".asv" / "results"
+
+
+def reports_dir(root: Path) -> Path:
+    """Where `serkit report` keeps its versions (asv's own html_dir is left unused)."""
+    return root / ".asv" / "reports"
+
+
+def machine_name(extra: Sequence[str] = (), home: Path | None = None) -> str:
+    """The machine name `asv run` files its results under, as asv itself picks it:
+    `--machine`, else the only profile in ~/.asv-machine.json, else the host name's."""
+    for i, arg in enumerate(extra):
+        if arg.startswith("--machine="):
+            return arg.split("=", 1)[1]
+        if arg in ("--machine", "-m") and i + 1 < len(extra):
+            return extra[i + 1]
+    node = platform.node()
+    try:
+        profiles = json.loads(((home or Path.home()) / ".asv-machine.json").read_text())
+    except (OSError, ValueError):
+        return node
+    entries = {k: v for k, v in profiles.items() if k != "version" and isinstance(v, dict)}
+    chosen = entries.get(node) or (next(iter(entries.values())) if len(entries) == 1 else None)
+    return str(chosen.get("machine", node)) if chosen else node

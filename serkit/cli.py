@@ -420,6 +420,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from .hostinfo import record_host
+
     root = project_root()
     quick = args.quick if args.quick is not None else not args.matrix
     plan = bench.plan(root, matrix=args.matrix, pythons=args.python)
@@ -430,18 +432,48 @@ def cmd_bench(args: argparse.Namespace) -> int:
     status = bench.run(root, plan, quick=quick, extra=extra)
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
-    # Publish what was measured even when some benchmarks failed: nothing is lost.
-    if not args.no_publish and bench.publish(root) != 0:
-        raise SerkitError("asv publish failed; see its output above")
+    # What asv does not record (governor, turbo, Python builds) travels with the results.
+    home = Path(plan.asv_env.get("HOME") or Path.home())
+    record_host(bench.results_dir(root), bench.machine_name(extra, home), plan.pythons)
+    # Report what was measured even when some benchmarks failed: nothing is lost.
+    if not args.no_report:
+        _report(root, bench.results_dir(root), bench.reports_dir(root), with_asv=True)
     if status == 2:
         # asv also exits 2 when it refuses its arguments; its own message says which.
         print("serkit: asv exited 2: some benchmarks failed (see above)", file=sys.stderr)
     return 0 if status == 0 else 1
 
 
-def cmd_publish(args: argparse.Namespace) -> int:
-    if bench.publish(project_root()) != 0:
-        raise SerkitError("asv publish failed; see its output above")
+def _report(
+    root: Path, results: Path, output: Path, *, with_asv: bool, replication: Path | None = None
+) -> None:
+    from .report_html import write_report
+
+    def quiet_asv(where: Path, asv_args: list[str]) -> int:
+        return bench.asv(where, asv_args, quiet=True)
+
+    print(f"serkit: writing the report from {results} ...", file=sys.stderr)
+    written = write_report(
+        root,
+        results,
+        output,
+        asv_runner=quiet_asv if with_asv else None,
+        replication=replication,
+    )
+    _warn(written.warnings)
+    print(
+        f"serkit: report: {written.folder / 'index.html'} ({len(written.pages)} pages"
+        f"{', with asv' + chr(39) + 's pages' if written.asv_pages else ''}); "
+        f"every version: {written.index}",
+        file=sys.stderr,
+    )
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    root = project_root()
+    output = Path(args.output) if args.output else bench.reports_dir(root)
+    replication = Path(args.replication) if args.replication else None
+    _report(root, _results_dir(args), output, with_asv=not args.no_asv, replication=replication)
     return 0
 
 
@@ -469,7 +501,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 def _results_dir(args: argparse.Namespace) -> Path:
     """--results as given (relative to the working folder), or the checkout's asv results."""
-    return Path(args.results) if args.results else project_root() / ".asv" / "results"
+    return Path(args.results) if args.results else bench.results_dir(project_root())
 
 
 def _warn(warnings: Sequence[str]) -> None:
@@ -625,9 +657,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     run_bench = commands.add_parser(
         "bench",
-        help="run the asv suite: quick on this Python, or the whole matrix; then publish",
+        help="run the asv suite: quick on this Python, or the whole matrix; then the report",
         description=(
-            "Run the asv suite for the checked-out commit, then `asv publish`. "
+            "Run the asv suite for the checked-out commit, record this host's facts beside "
+            "the results, then write the HTML report (serkit report). "
             f"Narrow the grid with {CODECS_ENV}, {FIXTURES_ENV} and {SLOW_ENV}."
         ),
     )
@@ -644,15 +677,13 @@ def build_parser() -> argparse.ArgumentParser:
     speed.add_argument(
         "--full", dest="quick", action="store_false", help="asv's statistics (default --matrix)"
     )
-    run_bench.add_argument("--no-publish", action="store_true", help="skip `asv publish`")
+    run_bench.add_argument(
+        "--no-report", action="store_true", help="skip the HTML report (serkit report)"
+    )
     run_bench.add_argument(
         "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
     )
     run_bench.set_defaults(run=cmd_bench)
-
-    commands.add_parser("publish", help="the HTML report, from every result so far").set_defaults(
-        run=cmd_publish
-    )
 
     agreement = commands.add_parser(
         "agreement", help="check the asv suite's timing of one call against plain timeit"
@@ -693,6 +724,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     hosts.add_argument("--format", choices=["table", "json"], default="table")
     hosts.set_defaults(run=cmd_hosts)
+
+    report = commands.add_parser(
+        "report",
+        parents=[results],
+        help="the HTML report: snapshots, library versions, hosts, fidelity (+ asv's pages)",
+        description=(
+            "Write a versioned HTML report from the asv results: asv publish's pages, and "
+            "serkit's own beside them. Each report goes to <output>/<serkit version>-"
+            "<commit>/, and <output>/index.html lists every version."
+        ),
+    )
+    report.add_argument(
+        "--output", metavar="DIR", help="where report versions are kept (default: .asv/reports)"
+    )
+    report.add_argument("--no-asv", action="store_true", help="leave out asv publish's pages")
+    report.add_argument(
+        "--replication",
+        metavar="FILE",
+        help="serkit replicate's saved JSON (default: replication.json beside the results)",
+    )
+    report.set_defaults(run=cmd_report)
 
     return parser
 

@@ -4,7 +4,8 @@ asv's machine profile holds the CPU name, core count, architecture, OS and RAM (
 the name, for `asv machine --yes --machine NAME`). It does not hold the frequency
 governor, the turbo (boost) state or how each Python was built, and each of these moves
 timings by tens of percent. `record_host` writes them beside asv's profile, as
-`results/<machine>/serkit-host.json`, so they travel with the results.
+`results/<machine>/serkit-host.yaml`, so they travel with the results. (Not a .json
+name: asv reads every .json file in a machine's folder as a results file, and warns.)
 """
 
 from __future__ import annotations
@@ -21,17 +22,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
 from tabulate import tabulate
 
 from .asv_results import (
     ASV_MACHINE_FIELDS,
-    ResultsFileError,
     ResultsTree,
-    load_json,
     version_order,
 )
 
-HOST_FILE = "serkit-host.json"
+HOST_FILE = "serkit-host.yaml"
 # Not asv's `version` key: `asv update` rewrites any file in the results tree whose
 # `version` is below its own, and asv only warns about a file without one.
 FORMAT_KEY, FORMAT = "serkit_host_format", 1
@@ -141,11 +141,11 @@ def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:
 def record_host(
     results_dir: Path, machine: str, pythons: Mapping[str, Path | None] | None = None
 ) -> Path:
-    """Write what `collect` finds to results_dir/<machine>/serkit-host.json; its path."""
+    """Write what `collect` finds to results_dir/<machine>/serkit-host.yaml; its path."""
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"machine": machine, **collect(pythons)}
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
 
 
@@ -154,9 +154,10 @@ def read_host(folder: Path, warnings: list[str]) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        data = load_json(path)
-    except ResultsFileError as exc:
-        warnings.append(f"skipped {path}: {exc}")
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        warnings.append(f"skipped {path}: not valid YAML, truncated or corrupted ({problem})")
         return None
     if not isinstance(data, dict) or data.get(FORMAT_KEY) != FORMAT:
         warnings.append(f"skipped {path}: not a serkit host file of format {FORMAT}")

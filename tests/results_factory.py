@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from serkit.matrix import LIBRARY_ENV
+from serkit.report import COMPILED, DUMPS, EXACT, LOADS, SIZE
+
 CODECS = ["json", "orjson"]
 FIXTURES = ["small", "large"]
 GRID = [["'json'", "'orjson'"], ["'small'", "'large'"]]  # asv stores params as repr()
@@ -55,8 +58,13 @@ def values(time_factor: float = 1.0) -> dict[str, list[float | None]]:
     }
 
 
-def _row(name: str, result: Sequence[float | None], spread: float | None) -> list[Any]:
-    info = BENCHMARKS.get(name, {"type": "time", "grid": []})
+def _row(
+    name: str,
+    result: Sequence[float | None],
+    spread: float | None,
+    benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
+) -> list[Any]:
+    info = benchmarks.get(name, {"type": "time", "grid": []})
     row: dict[str, Any] = {
         "result": [float("nan") if v is None else v for v in result],  # asv's NaN token
         "params": info["grid"],
@@ -86,6 +94,7 @@ def results_file(
     date: int = 1_700_000_000_000,
     spread: float | None = 0.05,
     profile: Mapping[str, str] | None = None,
+    benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
 ) -> dict[str, Any]:
     """One asv results file's content; the host's own fields go into `params`, as asv does."""
     requirements = dict(env["requirements"])
@@ -100,7 +109,9 @@ def results_file(
         "requirements": requirements,
         "env_vars": dict(env.get("env_vars", {})),
         "result_columns": COLUMNS,
-        "results": {name: _row(name, result, spread) for name, result in results.items()},
+        "results": {
+            name: _row(name, result, spread, benchmarks) for name, result in results.items()
+        },
         "durations": {},
         "version": 2,
     }
@@ -124,18 +135,18 @@ def write_machine(
     return folder
 
 
-def write_benchmarks(root: Path) -> None:
+def write_benchmarks(root: Path, benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS) -> None:
     """The shared results/benchmarks.json."""
     described = {
         name: {
             "name": name,
             "type": info["type"],
             "unit": info["unit"],
-            "param_names": ["codec", "fixture"] if info["grid"] else [],
+            "param_names": list(info.get("param_names", ["codec", "fixture"][: len(info["grid"])])),
             "params": info["grid"],
             "version": f"code-of-{name}",
         }
-        for name, info in BENCHMARKS.items()
+        for name, info in benchmarks.items()
     }
     root.mkdir(parents=True, exist_ok=True)
     (root / "benchmarks.json").write_text(json.dumps({**described, "version": 2}))
@@ -167,4 +178,52 @@ def two_hosts(
     b_values = values(time_factor)
     b_values.update(b_changes or {})
     write_machine(root, "b", [results_file("b", b_values, profile=b_profile)], b_profile)
+    return root
+
+
+# --- serkit's own suite, for the report ------------------------------------------------
+
+CODECS = ["json", "ujson"]
+FIXTURES = ["small-dict", "random-dicts-10"]
+PAIR_GRID = [[repr(c) for c in CODECS], [repr(f) for f in FIXTURES]]
+CODEC_GRID = [[repr(c) for c in CODECS]]
+SUITE = {
+    DUMPS: {"type": "time", "unit": "seconds", "grid": PAIR_GRID},
+    LOADS: {"type": "time", "unit": "seconds", "grid": PAIR_GRID},
+    SIZE: {"type": "track", "unit": "bytes", "grid": PAIR_GRID},
+    EXACT: {"type": "track", "unit": "1 = exact", "grid": PAIR_GRID},
+    COMPILED: {
+        "type": "track",
+        "unit": "1 = compiled",
+        "grid": CODEC_GRID,
+        "param_names": ["codec"],
+    },
+}
+# In grid order: (json, small-dict), (json, random-dicts-10), (ujson, small-dict), (ujson, rd10)
+NEW = {
+    DUMPS: [10e-6, 40e-6, 5e-6, 20e-6],
+    LOADS: [12e-6, 50e-6, 6e-6, 30e-6],
+    SIZE: [1762, 3000, 1500, 2800],
+    EXACT: [1, 0, 1, 0],
+    COMPILED: [1, 1],
+}
+# ujson's older release: dumps of small-dict 2x slower (beyond the noise), random-dicts-10
+# 1 % faster (inside it), and one size smaller: its float output grew in the newer release.
+OLD_UJSON = {**NEW, DUMPS: [None, None, 10e-6, 19.8e-6], SIZE: [None, None, 1400, 2800]}
+BASELINE = {"python": "3.11", "requirements": {"ujson": "6.1.0"}}
+AXIS = {**BASELINE, "requirements": {"ujson": "5.10.0"}, "env_vars": {LIBRARY_ENV: "ujson"}}
+
+
+def serkit_tree(root: Path, machines: tuple[str, ...] = ("box-a", "box-b")) -> Path:
+    """serkit's benchmark names: per machine, a baseline and a ujson axis environment;
+    each machine's timings are the first's times (1 + its index)."""
+    write_benchmarks(root, SUITE)
+    for i, machine in enumerate(machines):
+        slower = {k: [v * (1 + i) if v else v for v in vals] for k, vals in NEW.items()}
+        slower[SIZE], slower[EXACT], slower[COMPILED] = NEW[SIZE], NEW[EXACT], NEW[COMPILED]
+        files = [
+            results_file(machine, slower, env=BASELINE, benchmarks=SUITE),
+            results_file(machine, OLD_UJSON, env=AXIS, benchmarks=SUITE),
+        ]
+        write_machine(root, machine, files)
     return root

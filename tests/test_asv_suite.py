@@ -33,7 +33,8 @@ def _asv(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
 
 
 @pytest.fixture(scope="module")
-def slice_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def slice_scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real asv run of the slice; its results are under results/serkit-test/."""
     scratch = tmp_path_factory.mktemp("asv")
     config = str(scratch_config(ROOT, scratch))
     # Its own HOME, so that the user's asv machine profile is neither read nor written.
@@ -53,7 +54,12 @@ def slice_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[st
         env,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    (results_file,) = (scratch / "results" / "serkit-test").glob(f"{commit[:8]}-*.json")
+    return scratch
+
+
+@pytest.fixture(scope="module")
+def slice_results(slice_scratch: Path) -> dict[str, dict[str, Any]]:
+    (results_file,) = (slice_scratch / "results" / "serkit-test").glob("*-*.json")
     data = json.loads(results_file.read_text())  # Python's json reads asv's NaN tokens
     return {name: dict(zip(data["result_columns"], row)) for name, row in data["results"].items()}
 
@@ -113,3 +119,24 @@ def test_facts_are_recorded_beside_the_timings(slice_results: dict[str, dict[str
     imports = _cells(slice_results["bench_import.ImportTime.timeraw_import"])
     assert all(_measured(imports[(c,)]) for c in CODECS)
     assert not _measured(imports[("ujson",)])  # outside the slice: skipped
+
+
+def test_the_report_reads_a_real_run_and_asv_publishes_beside_it(slice_scratch: Path) -> None:
+    from serkit import bench
+    from serkit.report import READ_BENCHMARKS
+    from serkit.report_html import write_report
+
+    described = json.loads((slice_scratch / "results" / "benchmarks.json").read_text())
+    assert set(READ_BENCHMARKS) <= set(described)  # the report's names are the suite's
+    written = write_report(
+        ROOT,
+        slice_scratch / "results",
+        slice_scratch / "reports",
+        asv_runner=lambda root, args: bench.asv(root, args, quiet=True),
+    )
+    assert written.asv_pages and (written.folder / "asv" / "index.html").is_file()
+    assert written.warnings == []
+    page = (written.folder / "fixture-small-dict.html").read_text()
+    for codec in CODECS:
+        assert f'<td class="name">{codec}</td>' in page
+    assert page.count(" µs<br>") + page.count(" ns<br>") >= 3 * len(CODECS)  # dumps, loads, rt

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+import json
 import os
+import platform
 import sys
 from pathlib import Path
 
 import pytest
 
-from serkit import bench
+from serkit import bench, hostinfo
 from serkit.cli import main
 from serkit.interpreters import expose, find_python
 from serkit.suite import CODECS_ENV
@@ -62,7 +64,7 @@ def test_bench_refuses_a_mistyped_codec_before_building_anything(
 ) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv(CODECS_ENV, "orjsn")
-    assert main(["bench", "--no-publish"]) == 1
+    assert main(["bench", "--no-report"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("serkit: error: unknown codec 'orjsn'")
     assert "Traceback" not in err
@@ -80,7 +82,7 @@ def test_bench_outside_a_checkout_says_where_to_run_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["publish"]) == 1
+    assert main(["report"]) == 1
     assert "run this in a serkit checkout" in capsys.readouterr().err
 
 
@@ -93,7 +95,32 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
         return 0
 
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path]) -> Path:
+        seen.update(results=results, machine=machine, pythons=sorted(pythons))
+        return results
+
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench, "run", fake_run)
-    assert main(["bench", "--no-publish", "--", "--skip-existing", "-b", "Dumps"]) == 0
-    assert seen == {"quick": True, "extra": ["--skip-existing", "-b", "Dumps"], "envs": 1}
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    args = ["bench", "--no-report", "--", "--skip-existing", "-b", "Dumps", "--machine", "m1"]
+    assert main(args) == 0
+    assert seen == {
+        "quick": True,
+        "extra": ["--skip-existing", "-b", "Dumps", "--machine", "m1"],
+        "envs": 1,
+        # The host's facts go beside the results asv just wrote, under asv's machine name.
+        "results": ROOT / ".asv" / "results",
+        "machine": "m1",
+        "pythons": [CURRENT],
+    }
+
+
+def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None:
+    assert bench.machine_name(["--machine=ci-1"], tmp_path) == "ci-1"
+    assert bench.machine_name([], tmp_path) == platform.node()  # no profile yet
+    profile = {"only-box": {"machine": "only-box", "cpu": "x"}, "version": 1}
+    (tmp_path / ".asv-machine.json").write_text(json.dumps(profile))
+    assert bench.machine_name([], tmp_path) == "only-box"  # asv's lone profile
+    profile["second"] = {"machine": "second"}
+    (tmp_path / ".asv-machine.json").write_text(json.dumps(profile))
+    assert bench.machine_name([], tmp_path) == platform.node()

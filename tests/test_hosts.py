@@ -9,6 +9,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+import yaml
 from results_factory import results_file, two_hosts, values, write_machine
 
 from serkit.asv_results import read_tree
@@ -91,8 +92,10 @@ def test_an_interpreter_that_does_not_run_is_unreadable(tmp_path: Path) -> None:
 def test_record_host_writes_beside_asv_files(tmp_path: Path) -> None:
     path = record_host(tmp_path / "results", "box-1", {"3.99": None})
     assert path == tmp_path / "results" / "box-1" / HOST_FILE
-    data = json.loads(path.read_text())
+    data = yaml.safe_load(path.read_text())
     assert data["machine"] == "box-1" and data[FORMAT_KEY] == 1
+    # asv reads every *.json in a machine's folder as results, and warns about this one.
+    assert not path.name.endswith(".json")
     # No `version` key: `asv update` would rewrite a file whose version is below its own.
     assert "version" not in data
     assert {"cpu_model", "logical_cpus", "governor", "turbo", "os", "pythons"} <= set(data)
@@ -164,7 +167,7 @@ def test_a_broken_host_file_is_a_warning(
     root = two_hosts(tmp_path)
     (root / "a" / HOST_FILE).write_text('{"governor": ')
     code, out, err = run(capsys, "hosts", "--results", str(root))
-    assert code == 0 and f"skipped {root / 'a' / HOST_FILE}: not valid JSON" in err
+    assert code == 0 and f"skipped {root / 'a' / HOST_FILE}: not valid YAML" in err
     assert "Intel Xeon" in out
 
 

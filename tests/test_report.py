@@ -1,0 +1,148 @@
+"""serkit report: what it reads from a results tree, and the pages it writes.
+
+The tree is written here the way asv writes it, with serkit's benchmark names: two hosts,
+each with a baseline environment and one ujson axis environment.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from results_factory import serkit_tree as write_tree
+from results_factory import write_machine
+
+from serkit import report_html
+from serkit.asv_results import read_tree
+from serkit.cli import main
+from serkit.report import DUMPS, SIZE, gather
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_snapshot_rows_carry_values_ratios_and_facts(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path)))
+    assert list(data.snapshots) == ["random-dicts-10", "small-dict"]  # the registry's order
+    table = data.snapshots["small-dict"][0]  # box-a's baseline
+    assert table.run.machine == "box-a" and table.run.library is None
+    json_row, ujson_row = table.rows
+    assert json_row.dumps_vs_reference == 1.0
+    assert ujson_row.dumps_vs_reference == pytest.approx(0.5)
+    assert ujson_row.version == "6.1.0" and json_row.version == "Python 3.11"
+    assert ujson_row.compiled is True and ujson_row.exact is True
+    assert data.snapshots["random-dicts-10"][0].rows[0].exact is False  # lossy: int keys
+
+
+def test_library_view_puts_releases_in_order_and_judges_changes_by_noise(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path)))
+    views = [v for v in data.libraries if v.machine == "box-a"]
+    assert [(v.library, [p.version for p in v.points]) for v in views] == [
+        ("ujson", ["5.10.0", "6.1.0"])
+    ]
+    verdicts = {(c.benchmark, c.fixture): c.verdict for c in views[0].changes}
+    assert verdicts[DUMPS, "small-dict"] == "faster"  # 10 µs -> 5 µs, spreads of ±5 %
+    assert verdicts[DUMPS, "random-dicts-10"] == "within noise"  # 1 %: never "slower"
+    assert verdicts[SIZE, "small-dict"] == "larger"  # sizes are counts: any change is real
+    assert verdicts[SIZE, "random-dicts-10"] == "same"
+
+
+def test_report_writes_versioned_pages_and_keeps_older_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results, output = write_tree(tmp_path / "results"), tmp_path / "reports"
+    monkeypatch.setattr(report_html, "git_commit", lambda root: "a" * 40)
+    args = ("report", "--results", str(results), "--output", str(output), "--no-asv")
+    code, _, err = run(capsys, *args)
+    assert code == 0, err
+    first = output / f"0.1.0-{'a' * 12}"
+    names = {p.name for p in first.iterdir()}
+    assert {"index.html", "versions.html", "hosts.html", "fidelity.html"} <= names
+    assert {"fixture-small-dict.html", "fixture-random-dicts-10.html", "plotly.min.js"} <= names
+    # Provenance on every page: version, suite commit, hosts, library versions.
+    for page in first.glob("*.html"):
+        html = page.read_text()
+        assert "serkit 0.1.0" in html and "a" * 40 in html, page.name
+        assert "box-a, box-b" in html and "ujson 5.10.0, 6.1.0" in html, page.name
+        assert "cdn" not in html.lower(), page.name  # the charting library is the report's own
+    monkeypatch.setattr(report_html, "git_commit", lambda root: "b" * 40)
+    assert run(capsys, *args)[0] == 0
+    index = (output / "index.html").read_text()
+    assert f"0.1.0-{'a' * 12}/index.html" in index and f"0.1.0-{'b' * 12}/index.html" in index
+    assert (first / "fixture-small-dict.html").is_file()  # the older report is untouched
+
+
+def test_snapshot_page_shows_units_spread_and_lossy(tmp_path: Path) -> None:
+    results = write_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    html = (written.folder / "fixture-random-dicts-10.html").read_text()
+    assert "40 µs" in html and "±2.5 %" in html  # the median, and half its IQR
+    assert "2,800 B" in html and 'class="lossy"' in html
+    versions = (written.folder / "versions.html").read_text()
+    assert "1 change beyond the noise" not in versions  # both the time and the size moved
+    assert re.search(r"2 changes beyond the noise, of \d+ compared", versions)
+
+
+def test_names_from_results_are_escaped(tmp_path: Path) -> None:
+    hostile = '<img src=x onerror="alert(1)">'
+    results = write_tree(tmp_path / "results", machines=(hostile, "box-b"))
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    for page in written.pages:
+        html = page.read_text()
+        assert "<img src=x" not in html, page.name
+    assert "&lt;img src=x" in (written.folder / "index.html").read_text()
+
+
+def test_a_corrupt_results_file_is_named_and_the_rest_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = write_tree(tmp_path / "results")
+    broken = next((results / "box-b").glob("*-env-0.json"))
+    broken.write_text(broken.read_text()[:100])  # cut short
+    args = ("report", "--results", str(results), "--output", str(tmp_path / "r"), "--no-asv")
+    code, _, err = run(capsys, *args)
+    assert code == 0
+    assert f"skipped {broken}: not valid JSON" in err
+    index = next((tmp_path / "r").glob("*/index.html")).read_text()
+    assert "not valid JSON" in index  # the warning is on the page too
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda root: None, "no asv results folder"),
+        (lambda root: root.mkdir(), "no measured value"),
+        (lambda root: write_machine(root, "empty-box"), "no measured value"),
+    ],
+)
+def test_nothing_to_report_is_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, message: str
+) -> None:
+    results = tmp_path / "results"
+    make(results)
+    args = ("report", "--results", str(results), "--output", str(tmp_path / "r"), "--no-asv")
+    code, _, err = run(capsys, *args)
+    assert code == 1 and f"serkit: error: {message}" in err
+    assert "Traceback" not in err and not (tmp_path / "r").exists()
+
+
+def test_a_single_host_says_there_is_nothing_to_compare(tmp_path: Path) -> None:
+    results = write_tree(tmp_path / "results", machines=("only-box",))
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    assert "Only one machine has results" in (written.folder / "hosts.html").read_text()
+
+
+def test_hosts_page_gives_ratios_against_the_first_host(tmp_path: Path) -> None:
+    written = report_html.write_report(
+        tmp_path, write_tree(tmp_path / "results"), tmp_path / "reports", asv_runner=None
+    )
+    html = (written.folder / "hosts.html").read_text()
+    assert "box-b / box-a" in html and "2x" in html  # box-b's timings are all doubled
+    manifest = json.loads((written.folder / "report.json").read_text())
+    assert manifest["hosts"] == ["box-a", "box-b"]

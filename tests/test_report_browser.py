@@ -1,0 +1,99 @@
+"""The report in a real browser, as a person opens it: served on 127.0.0.1 only.
+
+Debian's chromium, driven by playwright. Every page must load with no console error, no
+failed request and no script error, and every chart must be drawn by plotly. Without a
+browser the test skips, saying so; CI installs one (.ci/run), and there it must run.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from results_factory import serkit_tree
+
+from serkit import report_html
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+
+
+def _browser() -> str:
+    found = next((path for name in BROWSERS if (path := shutil.which(name))), None)
+    if found is None:
+        message = f"no browser found ({', '.join(BROWSERS)}); apt-get install chromium"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the browser test: {message}")
+        pytest.skip(message)
+    return found
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A report of two hosts, served from 127.0.0.1 (never every interface)."""
+    root = tmp_path_factory.mktemp("report")
+    written = report_html.write_report(
+        root, serkit_tree(root / "results"), root / "reports", asv_runner=None
+    )
+    handler = functools.partial(QuietHandler, directory=str(root / "reports"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", written.folder
+    finally:
+        server.shutdown()
+
+
+def _visit(browser: Any, url: str) -> tuple[list[str], int]:
+    """Open one page: what went wrong on it, and how many charts plotly drew."""
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+    page.on("requestfailed", lambda req: problems.append(f"failed: {req.url}"))
+
+    def console(message: Any) -> None:
+        if message.type in ("error", "warning"):
+            problems.append(f"console {message.type}: {message.text}")
+
+    page.on("console", console)
+    response = page.goto(url, wait_until="load")
+    if response is None or response.status != 200:
+        problems.append(f"HTTP {response and response.status}")
+    charts = page.locator(".plotly-graph-div")  # written by the report, drawn by plotly
+    for i in range(charts.count()):
+        # plotly draws into an SVG, with one group per trace
+        charts.nth(i).locator(".main-svg .trace").first.wait_for(timeout=15_000)
+    drawn = charts.count()
+    page.close()
+    return problems, drawn
+
+
+def test_every_page_loads_cleanly_and_draws_its_charts(served: tuple[str, Path]) -> None:
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    base, folder = served
+    pages = ["index.html"] + [f"{folder.name}/{p.name}" for p in sorted(folder.glob("*.html"))]
+    charts_seen = 0
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            for page_path in pages:
+                problems, drawn = _visit(browser, f"{base}/{page_path}")
+                assert problems == [], f"{page_path}: {problems}"
+                charts_seen += drawn
+        finally:
+            browser.close()
+    # Each fixture page has one chart per host, the versions page one per host, hosts one.
+    assert charts_seen >= 2 * 2 + 2 + 1
