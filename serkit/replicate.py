@@ -23,6 +23,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import textwrap
 import timeit
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -1116,14 +1117,18 @@ def render(document: Mapping[str, Any], markdown: bool = False) -> str:
             lines += ["", f"{'### ' if markdown else ''}{post['post']}: {table['title']}"]
             if markdown:
                 lines.append("")
+            rows = table["text_rows"]
+            if not markdown:  # a terminal wraps long explanations; Markdown keeps one line
+                # By hand: tabulate's own maxcolwidths re-parses "1,000" as a number and fails.
+                rows = [
+                    [textwrap.fill(cell, TERMINAL_COLUMN_WIDTH) for cell in row] for row in rows
+                ]
             lines.append(
                 tabulate(
-                    table["text_rows"],
+                    rows,
                     headers=table["headers"],
                     tablefmt="github" if markdown else "simple",
                     disable_numparse=True,
-                    # A terminal wraps long explanations; Markdown keeps one line per row.
-                    maxcolwidths=None if markdown else TERMINAL_COLUMN_WIDTH,
                 )
             )
             if markdown:
