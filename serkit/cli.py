@@ -539,11 +539,20 @@ def _replication_target(args: argparse.Namespace) -> Path | None:
 
 
 def cmd_replicate(args: argparse.Namespace) -> int:
-    from .replicate import Options, render, resolve_post, run, save
+    from .replicate import (
+        DEFAULT_ROUNDS,
+        SLOW_DEFAULT_ROUNDS,
+        Options,
+        render,
+        resolve_post,
+        run,
+        save,
+    )
 
     posts = [resolve_post(args.post)] if args.post else None  # a typo fails before any work
     target = _replication_target(args)
-    document = run(posts, Options(rounds=args.rounds, slow=args.slow))
+    rounds = args.rounds or (SLOW_DEFAULT_ROUNDS if args.slow else DEFAULT_ROUNDS)
+    document = run(posts, Options(rounds=rounds, slow=args.slow))
     if target is not None:
         try:
             save(document, target)
@@ -738,7 +747,7 @@ def build_parser() -> argparse.ArgumentParser:
     hosts.add_argument("--format", choices=["table", "json"], default="table")
     hosts.set_defaults(run=cmd_hosts)
 
-    from .replicate import DEFAULT_ROUNDS, MIN_ROUNDS, post_ids
+    from .replicate import DEFAULT_ROUNDS, MIN_ROUNDS, SLOW_DEFAULT_ROUNDS, post_ids
 
     replicate = commands.add_parser(
         "replicate",
@@ -766,10 +775,9 @@ def build_parser() -> argparse.ArgumentParser:
     replicate.add_argument(
         "--rounds",
         type=_positive_int,
-        default=DEFAULT_ROUNDS,
         metavar="N",
         help=f"interleaved rounds per measurement, at least {MIN_ROUNDS} "
-        f"(default {DEFAULT_ROUNDS})",
+        f"(default {DEFAULT_ROUNDS}, or {SLOW_DEFAULT_ROUNDS} with --slow)",
     )
     saving = replicate.add_mutually_exclusive_group()
     saving.add_argument("--save", metavar="FILE", help="also write the JSON document to FILE")

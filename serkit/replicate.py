@@ -57,7 +57,8 @@ from .suite import Case, prepare
 
 SCHEMA = 1
 SAMPLE_TARGET_S = 0.010  # asv's default sample_time
-DEFAULT_ROUNDS = 11
+DEFAULT_ROUNDS = 21
+SLOW_DEFAULT_ROUNDS = 7  # with --slow: one round at 100,000 records takes about 20 s here
 MIN_ROUNDS = 3  # fewer gives no quartiles worth the name
 # A size further than this from the post's is explained in its row, or flagged.
 LARGE_SIZE_DIFFERENCE = 0.05
