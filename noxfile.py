@@ -61,3 +61,11 @@ def agreement(session: nox.Session) -> None:
     session.install(RUNNER)
     session.run("serkit", "fixtures", "fetch")
     session.run("serkit", "agreement", *session.posargs)
+
+
+@nox.session(default=False)
+def replicate(session: nox.Session) -> None:
+    """The posts' tables then and now; the JSON document goes to .asv/replication.json."""
+    session.install(RUNNER)
+    session.run("serkit", "fixtures", "fetch")
+    session.run("serkit", "replicate", "--save", ".asv/replication.json", *session.posargs)

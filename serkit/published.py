@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -37,3 +37,216 @@ DISK_BLOCK = 4096  # bytes; post 000 sizes count whole blocks
 def as_disk_kib(size: int) -> int:
     """Bytes as post 000 counted them: whole 4 KiB blocks, in KiB."""
     return -(-size // DISK_BLOCK) * DISK_BLOCK // 1024
+
+
+# --- the posts, and every table serkit replicates -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Post:
+    """One post: where its text is, what it ran on, and what it called each codec."""
+
+    id: str
+    title: str
+    seeds: tuple[str, ...]  # file names in the project's seeds folder (shared/seeds)
+    date: str  # as far as the seed tells
+    setup: str  # the machine and versions, as the post gives them
+    reference: str  # the codec id normalized columns divide by
+    labels: dict[str, str]  # codec id -> the post's name for what it timed
+    # The post's name -> why serkit cannot time it on Python 3.
+    unavailable: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PublishedFigures:
+    """One quantity a post published for several codecs on one document."""
+
+    post: str
+    title: str
+    unit: str
+    note: str
+    fixture: str  # serkit's fixture for the post's document
+    values: dict[str, float]  # codec id -> value
+    unavailable_values: dict[str, float] = field(default_factory=dict)  # post's name -> value
+    higher_is_better: bool = False  # a rate, not a time or a size
+
+
+POST_000 = Post(
+    id="000/001",
+    title="MessagePack against the world of Python serializers",
+    seeds=("000_0fa7dc883429bcec.txt", "001_37662e2ae96845d2.txt"),
+    date="undated (msgpack 0.4.6 is from 2015); 001 is a copy of 000 with HTML tables",
+    setup="Python 2.7.10 on an Intel Core i3-3240 at 3.40 GHz",
+    reference="json",
+    labels={
+        "pickle-p0": "cPickle 1.71",
+        "json": "json 2.0.9",
+        "ujson": "ujson 1.33",
+        "msgpack": "msgpack 0.4.6",
+    },
+)
+
+POST_000_DUMPS = PublishedTable(
+    post="000/001",
+    title="dumps time",
+    unit="ms",
+    note="rows are list lengths; how many calls each cell timed is not in the seed",
+    values={
+        "pickle-p0": {10: 0.823, 100: 8.34, 1_000: 85, 10_000: 853, 100_000: 8_660},
+        "json": {10: 1.080, 100: 11.9, 1_000: 120, 10_000: 1_200, 100_000: 12_100},
+        "ujson": {10: 0.175, 100: 1.81, 1_000: 18.7, 10_000: 191, 100_000: 1_920},
+        "msgpack": {10: 0.0714, 100: 0.792, 1_000: 8.15, 10_000: 82.9, 100_000: 851},
+    },
+)
+
+POST_000_LOADS = PublishedTable(
+    post="000/001",
+    title="loads time",
+    unit="ms",
+    note="rows are list lengths",
+    values={
+        "pickle-p0": {10: 0.712, 100: 7.25, 1_000: 73.7, 10_000: 764, 100_000: 7_710},
+        "json": {10: 0.604, 100: 6.46, 1_000: 67.5, 10_000: 699, 100_000: 7_130},
+        "ujson": {10: 0.179, 100: 2.37, 1_000: 27.2, 10_000: 287, 100_000: 2_840},
+        "msgpack": {10: 0.073, 100: 0.82, 1_000: 11.1, 10_000: 115, 100_000: 1_190},
+    },
+)
+
+POST_002 = Post(
+    id="002",
+    title="Serialization: MsgPack vs Pickle",
+    seeds=("002_2e39a120c5cada3f.txt",),
+    date="2019-02-23",
+    setup="Python 3 (its version and machine unstated), 100,000 round trips per codec",
+    reference="pickle-p2",
+    labels={
+        # Python 3.7's default protocol was 3: the same opcodes as 2 for data without bytes.
+        "pickle-p2": "pickle (default protocol, 3)",
+        "msgpack-ext": "msgpack with ExtType 0 and 10",
+    },
+)
+
+POST_002_SIZE = PublishedFigures(
+    post="002",
+    title="size of one sensor record",
+    unit="B",
+    note="the notebook printed each packed length",
+    fixture="sensor-record",
+    values={"pickle-p2": 83, "msgpack-ext": 64},
+)
+
+POST_002_RATE = PublishedFigures(
+    post="002",
+    title="round trips per second",
+    unit="msg/s",
+    # The results table; the notebook cell above it printed 30,962 msg/s (3.23 s) for msgpack.
+    note="100,000 loops of loads(dumps(record)), each checked equal to the record",
+    fixture="sensor-record",
+    values={"pickle-p2": 85_983, "msgpack-ext": 30_227},
+    higher_is_better=True,
+)
+
+POST_003 = Post(
+    id="003",
+    title="Python 2.7.2 serializer speed comparisons",
+    seeds=("003_33033dfd5e142545.txt",),
+    date="2012-07-25",
+    setup="Python 2.7.2 (machine unstated), timeit of 15,000 loops per cell",
+    reference="json",
+    labels={
+        "pickle-p0": "cPickle (ascii)",
+        "pickle-p2": "cPickle (binary)",
+        "json": "json",
+        "simplejson": "simplejson-3.3.1",
+        "ujson": "ujson-1.33",
+        "msgpack": "msgpack-python-0.3.0",
+    },
+    unavailable={
+        "pickle (ascii)": "Python 2's pure-Python pickle; Python 3's pickle is the C one, "
+        "timed as cPickle's rows",
+        "pickle (binary)": "Python 2's pure-Python pickle; Python 3's pickle is the C one, "
+        "timed as cPickle's rows",
+        "python-cjson-1.0.5": "a Python 2 C extension: not available on Python 3",
+        "yajl 0.3.5": "a Python 2 C extension: not available on Python 3",
+    },
+)
+
+POST_003_ENCODE = PublishedFigures(
+    post="003",
+    title="encode time",
+    unit="s per 15,000 loops",
+    note="timeit(number=15000) of one call, once per cell",
+    fixture="small-dict",
+    values={
+        "ujson": 0.232215,
+        "msgpack": 0.241945,
+        "pickle-p2": 0.305273,
+        "json": 0.780438,
+        "simplejson": 1.04763,
+        "pickle-p0": 1.62062,
+    },
+    unavailable_values={
+        "yajl 0.3.5": 0.634148,
+        "python-cjson-1.0.5": 0.680604,
+        "pickle (ascii)": 14.0497,
+        "pickle (binary)": 15.4712,
+    },
+)
+
+POST_003_DECODE = PublishedFigures(
+    post="003",
+    title="decode time",
+    unit="s per 15,000 loops",
+    note="timeit(number=15000) of one call, once per cell; every JSON library decoded json's text",
+    fixture="small-dict",
+    values={
+        "msgpack": 0.240885,
+        "pickle-p2": 0.393152,
+        "ujson": 0.396875,
+        "simplejson": 0.780531,
+        "pickle-p0": 1.38561,
+        "json": 1.65921,
+    },
+    unavailable_values={
+        "python-cjson-1.0.5": 0.694321,
+        "yajl 0.3.5": 0.748369,
+        "pickle (binary)": 5.20554,
+        "pickle (ascii)": 17.8767,
+    },
+)
+
+POST_004 = Post(
+    id="004",
+    title="Serialization Format Performance",
+    seeds=("004_7670e0ed09d75d65.txt",),
+    date="2016-01-31",
+    setup="Python 2 (cPickle) on a 2013 MacBook Pro, Intel Core i7-4850HQ; "
+    "the timing code is not in the seed",
+    reference="json",
+    labels={
+        "json": "json (in stdlib)",
+        "ujson": "ujson",
+        "yaml": "PyYAML (default loader)",
+        "yaml-c": "PyYAML (C Loader)",
+        "msgpack": "msgpack-python",
+        "pickle-p0": "cPickle",
+    },
+)
+
+POST_004_LOAD = PublishedFigures(
+    post="004",
+    title="load time",
+    unit="ms",
+    note="a 48 KB document of the alphabetically first US senators' biographies",
+    fixture="senate-bios",
+    values={
+        "json": 1.4,
+        "ujson": 0.4,
+        "yaml": 303.1,
+        "yaml-c": 27.9,
+        "msgpack": 0.2,
+        "pickle-p0": 14.1,
+    },
+)
+
+POSTS: dict[str, Post] = {post.id: post for post in (POST_000, POST_002, POST_003, POST_004)}
