@@ -146,3 +146,21 @@ def test_hosts_page_gives_ratios_against_the_first_host(tmp_path: Path) -> None:
     assert "box-b / box-a" in html and "2x" in html  # box-b's timings are all doubled
     manifest = json.loads((written.folder / "report.json").read_text())
     assert manifest["hosts"] == ["box-a", "box-b"]
+
+
+def test_replication_page_from_a_saved_document_and_a_bad_one_is_a_warning(
+    tmp_path: Path,
+) -> None:
+    from serkit import replicate
+
+    results = write_tree(tmp_path / "results")
+    saved = tmp_path / "replication.json"  # where `serkit replicate` saves, beside results/
+    replicate.save(replicate.run(["002"], replicate.Options(rounds=3)), saved)
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    html = (written.folder / "replication.html").read_text()
+    assert "Post 002" in html and "msgpack-ext" in html
+    assert 'href="replication.html"' in (written.folder / "index.html").read_text()
+    saved.write_text('{"schema": 1')  # cut short
+    again = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    assert not (again.folder / "replication.html").exists()
+    assert any(w.startswith(f"skipped {saved}") for w in again.warnings)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from results_factory import serkit_tree
 
-from serkit import report_html
+from serkit import replicate, report_html
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
@@ -43,9 +43,17 @@ class QuietHandler(SimpleHTTPRequestHandler):
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """A report of two hosts, served from 127.0.0.1 (never every interface)."""
     root = tmp_path_factory.mktemp("report")
+    # A real replication document (one post, few rounds), so its page is opened too.
+    replication = root / "replication.json"
+    replicate.save(replicate.run(["002"], replicate.Options(rounds=3)), replication)
     written = report_html.write_report(
-        root, serkit_tree(root / "results"), root / "reports", asv_runner=None
+        root,
+        serkit_tree(root / "results"),
+        root / "reports",
+        asv_runner=None,
+        replication=replication,
     )
+    assert (written.folder / "replication.html").is_file()
     handler = functools.partial(QuietHandler, directory=str(root / "reports"))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
