@@ -657,21 +657,45 @@ def _single_site(fixture: str) -> Callable[[int], str]:
     return lambda _site: fixture
 
 
+def _one_document_spec(figures: Any, operation: str, scale: float, **options: Any) -> TimingSpec:
+    """A post that timed one document: its one "site" is 0."""
+    return TimingSpec(
+        figures.title,
+        figures.unit,
+        operation,
+        scale,
+        {codec: {0: value} for codec, value in figures.values.items()},
+        _single_site(figures.fixture),
+        **options,
+    )
+
+
+def _judge_one_document(
+    claims: Sequence[Claim],
+    published_of: Callable[[Side, int], float | None],
+    measured: Measured,
+    fixture: str,
+) -> list[dict[str, Any]]:
+    return [
+        judge(
+            claim,
+            (0,),
+            published_of,
+            measured,
+            lambda side, _site: (side[0], fixture, side[1]),
+            lambda side, _site: measured.sizes.get((side[0], fixture)),
+        )
+        for claim in claims
+    ]
+
+
 def _post_002(options: Options) -> dict[str, Any]:
     post = POST_002
     fixture = POST_002_RATE.fixture
     codecs = list(POST_002_RATE.values)
     keys = [(codec, fixture, "round_trip") for codec in codecs]
     measured = measure(keys, options.rounds, f"post {post.id}")
-    rate = TimingSpec(
-        POST_002_RATE.title,
-        POST_002_RATE.unit,
-        "round_trip",
-        1.0,
-        {codec: {0: value} for codec, value in POST_002_RATE.values.items()},
-        _single_site(fixture),
-        higher_is_better=True,
-    )
+    rate = _one_document_spec(POST_002_RATE, "round_trip", 1.0, higher_is_better=True)
     speed = _timing_table(post, rate, measured, "")
     speed.notes.insert(0, f"published: {POST_002_RATE.note}; serkit times loads(dumps(record))")
     size = _sizes_single(post, POST_002_SIZE.values, fixture, measured, _explain_002(measured))
@@ -693,17 +717,7 @@ def _post_002(options: Options) -> dict[str, Any]:
         value = POST_002_RATE.values.get(side[0])
         return 1 / value if value else None  # a rate, as time per message
 
-    judged = [
-        judge(
-            claim,
-            (0,),
-            published_of,
-            measured,
-            lambda side, _site: (side[0], fixture, side[1]),
-            lambda side, _site: measured.sizes.get((side[0], fixture)),
-        )
-        for claim in claims
-    ]
+    judged = _judge_one_document(claims, published_of, measured, fixture)
     return {**_post_header(post), "tables": [size.as_dict(), speed.as_dict()], "claims": judged}
 
 
@@ -783,14 +797,8 @@ def _post_003(options: Options) -> dict[str, Any]:
     measured = measure(keys, options.rounds, f"post {post.id}")
     tables = []
     for published, operation in ((POST_003_ENCODE, "dumps"), (POST_003_DECODE, "loads")):
-        spec = TimingSpec(
-            published.title,
-            published.unit,
-            operation,
-            15_000,
-            {codec: {0: value} for codec, value in published.values.items()},
-            _single_site(fixture),
-            unavailable=published.unavailable_values,
+        spec = _one_document_spec(
+            published, operation, 15_000, unavailable=published.unavailable_values
         )
         table = _timing_table(post, spec, measured, "")
         table.notes.insert(0, f"published: {published.note}")
@@ -822,17 +830,7 @@ def _post_003(options: Options) -> dict[str, Any]:
         table = POST_003_ENCODE if side[1] == "dumps" else POST_003_DECODE
         return table.values.get(side[0])
 
-    judged = [
-        judge(
-            claim,
-            (0,),
-            published_of,
-            measured,
-            lambda side, _site: (side[0], fixture, side[1]),
-            lambda side, _site: None,
-        )
-        for claim in claims
-    ]
+    judged = _judge_one_document(claims, published_of, measured, fixture)
     return {**_post_header(post), "tables": [t.as_dict() for t in tables], "claims": judged}
 
 
@@ -842,14 +840,7 @@ def _post_004(options: Options) -> dict[str, Any]:
     codecs = list(POST_004_LOAD.values)
     keys = [(codec, fixture, "loads") for codec in codecs]
     measured = measure(keys, options.rounds, f"post {post.id}")
-    spec = TimingSpec(
-        POST_004_LOAD.title,
-        POST_004_LOAD.unit,
-        "loads",
-        1e3,
-        {codec: {0: value} for codec, value in POST_004_LOAD.values.items()},
-        _single_site(fixture),
-    )
+    spec = _one_document_spec(POST_004_LOAD, "loads", 1e3)
     table = _timing_table(post, spec, measured, "")
     table.notes.insert(0, f"published: {POST_004_LOAD.note}")
     yaml_bytes = measured.sizes.get(("yaml", fixture))
@@ -879,17 +870,9 @@ def _post_004(options: Options) -> dict[str, Any]:
         ),
         Claim("cPickle loads slower than json", ((("json", "loads"), ("pickle-p0", "loads")),)),
     ]
-    judged = [
-        judge(
-            claim,
-            (0,),
-            lambda side, _site: POST_004_LOAD.values.get(side[0]),
-            measured,
-            lambda side, _site: (side[0], fixture, side[1]),
-            lambda side, _site: None,
-        )
-        for claim in claims
-    ]
+    judged = _judge_one_document(
+        claims, lambda side, _site: POST_004_LOAD.values.get(side[0]), measured, fixture
+    )
     post_dict = {**_post_header(post), "tables": [table.as_dict()], "claims": judged}
     post_dict["claims_from"] = "the post states its findings as a table: each claim reads one off"
     return post_dict
