@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -70,6 +71,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         row.update(
             safe_for_untrusted_input=spec.safe_for_untrusted_input,
             untrusted_input_hazard=spec.untrusted_input_hazard,
+            variant=spec.variant,
+            direct=dataclasses.asdict(spec.direct) if spec.direct else None,
         )
         try:
             codec = get_codec(name)

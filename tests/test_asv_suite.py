@@ -113,3 +113,18 @@ def test_facts_are_recorded_beside_the_timings(slice_results: dict[str, dict[str
     imports = _cells(slice_results["bench_import.ImportTime.timeraw_import"])
     assert all(_measured(imports[(c,)]) for c in CODECS)
     assert not _measured(imports[("ujson",)])  # outside the slice: skipped
+
+
+def test_adapter_and_direct_calls_are_timed_side_by_side(
+    slice_results: dict[str, dict[str, Any]],
+) -> None:
+    for name in (
+        "bench_overhead.DumpsOverhead.time_dumps",
+        "bench_overhead.LoadsOverhead.time_loads",
+    ):
+        cells = _cells(slice_results[name])
+        assert len(cells) == len(codec_names()) * 2  # one fixture, two calls: skipped, not missing
+        measured = {pair for pair, value in cells.items() if _measured(value)}
+        assert measured == {
+            (c, "small-dict", call) for c in CODECS for call in ("adapter", "direct")
+        }
