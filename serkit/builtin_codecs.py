@@ -405,6 +405,7 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
             "load(payload, Loader=SafeLoader)",
         ),
         variant=SORT_KEYS_VARIANT,
+        pure_python=True,
     ),
     CodecSpec(
         "yaml-c",

@@ -15,10 +15,12 @@ overhead is zero by construction; measuring it then only shows the noise.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from .registry import Config, DirectCall, get_codec, registry
@@ -170,3 +172,37 @@ def variants(codecs: Iterable[str]) -> dict[str, str]:
     """Each codec's declared variant label, "" for the plain call; unknown ids left out."""
     known = set(registry.names())
     return {c: registry.spec(c).variant for c in codecs if c in known}
+
+
+# --- measuring it with asv -----------------------------------------------------------------
+
+BENCHMARKS = {
+    "dumps": "bench_overhead.DumpsOverhead.time_dumps",
+    "loads": "bench_overhead.LoadsOverhead.time_loads",
+}
+
+
+def timings_from(
+    values: Mapping[tuple[str, tuple[Any, ...]], float],
+) -> dict[tuple[str, str, str], float]:
+    """bench_overhead's values, by (benchmark, (codec, fixture, call)), as judge wants them."""
+    operations = {name: operation for operation, name in BENCHMARKS.items()}
+    return {
+        (params[0], operations[name], params[2]): value
+        for (name, params), value in values.items()
+        if name in operations and len(params) == 3 and params[1] == FIXTURE
+    }
+
+
+def measure(root: Path, codecs: Iterable[str] | None = None, rounds: int = 4) -> list[Overhead]:
+    """Run bench_overhead with asv in this interpreter (`rounds` interleaved rounds); judge it."""
+    from .agreement import ScratchSuite
+    from .suite import CODECS_ENV, FIXTURES_ENV
+
+    env = {**os.environ, FIXTURES_ENV: FIXTURE}
+    if codecs is not None:
+        env[CODECS_ENV] = ",".join(codecs)
+    with ScratchSuite(root, env) as suite:
+        values = suite.run(["^bench_overhead\\."], [f"rounds={rounds}"])
+    timings = timings_from(values)
+    return judge(timings, variants({codec for codec, _, _ in timings}))

@@ -89,6 +89,8 @@ class CodecSpec:
     # What the timed call does, beyond the library's plain call, that changes its speed
     # (options, a reused encoder object); "" for the plain call. Shown with its timings.
     variant: str = ""
+    # Pure Python by design, so a "python" implementation is expected, not a fallback.
+    pure_python: bool = False
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
