@@ -197,7 +197,7 @@ def measure(
     asv_s: list[float] = []
     timeit_s: list[float] = []
     with ScratchSuite(root) as suite:
-        for _ in _rounds(rounds):
+        for _ in progress_rounds(rounds):
             asv_s.append(_asv_value(suite.run([pair.pattern]), pair))
             timeit_s.append(_timeit_median(call))
     return Agreement(codec, fixture, operation, asv_s, timeit_s, TIMEIT)
@@ -233,7 +233,7 @@ def validate(
     asv_s: dict[Pair, list[float]] = {pair: [] for pair in chosen}
     pyperf_s: dict[Pair, list[float]] = {pair: [] for pair in chosen}
     with ScratchSuite(root) as suite:
-        for _ in _rounds(rounds):
+        for _ in progress_rounds(rounds):
             values = suite.run([pair.pattern for pair in chosen])
             for pair in chosen:
                 asv_s[pair].append(_asv_value(values, pair))
@@ -243,5 +243,5 @@ def validate(
     ]
 
 
-def _rounds(count: int) -> Iterator[int]:
+def progress_rounds(count: int) -> Iterator[int]:
     yield from tqdm(range(count), desc="rounds", unit="round", file=sys.stderr, disable=None)

@@ -527,6 +527,7 @@ def cmd_overhead(args: argparse.Namespace) -> int:
     codecs = list(dict.fromkeys(args.codec)) if args.codec else None
     for name in codecs or ():
         registry.spec(name)  # fail on a typo before asv starts
+    load_before = _load_text()
     results = measure(project_root(), codecs, args.rounds)
     if not results:
         raise SerkitError("asv recorded no overhead timings; see its output above")
@@ -537,22 +538,34 @@ def cmd_overhead(args: argparse.Namespace) -> int:
         [
             r.codec,
             r.operation,
-            _seconds(r.adapter_s),
-            _seconds(r.direct_s),
+            _seconds(r.adapter_median_s),
+            _seconds(r.direct_median_s),
             f"{r.overhead_s * 1e9:+,.0f} ns",
             f"{r.ratio:.3f}",
+            f"{min(r.ratios):.3f}-{max(r.ratios):.3f}",
             "within" if r.within else "OVER",
             r.variant,
         ]
         for r in results
     ]
     print(f"serkit's adapter against the direct library call, on {FIXTURE}, time per call")
-    headers = ["codec", "op", "adapter", "direct", "overhead", "ratio", "target", "variant"]
+    headers = [
+        "codec",
+        "op",
+        "adapter",
+        "direct",
+        "overhead",
+        "ratio",
+        "range",
+        "target",
+        "variant",
+    ]
     print(tabulate(rows, headers=headers, disable_numparse=True))
     print(
         f"target: overhead at most max({TARGET_RATIO:.0%} of direct, "
-        f"{TARGET_FLOOR_S * 1e9:.0f} ns); asv medians of {args.rounds} interleaved rounds. "
-        f"Load average now: {_load_text()}."
+        f"{TARGET_FLOOR_S * 1e9:.0f} ns). adapter, direct: medians of {args.rounds} asv runs; "
+        "ratio: the median of the runs' ratios, overhead: (ratio - 1) x direct.\n"
+        f"Load average (1, 5, 15 min): {load_before} before, {_load_text()} after."
     )
     return 0 if all(r.within for r in results) else 1
 
@@ -789,7 +802,9 @@ def build_parser() -> argparse.ArgumentParser:
     overhead.add_argument(
         "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
     )
-    overhead.add_argument("--rounds", type=_positive_int, default=4, help="asv rounds")
+    overhead.add_argument(
+        "--rounds", type=_positive_int, default=5, help="asv runs, one round each (default 5)"
+    )
     overhead.set_defaults(run=cmd_overhead)
 
     doctor = commands.add_parser(

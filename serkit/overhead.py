@@ -17,11 +17,12 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import statistics
 import textwrap
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 from .registry import Config, DirectCall, get_codec, registry
 from .suite import CaseBenchmark
@@ -113,25 +114,42 @@ class OverheadBenchmark(CaseBenchmark):
 
 @dataclass(frozen=True)
 class Overhead:
-    """One codec and operation: the adapter's time, the direct call's, and the verdict."""
+    """One codec and operation: the adapter's time, the direct call's, and the verdict.
+
+    With several rounds, each round's adapter and direct values ran back to back, so
+    the ratio is the median of the rounds' ratios (machine drift between rounds moves
+    both alike), and the overhead is that ratio applied to the direct call's median.
+    """
 
     codec: str
     operation: str
-    adapter_s: float
-    direct_s: float
+    adapter_s: tuple[float, ...]  # one value per round
+    direct_s: tuple[float, ...]
     variant: str = ""  # CodecSpec.variant: options of the call that change its speed
 
     @property
-    def overhead_s(self) -> float:
-        return self.adapter_s - self.direct_s
+    def ratios(self) -> list[float]:
+        return [a / d for a, d in zip(self.adapter_s, self.direct_s)]
 
     @property
     def ratio(self) -> float:
-        return self.adapter_s / self.direct_s
+        return statistics.median(self.ratios)
+
+    @property
+    def direct_median_s(self) -> float:
+        return statistics.median(self.direct_s)
+
+    @property
+    def adapter_median_s(self) -> float:
+        return statistics.median(self.adapter_s)
+
+    @property
+    def overhead_s(self) -> float:
+        return (self.ratio - 1) * self.direct_median_s
 
     @property
     def allowed_s(self) -> float:
-        return max(TARGET_RATIO * self.direct_s, TARGET_FLOOR_S)
+        return max(TARGET_RATIO * self.direct_median_s, TARGET_FLOOR_S)
 
     @property
     def within(self) -> bool:
@@ -139,33 +157,52 @@ class Overhead:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            **asdict(self),
-            "overhead_s": self.overhead_s,
+            "codec": self.codec,
+            "operation": self.operation,
+            "variant": self.variant,
+            "adapter_s": list(self.adapter_s),
+            "direct_s": list(self.direct_s),
+            "adapter_median_s": self.adapter_median_s,
+            "direct_median_s": self.direct_median_s,
+            "ratios": self.ratios,
             "ratio": self.ratio,
+            "overhead_s": self.overhead_s,
             "allowed_s": self.allowed_s,
             "within": self.within,
         }
 
 
+Timing = Union[float, Sequence[float]]
+
+
 def judge(
-    timings: Mapping[tuple[str, str, str], float], variants: Mapping[str, str] | None = None
+    timings: Mapping[tuple[str, str, str], Timing], variants: Mapping[str, str] | None = None
 ) -> list[Overhead]:
     """Pair each (codec, operation)'s adapter and direct times, in seconds per call.
 
-    `timings` maps (codec, operation, call) to seconds, `call` being "adapter" or
-    "direct"; a pair missing either side, or with a time that is not above 0, is left
+    `timings` maps (codec, operation, call), `call` being "adapter" or "direct", to
+    seconds: one value, or one per round (the same rounds on both sides). A pair
+    missing either side, or with a value that is not above 0 (NaN, a skip), is left
     out. `variants` maps codec to its label (by default, none).
     """
     found = []
     keys = sorted({(codec, op) for codec, op, _ in timings})
     for codec, operation in keys:
-        adapter = timings.get((codec, operation, ADAPTER))
-        direct = timings.get((codec, operation, DIRECT))
-        if adapter is None or direct is None or not (adapter > 0 and direct > 0):
-            continue  # NaN, a skip or a failure: nothing to judge
+        adapter = _values(timings.get((codec, operation, ADAPTER)))
+        direct = _values(timings.get((codec, operation, DIRECT)))
+        if not adapter or len(adapter) != len(direct):
+            continue
+        if not all(v > 0 for v in (*adapter, *direct)):  # False for NaN too
+            continue
         label = (variants or {}).get(codec, "")
         found.append(Overhead(codec, operation, adapter, direct, label))
     return found
+
+
+def _values(timing: Timing | None) -> tuple[float, ...]:
+    if timing is None:
+        return ()
+    return (float(timing),) if isinstance(timing, (int, float)) else tuple(timing)
 
 
 def variants(codecs: Iterable[str]) -> dict[str, str]:
@@ -194,15 +231,23 @@ def timings_from(
     }
 
 
-def measure(root: Path, codecs: Iterable[str] | None = None, rounds: int = 4) -> list[Overhead]:
-    """Run bench_overhead with asv in this interpreter (`rounds` interleaved rounds); judge it."""
-    from .agreement import ScratchSuite
+def measure(root: Path, codecs: Iterable[str] | None = None, rounds: int = 5) -> list[Overhead]:
+    """Run bench_overhead with asv in this interpreter, `rounds` times; judge it.
+
+    Each round is one `asv run` (one asv round), in which a codec's adapter and direct
+    benchmarks run back to back (`call` is their last parameter).
+    """
+    from .agreement import ScratchSuite, progress_rounds
     from .suite import CODECS_ENV, FIXTURES_ENV
 
     env = {**os.environ, FIXTURES_ENV: FIXTURE}
     if codecs is not None:
         env[CODECS_ENV] = ",".join(codecs)
+    per_round: dict[tuple[str, str, str], list[float]] = {}
     with ScratchSuite(root, env) as suite:
-        values = suite.run(["^bench_overhead\\."], [f"rounds={rounds}"])
-    timings = timings_from(values)
-    return judge(timings, variants({codec for codec, _, _ in timings}))
+        for _ in progress_rounds(rounds):
+            found = timings_from(suite.run(["^bench_overhead\\."], ["rounds=1"]))
+            for key, value in found.items():
+                per_round.setdefault(key, []).append(value)
+    complete = {key: values for key, values in per_round.items() if len(values) == rounds}
+    return judge(complete, variants({codec for codec, _, _ in complete}))
