@@ -61,3 +61,11 @@ def agreement(session: nox.Session) -> None:
     session.install(RUNNER)
     session.run("serkit", "fixtures", "fetch")
     session.run("serkit", "agreement", *session.posargs)
+
+
+@nox.session(default=False)
+def validate(session: nox.Session) -> None:
+    """The asv suite's timings of a fixed panel of calls against pyperf's (serkit validate)."""
+    session.install(".[codecs,bench,validate]")
+    session.run("serkit", "fixtures", "fetch")
+    session.run("serkit", "validate", *session.posargs)
