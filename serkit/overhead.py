@@ -28,7 +28,6 @@ from .registry import Config, DirectCall, get_codec, registry
 from .suite import CaseBenchmark
 
 FIXTURE = "small-dict"
-OPERATIONS = ("dumps", "loads")
 ADAPTER, DIRECT = "adapter", "direct"
 CALLS = (ADAPTER, DIRECT)
 TARGET_RATIO = 0.05
