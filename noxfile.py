@@ -69,3 +69,11 @@ def replicate(session: nox.Session) -> None:
     session.install(RUNNER)
     session.run("serkit", "fixtures", "fetch")
     session.run("serkit", "replicate", "--save", ".asv/replication.json", *session.posargs)
+
+
+@nox.session(default=False)
+def validate(session: nox.Session) -> None:
+    """The asv suite's timings of a fixed panel of calls against pyperf's (serkit validate)."""
+    session.install(".[codecs,bench,validate]")
+    session.run("serkit", "fixtures", "fetch")
+    session.run("serkit", "validate", *session.posargs)

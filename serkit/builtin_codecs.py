@@ -5,10 +5,13 @@ Rules every entry follows:
   wrapper for every text codec, so every codec's timing ends at bytes and every text
   codec pays for the encode in the same way.
 - Where no transformation is needed, the library's own callable is handed over as is.
-- Library defaults are kept, except where noted in `summary`. An option a library
+- Library defaults are kept, except where noted in `summary` and, where the option
+  changes speed, in `variant`. An option a library
   needs only for some data (int dict keys) is a fallback `Config`, labelled, and used
   only on the data that needs it.
 - `native_parts` names the objects that must be compiled for the codec to count as C.
+- `direct` is the same work as a user would write it, without the adapter: the overhead
+  benchmark times one beside the other.
 """
 
 from __future__ import annotations
@@ -18,14 +21,15 @@ from typing import Any, Callable, cast
 
 from .errors import CodecNotInstalled
 from .fixtures import ImuSample, Vec3
-from .registry import STDLIB, Binding, CodecSpec, Config, Dumps
+from .registry import STDLIB, Binding, CodecSpec, Config, DirectCall, Dumps
 
 
 def _utf8(text_dumps: Callable[[Any], str]) -> Dumps:
     """Turn a str-returning dumps into a bytes-returning one, by UTF-8."""
 
+    # encode() without arguments is UTF-8, and skips parsing one (about 5 ns a call here).
     def dumps(obj: Any) -> bytes:
-        return text_dumps(obj).encode("utf-8")
+        return text_dumps(obj).encode()
 
     return dumps
 
@@ -136,7 +140,8 @@ def _msgpack() -> Binding:
 SENSOR_EXT_TYPES: dict[int, type[tuple[Any, ...]]] = {0: Vec3, 10: ImuSample}
 
 
-def _msgpack_ext() -> Binding:
+def sensor_hooks() -> tuple[Callable[[Any], Any], Callable[[int, bytes], Any]]:
+    """msgpack's `default` and `ext_hook` for post 002's namedtuples, as ExtType 0 and 10."""
     import msgpack
 
     codes = {cls: code for code, cls in SENSOR_EXT_TYPES.items()}
@@ -158,6 +163,13 @@ def _msgpack_ext() -> Binding:
             return msgpack.ExtType(code, data)
         return cls(*msgpack.unpackb(data, ext_hook=ext_hook))
 
+    return default, ext_hook
+
+
+def _msgpack_ext() -> Binding:
+    import msgpack
+
+    default, ext_hook = sensor_hooks()
     dumps = partial(msgpack.packb, default=default, strict_types=True)
     return Binding(
         (
@@ -236,6 +248,18 @@ def _yaml_c() -> Binding:
     )
 
 
+def _plain(
+    module: str, dumps: str = "dumps", loads: str = "loads", *, text: bool = False
+) -> DirectCall:
+    """The library's two functions, called as a user would; str encoded as a user would."""
+    encode = ".encode()" if text else ""
+    return DirectCall(
+        f"from {module} import {dumps}, {loads}", f"{dumps}(obj){encode}", f"{loads}(payload)"
+    )
+
+
+SORT_KEYS_VARIANT = "sort_keys=False: keys in insertion order (yaml.dump sorts them by default)"
+
 # The two codecs whose `loads` must never see untrusted bytes. The yaml codecs load with
 # SafeLoader/CSafeLoader, which build only plain data: PyYAML's unsafe loaders are not used.
 PICKLE_HAZARD = "runs code: the payload names callables and loads calls them"
@@ -251,6 +275,10 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
             f"pickle.dumps(obj, protocol={p})",
             module="pickle",
             untrusted_input_hazard=PICKLE_HAZARD,
+            direct=DirectCall(
+                "from pickle import dumps, loads", f"dumps(obj, {p})", "loads(payload)"
+            ),
+            variant="protocol passed positionally (a protocol= keyword costs about 150 ns a call)",
         )
         for p in (0, 2, 4, 5)
     ),
@@ -262,8 +290,17 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         "marshal.dumps(obj)",
         module="marshal",
         untrusted_input_hazard=MARSHAL_HAZARD,
+        direct=_plain("marshal"),
     ),
-    CodecSpec("json", "json", STDLIB, _json, "json.dumps(obj), UTF-8 encoded", module="json"),
+    CodecSpec(
+        "json",
+        "json",
+        STDLIB,
+        _json,
+        "json.dumps(obj), UTF-8 encoded",
+        module="json",
+        direct=_plain("json", text=True),
+    ),
     CodecSpec(
         "simplejson",
         "json",
@@ -271,9 +308,26 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         _simplejson,
         "simplejson.dumps(obj), UTF-8 encoded",
         module="simplejson",
+        direct=_plain("simplejson", text=True),
     ),
-    CodecSpec("ujson", "json", "ujson", _ujson, "ujson.dumps(obj), UTF-8 encoded", module="ujson"),
-    CodecSpec("orjson", "json", "orjson", _orjson, "orjson.dumps(obj)", module="orjson"),
+    CodecSpec(
+        "ujson",
+        "json",
+        "ujson",
+        _ujson,
+        "ujson.dumps(obj), UTF-8 encoded",
+        module="ujson",
+        direct=_plain("ujson", text=True),
+    ),
+    CodecSpec(
+        "orjson",
+        "json",
+        "orjson",
+        _orjson,
+        "orjson.dumps(obj)",
+        module="orjson",
+        direct=_plain("orjson"),
+    ),
     CodecSpec(
         "rapidjson",
         "json",
@@ -281,6 +335,7 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         _rapidjson,
         "rapidjson.dumps(obj), UTF-8 encoded",
         module="rapidjson",
+        direct=_plain("rapidjson", text=True),
     ),
     CodecSpec(
         "msgspec-json",
@@ -289,8 +344,17 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         _msgspec_json,
         "msgspec.json.encode(obj)",
         module="msgspec.json",
+        direct=_plain("msgspec.json", "encode", "decode"),
     ),
-    CodecSpec("msgpack", "msgpack", "msgpack", _msgpack, "msgpack.packb(obj)", module="msgpack"),
+    CodecSpec(
+        "msgpack",
+        "msgpack",
+        "msgpack",
+        _msgpack,
+        "msgpack.packb(obj)",
+        module="msgpack",
+        direct=_plain("msgpack", "packb", "unpackb"),
+    ),
     CodecSpec(
         "msgpack-ext",
         "msgpack",
@@ -298,9 +362,23 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         _msgpack_ext,
         "msgpack.packb(obj, strict_types=True), post 002's namedtuples as ExtType 0 and 10",
         module="msgpack",
+        direct=DirectCall(
+            "from msgpack import packb, unpackb\n"
+            "from serkit.builtin_codecs import sensor_hooks\n"
+            "default, ext_hook = sensor_hooks()",
+            "packb(obj, default=default, strict_types=True)",
+            "unpackb(payload, ext_hook=ext_hook)",
+        ),
+        variant="strict_types=True, with default= and ext_hook= for post 002's namedtuples",
     ),
     CodecSpec(
-        "ormsgpack", "msgpack", "ormsgpack", _ormsgpack, "ormsgpack.packb(obj)", module="ormsgpack"
+        "ormsgpack",
+        "msgpack",
+        "ormsgpack",
+        _ormsgpack,
+        "ormsgpack.packb(obj)",
+        module="ormsgpack",
+        direct=_plain("ormsgpack", "packb", "unpackb"),
     ),
     CodecSpec(
         "msgspec-msgpack",
@@ -309,8 +387,11 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         _msgspec_msgpack,
         "msgspec.msgpack.encode(obj)",
         module="msgspec.msgpack",
+        direct=_plain("msgspec.msgpack", "encode", "decode"),
     ),
-    CodecSpec("cbor2", "cbor", "cbor2", _cbor2, "cbor2.dumps(obj)", module="cbor2"),
+    CodecSpec(
+        "cbor2", "cbor", "cbor2", _cbor2, "cbor2.dumps(obj)", module="cbor2", direct=_plain("cbor2")
+    ),
     CodecSpec(
         "yaml",
         "yaml",
@@ -318,6 +399,13 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         _yaml,
         "yaml.dump(obj, Dumper=SafeDumper, sort_keys=False), UTF-8 encoded",
         module="yaml",
+        direct=DirectCall(
+            "from yaml import SafeDumper, SafeLoader, dump, load",
+            "dump(obj, Dumper=SafeDumper, sort_keys=False).encode()",
+            "load(payload, Loader=SafeLoader)",
+        ),
+        variant=SORT_KEYS_VARIANT,
+        pure_python=True,
     ),
     CodecSpec(
         "yaml-c",
@@ -326,5 +414,11 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         _yaml_c,
         "yaml.dump(obj, Dumper=CSafeDumper, sort_keys=False), UTF-8 encoded",
         module="yaml",
+        direct=DirectCall(
+            "from yaml import CSafeDumper, CSafeLoader, dump, load",
+            "dump(obj, Dumper=CSafeDumper, sort_keys=False).encode()",
+            "load(payload, Loader=CSafeLoader)",
+        ),
+        variant=SORT_KEYS_VARIANT,
     ),
 )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -70,6 +72,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         row.update(
             safe_for_untrusted_input=spec.safe_for_untrusted_input,
             untrusted_input_hazard=spec.untrusted_input_hazard,
+            variant=spec.variant,
+            direct=dataclasses.asdict(spec.direct) if spec.direct else None,
         )
         try:
             codec = get_codec(name)
@@ -477,13 +481,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seconds(value: float) -> str:
+    from .compare_output import format_value
+
+    return format_value(value, "seconds")
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     from .agreement import TOLERANCE, measure
 
     result = measure(project_root(), args.codec, args.fixture, args.operation, args.rounds)
     rows = [
         [i + 1, f"{a * 1e9:,.0f}", f"{t * 1e9:,.0f}", f"{r:.3f}"]
-        for i, (a, t, r) in enumerate(zip(result.asv_s, result.timeit_s, result.ratios))
+        for i, (a, t, r) in enumerate(zip(result.asv_s, result.other_s, result.ratios))
     ]
     print(f"{result.operation} of {result.fixture} with {result.codec}, ns per call")
     print(tabulate(rows, headers=["round", "asv suite (ns)", "timeit (ns)", "ratio"]))
@@ -494,6 +504,116 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         f"tolerance {TOLERANCE:.0%}"
     )
     return 0 if result.within else 1
+
+
+def _load_text() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except (AttributeError, OSError):
+        return "unreadable"
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .agreement import PANEL, TOLERANCE, validate
+
+    load_before = _load_text()
+    results = validate(project_root(), PANEL, args.rounds, args.processes)
+    load_after = _load_text()
+    if args.json:
+        _print_json(
+            {
+                "rounds": args.rounds,
+                "processes": args.processes,
+                "load_average": {"before": load_before, "after": load_after},
+                "pairs": [r.as_dict() for r in results],
+            }
+        )
+        return 0 if all(r.within for r in results) else 1
+    rows = [
+        [
+            f"{r.codec} {r.operation} {r.fixture}",
+            _seconds(statistics.median(r.asv_s)),
+            _seconds(statistics.median(r.other_s)),
+            f"{r.ratio:.3f}",
+            f"{min(r.ratios):.3f}-{max(r.ratios):.3f}",
+            "agree" if r.within else "DISAGREE",
+        ]
+        for r in results
+    ]
+    print(
+        f"The asv suite against pyperf ({args.processes} worker processes each), "
+        f"{args.rounds} interleaved rounds; time per call, medians over the rounds"
+    )
+    headers = ["pair", "asv suite", "pyperf", "ratio asv/pyperf", "range", "verdict"]
+    print(tabulate(rows, headers=headers, disable_numparse=True))
+    print(
+        f"ratio: the median of the rounds' ratios; tolerance {TOLERANCE:.0%}. "
+        f"Load average (1, 5, 15 min): {load_before} before, {load_after} after."
+    )
+    return 0 if all(r.within for r in results) else 1
+
+
+def cmd_overhead(args: argparse.Namespace) -> int:
+    from .overhead import FIXTURE, TARGET_FLOOR_S, TARGET_RATIO, measure
+
+    codecs = list(dict.fromkeys(args.codec)) if args.codec else None
+    for name in codecs or ():
+        registry.spec(name)  # fail on a typo before asv starts
+    load_before = _load_text()
+    results = measure(project_root(), codecs, args.rounds)
+    if not results:
+        raise SerkitError("asv recorded no overhead timings; see its output above")
+    if args.json:
+        _print_json([r.as_dict() for r in results])
+        return 0 if all(r.within for r in results) else 1
+    rows = [
+        [
+            r.codec,
+            r.operation,
+            _seconds(r.adapter_median_s),
+            _seconds(r.direct_median_s),
+            f"{r.overhead_s * 1e9:+,.0f} ns",
+            f"{r.ratio:.3f}",
+            f"{min(r.ratios):.3f}-{max(r.ratios):.3f}",
+            "within" if r.within else "OVER",
+            r.variant,
+        ]
+        for r in results
+    ]
+    print(f"serkit's adapter against the direct library call, on {FIXTURE}, time per call")
+    headers = [
+        "codec",
+        "op",
+        "adapter",
+        "direct",
+        "overhead",
+        "ratio",
+        "range",
+        "target",
+        "variant",
+    ]
+    print(tabulate(rows, headers=headers, disable_numparse=True))
+    print(
+        f"target: overhead at most max({TARGET_RATIO:.0%} of direct, "
+        f"{TARGET_FLOOR_S * 1e9:.0f} ns). adapter, direct: medians of {args.rounds} asv runs; "
+        "ratio: the median of the runs' ratios, overhead: (ratio - 1) x direct.\n"
+        f"Load average (1, 5, 15 min): {load_before} before, {_load_text()} after."
+    )
+    return 0 if all(r.within for r in results) else 1
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .doctor import as_json, diagnose
+
+    items = diagnose()
+    if args.json:
+        _print_json(as_json(items))
+        return 0
+    rows = [[i.name, i.value, f"WARNING: {i.warning}" if i.warning else ""] for i in items]
+    print(tabulate(rows, headers=["", "state", "for benchmarking"], disable_numparse=True))
+    count = sum(1 for i in items if i.warning)
+    print(f"\n{count} warning(s). See README, Measurement you can trust, for a stable setup.")
+    return 0
 
 
 # --- comparing hosts -------------------------------------------------------------------
@@ -746,6 +866,37 @@ def build_parser() -> argparse.ArgumentParser:
     agreement.add_argument("--operation", choices=["dumps", "loads", "round_trip"], default="dumps")
     agreement.add_argument("--rounds", type=int, default=5)
     agreement.set_defaults(run=cmd_agreement)
+
+    validate = commands.add_parser(
+        "validate",
+        parents=[as_json],
+        help="check the asv suite's timings of a fixed panel of calls against pyperf",
+    )
+    validate.add_argument("--rounds", type=_positive_int, default=3)
+    validate.add_argument(
+        "--processes", type=_positive_int, default=10, help="pyperf worker processes per pair"
+    )
+    validate.set_defaults(run=cmd_validate)
+
+    overhead = commands.add_parser(
+        "overhead",
+        parents=[as_json],
+        help="what serkit's adapter adds over the direct library call (asv, small-dict)",
+    )
+    overhead.add_argument(
+        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
+    )
+    overhead.add_argument(
+        "--rounds", type=_positive_int, default=5, help="asv runs, one round each (default 5)"
+    )
+    overhead.set_defaults(run=cmd_overhead)
+
+    doctor = commands.add_parser(
+        "doctor",
+        parents=[as_json],
+        help="the state of this machine and Python that matters for benchmarking",
+    )
+    doctor.set_defaults(run=cmd_doctor)
 
     results = argparse.ArgumentParser(add_help=False)
     results.add_argument(

@@ -112,10 +112,14 @@ def python_build(executable: Path) -> dict[str, Any]:
         info = json.loads(done.stdout)
     except (OSError, subprocess.SubprocessError, ValueError):
         return {"executable": str(executable), "implementation": UNREADABLE}
-    args = info.pop("config_args")
-    words = shlex.split(args) if isinstance(args, str) else None
-    flags = None if words is None else [w for w in words if w.split("=")[0] in SPEED_FLAGS]
+    flags = speed_flags(info.pop("config_args"))
     return {"executable": str(executable), **info, "build_flags": flags}
+
+
+def speed_flags(config_args: object) -> list[str] | None:
+    """The SPEED_FLAGS among sysconfig's CONFIG_ARGS; None when there are none to read."""
+    words = shlex.split(config_args) if isinstance(config_args, str) else None
+    return None if words is None else [w for w in words if w.split("=")[0] in SPEED_FLAGS]
 
 
 def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:

@@ -59,6 +59,19 @@ class Binding:
 
 
 @dataclass(frozen=True)
+class DirectCall:
+    """The plain library call a user would write, as source, for the overhead benchmark.
+
+    `setup` binds names once (imports, hooks); `dumps` and `loads` are expressions of
+    `obj` and `payload` that serkit times in place of the adapter's callables.
+    """
+
+    setup: str
+    dumps: str
+    loads: str
+
+
+@dataclass(frozen=True)
 class CodecSpec:
     """The declared, install-independent facts about a codec."""
 
@@ -71,6 +84,13 @@ class CodecSpec:
     # Why `loads` must never see untrusted bytes (it runs code, it can crash Python);
     # "" when no hazard is known. Shown by `serkit list` and `serkit fidelity`.
     untrusted_input_hazard: str = ""
+    # The same work without serkit's adapter, timed beside it by bench_overhead.
+    direct: DirectCall | None = None
+    # What the timed call does, beyond the library's plain call, that changes its speed
+    # (options, a reused encoder object); "" for the plain call. Shown with its timings.
+    variant: str = ""
+    # Pure Python by design, so a "python" implementation is expected, not a fallback.
+    pure_python: bool = False
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:

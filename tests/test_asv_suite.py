@@ -140,3 +140,18 @@ def test_the_report_reads_a_real_run_and_asv_publishes_beside_it(slice_scratch: 
     for codec in CODECS:
         assert f'<td class="name">{codec}</td>' in page
     assert page.count(" µs<br>") + page.count(" ns<br>") >= 3 * len(CODECS)  # dumps, loads, rt
+
+
+def test_adapter_and_direct_calls_are_timed_side_by_side(
+    slice_results: dict[str, dict[str, Any]],
+) -> None:
+    for name in (
+        "bench_overhead.DumpsOverhead.time_dumps",
+        "bench_overhead.LoadsOverhead.time_loads",
+    ):
+        cells = _cells(slice_results[name])
+        assert len(cells) == len(codec_names()) * 2  # one fixture, two calls: skipped, not missing
+        measured = {pair for pair, value in cells.items() if _measured(value)}
+        assert measured == {
+            (c, "small-dict", call) for c in CODECS for call in ("adapter", "direct")
+        }

@@ -177,6 +177,8 @@ def test_one_sided_benchmarks_environments_and_values_get_no_ratio(
         (0.5, 0.05, FASTER),
         (1.5, 0.05, SLOWER),
         (1.15, 0.10, WITHIN_NOISE),  # +-10 % each side: 1.035 overlaps 1.1
+        (2.0, 0.40, WITHIN_NOISE),  # twice as slow, but noisier still: never called slower
+        (0.6, 0.25, WITHIN_NOISE),  # 40 % faster, within +-25 % each: never called faster
         (1.5, None, NO_SPREAD),  # no statistics recorded: no verdict on the difference
     ],
 )
