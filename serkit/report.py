@@ -23,6 +23,11 @@ from .compare import Comparison, NothingToCompare, compare, decode_param, judge
 from .errors import SerkitError
 from .fixtures import fixture_names
 from .matrix import LIBRARIES, LIBRARY_ENV
+from .overhead import ADAPTER, DIRECT, Overhead, timings_from
+from .overhead import BENCHMARKS as OVERHEAD_BENCHMARKS
+from .overhead import FIXTURE as OVERHEAD_FIXTURE
+from .overhead import judge as judge_overhead
+from .overhead import variants as overhead_variants
 from .registry import codec_names, registry
 
 # The suite's benchmarks the report reads, by asv's names (a test checks them against asv's
@@ -354,6 +359,46 @@ def fidelity_grids(runs: Sequence[Run]) -> list[FidelityGrid]:
     return grids
 
 
+# --- adapter overhead -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OverheadRow:
+    """One codec and operation in one run: serkit's adapter against the plain call."""
+
+    result: Overhead
+    adapter: Measurement
+    direct: Measurement
+
+    @property
+    def verdict(self) -> str:
+        if self.result.within:
+            return "within target"
+        # Over the target, but the two spreads overlap: the run cannot tell them apart.
+        a, d = self.adapter.iqr, self.direct.iqr
+        if a is not None and d is not None and a[0] <= d[1] and d[0] <= a[1]:
+            return "within noise"
+        return "over target"
+
+
+def overhead_rows(run: Run) -> list[OverheadRow]:
+    values = {
+        (name, params): m.value
+        for (name, params), m in run.values.items()
+        if name in OVERHEAD_BENCHMARKS.values() and m.value is not None
+    }
+    found = judge_overhead(timings_from(values), overhead_variants(run.codecs))
+    rows = []
+    for result in found:
+        name = OVERHEAD_BENCHMARKS[result.operation]
+        adapter = run.get(name, result.codec, OVERHEAD_FIXTURE, ADAPTER)
+        direct = run.get(name, result.codec, OVERHEAD_FIXTURE, DIRECT)
+        if adapter is not None and direct is not None:
+            rows.append(OverheadRow(result, adapter, direct))
+    order = {codec: i for i, codec in enumerate(run.codecs)}
+    return sorted(rows, key=lambda r: (r.result.operation, order.get(r.result.codec, 0)))
+
+
 # --- hosts --------------------------------------------------------------------------------
 
 
@@ -389,6 +434,7 @@ class ReportData:
     snapshots: dict[str, list[SnapshotTable]]  # by fixture
     libraries: list[LibraryView]
     fidelity: list[FidelityGrid]
+    overhead: list[tuple[Run, list[OverheadRow]]]
     hosts: list[HostComparison]
 
     @property
@@ -421,5 +467,11 @@ def gather(tree: ResultsTree) -> ReportData:
                 snapshots[fixture].append(table)
     ordered = {f: snapshots[f] for f in _ordered(snapshots, fixture_names())}
     return ReportData(
-        tree, runs, ordered, library_views(runs, tree), fidelity_grids(runs), host_comparisons(tree)
+        tree,
+        runs,
+        ordered,
+        library_views(runs, tree),
+        fidelity_grids(runs),
+        [(run, rows) for run in baseline_runs(runs) if (rows := overhead_rows(run))],
+        host_comparisons(tree),
     )

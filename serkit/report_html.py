@@ -30,6 +30,7 @@ from . import __version__
 from .asv_results import Measurement, ResultsTree, read_tree
 from .errors import SerkitError
 from .hostinfo import describe_hosts
+from .overhead import TARGET_FLOOR_S, TARGET_RATIO
 from .report import (
     DUMPS,
     LOADS,
@@ -352,7 +353,7 @@ def write_pages(
     nav = [("index.html", "Overview")]
     nav += [(page_name(f), f) for f in data.snapshots]
     nav += [("versions.html", "Library versions"), ("hosts.html", "Hosts")]
-    nav += [("fidelity.html", "Fidelity")]
+    nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
     if replication is not None:
         nav.append(("replication.html", "Replication"))
     common = {"prov": prov, "nav": nav, "asv_pages": asv_pages, "warnings": data.tree.warnings}
@@ -398,6 +399,15 @@ def write_pages(
         )
     )
     written.append(render("fidelity.html", "fidelity.html", "Fidelity", data=data))
+    written.append(
+        render(
+            "overhead.html",
+            "overhead.html",
+            "Adapter overhead",
+            data=data,
+            target=f"{TARGET_RATIO:.0%} or {TARGET_FLOOR_S * 1e9:.0f} ns, whichever is larger",
+        )
+    )
     if replication is not None:
         written.append(
             render("replication.html", "replication.html", "Replication", doc=replication)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from serkit.matrix import LIBRARY_ENV
+from serkit.overhead import BENCHMARKS as OVERHEAD_BENCHMARKS
 from serkit.report import COMPILED, DUMPS, EXACT, LOADS, SIZE
 
 CODECS = ["json", "orjson"]
@@ -183,6 +184,7 @@ def two_hosts(
 
 # --- serkit's own suite, for the report ------------------------------------------------
 
+OVERHEAD_DUMPS = OVERHEAD_BENCHMARKS["dumps"]
 CODECS = ["json", "ujson"]
 FIXTURES = ["small-dict", "random-dicts-10"]
 PAIR_GRID = [[repr(c) for c in CODECS], [repr(f) for f in FIXTURES]]
@@ -198,6 +200,12 @@ SUITE = {
         "grid": CODEC_GRID,
         "param_names": ["codec"],
     },
+    OVERHEAD_DUMPS: {
+        "type": "time",
+        "unit": "seconds",
+        "grid": [PAIR_GRID[0], ["'small-dict'"], ["'adapter'", "'direct'"]],
+        "param_names": ["codec", "fixture", "call"],
+    },
 }
 # In grid order: (json, small-dict), (json, random-dicts-10), (ujson, small-dict), (ujson, rd10)
 NEW = {
@@ -206,6 +214,8 @@ NEW = {
     SIZE: [1762, 3000, 1500, 2800],
     EXACT: [1, 0, 1, 0],
     COMPILED: [1, 1],
+    # json's adapter 10 % over its direct call (beyond ±2.5 % IQRs), ujson's 1 %.
+    OVERHEAD_DUMPS: [1.10e-6, 1.0e-6, 1.0e-6, 0.99e-6],
 }
 # ujson's older release: dumps of small-dict 2x slower (beyond the noise), random-dicts-10
 # 1 % faster (inside it), and one size smaller: its float output grew in the newer release.

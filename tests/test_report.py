@@ -164,3 +164,17 @@ def test_replication_page_from_a_saved_document_and_a_bad_one_is_a_warning(
     again = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     assert not (again.folder / "replication.html").exists()
     assert any(w.startswith(f"skipped {saved}") for w in again.warnings)
+
+
+def test_overhead_page_judges_each_adapter_against_its_target(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path / "results")))
+    run, rows = data.overhead[0]
+    assert run.machine == "box-a"
+    verdicts = {(r.result.codec, r.result.operation): r.verdict for r in rows}
+    # json: 100 ns over a 1 µs call, beyond the noise; ujson: 10 ns, within 50 ns.
+    assert verdicts == {("json", "dumps"): "over target", ("ujson", "dumps"): "within target"}
+    written = report_html.write_report(
+        tmp_path, tmp_path / "results", tmp_path / "r", asv_runner=None
+    )
+    html = (written.folder / "overhead.html").read_text()
+    assert "+100 ns" in html and "over target" in html and "5% or 50 ns" in html
