@@ -41,6 +41,10 @@ SLOW_ENV = "SERKIT_BENCH_SLOW"
 INNER_TARGET_S = 20e-6
 MAX_INNER_LOOPS = 1000
 LONG_CALL_S = 1e-3  # a pair this slow to prepare needs no inner loop
+# asv's first call of a benchmark is its warm-up, and for a call this long (ten times
+# asv's 10 ms `sample_time`) asv then picks number = 1. Preparing the pair has already
+# made that call, so such a pair is timed with number = 1 and no second warm-up.
+WARMED_CALL_S = 0.1
 
 # Generous for pure-Python YAML on the largest default fixture (seconds per call);
 # the slow fixtures get more, as they are opt-in.
@@ -141,6 +145,8 @@ class Case:
     obj: Any
     payload: bytes
     prepare_s: float  # preparing it, cold: only to tell slow pairs from fast ones
+    dumps_s: float  # the first dumps of `obj` with `config`, cold
+    loads_s: float | None  # the first loads of `payload`, cold; None when not decoded
 
     def operation(self, name: str) -> Callable[[], object]:
         """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
@@ -151,6 +157,19 @@ class Case:
             "round_trip": lambda: loads(dumps(obj)),
         }
         return calls[name]
+
+    def first_call_s(self, operation: str) -> float | None:
+        """How long preparing made `operation`'s call take, cold; None if it did not."""
+        if operation == "dumps":
+            return self.dumps_s
+        if self.loads_s is None:
+            return None
+        return self.loads_s if operation == "loads" else self.dumps_s + self.loads_s
+
+    def warmed_up(self, operation: str) -> bool:
+        """Whether preparing made a call of `operation` long enough to be its warm-up."""
+        first = self.first_call_s(operation)
+        return first is not None and first >= WARMED_CALL_S
 
     def inner_loops(self, operation: str) -> int:
         """How many calls of `operation` make one timed body last about INNER_TARGET_S."""
@@ -173,11 +192,14 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     obj = load_fixture(fixture)
     start = timeit.default_timer()
     if decode or len(bound.configs) > 1:
-        config, payload, _ = bound.round_trip(obj)
+        trip = bound.round_trip(obj)
+        config, payload = trip.config, trip.payload
+        dumps_s, loads_s = trip.dumps_s, trip.loads_s
     else:
         config, payload = bound.configs[0], bound.dumps(obj)
+        dumps_s, loads_s = timeit.default_timer() - start, None
     elapsed = timeit.default_timer() - start
-    return Case(codec, fixture, config, obj, payload, elapsed)
+    return Case(codec, fixture, config, obj, payload, elapsed, dumps_s, loads_s)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
@@ -223,6 +245,8 @@ class CaseBenchmark:
     obj: Any
     payload: bytes
     inner_loops: int = 1
+    number: int  # asv's; set only for a pair whose preparation was its warm-up
+    warmup_time: float
 
     def __init__(self) -> None:
         self.skip_params = _PreparedOnCheck(self)
@@ -241,6 +265,8 @@ class CaseBenchmark:
                 if self.operation is not None:
                     self.inner_loops = case.inner_loops(self.operation)
                     self.timer = per_call_timer(self.inner_loops)
+                    if case.warmed_up(self.operation):  # see WARMED_CALL_S
+                        self.number, self.warmup_time = 1, 0.0
         if reason is not None:
             print(f"serkit: skipped {codec} x {fixture}: {reason}")
         return reason
