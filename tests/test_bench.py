@@ -9,7 +9,7 @@ import pytest
 from serkit import bench
 from serkit.cli import main
 from serkit.interpreters import expose, find_python
-from serkit.suite import CODECS_ENV
+from serkit.suite import CODECS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -97,3 +97,23 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
     monkeypatch.setattr(bench, "run", fake_run)
     assert main(["bench", "--no-publish", "--", "--skip-existing", "-b", "Dumps"]) == 0
     assert seen == {"quick": True, "extra": ["--skip-existing", "-b", "Dumps"], "envs": 1}
+
+
+def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[list[str], dict[str, str]]] = []
+
+    def fake_asv(root: Path, args: list[str], env: dict[str, str] | None = None) -> int:
+        seen.append((list(args), dict(env or {})))
+        return 0
+
+    monkeypatch.delenv(WARMUP_ENV, raising=False)
+    monkeypatch.setattr(bench, "asv", fake_asv)
+    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None: None)
+    plan = bench.plan(ROOT, matrix=False)
+    bench.run(ROOT, plan, quick=True)
+    bench.run(ROOT, plan, quick=False)
+    (quick_args, quick_env), (full_args, full_env) = seen
+    assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S and "repeat=(2,3,1.0)" in quick_args
+    assert WARMUP_ENV not in full_env and "-a" not in full_args
