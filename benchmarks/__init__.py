@@ -4,6 +4,7 @@ A typo in SERKIT_BENCH_CODECS or SERKIT_BENCH_FIXTURES stops discovery here, wit
 list of known ids, rather than running an empty grid.
 """
 
-from serkit.suite import Selection
+from serkit.suite import Selection, preload
 
-Selection.from_env()
+# Also builds the fixtures parsed from a fetched source once, here, before asv forks.
+preload(Selection.from_env())

@@ -20,12 +20,18 @@ from pathlib import Path
 from .errors import SerkitError
 from .interpreters import expose, find_pythons
 from .matrix import PYTHONS, Environment, baseline, environments
-from .suite import Selection
+from .suite import WARMUP_ENV, Selection, warmup_from_env
 
 CONFIG_NAME = "asv.conf.json"
 # asv's defaults give 2 rounds of up to 5 samples; the quick run takes 3 samples in
-# one round: enough for a median and a spread, at a fraction of the time.
-QUICK_ATTRIBUTES = ("-a", "rounds=1", "-a", "repeat=3")
+# one round: enough for a median and a spread, at a fraction of the time. A benchmark
+# still sampling after 1 s (calls over 0.5 s: pure-Python YAML on random-dicts-1000)
+# stops at 2 samples, which still give a spread.
+QUICK_ATTRIBUTES = ("-a", "rounds=1", "-a", "repeat=(2,3,1.0)")
+# Not `-a warmup_time`, which would also give a second warm-up to the long calls that
+# their preparation already warmed up (serkit.suite.WARMED_CALL_S).
+QUICK_WARMUP_S = "0.02"
+QUICK_DESCRIPTION = "1 round of 3 samples, 2 for calls over 0.5 s, 0.02 s of warm-up"
 
 
 def current_python() -> str:
@@ -54,6 +60,7 @@ class Plan:
 def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> Plan:
     """Which environments to run: the current Python's baseline, or the whole matrix."""
     Selection.from_env()  # a typo in SERKIT_BENCH_* fails here, before any env is built
+    warmup_from_env()
     if not matrix:
         wanted: tuple[str, ...] = (current_python(),)
         if wanted[0] not in PYTHONS:
@@ -102,9 +109,11 @@ def run(root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = ()) -> i
     args = ["run", "HEAD^!"]
     for environment in plan_.environments:
         args += ["-E", environment.asv_name]
+    env = dict(plan_.asv_env)
     if quick:
         args += QUICK_ATTRIBUTES
-    return asv(root, [*args, *extra], plan_.asv_env)
+        env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
+    return asv(root, [*args, *extra], env)
 
 
 def scratch_config(root: Path, scratch: Path) -> Path:

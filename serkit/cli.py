@@ -430,7 +430,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     quick = args.quick if args.quick is not None else not args.matrix
     plan = bench.plan(root, matrix=args.matrix, pythons=args.python)
     names = ", ".join(env.label for env in plan.environments)
-    mode = "quick (1 round of 3 samples)" if quick else "full (asv's default statistics)"
+    mode = f"quick ({bench.QUICK_DESCRIPTION})" if quick else "full (asv's default statistics)"
     print(f"serkit: {len(plan.environments)} environment(s), {mode}: {names}", file=sys.stderr)
     extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
     status = bench.run(root, plan, quick=quick, extra=extra)
@@ -845,7 +845,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     speed = run_bench.add_mutually_exclusive_group()
     speed.add_argument(
-        "--quick", action="store_true", default=None, help="1 round of 3 samples (default alone)"
+        "--quick",
+        action="store_true",
+        default=None,
+        help=f"{bench.QUICK_DESCRIPTION} (default alone)",
     )
     speed.add_argument(
         "--full", dest="quick", action="store_false", help="asv's statistics (default --matrix)"

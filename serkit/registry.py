@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.machinery
 import platform
 import sys
+import time
 import types
 import warnings
 from collections.abc import Iterable, Mapping
@@ -151,16 +152,21 @@ class Codec:
         """
         encode_error: BaseException | None = None
         decode_error: BaseException | None = None
+        clock = time.perf_counter
         for config in self.configs:
+            start = clock()
             try:
                 payload = config.dumps(obj)
             except Exception as exc:
                 encode_error = encode_error or exc
                 continue
+            encoded = clock()
             try:
-                return RoundTrip(config, payload, config.loads(payload))
+                decoded = config.loads(payload)
             except Exception as exc:
                 decode_error = decode_error or exc
+                continue
+            return RoundTrip(config, payload, decoded, encoded - start, clock() - encoded)
         if decode_error is not None:
             raise DecodeError(
                 f"{self.name} cannot decode its own output: {_brief(decode_error)}"
@@ -174,6 +180,9 @@ class RoundTrip(NamedTuple):
     config: Config
     payload: bytes
     decoded: Any
+    # How long the config's dumps and loads took, as first calls in the process (cold).
+    dumps_s: float = 0.0
+    loads_s: float = 0.0
 
 
 def _brief(exc: BaseException | None, limit: int = 120) -> str:

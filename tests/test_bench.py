@@ -11,7 +11,7 @@ import pytest
 from serkit import bench, hostinfo
 from serkit.cli import main
 from serkit.interpreters import expose, find_python
-from serkit.suite import CODECS_ENV
+from serkit.suite import CODECS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -124,3 +124,23 @@ def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None
     profile["second"] = {"machine": "second"}
     (tmp_path / ".asv-machine.json").write_text(json.dumps(profile))
     assert bench.machine_name([], tmp_path) == platform.node()
+
+
+def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[list[str], dict[str, str]]] = []
+
+    def fake_asv(root: Path, args: list[str], env: dict[str, str] | None = None) -> int:
+        seen.append((list(args), dict(env or {})))
+        return 0
+
+    monkeypatch.delenv(WARMUP_ENV, raising=False)
+    monkeypatch.setattr(bench, "asv", fake_asv)
+    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None: None)
+    plan = bench.plan(ROOT, matrix=False)
+    bench.run(ROOT, plan, quick=True)
+    bench.run(ROOT, plan, quick=False)
+    (quick_args, quick_env), (full_args, full_env) = seen
+    assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S and "repeat=(2,3,1.0)" in quick_args
+    assert WARMUP_ENV not in full_env and "-a" not in full_args

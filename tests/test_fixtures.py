@@ -3,6 +3,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from serkit.fixtures import (
     Vec3,
     content_hash,
     fetch_source,
+    senate_bios,
     source_path,
 )
 from serkit.interpreters import find_pythons
@@ -94,6 +96,18 @@ def test_load_fixture_returns_a_fresh_object() -> None:
     first = serkit.load_fixture("small-dict")
     first["list"].append("mutated")
     assert serkit.load_fixture("small-dict")["list"][-1] == 99
+
+
+def test_a_document_built_from_a_source_is_built_once_and_copied(
+    senate_available: None,
+) -> None:
+    first, second = serkit.load_fixture("senate-bios"), serkit.load_fixture("senate-bios")
+    assert first is not second and first[0] is not second[0]
+    first[0]["name"]["last"] = "mutated"
+    assert serkit.load_fixture("senate-bios")[0]["name"]["last"] != "mutated"
+    # The copy keeps the built document's own sharing, which pickle encodes.
+    assert pickle.dumps(second, 5) == pickle.dumps(senate_bios(), 5)
+    assert serkit.fixture_hash("senate-bios") == FIXTURES["senate-bios"].sha256
 
 
 def test_random_dict_sizes_share_one_stream() -> None:

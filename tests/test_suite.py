@@ -4,7 +4,7 @@ import gzip
 
 import pytest
 
-from serkit import UnknownCodec, UnknownFixture, memory
+from serkit import SerkitError, UnknownCodec, UnknownFixture, memory, suite
 from serkit.matrix import LIBRARY_ENV
 from serkit.sizes import measure_fixture
 from serkit.suite import (
@@ -12,10 +12,12 @@ from serkit.suite import (
     COMPRESSORS,
     FIXTURES_ENV,
     SLOW_ENV,
+    WARMUP_ENV,
     CaseBenchmark,
     Selection,
     per_call_timer,
     prepare,
+    warmup_from_env,
 )
 
 
@@ -65,6 +67,39 @@ def test_skip_check_skips_what_the_selection_leaves_out(monkeypatch: pytest.Monk
     bench = DumpsLike()
     assert ("orjson", "small-dict") in bench.skip_params
     assert not hasattr(bench, "payload")  # nothing was prepared for it
+
+
+def test_first_calls_are_timed_by_the_preparation() -> None:
+    case = prepare("json", "small-dict")
+    assert case.loads_s is not None and case.dumps_s > 0 and case.loads_s > 0
+    assert case.first_call_s("round_trip") == case.dumps_s + case.loads_s
+    assert prepare("json", "small-dict", decode=False).first_call_s("loads") is None
+
+
+def test_a_long_first_call_is_the_warm_up_and_asv_skips_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(CODECS_ENV, raising=False)
+    monkeypatch.delenv(FIXTURES_ENV, raising=False)
+    fast = DumpsLike()
+    assert ("orjson", "small-dict") not in fast.skip_params
+    assert "number" not in vars(fast) and "warmup_time" not in vars(fast)  # asv's own
+    monkeypatch.setenv(WARMUP_ENV, "0.02")  # the quick run's, for pairs not warmed up
+    quick = DumpsLike()
+    assert ("orjson", "small-dict") not in quick.skip_params
+    assert quick.warmup_time == 0.02 and "number" not in vars(quick)
+    monkeypatch.setattr(suite, "WARMED_CALL_S", 0.0)  # as if every call were long
+    long = DumpsLike()
+    assert ("orjson", "small-dict") not in long.skip_params
+    assert (long.number, long.warmup_time) == (1, 0.0)
+
+
+def test_warmup_is_read_in_seconds_and_checked() -> None:
+    assert warmup_from_env({}) is None
+    assert warmup_from_env({WARMUP_ENV: " 0.02 "}) == 0.02
+    for bad in ("fast", "-1", "60"):
+        with pytest.raises(SerkitError, match=WARMUP_ENV):
+            warmup_from_env({WARMUP_ENV: bad})
 
 
 def test_fallback_config_is_the_one_timed() -> None:
