@@ -5,12 +5,14 @@ import os
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from serkit import bench, hostinfo
 from serkit.cli import main
 from serkit.interpreters import expose, find_python
+from serkit.matrix import baseline
 from serkit.suite import CODECS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,3 +146,120 @@ def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
     (quick_args, quick_env), (full_args, full_env) = seen
     assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S and "repeat=(2,3,1.0)" in quick_args
     assert WARMUP_ENV not in full_env and "-a" not in full_args
+
+
+@pytest.fixture
+def one_call_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> object:
+    """The config's environment for this Python's baseline, as asv builds the object."""
+    from asv import environment
+    from asv.config import Config
+    from asv.plugin_manager import plugin_manager
+
+    monkeypatch.setenv("PATH", expose({CURRENT: Path(sys.executable)}, tmp_path)["PATH"])
+    monkeypatch.chdir(ROOT)
+    conf = Config.load(str(ROOT / "asv.conf.json"))
+    for plugin in conf.plugins:
+        plugin_manager.import_plugin(plugin)
+    assert environment.get_environment_class(conf, CURRENT).__name__ == "OneCallVirtualenv"
+    name = baseline(CURRENT).asv_name
+    return next(e for e in environment.get_environments(conf, [name], verbose=False))
+
+
+def test_the_environment_installs_every_pinned_requirement_in_one_uv_call(
+    one_call_env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from asv import util
+
+    from serkit import asv_env
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(asv_env, "find_uv", lambda: "/x/uv")
+    monkeypatch.setattr(util, "check_output", lambda args, **kw: calls.append(list(args)))
+    monkeypatch.setenv("PIP_FIND_LINKS", "/some/wheels")
+    one_call_env._install_requirements()
+    assert len(calls) == 1
+    command = calls[0]
+    assert command[:3] == ["/x/uv", "pip", "install"]
+    assert command[command.index("--python") + 1].startswith(one_call_env._path)
+    # pip's wheel folder reaches uv, which reads no PIP_* setting itself.
+    assert command[command.index("--find-links") + 1] == "/some/wheels"
+    pins = {f"{lib}=={v}" for lib, v in baseline(CURRENT).requirements.items()}
+    assert pins <= set(command)
+    assert {"wheel", "build", "asv_runner", "pympler"} <= set(command)
+
+
+def test_without_uv_the_environment_installs_in_one_pip_call(
+    one_call_env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from serkit import asv_env
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(asv_env, "find_uv", lambda: None)
+    monkeypatch.setattr(one_call_env, "_run_pip", lambda args, **kw: calls.append(list(args)))
+    one_call_env._install_requirements()
+    assert len(calls) == 1 and calls[0][:2] == ["install", "--upgrade"]
+    pins = {f"{lib}=={v}" for lib, v in baseline(CURRENT).requirements.items()}
+    assert pins <= set(calls[0])
+
+
+def test_a_failed_install_is_an_error_naming_the_installer(
+    one_call_env: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from asv import util
+
+    from serkit import asv_env
+
+    def fail(args: list[str], **kw: object) -> None:
+        raise util.ProcessError(args, 1, "", "No solution found")
+
+    monkeypatch.setattr(asv_env, "find_uv", lambda: "/x/uv")
+    monkeypatch.setattr(util, "check_output", fail)
+    with pytest.raises(util.ProcessError):
+        one_call_env._install_requirements()
+    assert "uv could not install the requirements of" in caplog.text
+
+
+def test_uv_gets_pips_index_settings() -> None:
+    from serkit.asv_env import uv_index_options
+
+    environ = {
+        "PIP_INDEX_URL": "https://mirror/simple",
+        "PIP_EXTRA_INDEX_URL": "https://a/simple https://b/simple",
+        "PIP_FIND_LINKS": "/w1 /w2",
+        "PIP_NO_INDEX": "1",
+    }
+    assert uv_index_options(environ) == [
+        "--index-url", "https://mirror/simple",
+        "--extra-index-url", "https://a/simple", "--extra-index-url", "https://b/simple",
+        "--find-links", "/w1", "--find-links", "/w2",
+        "--no-index",
+    ]  # fmt: skip
+    assert uv_index_options({"PIP_NO_INDEX": "0"}) == []
+
+
+def test_uv_installs_the_checkout_fresh_and_other_install_commands_run_as_configured(
+    one_call_env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from asv import util
+    from asv.plugins.virtualenv import Virtualenv
+
+    from serkit import asv_env
+
+    class Repo:
+        def get_decorated_hash(self, commit: str, length: int) -> str:
+            return commit[:length]
+
+    calls: list[tuple[list[str], object]] = []
+    monkeypatch.setattr(asv_env, "find_uv", lambda: "/x/uv")
+    monkeypatch.setattr(util, "check_output", lambda a, **kw: calls.append((list(a), kw["cwd"])))
+    one_call_env._install_project(Repo(), "0123456789", "/checkout")
+    [(command, cwd)] = calls
+    # The same folder holds every commit's checkout: uv must build it afresh.
+    assert command[command.index("--refresh-package") + 1] == "serkit"
+    assert command[-1] == "/checkout" and cwd == one_call_env._path
+
+    seen: list[str] = []
+    monkeypatch.setattr(one_call_env, "_install_command", ["python -m pip install -e ."])
+    monkeypatch.setattr(Virtualenv, "_install_project", lambda self, *a: seen.append("asv's"))
+    one_call_env._install_project(Repo(), "0123456789", "/checkout")
+    assert seen == ["asv's"] and len(calls) == 1

@@ -32,16 +32,28 @@ def test_asv_reads_the_config_and_names_environments_as_serkit_does(
 ) -> None:
     from asv import environment
     from asv.config import Config
+    from asv.plugin_manager import plugin_manager
+    from asv.plugins.virtualenv import Virtualenv
 
+    from serkit.asv_env import OneCallVirtualenv
     from serkit.interpreters import expose, find_pythons
 
     found = find_pythons(PYTHONS)
     env = expose(found, tmp_path / "pythons")
     monkeypatch.setenv("PATH", env["PATH"])
+    monkeypatch.chdir(ROOT)  # asv imports a ".module" plugin from the current folder
     conf = Config.load(str(ROOT / "asv.conf.json"))
-    names = [e.name for e in environment.get_environments(conf, None, verbose=False)]
+    for plugin in conf.plugins:  # as every asv command does before it runs
+        plugin_manager.import_plugin(plugin)
+    built = list(environment.get_environments(conf, None, verbose=False))
+    assert {type(e) for e in built} == {OneCallVirtualenv}
     present = tuple(p for p, exe in found.items() if exe is not None)
-    assert names == [e.asv_name for e in environments(present)]
+    # serkit's names are asv's virtualenv names: results on disk keep their meaning.
+    assert [e.name for e in built] == [e.asv_name for e in environments(present)]
+    # ... and so are the folders, which a rebuild then replaces instead of doubling.
+    first = built[0]
+    plain = Virtualenv(conf, first._python, first._requirements, first._tagged_env_vars)
+    assert (first.name, first.dir_name) == (plain.name, plain.dir_name)
 
 
 def test_each_environment_varies_one_library_against_its_baseline() -> None:
