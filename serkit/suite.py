@@ -21,6 +21,7 @@ small-dict against a plain ``timeit`` of the same call:
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gzip
 import os
 import timeit
@@ -199,13 +200,44 @@ class Case:
         return max(1, min(MAX_INNER_LOOPS, round(INNER_TARGET_S / max(best, 1e-9))))
 
 
+# glibc serves an allocation of 128 KiB or more with its own mmap and munmap, until the
+# process frees such a block: then it raises that threshold (up to 32 MiB) for good. So
+# the same call could time twice as fast after any large free (msgpack-ext dumps of
+# sensor-record: 9.7 µs in a fresh process, 4.6 µs once the Senate source had been read),
+# and a pair's timing depended on what its process happened to load first. Every timing
+# process starts from the state a long-running program reaches: the threshold raised.
+SETTLE_BYTES = 30 * 2**20
+_allocator_settled = False
+
+
+def settle_allocator() -> bool:
+    """Allocate and free one large block with the C allocator, once per process.
+
+    Whether it ran: False where the C library cannot be reached (then nothing changes).
+    """
+    global _allocator_settled
+    if not _allocator_settled:
+        try:
+            libc = ctypes.CDLL(None)
+            libc.malloc.restype = ctypes.c_void_p
+            libc.malloc.argtypes = [ctypes.c_size_t]
+            libc.free.argtypes = [ctypes.c_void_p]
+            libc.free(libc.malloc(SETTLE_BYTES))  # never touched: no page is written
+        except (OSError, AttributeError, TypeError):
+            return False
+        _allocator_settled = True
+    return True
+
+
 def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     """Build the fixture and encode it with the config that fits it.
 
     With `decode`, also prove the payload decodes. A codec with fallback configs always
     round-trips, since a config can fail on either side (msgpack refuses int keys only
     when unpacking). Raises a SerkitError subclass when the pair cannot run.
+    Every harness that times a pair prepares it here, so each settles the allocator first.
     """
+    settle_allocator()
     bound = get_codec(codec)
     obj = load_fixture(fixture)
     start = timeit.default_timer()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import gzip
+import types
 
 import pytest
 
@@ -132,3 +133,34 @@ def test_peak_memory_of_a_large_decode_is_megabytes() -> None:
     added = memory.peak_rss_increase("json", "random-dicts-1000", "loads")
     # 1,000 records of ~200 Python objects each: well over a megabyte, well under a GB.
     assert 1_000_000 < added < 1_000_000_000
+
+
+def test_preparing_a_pair_settles_the_allocator_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(suite, "_allocator_settled", False)
+    calls: list[int] = []
+
+    def malloc(size: int) -> int:
+        calls.append(size)
+        return 1
+
+    def free(pointer: int) -> None:
+        calls.append(-pointer)
+
+    # Plain functions take ctypes' restype and argtypes attributes like its own do.
+    libc = types.SimpleNamespace(malloc=malloc, free=free)
+    monkeypatch.setattr(suite.ctypes, "CDLL", lambda name: libc)
+    suite.prepare("json", "small-dict")
+    suite.prepare("json", "small-dict")
+    assert calls == [suite.SETTLE_BYTES, -1]  # one block out and back, for the process
+
+
+def test_the_allocator_is_left_alone_where_the_c_library_is_out_of_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unreachable(name: object) -> None:
+        raise OSError("no C library")
+
+    monkeypatch.setattr(suite, "_allocator_settled", False)
+    monkeypatch.setattr(suite.ctypes, "CDLL", unreachable)
+    assert suite.settle_allocator() is False
+    assert suite.prepare("json", "small-dict").payload  # preparing still works
