@@ -77,7 +77,8 @@ def fmt_memory(count: float | None) -> str:
 
 
 def fmt_ratio(ratio: float | None) -> str:
-    return "n/a" if ratio is None else f"{ratio:.3g}x"
+    # Three significant digits, kept when they are zeros: 1.00x, not 1x.
+    return "n/a" if ratio is None else f"{ratio:#.3g}".rstrip(".") + "x"
 
 
 def spread_text(m: Measurement | None) -> str:
