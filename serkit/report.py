@@ -57,6 +57,8 @@ READ_BENCHMARKS = (
 COMPRESSORS = ("gzip-6", "zstd-3")
 REFERENCE_CODEC = "json"  # the posts normalized to the standard library's json
 AXIS_LIBRARIES = tuple(lib.name for lib in LIBRARIES if lib.axis)
+MEASURE_NAMES = {DUMPS: "dumps time", LOADS: "loads time", SIZE: "encoded size"}
+CODE_CHANGED = "not comparable: the benchmark's code changed"
 
 Params = tuple[Any, ...]
 
@@ -259,6 +261,11 @@ class LibraryView:
     fixtures: list[str]
     changes: list[Change]
 
+    @property
+    def commits(self) -> list[str]:
+        """The suite commits the releases were measured at: more than one is a caveat."""
+        return sorted({p.run.commit for p in self.points})
+
 
 def library_views(runs: Sequence[Run], tree: ResultsTree) -> list[LibraryView]:
     """Per machine, Python and axis library: the baseline and every axis env of it."""
@@ -312,7 +319,11 @@ def _changes(
                     if a is None or b is None:
                         continue
                     assert a.value is not None and b.value is not None
-                    if benchmark == SIZE:  # a count: any change is real, and no regression
+                    if a.code_version != b.code_version:
+                        # Measured by different code (asv's hash of the benchmark): the
+                        # difference may be the suite's, not the library's.
+                        verdict = CODE_CHANGED
+                    elif benchmark == SIZE:  # a count: any change is real, and no regression
                         verdict = (
                             "same"
                             if a.value == b.value

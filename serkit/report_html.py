@@ -32,8 +32,10 @@ from .errors import SerkitError
 from .hostinfo import describe_hosts
 from .overhead import TARGET_FLOOR_S, TARGET_RATIO
 from .report import (
+    CODE_CHANGED,
     DUMPS,
     LOADS,
+    MEASURE_NAMES,
     SIZE,
     LibraryView,
     ReportData,
@@ -387,6 +389,8 @@ def write_pages(
             "Library versions",
             views=list(zip(data.libraries, charts)),
             size_benchmark=SIZE,
+            measure_names=MEASURE_NAMES,
+            code_changed=CODE_CHANGED,
         )
     )
     written.append(

@@ -178,3 +178,17 @@ def test_overhead_page_judges_each_adapter_against_its_target(tmp_path: Path) ->
     )
     html = (written.folder / "overhead.html").read_text()
     assert "+100 ns" in html and "over target" in html and "5% or 50 ns" in html
+
+
+def test_releases_measured_by_different_benchmark_code_are_not_compared(tmp_path: Path) -> None:
+    from serkit.report import CODE_CHANGED
+
+    results = write_tree(tmp_path / "results", machines=("box-a",))
+    axis_file = next((results / "box-a").glob("*-env-1.json"))  # the older ujson release
+    data = json.loads(axis_file.read_text())
+    data["results"][DUMPS][data["result_columns"].index("version")] = "older-code"
+    axis_file.write_text(json.dumps(data))
+    (view,) = gather(read_tree(results)).libraries
+    verdicts = {(c.benchmark, c.fixture): c.verdict for c in view.changes}
+    assert verdicts[DUMPS, "small-dict"] == CODE_CHANGED  # was "faster" with the same code
+    assert verdicts[SIZE, "small-dict"] == "larger"  # the size track's code did not change
