@@ -743,6 +743,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     as_json = argparse.ArgumentParser(add_help=False)
     as_json.add_argument("--json", action="store_true", help="machine-readable output")
+    by_codec = argparse.ArgumentParser(add_help=False)
+    by_codec.add_argument(
+        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
+    )
     selection = argparse.ArgumentParser(add_help=False)
     selection.add_argument(
         "--fixture", type=split_ids, action="extend", help="fixture ids, comma-separated"
@@ -769,20 +773,14 @@ def build_parser() -> argparse.ArgumentParser:
     ).set_defaults(run=cmd_fixtures_verify)
 
     sizes = commands.add_parser(
-        "sizes", parents=[mirror, selection, as_json], help="encoded size of each fixture"
-    )
-    sizes.add_argument(
-        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
+        "sizes", parents=[mirror, selection, as_json, by_codec], help="encoded size of each fixture"
     )
     sizes.set_defaults(run=cmd_sizes)
 
     fidelity_parser = commands.add_parser(
         "fidelity",
-        parents=[mirror],
+        parents=[mirror, by_codec],
         help="what each codec gives back of each fixture and probe; --hostile: of bad input",
-    )
-    fidelity_parser.add_argument(
-        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
     )
     fidelity_parser.add_argument(
         "--fixture", type=split_ids, action="extend", help="fixture or probe ids, comma-separated"
@@ -883,11 +881,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     overhead = commands.add_parser(
         "overhead",
-        parents=[as_json],
+        parents=[as_json, by_codec],
         help="what serkit's adapter adds over the direct library call (asv, small-dict)",
-    )
-    overhead.add_argument(
-        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
     )
     overhead.add_argument(
         "--rounds", type=_positive_int, default=5, help="asv runs, one round each (default 5)"
