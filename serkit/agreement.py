@@ -26,7 +26,7 @@ from typing import Any
 from tqdm import tqdm
 
 from .asv_results import read_tree
-from .bench import asv, ensure_machine, scratch_config
+from .bench import asv, ensure_machine, git_commit, scratch_config
 from .compare import decode_param
 from .errors import SerkitError
 from .fixtures import MIRROR_ENV
@@ -113,12 +113,10 @@ class Agreement:
 
 
 def _git_head(root: Path) -> str:
-    done = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
+    commit = git_commit(root)
+    if commit is None:
         raise SerkitError(f"{root} is not a git checkout: asv needs one")
-    return done.stdout.strip()
+    return commit
 
 
 Values = dict[tuple[str, tuple[Any, ...]], float]

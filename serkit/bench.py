@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -45,6 +46,23 @@ def project_root(start: Path | None = None) -> Path:
         if (folder / CONFIG_NAME).is_file() and (folder / "benchmarks").is_dir():
             return folder
     raise SerkitError(f"no {CONFIG_NAME} here or above {here}: run this in a serkit checkout")
+
+
+def git_commit(root: Path) -> str | None:
+    """The full commit checked out at `root`, or None outside a git checkout."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", commit) else None
 
 
 @dataclass(frozen=True)

@@ -100,15 +100,23 @@ def cmd_list(args: argparse.Namespace) -> int:
     ]
     headers = ["codec", "format", "library", "version", "impl", "untrusted", "available"]
     print(tabulate(table, headers=headers))
-    unsafe: dict[str, list[str]] = {}
-    for r in rows:
-        if r["untrusted_input_hazard"]:
-            unsafe.setdefault(r["untrusted_input_hazard"], []).append(r["id"])
-    if unsafe:
-        print("\nUNSAFE on untrusted input: never give their loads bytes you did not write")
-    for hazard, ids in unsafe.items():
-        print(f"    {', '.join(ids)}: {hazard}")
+    _print_hazards(
+        {r["id"]: r["untrusted_input_hazard"] for r in rows},
+        "\nUNSAFE on untrusted input: never give their loads bytes you did not write",
+    )
     return 0
+
+
+def _print_hazards(hazards: dict[str, str | None], heading: str) -> None:
+    """The codecs whose loads must not see untrusted bytes, grouped by what they risk."""
+    grouped: dict[str, list[str]] = {}
+    for codec, hazard in hazards.items():
+        if hazard:
+            grouped.setdefault(hazard, []).append(codec)
+    if grouped:
+        print(heading)
+    for hazard, codecs in grouped.items():
+        print(f"    {', '.join(codecs)}: {hazard}")
 
 
 # --- serkit fixtures -------------------------------------------------------------------
@@ -333,14 +341,10 @@ def _print_fidelity_legend(
                 if kind in seen:
                     print(f"    {kind}: {what}")
     print("(--format json adds each difference's count and the path of its first example)")
-    unsafe: dict[str, list[str]] = {}
-    for f in facts:
-        if f["untrusted_input_hazard"]:
-            unsafe.setdefault(f["untrusted_input_hazard"], []).append(f["codec"])
-    if unsafe:
-        print("untrusted: UNSAFE codecs must never decode bytes you did not write:")
-    for hazard, names in unsafe.items():
-        print(f"    {', '.join(names)}: {hazard}")
+    _print_hazards(
+        {f["codec"]: f["untrusted_input_hazard"] for f in facts},
+        "untrusted: UNSAFE codecs must never decode bytes you did not write:",
+    )
     if not args.hostile:
         return
     print(

@@ -21,7 +21,6 @@ import os
 import platform
 import socket
 import statistics
-import subprocess
 import sys
 import textwrap
 import timeit
@@ -33,6 +32,7 @@ from typing import Any, Union
 from tqdm import tqdm
 
 from . import __version__
+from .bench import git_commit, project_root
 from .errors import SerkitError
 from .fixtures import FIXTURES, get_fixture, load_fixture, source_path
 from .published import (
@@ -905,20 +905,12 @@ def resolve_post(name: str) -> str:
 
 
 def _git_commit() -> str | None:
+    """The suite commit that ran: the checkout here, else the one serkit was loaded from."""
     try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.strip() or None
+        root = project_root()
+    except SerkitError:
+        root = Path(__file__).resolve().parent
+    return git_commit(root)
 
 
 def _codec_facts(codecs: Iterable[str]) -> dict[str, dict[str, str]]:

@@ -19,7 +19,6 @@ import json
 import math
 import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import Any
 
 from . import __version__
 from .asv_results import Measurement, ResultsTree, read_tree
+from .bench import git_commit
 from .errors import SerkitError
 from .hostinfo import describe_hosts
 from .overhead import TARGET_FLOOR_S, TARGET_RATIO
@@ -276,17 +276,6 @@ class Provenance:
     @property
     def stamp(self) -> str:
         return f"{self.serkit_version}-{(self.commit or 'nogit')[:12]}"
-
-
-def git_commit(root: Path) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=False
-        )
-    except OSError:
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", commit) else None
 
 
 def provenance(data: ReportData, root: Path) -> Provenance:
