@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
+from serkit.checks.sizes import EXACT, LOSSY, measure_fixture
+from serkit.codecs.registry import codec_names, get_codec
 from serkit.errors import SerkitError
-from serkit.registry import codec_names, get_codec
-from serkit.sizes import EXACT, LOSSY, measure_fixture
-from serkit.suite import CaseBenchmark
+from serkit.suite.cases import CaseBenchmark
 
 
 class Implementation:

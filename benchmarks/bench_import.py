@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 
-from serkit.registry import codec_names, registry
-from serkit.suite import Selection
+from serkit.codecs.registry import codec_names, registry
+from serkit.suite.cases import Selection
 
 
 class ImportTime:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
+from serkit.codecs.registry import codec_names
 from serkit.errors import SerkitError
-from serkit.fixtures import FIXTURES
-from serkit.memory import peak_rss_increase
-from serkit.registry import codec_names
-from serkit.suite import CaseBenchmark
+from serkit.inputs.fixtures import FIXTURES
+from serkit.suite.cases import CaseBenchmark
+from serkit.suite.memory import peak_rss_increase
 
 
 class PeakMemory(CaseBenchmark):

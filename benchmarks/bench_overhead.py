@@ -1,12 +1,12 @@
 """What serkit's adapter adds over the plain library call, for every codec on small-dict.
 
 `call` is "adapter" (the suite's call, as bench_time times it) or "direct" (the codec's
-CodecSpec.direct: the same library call written inline); see serkit.overhead.
+CodecSpec.direct: the same library call written inline); see serkit.suite.overhead.
 """
 
 from __future__ import annotations
 
-from serkit.overhead import OverheadBenchmark
+from serkit.suite.overhead import OverheadBenchmark
 
 
 class DumpsOverhead(OverheadBenchmark):

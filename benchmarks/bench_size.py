@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from serkit.suite import COMPRESSORS, CaseBenchmark
+from serkit.suite.cases import COMPRESSORS, CaseBenchmark
 
 
 class EncodedSize(CaseBenchmark):

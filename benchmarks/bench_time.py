@@ -1,7 +1,7 @@
 """Time of dumps, loads and the round trip, for every codec on every fixture.
 
 Each body repeats one call `inner_loops` times, with locals as in timeit's own loop;
-the class's timer turns that back into seconds per call (see serkit.suite).
+the class's timer turns that back into seconds per call (see serkit.suite.cases).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 # Not `from itertools import repeat`: asv reads a module-level `repeat` as its own setting.
 import itertools
 
-from serkit.suite import CaseBenchmark
+from serkit.suite.cases import CaseBenchmark
 
 
 class Dumps(CaseBenchmark):

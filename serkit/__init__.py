@@ -1,6 +1,16 @@
 """serkit: a reproducible, cross-machine benchmark suite for Python serializers."""
 
-from .errors import (
+from serkit.codecs.registry import (
+    Binding,
+    Codec,
+    CodecSpec,
+    Config,
+    codec_names,
+    get_codec,
+    register_codec,
+    registry,
+)
+from serkit.errors import (
     CodecConflict,
     CodecNotInstalled,
     DecodeError,
@@ -10,16 +20,13 @@ from .errors import (
     UnknownCodec,
     UnknownFixture,
 )
-from .fixtures import FIXTURES, Fixture, fixture_hash, fixture_names, get_fixture, load_fixture
-from .registry import (
-    Binding,
-    Codec,
-    CodecSpec,
-    Config,
-    codec_names,
-    get_codec,
-    register_codec,
-    registry,
+from serkit.inputs.fixtures import (
+    FIXTURES,
+    Fixture,
+    fixture_hash,
+    fixture_names,
+    get_fixture,
+    load_fixture,
 )
 
 __version__ = "0.1.0"

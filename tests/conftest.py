@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from serkit.fixtures import MIRROR_ENV, SENATE_SOURCE, FixtureSourceError, source_path
+from serkit.inputs.fixtures import MIRROR_ENV, SENATE_SOURCE, FixtureSourceError, source_path
 
 # Shared, noisy machines: a slow example is not a failure.
 settings.register_profile("serkit", deadline=None)

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from serkit.matrix import LIBRARY_ENV
-from serkit.overhead import BENCHMARKS as OVERHEAD_BENCHMARKS
-from serkit.report import COMPILED, DUMPS, EXACT, LOADS, SIZE
+from serkit.report.views import COMPILED, DUMPS, EXACT, LOADS, SIZE
+from serkit.run.matrix import LIBRARY_ENV
+from serkit.suite.overhead import BENCHMARKS as OVERHEAD_BENCHMARKS
 
 CODECS = ["json", "orjson"]
 FIXTURES = ["small", "large"]

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from serkit import codec_names, fixture_names
-from serkit.bench import scratch_config
-from serkit.sizes import measure_fixture
-from serkit.suite import CODECS_ENV, COMPRESSORS, FIXTURES_ENV
+from serkit.checks.sizes import measure_fixture
+from serkit.run.runner import scratch_config
+from serkit.suite.cases import CODECS_ENV, COMPRESSORS, FIXTURES_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CODECS = ["json", "orjson", "msgpack"]
@@ -122,9 +122,9 @@ def test_facts_are_recorded_beside_the_timings(slice_results: dict[str, dict[str
 
 
 def test_the_report_reads_a_real_run_and_asv_publishes_beside_it(slice_scratch: Path) -> None:
-    from serkit import bench
-    from serkit.report import READ_BENCHMARKS
-    from serkit.report_html import write_report
+    from serkit.report.html import write_report
+    from serkit.report.views import READ_BENCHMARKS
+    from serkit.run import runner as bench
 
     described = json.loads((slice_scratch / "results" / "benchmarks.json").read_text())
     assert set(READ_BENCHMARKS) <= set(described)  # the report's names are the suite's

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from serkit import bench, hostinfo
 from serkit.cli import main
-from serkit.interpreters import expose, find_python
-from serkit.matrix import baseline
-from serkit.suite import CODECS_ENV, WARMUP_ENV
+from serkit.results import hosts as hostinfo
+from serkit.run import runner as bench
+from serkit.run.interpreters import expose, find_python
+from serkit.run.matrix import baseline
+from serkit.suite.cases import CODECS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -170,7 +171,7 @@ def test_the_environment_installs_every_pinned_requirement_in_one_uv_call(
 ) -> None:
     from asv import util
 
-    from serkit import asv_env
+    from serkit.run import asv_env
 
     calls: list[list[str]] = []
     monkeypatch.setattr(asv_env, "find_uv", lambda: "/x/uv")
@@ -191,7 +192,7 @@ def test_the_environment_installs_every_pinned_requirement_in_one_uv_call(
 def test_without_uv_the_environment_installs_in_one_pip_call(
     one_call_env: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from serkit import asv_env
+    from serkit.run import asv_env
 
     calls: list[list[str]] = []
     monkeypatch.setattr(asv_env, "find_uv", lambda: None)
@@ -207,7 +208,7 @@ def test_a_failed_install_is_an_error_naming_the_installer(
 ) -> None:
     from asv import util
 
-    from serkit import asv_env
+    from serkit.run import asv_env
 
     def fail(args: list[str], **kw: object) -> None:
         raise util.ProcessError(args, 1, "", "No solution found")
@@ -220,7 +221,7 @@ def test_a_failed_install_is_an_error_naming_the_installer(
 
 
 def test_uv_gets_pips_index_settings() -> None:
-    from serkit.asv_env import uv_index_options
+    from serkit.run.asv_env import uv_index_options
 
     environ = {
         "PIP_INDEX_URL": "https://mirror/simple",
@@ -243,7 +244,7 @@ def test_uv_installs_the_checkout_fresh_and_other_install_commands_run_as_config
     from asv import util
     from asv.plugins.virtualenv import Virtualenv
 
-    from serkit import asv_env
+    from serkit.run import asv_env
 
     class Repo:
         def get_decorated_hash(self, commit: str, length: int) -> str:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from serkit import codec_names, get_codec
+from serkit.checks.fidelity import STATUSES
 from serkit.cli import main
-from serkit.fidelity import STATUSES
-from serkit.fixtures import FIXTURES, SENATE_SOURCE
-from serkit.probes import PROBES, probe_names
+from serkit.inputs.fixtures import FIXTURES, SENATE_SOURCE
+from serkit.inputs.probes import PROBES, probe_names
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -30,10 +30,8 @@ from results_factory import (
     write_machine,
 )
 
-from serkit.asv_results import read_tree
-from serkit.bench import scratch_config
 from serkit.cli import main
-from serkit.compare import (
+from serkit.compare.comparison import (
     FASTER,
     NO_SPREAD,
     SAME,
@@ -43,7 +41,9 @@ from serkit.compare import (
     compare,
     geometric_mean,
 )
-from serkit.compare_output import format_value
+from serkit.compare.render import format_value
+from serkit.results.tree import read_tree
+from serkit.run.runner import scratch_config
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = "bench_time.Dumps.time_dumps"

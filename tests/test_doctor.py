@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from serkit import doctor
 from serkit.cli import main
-from serkit.doctor import Item
-from serkit.registry import CodecRegistry
+from serkit.codecs.registry import CodecRegistry
+from serkit.trust import doctor
+from serkit.trust.doctor import Item
 
 
 def _cpu(root: Path, governor: str | None, no_turbo: str | None) -> Path:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import serkit
-from serkit.fidelity import (
+from serkit.checks.fidelity import (
     DIFFERENCE_KINDS,
     ERROR,
     EXACT,
@@ -27,9 +27,9 @@ from serkit.fidelity import (
     document_kind,
     load_document,
 )
-from serkit.fixtures import FIXTURES, Vec3
-from serkit.probes import PROBES, Reading, probe_names
-from serkit.registry import Binding, CodecRegistry, CodecSpec, Config
+from serkit.codecs.registry import Binding, CodecRegistry, CodecSpec, Config
+from serkit.inputs.fixtures import FIXTURES, Vec3
+from serkit.inputs.probes import PROBES, Reading, probe_names
 
 Point = collections.namedtuple("Point", "x y")
 UTC = datetime.timezone.utc
@@ -155,7 +155,9 @@ def test_the_comparison_agrees_with_the_content_hash(obj: Any) -> None:
         back = json_codec.loads(json_codec.dumps(obj))
     except serkit.SerkitError:
         return
-    same_hash = serkit.fixtures.content_hash(back) == serkit.fixtures.content_hash(obj)
+    same_hash = serkit.inputs.fixtures.content_hash(back) == serkit.inputs.fixtures.content_hash(
+        obj
+    )
     assert (compare(obj, back) == ()) == same_hash
 
 
@@ -189,7 +191,7 @@ def test_status_of_each_outcome() -> None:
 def _register(monkeypatch: pytest.MonkeyPatch, spec: CodecSpec) -> None:
     fresh = CodecRegistry()
     fresh.register(spec)
-    monkeypatch.setattr(serkit.fidelity, "get_codec", fresh.get)
+    monkeypatch.setattr(serkit.checks.fidelity, "get_codec", fresh.get)
 
 
 def test_a_codec_that_cannot_read_its_own_output_is_an_error(

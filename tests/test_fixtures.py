@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import serkit
-from serkit.fixtures import (
+from serkit.checks.sizes import EXACT, LOSSY, UNSUPPORTED, measure_fixture
+from serkit.inputs.fixtures import (
     FIXTURES,
     SENATE_BIOS_MAX_YAML_BYTES,
     SENATE_SOURCE,
@@ -27,10 +28,9 @@ from serkit.fixtures import (
     senate_bios,
     source_path,
 )
-from serkit.interpreters import find_pythons
-from serkit.matrix import PYTHONS
-from serkit.published import POST_000_SIZES, as_disk_kib
-from serkit.sizes import EXACT, LOSSY, UNSUPPORTED, measure_fixture
+from serkit.replicate.published import POST_000_SIZES, as_disk_kib
+from serkit.run.interpreters import find_pythons
+from serkit.run.matrix import PYTHONS
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = [f.name for f in FIXTURES.values() if not f.slow and f.source is None]
@@ -77,7 +77,7 @@ def test_hash_is_the_same_on_every_python_version() -> None:
         pytest.skip("no other CPython 3.9-3.13 found; determinism checked on this one only")
     # The fixtures module needs only the standard library, so the checkout can be imported.
     script = (
-        "import json, serkit.fixtures as f\n"
+        "import json, serkit.inputs.fixtures as f\n"
         f"print(json.dumps({{n: f.fixture_hash(n) for n in {FAST!r}}}))"
     )
     for python in pythons:

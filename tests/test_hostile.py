@@ -9,8 +9,8 @@ import pytest
 from misbehaving_codec import ABORT, HANG, SEGFAULT, SPEC, misbehaviour, valid_json
 
 import serkit
-from serkit import hostile
-from serkit.hostile import (
+from serkit.checks import hostile
+from serkit.checks.hostile import (
     CRASH,
     EXCEPTION,
     FED,
@@ -23,7 +23,7 @@ from serkit.hostile import (
     run_hostile,
     seed_payloads,
 )
-from serkit.registry import CodecRegistry
+from serkit.codecs.registry import CodecRegistry
 
 TESTS = Path(__file__).resolve().parent
 
@@ -72,7 +72,7 @@ def test_the_sandbox_refuses_what_a_malicious_pickle_asks_for(tmp_path: Path) ->
     marker = tmp_path / "ran"
     script = f"""
 import io, pickle, sys
-from serkit import hostile
+from serkit.checks import hostile
 evil = pickle.dumps(type("E", (), {{"__reduce__": lambda s: (__import__("os").system,
                                     ("touch {marker}",))}})())
 hostile.hostile_payload = lambda *args: ("random", evil)
@@ -176,7 +176,17 @@ def test_not_installed_is_its_own_status(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_worker_writes_one_line_per_payload() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "serkit.hostile", "--codec", "json", "--start", "5", "--stop", "9"],
+        [
+            sys.executable,
+            "-m",
+            "serkit.checks.hostile",
+            "--codec",
+            "json",
+            "--start",
+            "5",
+            "--stop",
+            "9",
+        ],
         capture_output=True,
         text=True,
         check=True,

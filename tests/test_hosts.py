@@ -12,10 +12,9 @@ import pytest
 import yaml
 from results_factory import results_file, two_hosts, values, write_machine
 
-from serkit.asv_results import read_tree
 from serkit.cli import main
-from serkit.compare import compare
-from serkit.hostinfo import (
+from serkit.compare.comparison import compare
+from serkit.results.hosts import (
     FORMAT_KEY,
     HOST_FILE,
     UNREADABLE,
@@ -26,6 +25,7 @@ from serkit.hostinfo import (
     record_host,
     turbo,
 )
+from serkit.results.tree import read_tree
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from serkit.cli import main
-from serkit.matrix import (
+from serkit.codecs.registry import STDLIB, codec_names, registry
+from serkit.run.matrix import (
     LIBRARIES,
     LIBRARY_ENV,
     PYTHONS,
@@ -16,7 +17,6 @@ from serkit.matrix import (
     environments,
     render_asv_config,
 )
-from serkit.registry import STDLIB, codec_names, registry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,8 +35,8 @@ def test_asv_reads_the_config_and_names_environments_as_serkit_does(
     from asv.plugin_manager import plugin_manager
     from asv.plugins.virtualenv import Virtualenv
 
-    from serkit.asv_env import OneCallVirtualenv
-    from serkit.interpreters import expose, find_pythons
+    from serkit.run.asv_env import OneCallVirtualenv
+    from serkit.run.interpreters import expose, find_pythons
 
     found = find_pythons(PYTHONS)
     env = expose(found, tmp_path / "pythons")

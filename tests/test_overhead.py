@@ -4,8 +4,10 @@ import math
 
 import pytest
 
-from serkit import SerkitError, codec_names, get_codec, registry
-from serkit.overhead import (
+from serkit import SerkitError, codec_names, get_codec
+from serkit.codecs.registry import registry
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, prepare
+from serkit.suite.overhead import (
     ADAPTER,
     ADAPTER_CALL,
     DIRECT,
@@ -16,7 +18,6 @@ from serkit.overhead import (
     judge,
     variants,
 )
-from serkit.suite import CODECS_ENV, FIXTURES_ENV, prepare
 
 # The codecs whose adapter is the library's own function, for each operation.
 HANDED_OVER = {

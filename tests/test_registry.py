@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import serkit
-from serkit.builtin_codecs import BUILTIN_CODECS
-from serkit.registry import FORMATS, Binding, CodecRegistry, CodecSpec, Config, is_compiled
+from serkit.codecs.builtin import BUILTIN_CODECS
+from serkit.codecs.registry import FORMATS, Binding, CodecRegistry, CodecSpec, Config, is_compiled
 
 ALL_IDS = sorted(
     [
@@ -56,7 +56,7 @@ def test_serkit_never_names_an_unsafe_yaml_loader() -> None:
     """The yaml codecs and the Senate fixture load with SafeLoader or CSafeLoader only."""
     import yaml
 
-    source = "\n".join(p.read_text() for p in Path(serkit.__file__).parent.glob("*.py"))
+    source = "\n".join(p.read_text() for p in Path(serkit.__file__).parent.rglob("*.py"))
     for unsafe in ("UnsafeLoader", "FullLoader", "Loader=yaml.Loader", "unsafe_load", "full_load"):
         assert unsafe not in source, unsafe
     assert "CSafeLoader" in source and "Loader=yaml.SafeLoader" in source

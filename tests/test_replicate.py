@@ -7,22 +7,9 @@ from typing import Any
 import pytest
 
 from serkit import codec_names, get_codec, load_fixture
+from serkit.checks.sizes import measure_fixture
 from serkit.cli import REPLICATION_FILE, build_parser, main
-from serkit.published import (
-    POST_000_DUMPS,
-    POST_000_LOADS,
-    POST_000_SIZES,
-    POST_002_RATE,
-    POST_002_SIZE,
-    POST_003_DECODE,
-    POST_003_ENCODE,
-    POST_004_LOAD,
-    POSTS,
-    PublishedFigures,
-    PublishedTable,
-    as_disk_kib,
-)
-from serkit.replicate import (
+from serkit.replicate.posts import (
     SCHEMA,
     VERDICTS,
     Claim,
@@ -38,7 +25,20 @@ from serkit.replicate import (
     run,
     save,
 )
-from serkit.sizes import measure_fixture
+from serkit.replicate.published import (
+    POST_000_DUMPS,
+    POST_000_LOADS,
+    POST_000_SIZES,
+    POST_002_RATE,
+    POST_002_SIZE,
+    POST_003_DECODE,
+    POST_003_ENCODE,
+    POST_004_LOAD,
+    POSTS,
+    PublishedFigures,
+    PublishedTable,
+    as_disk_kib,
+)
 
 TABLES: list[PublishedTable | PublishedFigures] = [
     POST_000_SIZES,
@@ -313,8 +313,8 @@ def test_json_output_is_saved_where_asked(
 
 
 def test_a_full_run_saves_into_the_checkout_by_default() -> None:
-    from serkit.bench import project_root
     from serkit.cli import _replication_target
+    from serkit.run.runner import project_root
 
     parser = build_parser()
     assert (

@@ -15,10 +15,10 @@ import pytest
 from results_factory import serkit_tree as write_tree
 from results_factory import write_machine
 
-from serkit import report_html
-from serkit.asv_results import read_tree
 from serkit.cli import main
-from serkit.report import DUMPS, SIZE, gather
+from serkit.report import html as report_html
+from serkit.report.views import DUMPS, SIZE, gather
+from serkit.results.tree import read_tree
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -151,7 +151,7 @@ def test_hosts_page_gives_ratios_against_the_first_host(tmp_path: Path) -> None:
 def test_replication_page_from_a_saved_document_and_a_bad_one_is_a_warning(
     tmp_path: Path,
 ) -> None:
-    from serkit import replicate
+    from serkit.replicate import posts as replicate
 
     results = write_tree(tmp_path / "results")
     saved = tmp_path / "replication.json"  # where `serkit replicate` saves, beside results/
@@ -181,7 +181,7 @@ def test_overhead_page_judges_each_adapter_against_its_target(tmp_path: Path) ->
 
 
 def test_releases_measured_by_different_benchmark_code_are_not_compared(tmp_path: Path) -> None:
-    from serkit.report import CODE_CHANGED
+    from serkit.report.views import CODE_CHANGED
 
     results = write_tree(tmp_path / "results", machines=("box-a",))
     axis_file = next((results / "box-a").glob("*-env-1.json"))  # the older ujson release

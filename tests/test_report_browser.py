@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from results_factory import serkit_tree
 
-from serkit import replicate, report_html
+from serkit.replicate import posts as replicate
+from serkit.report import html as report_html
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 

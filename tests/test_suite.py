@@ -5,10 +5,12 @@ import types
 
 import pytest
 
-from serkit import SerkitError, UnknownCodec, UnknownFixture, memory, suite
-from serkit.matrix import LIBRARY_ENV
-from serkit.sizes import measure_fixture
-from serkit.suite import (
+from serkit import SerkitError, UnknownCodec, UnknownFixture
+from serkit.checks.sizes import measure_fixture
+from serkit.run.matrix import LIBRARY_ENV
+from serkit.suite import cases as suite
+from serkit.suite import memory
+from serkit.suite.cases import (
     CODECS_ENV,
     COMPRESSORS,
     FIXTURES_ENV,

@@ -1,0 +1,362 @@
+"""Comparing the asv results of two machines, which `asv compare` cannot do (asv PR #1220).
+
+Values are matched by benchmark, parameters and environment (Python, library versions
+and environment variables as asv recorded them, never the host's own fields). The rules,
+each stated once here and in the README:
+
+- Commit: with `--commit`, that commit (a prefix) on both hosts; otherwise, for each
+  matched value, the newest commit (by the commit date asv recorded) at which both hosts
+  measured it.
+- Noise: a difference is "within noise" when the two hosts' 99 % confidence intervals
+  overlap, or, where either host recorded no interval, their interquartile ranges do.
+  Only disjoint intervals make a pair faster or slower.
+- Sizes: a `track_*` in bytes is a count, so in the same environment it must be equal
+  on both hosts; a difference means the hosts did not run the same thing. Memory tracks
+  (names with rss, mem or peak) are measured, not counted, and are exempt.
+- Summary: the geometric mean of B/A over the timings, per codec (the `codec`
+  parameter) or, for a benchmark without one, per benchmark, and over all of them.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from serkit.errors import SerkitError
+from serkit.results.tree import (
+    Benchmark,
+    Environment,
+    Interval,
+    Measurement,
+    ResultsTree,
+    version_order,
+)
+
+SCHEMA = "serkit-compare/1"
+COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
+NOISE_RULE = (
+    "within noise when the 99% confidence intervals overlap (the interquartile ranges "
+    "where either host recorded no interval); faster or slower only when they are disjoint"
+)
+GROUP_PARAM = "codec"
+KIND_ORDER = {"time": 0, "memory": 1, "track": 2}  # timings first: what a reader came for
+# Resident memory is measured, and differs between hosts even when their code does not.
+MEMORY_NAME = re.compile(r"rss|mem|peak", re.IGNORECASE)
+
+SAME = "same"
+WITHIN_NOISE = "within noise"
+FASTER, SLOWER = "faster", "slower"
+LOWER, HIGHER = "lower", "higher"
+NO_SPREAD = "no spread recorded"
+DIFFERS = "differs"
+SIZE_MISMATCH = "SIZE MISMATCH"
+
+CI_99, IQR = "99% CI", "IQR"
+
+CODE_DIFFERS = "the benchmark's code differs between the hosts (asv's version hash)"
+NO_COMMON_COMMIT = "measured on both hosts, but never at the same commit"
+
+
+class UnknownMachine(SerkitError):
+    """No results folder for that machine name."""
+
+
+class NothingToCompare(SerkitError):
+    """The two machines' results have nothing in common to compare."""
+
+
+Key = tuple[str, tuple[str, ...], Environment]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One value measured on both hosts, at the same commit and in the same environment."""
+
+    benchmark: Benchmark
+    params: dict[str, Any]
+    env: Environment
+    a: Measurement
+    b: Measurement
+    ratio: float | None  # B/A; None unless both values are above 0
+    verdict: str
+    group: str
+
+    @property
+    def commit(self) -> str:
+        return self.a.commit
+
+
+@dataclass(frozen=True)
+class OneSide:
+    """A value one host measured and the other did not, or could not be compared."""
+
+    benchmark: str
+    params: dict[str, Any]
+    env: Environment
+    commit: str
+    value: float | None
+    unit: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    group: str
+    timings: int
+    geomean: float | None
+    verdicts: dict[str, int]
+
+
+@dataclass
+class Comparison:
+    host_a: str
+    host_b: str
+    commit: str | None  # the commit asked for, in full; None: the newest rule
+    pairs: list[Pair]
+    only_envs: dict[str, list[Environment]]  # by host name
+    only_benchmarks: dict[str, list[str]]
+    only_values: dict[str, list[OneSide]]
+    not_comparable: list[OneSide]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def size_mismatches(self) -> list[Pair]:
+        return [p for p in self.pairs if p.verdict == SIZE_MISMATCH]
+
+    def summary(self) -> tuple[list[GroupSummary], GroupSummary]:
+        timed = [p for p in self.pairs if p.benchmark.kind == "time"]
+        groups: dict[str, list[Pair]] = defaultdict(list)
+        for pair in timed:
+            groups[pair.group].append(pair)
+        per_group = [_summarize(name, groups[name]) for name in sorted(groups)]
+        return per_group, _summarize("overall", timed)
+
+
+def is_exact_size(benchmark: Benchmark) -> bool:
+    """A count of bytes, equal on every host that ran the same code and libraries."""
+    short = benchmark.name.rsplit(".", 1)[-1]
+    return (
+        benchmark.kind == "track"
+        and benchmark.unit == "bytes"
+        and short.startswith("track_")
+        and not MEMORY_NAME.search(benchmark.name)
+    )
+
+
+def geometric_mean(ratios: Sequence[float]) -> float | None:
+    if not ratios:
+        return None
+    return math.exp(math.fsum(math.log(r) for r in ratios) / len(ratios))
+
+
+def _summarize(name: str, pairs: Sequence[Pair]) -> GroupSummary:
+    counts: dict[str, int] = defaultdict(int)
+    for pair in pairs:
+        counts[pair.verdict] += 1
+    ratios = [p.ratio for p in pairs if p.ratio is not None]
+    return GroupSummary(name, len(pairs), geometric_mean(ratios), dict(counts))
+
+
+def decode_param(value: str) -> Any:
+    """asv's repr() of a parameter, back to the value when it is a plain literal."""
+    try:
+        decoded = ast.literal_eval(value)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return value
+    plain = decoded is None or isinstance(decoded, (str, int, float, bool))
+    return decoded if plain else value
+
+
+def _named_params(benchmark: Benchmark, params: tuple[str, ...]) -> dict[str, Any]:
+    names = benchmark.param_names
+    if len(names) != len(params):  # not described in benchmarks.json: asv's own default names
+        names = tuple(f"param{i + 1}" for i in range(len(params)))
+    return {name: decode_param(value) for name, value in zip(names, params)}
+
+
+def spreads(a: Measurement, b: Measurement) -> tuple[str, Interval, Interval] | None:
+    """The intervals the noise rule compares: both 99% CIs, else both IQRs, else none."""
+    if a.ci_99 is not None and b.ci_99 is not None:
+        return CI_99, a.ci_99, b.ci_99
+    if a.iqr is not None and b.iqr is not None:
+        return IQR, a.iqr, b.iqr
+    return None
+
+
+def judge(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
+    """The verdict on one pair, by the rules in this module's docstring."""
+    assert a.value is not None and b.value is not None
+    if is_exact_size(benchmark):
+        return SAME if a.value == b.value else SIZE_MISMATCH
+    if a.value == b.value:
+        return SAME
+    used = spreads(a, b)
+    if used is None:
+        return NO_SPREAD if benchmark.kind == "time" else DIFFERS
+    _, (a_low, a_high), (b_low, b_high) = used
+    if b_low <= a_high and a_low <= b_high:
+        return WITHIN_NOISE
+    below = b_high < a_low
+    if benchmark.kind == "time":
+        return FASTER if below else SLOWER
+    return LOWER if below else HIGHER
+
+
+def _ratio(a: float, b: float) -> float | None:
+    # A ratio of or to zero (no memory rise, a 0/1 fact) would be no ratio at all.
+    return b / a if a > 0 and b > 0 else None
+
+
+def _index(
+    measurements: Iterable[Measurement], commit: str | None, warnings: list[str]
+) -> dict[Key, dict[str, Measurement]]:
+    index: dict[Key, dict[str, Measurement]] = defaultdict(dict)
+    for m in measurements:
+        if commit is not None and m.commit != commit:
+            continue
+        by_commit = index[m.benchmark, m.params, m.env]
+        earlier = by_commit.get(m.commit)
+        if earlier is None or earlier.value is None:  # of two records, the one with a value
+            by_commit[m.commit] = m
+        elif m.value is not None:
+            warnings.append(
+                f"{m.benchmark} was recorded twice for {m.machine} at commit {m.commit[:8]} "
+                f"in the same environment ({earlier.file.name}, {m.file.name}): "
+                f"using {earlier.file.name}"
+            )
+    return index
+
+
+def resolve_commit(tree: ResultsTree, hosts: Sequence[str], prefix: str) -> str:
+    """The one commit both hosts have results for that starts with `prefix`."""
+    wanted = prefix.strip().lower()
+    full: set[str] = set()
+    for host in hosts:
+        commits = {m.commit for m in tree.machines[host].measurements}
+        matching = {c for c in commits if c.lower().startswith(wanted)}
+        if not matching:
+            known = ", ".join(sorted(c[:8] for c in commits)) or "none"
+            raise NothingToCompare(f"machine {host} has no results for commit {prefix} ({known})")
+        full |= matching
+    if len(full) > 1:
+        options = ", ".join(sorted(c[:12] for c in full))
+        raise SerkitError(f"commit {prefix} is ambiguous: {options}")
+    return full.pop()
+
+
+def _check_hosts(tree: ResultsTree, hosts: Sequence[str]) -> None:
+    if not tree.machines:
+        raise UnknownMachine(f"no asv results in {tree.root} (no machine folders)")
+    for host in hosts:
+        if host not in tree.machines:
+            known = ", ".join(sorted(tree.machines))
+            raise UnknownMachine(f"no machine {host!r} in {tree.root}; known: {known}")
+    for host in hosts:
+        if not tree.machines[host].measurements:
+            raise NothingToCompare(f"machine {host} has no readable results in {tree.root / host}")
+
+
+def _short_envs(envs: Iterable[Environment]) -> str:
+    labels = sorted(env.label for env in envs)
+    more = f"; and {len(labels) - 2} more" if len(labels) > 2 else ""
+    return "; ".join(labels[:2]) + more
+
+
+def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = None) -> Comparison:
+    """Match the two hosts' values and judge each pair; raises when nothing matches."""
+    hosts = (host_a, host_b)
+    _check_hosts(tree, hosts)
+    full_commit = resolve_commit(tree, hosts, commit) if commit else None
+    warnings = tree.warnings  # one list: reading's warnings, then matching's
+    index_a, index_b = (_index(tree.machines[h].measurements, full_commit, warnings) for h in hosts)
+    envs_a, envs_b = {k[2] for k in index_a}, {k[2] for k in index_b}
+    shared = envs_a & envs_b
+    if not shared:
+        raise NothingToCompare(
+            f"{host_a} and {host_b} share no environment: {host_a} ran {len(envs_a)} "
+            f"({_short_envs(envs_a)}), {host_b} ran {len(envs_b)} ({_short_envs(envs_b)})"
+        )
+    names_a = {k[0] for k in index_a if k[2] in shared}
+    names_b = {k[0] for k in index_b if k[2] in shared}
+    result = Comparison(
+        host_a,
+        host_b,
+        full_commit,
+        pairs=[],
+        only_envs={
+            host_a: sorted(envs_a - envs_b, key=_env_order),
+            host_b: sorted(envs_b - envs_a, key=_env_order),
+        },
+        only_benchmarks={host_a: sorted(names_a - names_b), host_b: sorted(names_b - names_a)},
+        only_values={host_a: [], host_b: []},
+        not_comparable=[],
+        warnings=warnings,
+    )
+    # A stable sort of the keys as read keeps each benchmark's parameters in asv's order.
+    keys = dict.fromkeys([*index_a, *index_b])
+    for key in sorted(keys, key=lambda k: _key_order(tree, k)):
+        if key[2] in shared and key[0] in names_a & names_b:
+            _match(tree, result, key, index_a.get(key, {}), index_b.get(key, {}))
+    if not result.pairs:
+        raise NothingToCompare(
+            f"no value was measured by both {host_a} and {host_b} in their "
+            f"{len(shared)} shared environment(s)"
+            + (f" at commit {full_commit[:8]}" if full_commit else "")
+        )
+    return result
+
+
+def _newest(by_commit: dict[str, Measurement]) -> Measurement:
+    return max(by_commit.values(), key=lambda m: (m.date, m.commit))
+
+
+def _match(
+    tree: ResultsTree,
+    result: Comparison,
+    key: Key,
+    on_a: dict[str, Measurement],
+    on_b: dict[str, Measurement],
+) -> None:
+    name, params, env = key
+    benchmark = tree.benchmark(name)
+    named = _named_params(benchmark, params)
+    measured_a = {c: m for c, m in on_a.items() if m.value is not None}
+    measured_b = {c: m for c, m in on_b.items() if m.value is not None}
+    both = measured_a.keys() & measured_b.keys()
+    if not both:
+        if measured_a and measured_b:
+            newest = _newest(measured_a)
+            entry = OneSide(name, named, env, newest.commit, None, reason=NO_COMMON_COMMIT)
+            result.not_comparable.append(entry)
+        elif measured_a or measured_b:
+            host = result.host_a if measured_a else result.host_b
+            newest = _newest(measured_a or measured_b)
+            entry = OneSide(name, named, env, newest.commit, newest.value, benchmark.unit)
+            result.only_values[host].append(entry)
+        return
+    a = _newest({c: measured_a[c] for c in both})
+    b = measured_b[a.commit]
+    if a.code_version and b.code_version and a.code_version != b.code_version:
+        result.not_comparable.append(OneSide(name, named, env, a.commit, None, reason=CODE_DIFFERS))
+        return
+    assert a.value is not None and b.value is not None
+    group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
+    pair = Pair(
+        benchmark, named, env, a, b, _ratio(a.value, b.value), judge(benchmark, a, b), group
+    )
+    result.pairs.append(pair)
+
+
+def _env_order(env: Environment) -> tuple[Any, ...]:
+    return (version_order(env.python), env.label)
+
+
+def _key_order(tree: ResultsTree, key: Key) -> tuple[Any, ...]:
+    name, _, env = key
+    kind = KIND_ORDER.get(tree.benchmark(name).kind, len(KIND_ORDER))
+    return (_env_order(env), kind, name)

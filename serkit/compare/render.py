@@ -1,0 +1,286 @@
+"""How `serkit compare` shows a comparison: a text table, Markdown, or documented JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from tabulate import tabulate
+
+from serkit.compare.comparison import (
+    CI_99,
+    COMMIT_RULE,
+    NOISE_RULE,
+    SCHEMA,
+    SIZE_MISMATCH,
+    Comparison,
+    GroupSummary,
+    OneSide,
+    Pair,
+    spreads,
+)
+from serkit.results.tree import Environment, Interval, Measurement
+
+BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def _three_digits(x: float) -> str:
+    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
+
+
+def format_value(value: float | None, unit: str) -> str:
+    """A value in its unit: seconds as ns/µs/ms/s, bytes as B/KiB/MiB; others as numbers."""
+    if value is None:
+        return "-"
+    if unit == "seconds":
+        for scale, name in TIME_UNITS:
+            if abs(value) >= scale or scale == TIME_UNITS[-1][0]:
+                return f"{_three_digits(value / scale)} {name}"
+    if unit == "bytes":
+        if abs(value) < 1024:
+            return f"{value:.0f} B" if value == int(value) else f"{value:.1f} B"
+        scaled, power = value, 0
+        while abs(scaled) >= 1024 and power < len(BINARY_UNITS) - 1:
+            scaled, power = scaled / 1024, power + 1
+        return f"{_three_digits(scaled)} {BINARY_UNITS[power]}"
+    return f"{value:g}"
+
+
+def _interval_text(interval: Interval | None, unit: str) -> str:
+    if interval is None:
+        return "-"
+    return f"{format_value(interval[0], unit)} to {format_value(interval[1], unit)}"
+
+
+def _ratio_text(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.3f}"
+
+
+def _params_text(params: dict[str, Any]) -> str:
+    return ", ".join(str(v) for v in params.values())
+
+
+# --- JSON ------------------------------------------------------------------------------
+
+
+def _spread_json(m: Measurement) -> dict[str, list[float] | None]:
+    return {
+        "ci_99": list(m.ci_99) if m.ci_99 else None,
+        "iqr": list(m.iqr) if m.iqr else None,
+    }
+
+
+def _pair_json(pair: Pair) -> dict[str, Any]:
+    return {
+        "benchmark": pair.benchmark.name,
+        "params": pair.params,
+        "env": pair.env.as_dict(),
+        "commit": pair.commit,
+        "kind": pair.benchmark.kind,
+        "unit": pair.benchmark.unit,
+        "a": pair.a.value,
+        "b": pair.b.value,
+        "ratio": pair.ratio,
+        "a_spread": _spread_json(pair.a),
+        "b_spread": _spread_json(pair.b),
+        "verdict": pair.verdict,
+        "group": pair.group,
+    }
+
+
+def _one_side_json(entry: OneSide) -> dict[str, Any]:
+    out = {
+        "benchmark": entry.benchmark,
+        "params": entry.params,
+        "env": entry.env.as_dict(),
+        "commit": entry.commit,
+    }
+    if entry.reason:
+        return {**out, "reason": entry.reason}
+    return {**out, "value": entry.value, "unit": entry.unit}
+
+
+def _group_json(summary: GroupSummary) -> dict[str, Any]:
+    return {
+        "group": summary.group,
+        "timings": summary.timings,
+        "geomean": summary.geomean,
+        "verdicts": summary.verdicts,
+    }
+
+
+def as_json(result: Comparison) -> dict[str, Any]:
+    """The stable JSON form; its keys are documented in the README (`serkit compare`)."""
+    groups, overall = result.summary()
+    sides = {}
+    for host in (result.host_a, result.host_b):
+        sides[host] = {
+            "environments": [env.as_dict() for env in result.only_envs[host]],
+            "benchmarks": result.only_benchmarks[host],
+            "values": [_one_side_json(v) for v in result.only_values[host]],
+        }
+    return {
+        "schema": SCHEMA,
+        "host_a": result.host_a,
+        "host_b": result.host_b,
+        "commit": result.commit,
+        "commit_rule": f"commit {result.commit}" if result.commit else COMMIT_RULE,
+        "noise_rule": NOISE_RULE,
+        "pairs": [_pair_json(p) for p in result.pairs],
+        "summary": {"groups": [_group_json(g) for g in groups], "overall": _group_json(overall)},
+        "size_mismatches": len(result.size_mismatches),
+        "only_a": sides[result.host_a],
+        "only_b": sides[result.host_b],
+        "not_comparable": [_one_side_json(v) for v in result.not_comparable],
+        "warnings": result.warnings,
+    }
+
+
+# --- table and Markdown ----------------------------------------------------------------
+
+
+def _heading(text: str, markdown: bool) -> str:
+    return f"\n### {text}\n" if markdown else f"\n{text}"
+
+
+def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str], markdown: bool) -> str:
+    fmt = "github" if markdown else "simple"
+    return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True)
+
+
+def _pair_rows(pairs: Iterable[Pair], with_commit: bool) -> list[list[str]]:
+    rows = []
+    for p in pairs:
+        unit = p.benchmark.unit
+        used = spreads(p.a, p.b)
+        kind, a_spread, b_spread = used if used else (CI_99, None, None)
+        mark = "" if kind == CI_99 else f" ({kind})"
+        row = [
+            p.benchmark.name,
+            _params_text(p.params),
+            format_value(p.a.value, unit),
+            _interval_text(a_spread, unit) + (mark if a_spread else ""),
+            format_value(p.b.value, unit),
+            _interval_text(b_spread, unit) + (mark if b_spread else ""),
+            _ratio_text(p.ratio),
+            p.verdict,
+        ]
+        rows.append([*row, p.commit[:8]] if with_commit else row)
+    return rows
+
+
+def _mismatch_lines(result: Comparison) -> list[str]:
+    mismatches = result.size_mismatches
+    if not mismatches:
+        return []
+    lines = [
+        f"!! {SIZE_MISMATCH}: the hosts did not run the same thing. {len(mismatches)} "
+        "size(s) differ in the same environment, where they must be equal:"
+    ]
+    for p in mismatches:
+        note = "" if p.env.versions_recorded else " (library versions were not recorded)"
+        a, b = int(p.a.value or 0), int(p.b.value or 0)
+        lines.append(
+            f"  - {p.benchmark.name} [{_params_text(p.params)}] in {p.env.label}: "
+            f"{a:,} B on {result.host_a}, {b:,} B on {result.host_b}{note}"
+        )
+    return lines
+
+
+def _summary_rows(groups: Sequence[GroupSummary], overall: GroupSummary) -> list[list[str]]:
+    rows = []
+    for g in [*groups, overall]:
+        others = g.timings - sum(g.verdicts.get(v, 0) for v in ("faster", "slower", "within noise"))
+        rows.append(
+            [
+                g.group,
+                str(g.timings),
+                _ratio_text(g.geomean),
+                str(g.verdicts.get("faster", 0)),
+                str(g.verdicts.get("slower", 0)),
+                str(g.verdicts.get("within noise", 0)),
+                str(others),
+            ]
+        )
+    return rows
+
+
+def _envs_text(envs: Sequence[Environment]) -> list[str]:
+    return [f"  - {env.label}" for env in envs]
+
+
+def render(result: Comparison, markdown: bool = False) -> str:
+    """The comparison as text: a table per environment, the summary, then one-sided values."""
+    a, b = result.host_a, result.host_b
+    rule = f"commit {result.commit[:8]}" if result.commit else COMMIT_RULE
+    out = [
+        f"A = {a}, B = {b}. B/A below 1: B is faster (or smaller).",
+        f"Commit: {rule}.",
+        f"Noise: {NOISE_RULE}.",
+    ]
+    out += _mismatch_lines(result)
+    if markdown:  # each note its own paragraph
+        out = [line if line.startswith("  - ") else line + "\n" for line in out]
+    with_commit = len({p.commit for p in result.pairs}) > 1
+    headers = ["benchmark", "params", "A", "A 99% CI", "B", "B 99% CI", "B/A", "verdict"]
+    headers += ["commit"] if with_commit else []
+    by_env: dict[Environment, list[Pair]] = {}
+    for pair in result.pairs:
+        by_env.setdefault(pair.env, []).append(pair)
+    for env, pairs in by_env.items():
+        commits = sorted({p.commit[:8] for p in pairs})
+        title = env.label if with_commit else f"{env.label} (commit {commits[0]})"
+        out += [
+            _heading(title, markdown),
+            _table(_pair_rows(pairs, with_commit), headers, markdown),
+        ]
+    groups, overall = result.summary()
+    if overall.timings:
+        by = "per codec, or per benchmark without a codec parameter"
+        out.append(_heading(f"Timings: geometric mean of B/A ({by})", markdown))
+        summary_headers = ["group", "timings", "B/A", "faster", "slower", "within noise", "other"]
+        out.append(_table(_summary_rows(groups, overall), summary_headers, markdown))
+    out += _one_side_lines(result, markdown)
+    return "\n".join(out) + "\n"
+
+
+def _one_side_lines(result: Comparison, markdown: bool) -> list[str]:
+    out: list[str] = []
+    for host in (result.host_a, result.host_b):
+        envs, names = result.only_envs[host], result.only_benchmarks[host]
+        values = result.only_values[host]
+        if envs:
+            out.append(
+                _heading(f"Environments only {host} ran ({len(envs)}), not compared", markdown)
+            )
+            out += _envs_text(envs)
+        if names:
+            out.append(
+                _heading(f"Benchmarks only {host} ran ({len(names)}), not compared", markdown)
+            )
+            out += [f"  - {name}" for name in names]
+        if values:
+            title = f"Measured only on {host} ({len(values)}), skipped or failed on the other"
+            rows = [
+                [
+                    v.benchmark,
+                    _params_text(v.params),
+                    v.env.label,
+                    v.commit[:8],
+                    format_value(v.value, v.unit),
+                ]
+                for v in values
+            ]
+            out.append(_heading(title, markdown))
+            out.append(
+                _table(rows, ["benchmark", "params", "environment", "commit", "value"], markdown)
+            )
+    if result.not_comparable:
+        out.append(_heading(f"Not compared ({len(result.not_comparable)})", markdown))
+        rows = [
+            [v.benchmark, _params_text(v.params), v.env.label, v.reason]
+            for v in result.not_comparable
+        ]
+        out.append(_table(rows, ["benchmark", "params", "environment", "why"], markdown))
+    return out

@@ -1,0 +1,402 @@
+"""Fixture documents, rebuilt deterministically from the posts serkit grew from.
+
+Every fixture is the same Python object on every machine, run and Python version.
+:func:`fixture_hash` proves it: a sha256 over a type-tagged walk of the object,
+pinned per fixture in :data:`FIXTURES` and checked by ``serkit fixtures verify``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import random
+import shutil
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, NamedTuple
+
+from serkit.errors import FixtureSourceError, UnknownFixture
+
+# --- the Senate source: pinned, fetched, never committed ---------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """A public data file, pinned to one commit and checked by sha256."""
+
+    filename: str
+    url: str
+    sha256: str
+    license: str
+
+
+SENATE_SOURCE = Source(
+    filename="legislators-current.yaml",
+    url=(
+        "https://raw.githubusercontent.com/unitedstates/congress-legislators/"
+        "dfa9622263dd4c8d08636926e498f1845704d7eb/legislators-current.yaml"
+    ),
+    sha256="423f7bdf2d4ee46589eed93361451408d309c2f81b45e5d7bb6fe9fa4ff0c321",
+    license="CC0 1.0 (public domain), congress-legislators project",
+)
+SOURCES = (SENATE_SOURCE,)
+
+DATA_DIR_ENV = "SERKIT_DATA_DIR"
+MIRROR_ENV = "SERKIT_FIXTURE_MIRROR"
+
+
+def data_dir() -> Path:
+    """Where fetched sources are kept: $SERKIT_DATA_DIR, else the user cache."""
+    configured = os.environ.get(DATA_DIR_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    import pooch  # deferred: only needed when a source is touched
+
+    return Path(pooch.os_cache("serkit")) / "fixtures"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _mirror(mirror: str | os.PathLike[str] | None) -> Path | None:
+    chosen = mirror if mirror is not None else os.environ.get(MIRROR_ENV) or None
+    return Path(chosen).expanduser() if chosen is not None else None
+
+
+def source_path(source: Source = SENATE_SOURCE, *, mirror: str | None = None) -> Path:
+    """The verified local copy of `source`: the mirror's when one is given, else the fetched one.
+
+    Raises FixtureSourceError, saying what to run, when it is missing or mismatched.
+    """
+    folder = _mirror(mirror)
+    where = f"mirror {folder}" if folder else f"{data_dir()}"
+    path = (folder or data_dir()) / source.filename
+    if not path.is_file():
+        raise FixtureSourceError(
+            f"{source.filename} is missing from {where}: run `serkit fixtures fetch`"
+        )
+    actual = _sha256(path)
+    if actual != source.sha256:
+        raise FixtureSourceError(
+            f"{path} fails its sha256 check (got {actual[:12]}…, pinned {source.sha256[:12]}…): "
+            "delete it and run `serkit fixtures fetch`"
+        )
+    return path
+
+
+def fetch_source(
+    source: Source = SENATE_SOURCE, *, mirror: str | None = None, progress: bool = True
+) -> Path:
+    """Copy `source` into the data dir from the mirror, or download it from its pinned URL.
+
+    Either way the file is checked against the pinned sha256 before it is kept.
+    """
+    target = data_dir() / source.filename
+    folder = _mirror(mirror)
+    if folder is not None:
+        verified = source_path(source, mirror=str(folder))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        shutil.copyfile(verified, partial)
+        partial.replace(target)
+        return target
+    import pooch
+
+    try:
+        fetched = pooch.retrieve(
+            source.url,
+            known_hash=f"sha256:{source.sha256}",
+            fname=source.filename,
+            path=target.parent,
+            progressbar=progress,
+        )
+    except ValueError as exc:  # pooch's hash mismatch
+        raise FixtureSourceError(f"{source.url} does not match its pinned sha256: {exc}") from exc
+    except Exception as exc:  # network errors come in many classes
+        raise FixtureSourceError(
+            f"could not download {source.url} ({type(exc).__name__}); "
+            f"offline, point {MIRROR_ENV} or --mirror at a folder holding {source.filename}"
+        ) from exc
+    return Path(fetched)
+
+
+# --- the documents ---------------------------------------------------------------------
+
+# Post 000's record string, spacing included: it sets the records' encoded sizes.
+LOREM = (
+    "\n            Lorem ipsum dolor sit amet, consectetur adipiscing\n"
+    "            elit. Mauris adipiscing adipiscing placerat.\n"
+    "            Vestibulum augue augue,\n"
+    "            pellentesque quis sollicitudin id, adipiscing.\n            "
+)
+RANDOM_DICTS_SEED = 2015  # the year of post 000; any fixed seed would do
+
+
+def random_dicts(count: int, seed: int = RANDOM_DICTS_SEED) -> list[dict[str, Any]]:
+    """Post 000's random record, `count` times, from one seeded stream (so sizes nest)."""
+    rng = random.Random(seed)
+    records = []
+    for _ in range(count):
+        floats = {i: i * rng.random() for i in range(100)}
+        records.append(
+            {
+                "string": LOREM,
+                "list": list(range(100)),
+                "dict": floats,
+                "int": rng.randint(-(10**10), 10**10),
+                "float": rng.randint(-(10**10), 10**10) * rng.random(),
+            }
+        )
+    return records
+
+
+def small_dict() -> dict[str, Any]:
+    """Post 003's single mixed dict (its string keeps the post's trailing spaces)."""
+    return {
+        "words": (
+            "\n        Lorem ipsum dolor sit amet, consectetur adipiscing \n"
+            "        elit. Mauris adipiscing adipiscing placerat. \n"
+            "        Vestibulum augue augue, \n"
+            "        pellentesque quis sollicitudin id, adipiscing.\n        "
+        ),
+        "list": list(range(100)),
+        "dict": {str(i): "a" for i in range(100)},
+        "int": 100,
+        "float": 100.123456,
+    }
+
+
+class Vec3(NamedTuple):
+    """One 3-axis reading of post 002's IMU."""
+
+    x: float
+    y: float
+    z: float
+
+
+class ImuSample(NamedTuple):
+    """Post 002's inertial measurement record: three vectors and a timestamp."""
+
+    linear_accel: Vec3
+    angular_vel: Vec3
+    magnetic_field: Vec3
+    timestamp: float
+
+
+SENSOR_TIMESTAMP = 1550880000.0  # 2019-02-23T00:00:00Z, the post's date, fixed
+SENSOR_RATE_HZ = 20  # the rate post 002 sizes its bandwidth for
+
+
+def sensor_record(timestamp: float = SENSOR_TIMESTAMP) -> ImuSample:
+    """Post 002's record: the same vector on all three sensors, as the post sent it."""
+    reading = (-1, 1000, 0.123456)
+    return ImuSample(Vec3(*reading), Vec3(*reading), Vec3(*reading), timestamp)
+
+
+def sensor_stream(count: int = 1000) -> list[ImuSample]:
+    """`count` records of post 002, one every 1/20 s."""
+    return [sensor_record(SENSOR_TIMESTAMP + i / SENSOR_RATE_HZ) for i in range(count)]
+
+
+SENATE_BIOS_MAX_YAML_BYTES = 48_000  # post 004: "a fairly small (48KB) document"
+
+
+def senate_bios(mirror: str | None = None) -> list[dict[str, Any]]:
+    """Post 004's document: the alphabetically first senators, as many as fit in 48 KB of YAML.
+
+    Senators are members whose latest term is of type "sen", ordered by (last, first)
+    name; the size is measured with the `yaml` codec's own call.
+    """
+    import yaml
+
+    with source_path(SENATE_SOURCE, mirror=mirror).open("rb") as stream:
+        members = yaml.load(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    senators = sorted(
+        (m for m in members if m["terms"][-1]["type"] == "sen"),
+        key=lambda m: (m["name"]["last"], m["name"]["first"]),
+    )
+    chosen: list[dict[str, Any]] = []
+    total = 0
+    for senator in senators:
+        # A block-style YAML list is the concatenation of its items' one-item lists.
+        total += len(yaml.dump([senator], Dumper=yaml.SafeDumper, sort_keys=False).encode())
+        if total > SENATE_BIOS_MAX_YAML_BYTES:
+            break
+        chosen.append(senator)
+    return chosen
+
+
+# --- the fixture registry --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """A named document, how to build it, and the content hash it must have."""
+
+    name: str
+    build: Callable[[], Any]
+    sha256: str  # pinned fixture_hash(); a change means results change meaning
+    origin: str  # the post it comes from
+    description: str
+    slow: bool = False  # too large for a default run; opt in with --slow
+    source: Source | None = None  # a fetched file it is derived from
+    large: bool = False  # megabytes encoded: its peak memory is worth measuring
+
+
+def _random_dicts_fixture(count: int, sha256: str) -> Fixture:
+    return Fixture(
+        name=f"random-dicts-{count}",
+        build=lambda: random_dicts(count),
+        sha256=sha256,
+        origin="post 000/001",
+        description=f"{count:,} random records (Lorem string, 100 ints, 100 int→float, int, float)",
+        slow=count >= 10_000,  # 30 MB and more as JSON; pure-Python YAML takes minutes
+        large=count >= 1_000,  # 3 MB and more as JSON
+    )
+
+
+_FIXTURES: dict[str, Fixture] = {
+    f.name: f
+    for f in (
+        _random_dicts_fixture(
+            10, "068fbb6ee71547948e6cfcfcca033f93cb4a3a6a49060240b3ebf6a97429c865"
+        ),
+        _random_dicts_fixture(
+            100, "b1726b9676f6ddf95f5de52dc753ec5a813aed84dc5de8b553d7935634f7aaaa"
+        ),
+        _random_dicts_fixture(
+            1_000, "3f2ab4963e6c2d020906c52d8f19510403f458b35bbcc9ed3d0e2be02819f108"
+        ),
+        _random_dicts_fixture(
+            10_000, "90c8fb95a5da1320a81e4618d0b11714e7f959597ce4a79238ec004d5783800c"
+        ),
+        _random_dicts_fixture(
+            100_000, "fbd128b7c98a042890713b7f840589b9630379da3b78b96744c2c108b75ef9cd"
+        ),
+        Fixture(
+            "small-dict",
+            small_dict,
+            "08c819669c90b86695e02f4028713e0c0d42d631bfbebf306816ed4b6650aa3d",
+            "post 003",
+            "one mixed dict: string, 100 ints, 100 str→str, int, float",
+        ),
+        Fixture(
+            "sensor-record",
+            sensor_record,
+            "4bc2180eb2fbc95a83a560bb393b4420aacd1efabc7f0ea455675e4a0a449e7d",
+            "post 002",
+            "one IMU record: namedtuples of three vectors and a fixed timestamp",
+        ),
+        Fixture(
+            "sensor-stream",
+            sensor_stream,
+            "0580f7446950f35f527f3eb97aa12289b345c8c5b7cc4b87085ad195c041d2e7",
+            "post 002",
+            "1,000 IMU records at 20 Hz",
+        ),
+        Fixture(
+            "senate-bios",
+            senate_bios,
+            "523fe6ab7515e893875e0ae263a6bdaab4861b89b14a844bb04400348b2d5798",
+            "post 004",
+            "the first senators by (last, first) name, ~48 KB as YAML",
+            source=SENATE_SOURCE,
+        ),
+    )
+}
+FIXTURES: Mapping[str, Fixture] = MappingProxyType(_FIXTURES)
+
+
+def fixture_names() -> list[str]:
+    """Every fixture id, in registry order (the random-dicts sweep ascending)."""
+    return list(_FIXTURES)
+
+
+def get_fixture(name: str) -> Fixture:
+    try:
+        return _FIXTURES[name]
+    except KeyError:
+        raise UnknownFixture(
+            f"unknown fixture {name!r}; known fixtures: {', '.join(_FIXTURES)}"
+        ) from None
+
+
+# Documents derived from a fetched source, built once per process and verified source
+# file: parsing the Senate source takes about 0.3 s, a deep copy of the document 10 ms.
+_BUILT_FROM_SOURCE: dict[tuple[str, Path], Any] = {}
+
+
+def load_fixture(name: str) -> Any:
+    """Build fixture `name`. A new object on every call, so callers may not share state."""
+    fixture = get_fixture(name)
+    if fixture.source is None:
+        return fixture.build()
+    key = (name, source_path(fixture.source))  # still refuses a missing or changed source
+    if key not in _BUILT_FROM_SOURCE:
+        _BUILT_FROM_SOURCE[key] = fixture.build()
+    # deepcopy keeps the document's own shared references, so every codec's bytes are the
+    # same as from a fresh build (pickle and marshal encode sharing).
+    return copy.deepcopy(_BUILT_FROM_SOURCE[key])
+
+
+# --- the content hash ------------------------------------------------------------------
+
+
+def _tokens(obj: Any) -> Iterator[bytes]:
+    # Type-tagged and length-prefixed, so no two different objects share a stream;
+    # floats by their exact hex form, which no Python version formats differently.
+    kind = type(obj)
+    if obj is None or kind is bool:
+        yield repr(obj).encode()
+    elif kind is int:
+        yield b"i%d;" % obj
+    elif kind is float:
+        yield b"f" + obj.hex().encode() + b";"
+    elif kind is str:
+        raw = obj.encode("utf-8", "surrogatepass")
+        yield b"s%d:" % len(raw)
+        yield raw
+    elif kind is bytes:
+        yield b"b%d:" % len(obj)
+        yield obj
+    elif kind is dict:
+        yield b"d%d:" % len(obj)
+        for key, value in obj.items():
+            yield from _tokens(key)
+            yield from _tokens(value)
+    elif kind is list or kind is tuple:
+        yield b"l%d:" % len(obj) if kind is list else b"t%d:" % len(obj)
+        for item in obj:
+            yield from _tokens(item)
+    elif isinstance(obj, tuple) and hasattr(kind, "_fields"):
+        yield b"n%s:%d:" % (kind.__qualname__.encode(), len(obj))
+        for item in obj:
+            yield from _tokens(item)
+    else:
+        raise TypeError(f"fixture_hash cannot hash {kind.__name__}")
+
+
+def content_hash(obj: Any) -> str:
+    """sha256 of a canonical, type-tagged walk of `obj`, stable across Python versions."""
+    digest = hashlib.sha256()
+    chunk: list[bytes] = []
+    for token in _tokens(obj):
+        chunk.append(token)
+        if len(chunk) >= 65536:
+            digest.update(b"".join(chunk))
+            chunk.clear()
+    digest.update(b"".join(chunk))
+    return digest.hexdigest()
+
+
+def fixture_hash(name: str) -> str:
+    """The content hash of fixture `name` as built here and now."""
+    return content_hash(load_fixture(name))

@@ -1,0 +1,324 @@
+"""What the asv suite runs: the codec x fixture grid, how to narrow it, and its inputs.
+
+`benchmarks/` stays thin: its classes derive from :class:`CaseBenchmark` and time one
+call each. Everything they need is prepared here.
+
+Two things keep microsecond timings honest, each measured on orjson dumps of
+small-dict against a plain ``timeit`` of the same call:
+
+- No `setup`. asv_runner forces ``number = 1`` for any timed benchmark that has one,
+  which put timer overhead into every result (asv-notes). asv does check a benchmark's
+  ``skip_params`` in the benchmark's own process, once, right before timing it; so
+  ``skip_params`` here is a lazy container. Asking it whether a pair is skipped
+  prepares that one pair on the benchmark instance, outside the timed loop.
+- Inner loops. asv calls a parameterized benchmark through a closure and a bound
+  method, which read 11-13 % slow on a 1.3 µs call. So each timed body repeats its call
+  `inner_loops` times, a count chosen per pair to last about 20 µs, and the pair's
+  `timer` divides the clock by that count: results stay in seconds per call, as with
+  pyperf's ``inner_loops``, and the harness cost shrinks below 1 %.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gzip
+import os
+import timeit
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, cast
+
+from serkit.codecs.registry import Config, codec_names, get_codec, registry
+from serkit.errors import SerkitError
+from serkit.inputs.fixtures import fixture_names, get_fixture, load_fixture
+from serkit.run.matrix import LIBRARY_ENV
+
+CODECS_ENV = "SERKIT_BENCH_CODECS"
+FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
+SLOW_ENV = "SERKIT_BENCH_SLOW"
+# asv's warm-up, in seconds, for pairs that preparing did not warm up (asv's default:
+# 0.1). The quick run sets 0.02: on 93 fast pairs here the results moved by no more than
+# between two runs with 0.1, and each pair took 0.08 s less.
+WARMUP_ENV = "SERKIT_BENCH_WARMUP"
+
+# How long one timed body should last; calls shorter than this are repeated inside it.
+INNER_TARGET_S = 20e-6
+MAX_INNER_LOOPS = 1000
+LONG_CALL_S = 1e-3  # a pair this slow to prepare needs no inner loop
+# asv's first call of a benchmark is its warm-up, and for a call this long (ten times
+# asv's 10 ms `sample_time`) asv then picks number = 1. Preparing the pair has already
+# made that call, so such a pair is timed with number = 1 and no second warm-up.
+WARMED_CALL_S = 0.1
+
+# Generous for pure-Python YAML on the largest default fixture (seconds per call);
+# the slow fixtures get more, as they are opt-in.
+TIMEOUT_S = 300
+SLOW_TIMEOUT_S = 1800
+
+
+def _gzip6(data: bytes) -> bytes:
+    # mtime=0: the header then carries no timestamp, so equal input gives equal bytes.
+    return gzip.compress(data, compresslevel=6, mtime=0)
+
+
+def _zstd3(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor(level=3).compress(data)
+
+
+# Compressed size: the name states the algorithm and level (each tool's default level).
+COMPRESSORS: Mapping[str, Callable[[bytes], bytes]] = {"gzip-6": _gzip6, "zstd-3": _zstd3}
+
+
+def split_ids(value: str) -> list[str]:
+    """`"a, b,"` -> `["a", "b"]`: how every comma-separated list of ids is read."""
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def warmup_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
+    """SERKIT_BENCH_WARMUP in seconds, or None (asv's own) when unset."""
+    value = environ.get(WARMUP_ENV, "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 10:
+        raise SerkitError(f"{WARMUP_ENV}={value!r}: give seconds of warm-up, 0 to 10")
+    return seconds
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The part of the grid a run times. The grid itself never changes."""
+
+    codecs: tuple[str, ...] | None = None  # None: every codec
+    fixtures: tuple[str, ...] | None = None  # None: every fixture but the slow ones
+    slow: bool = False  # include the slow fixtures (random-dicts-10000 and -100000)
+    library: str | None = None  # an axis environment: only this library's codecs
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> Selection:
+        """Read SERKIT_BENCH_*; an unknown id raises UnknownCodec or UnknownFixture."""
+        codecs = (
+            tuple(split_ids(environ[CODECS_ENV])) if environ.get(CODECS_ENV, "").strip() else None
+        )
+        fixtures = (
+            tuple(split_ids(environ[FIXTURES_ENV]))
+            if environ.get(FIXTURES_ENV, "").strip()
+            else None
+        )
+        for name in codecs or ():
+            registry.spec(name)
+        for name in fixtures or ():
+            get_fixture(name)
+        return cls(codecs, fixtures, _truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
+
+    def excludes_codec(self, codec: str) -> str | None:
+        """Why this run leaves `codec` out, or None when it is selected."""
+        if self.codecs is not None and codec not in self.codecs:
+            return f"{codec} is not in {CODECS_ENV}"
+        if self.library is not None and registry.spec(codec).library != self.library:
+            return f"this environment varies {self.library} only"
+        return None
+
+    def excludes(self, codec: str, fixture: str) -> str | None:
+        """Why this run leaves (codec, fixture) out, or None when it is selected."""
+        if self.fixtures is not None and fixture not in self.fixtures:
+            return f"{fixture} is not in {FIXTURES_ENV}"
+        if self.fixtures is None and get_fixture(fixture).slow and not self.slow:
+            return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
+        return self.excludes_codec(codec)
+
+
+def preload(selection: Selection) -> None:
+    """Build, in this process, the selected fixtures that are derived from a fetched source.
+
+    asv's forkserver imports the suite once and forks every benchmark process from it, so
+    each process then copies the document (10 ms) instead of parsing the source again
+    (0.3 s, in 7 benchmarks x 18 codecs). A missing source is left for the benchmarks to
+    report as a skip.
+    """
+    for name in selection.fixtures or fixture_names():
+        fixture = get_fixture(name)
+        if fixture.source is None or (selection.fixtures is None and fixture.slow):
+            continue
+        with contextlib.suppress(SerkitError):
+            load_fixture(name)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One (codec, fixture) pair, ready to time: the config and both of its inputs."""
+
+    codec: str
+    fixture: str
+    config: Config
+    obj: Any
+    payload: bytes
+    prepare_s: float  # preparing it, cold: only to tell slow pairs from fast ones
+    dumps_s: float  # the first dumps of `obj` with `config`, cold
+    loads_s: float | None  # the first loads of `payload`, cold; None when not decoded
+
+    def operation(self, name: str) -> Callable[[], object]:
+        """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
+        dumps, loads, obj, payload = self.config.dumps, self.config.loads, self.obj, self.payload
+        calls: dict[str, Callable[[], object]] = {
+            "dumps": lambda: dumps(obj),
+            "loads": lambda: loads(payload),
+            "round_trip": lambda: loads(dumps(obj)),
+        }
+        return calls[name]
+
+    def first_call_s(self, operation: str) -> float | None:
+        """How long preparing made `operation`'s call take, cold; None if it did not."""
+        if operation == "dumps":
+            return self.dumps_s
+        if self.loads_s is None:
+            return None
+        return self.loads_s if operation == "loads" else self.dumps_s + self.loads_s
+
+    def warmed_up(self, operation: str) -> bool:
+        """Whether preparing made a call of `operation` long enough to be its warm-up."""
+        first = self.first_call_s(operation)
+        return first is not None and first >= WARMED_CALL_S
+
+    def inner_loops(self, operation: str) -> int:
+        """How many calls of `operation` make one timed body last about INNER_TARGET_S."""
+        if self.prepare_s >= LONG_CALL_S:
+            return 1  # long enough already: do not spend seconds estimating it
+        call = self.operation(operation)
+        call()  # the first call is cold (caches, lazy imports); do not size by it
+        best = min(timeit.repeat(call, number=10, repeat=3)) / 10
+        return max(1, min(MAX_INNER_LOOPS, round(INNER_TARGET_S / max(best, 1e-9))))
+
+
+# glibc serves an allocation of 128 KiB or more with its own mmap and munmap, until the
+# process frees such a block: then it raises that threshold (up to 32 MiB) for good. So
+# the same call could time twice as fast after any large free (msgpack-ext dumps of
+# sensor-record: 9.7 µs in a fresh process, 4.6 µs once the Senate source had been read),
+# and a pair's timing depended on what its process happened to load first. Every timing
+# process starts from the state a long-running program reaches: the threshold raised.
+SETTLE_BYTES = 30 * 2**20
+_allocator_settled = False
+
+
+def settle_allocator() -> bool:
+    """Allocate and free one large block with the C allocator, once per process.
+
+    Whether it ran: False where the C library cannot be reached (then nothing changes).
+    """
+    global _allocator_settled
+    if not _allocator_settled:
+        try:
+            libc = ctypes.CDLL(None)
+            libc.malloc.restype = ctypes.c_void_p
+            libc.malloc.argtypes = [ctypes.c_size_t]
+            libc.free.argtypes = [ctypes.c_void_p]
+            libc.free(libc.malloc(SETTLE_BYTES))  # never touched: no page is written
+        except (OSError, AttributeError, TypeError):
+            return False
+        _allocator_settled = True
+    return True
+
+
+def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
+    """Build the fixture and encode it with the config that fits it.
+
+    With `decode`, also prove the payload decodes. A codec with fallback configs always
+    round-trips, since a config can fail on either side (msgpack refuses int keys only
+    when unpacking). Raises a SerkitError subclass when the pair cannot run.
+    Every harness that times a pair prepares it here, so each settles the allocator first.
+    """
+    settle_allocator()
+    bound = get_codec(codec)
+    obj = load_fixture(fixture)
+    start = timeit.default_timer()
+    if decode or len(bound.configs) > 1:
+        trip = bound.round_trip(obj)
+        config, payload = trip.config, trip.payload
+        dumps_s, loads_s = trip.dumps_s, trip.loads_s
+    else:
+        config, payload = bound.configs[0], bound.dumps(obj)
+        dumps_s, loads_s = timeit.default_timer() - start, None
+    elapsed = timeit.default_timer() - start
+    return Case(codec, fixture, config, obj, payload, elapsed, dumps_s, loads_s)
+
+
+def per_call_timer(inner_loops: int) -> Callable[[], float]:
+    """A clock for asv that reads in units of 1/inner_loops s: seconds per call."""
+    clock = timeit.default_timer
+    return lambda: clock() / inner_loops
+
+
+class _PreparedOnCheck:
+    """asv's ``skip_params``: a membership test that prepares the pair it is asked about."""
+
+    def __init__(self, bench: CaseBenchmark) -> None:
+        self._bench = bench
+        self._answers: dict[tuple[Any, ...], bool] = {}
+
+    def __contains__(self, params: object) -> bool:
+        key: tuple[Any, ...] = tuple(cast("Iterable[Any]", params))
+        if key not in self._answers:
+            self._answers[key] = self._bench.prepare_for(*key) is not None
+        return self._answers[key]
+
+
+class CaseBenchmark:
+    """Base of every benchmark class over the codec x fixture grid.
+
+    After preparation the instance has `dumps`, `loads`, `obj` and `payload` for its
+    pair. A class that times something names it in `operation`; it then also gets
+    `inner_loops` and the matching `timer`, and every codec pays the same overhead.
+    """
+
+    operation: str | None = None  # "dumps", "loads" or "round_trip" for timed classes
+    # What preparation must build: "payload" (fixture, config, encoded payload),
+    # "round_trip" (the payload proven to decode), or "nothing" for benchmarks that do
+    # their own work and only need the pair to be selected and eligible.
+    inputs = "payload"
+
+    params: tuple[list[str], ...] = (codec_names(), fixture_names())
+    param_names: tuple[str, ...] = ("codec", "fixture")
+    timeout = SLOW_TIMEOUT_S if _truthy(os.environ.get(SLOW_ENV)) else TIMEOUT_S
+
+    dumps: Callable[[Any], bytes]
+    loads: Callable[[bytes], Any]
+    obj: Any
+    payload: bytes
+    inner_loops: int = 1
+    number: int  # asv's; set only for a pair whose preparation was its warm-up
+    warmup_time: float
+
+    def __init__(self) -> None:
+        self.skip_params = _PreparedOnCheck(self)
+
+    def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:
+        """Prepare the pair; return why it is skipped, or None when it is ready."""
+        reason = Selection.from_env().excludes(codec, fixture)
+        if reason is None and self.inputs != "nothing":
+            try:
+                case = prepare(codec, fixture, decode=self.inputs == "round_trip")
+            except SerkitError as exc:  # not installed, or cannot encode or decode it
+                reason = str(exc)
+            else:
+                self.dumps, self.loads = case.config.dumps, case.config.loads
+                self.obj, self.payload = case.obj, case.payload
+                if self.operation is not None:
+                    self.inner_loops = case.inner_loops(self.operation)
+                    self.timer = per_call_timer(self.inner_loops)
+                    if case.warmed_up(self.operation):  # see WARMED_CALL_S
+                        self.number, self.warmup_time = 1, 0.0
+                    elif (warmup := warmup_from_env()) is not None:
+                        self.warmup_time = warmup
+        if reason is not None:
+            print(f"serkit: skipped {codec} x {fixture}: {reason}")
+        return reason

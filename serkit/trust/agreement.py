@@ -1,0 +1,245 @@
+"""Does the asv suite's timing agree with an independent harness timing the same call?
+
+`serkit agreement` sets one pair against a plain `timeit` in this process; `serkit
+validate` sets a fixed panel of pairs against pyperf, which times each in several
+worker processes, with calibration and warm-up. Each round runs the real suite through
+`asv run` (in this interpreter, results in a temporary folder), then the other harness
+on the same calls, prepared by the same `serkit.suite.cases.prepare`. Rounds interleave, so
+machine noise hits both alike; each pair's verdict is the median of its rounds' ratios.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import timeit
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from tqdm import tqdm
+
+from serkit.compare.comparison import decode_param
+from serkit.errors import SerkitError
+from serkit.inputs.fixtures import MIRROR_ENV
+from serkit.results.tree import read_tree
+from serkit.run.runner import asv, ensure_machine, git_commit, scratch_config
+from serkit.suite.cases import prepare
+
+BENCHMARKS = {
+    "dumps": "bench_time.Dumps.time_dumps",
+    "loads": "bench_time.Loads.time_loads",
+    "round_trip": "bench_time.RoundTrip.time_round_trip",
+}
+TOLERANCE = 0.10
+TIMEIT, PYPERF = "timeit", "pyperf"
+PYPERF_INSTALL = "pip install 'serkit[validate]'"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One call of the suite: a codec's operation on a fixture."""
+
+    codec: str
+    fixture: str
+    operation: str = "dumps"
+
+    @property
+    def benchmark(self) -> str:
+        return BENCHMARKS[self.operation]
+
+    @property
+    def pattern(self) -> str:
+        """asv's --bench regex for exactly this parameter set of the benchmark."""
+        return "^" + re.escape(f"{self.benchmark}({self.codec!r}, {self.fixture!r})") + "$"
+
+
+# serkit validate's panel: calls from about 1 µs to 2 ms, compiled and pure Python code,
+# Python callbacks inside a C codec (msgpack-ext), and each of the three operations.
+PANEL = (
+    Pair("orjson", "small-dict", "dumps"),
+    Pair("marshal", "small-dict", "loads"),
+    Pair("msgpack-ext", "sensor-record", "round_trip"),
+    Pair("json", "senate-bios", "dumps"),
+    Pair("msgspec-msgpack", "random-dicts-100", "loads"),
+    Pair("cbor2", "sensor-stream", "loads"),
+    Pair("ujson", "random-dicts-100", "dumps"),
+    Pair("yaml", "small-dict", "dumps"),
+)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    codec: str
+    fixture: str
+    operation: str
+    asv_s: list[float]  # asv's median, one per round
+    other_s: list[float]  # the other harness's median, one per round
+    harness: str = TIMEIT
+
+    @property
+    def ratios(self) -> list[float]:
+        return [a / t for a, t in zip(self.asv_s, self.other_s)]
+
+    @property
+    def ratio(self) -> float:
+        # The median of per-round ratios: each round's pair ran back to back, so a
+        # machine that speeds up or slows down between rounds moves both alike.
+        return statistics.median(self.ratios)
+
+    @property
+    def within(self) -> bool:
+        return abs(self.ratio - 1) <= TOLERANCE
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "codec": self.codec,
+            "fixture": self.fixture,
+            "operation": self.operation,
+            "harness": self.harness,
+            "asv_s": self.asv_s,
+            f"{self.harness}_s": self.other_s,
+            "ratios": self.ratios,
+            "ratio": self.ratio,
+            "within": self.within,
+            "tolerance": TOLERANCE,
+        }
+
+
+def _git_head(root: Path) -> str:
+    commit = git_commit(root)
+    if commit is None:
+        raise SerkitError(f"{root} is not a git checkout: asv needs one")
+    return commit
+
+
+Values = dict[tuple[str, tuple[Any, ...]], float]
+
+
+class ScratchSuite:
+    """The real asv suite, run in this interpreter, with results in a temporary folder."""
+
+    def __init__(self, root: Path, env: Mapping[str, str] | None = None) -> None:
+        self.root = root
+        self.env = dict(env if env is not None else os.environ)
+        self._folder = tempfile.TemporaryDirectory(prefix="serkit-agreement-")
+        self.scratch = Path(self._folder.name)
+
+    def __enter__(self) -> ScratchSuite:
+        self.config = scratch_config(self.root, self.scratch)
+        ensure_machine(self.root, self.env)
+        self.commit = _git_head(self.root)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._folder.cleanup()
+
+    def run(self, patterns: Iterable[str], attributes: Iterable[str] = ()) -> Values:
+        """One `asv run` of the benchmarks matching `patterns`: seconds by (name, params).
+
+        asv's --bench regexes match `name(param, ...)`, params as repr(); a value asv
+        skipped or failed is left out.
+        """
+        results = self.scratch / "results"
+        for old in results.glob("*/*-*.json"):  # each round starts from nothing
+            old.unlink()
+        args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
+        args += ["--set-commit-hash", self.commit]
+        for pattern in patterns:
+            args += ["-b", pattern]
+        for attribute in attributes:
+            args += ["-a", attribute]
+        if asv(self.root, args, self.env, quiet=True) not in (0, 2):
+            raise SerkitError("asv run failed; see its output above")
+        tree = read_tree(results)
+        values: Values = {}
+        for machine in tree.machines.values():
+            for m in machine.measurements:
+                if m.value is not None:
+                    values[m.benchmark, tuple(decode_param(p) for p in m.params)] = m.value
+        if not values:
+            raise SerkitError("asv recorded no timings; see its output above")
+        return values
+
+
+def _asv_value(values: Values, pair: Pair) -> float:
+    try:
+        return values[pair.benchmark, (pair.codec, pair.fixture)]
+    except KeyError:
+        raise SerkitError(
+            f"asv recorded no timing of {pair.benchmark} for {pair.codec} x {pair.fixture}"
+        ) from None
+
+
+def _timeit_median(call: Callable[[], object]) -> float:
+    timer = timeit.Timer(call)
+    number, _ = timer.autorange()
+    return statistics.median(t / number for t in timer.repeat(repeat=7, number=number))
+
+
+def measure(
+    root: Path, codec: str, fixture: str, operation: str = "dumps", rounds: int = 5
+) -> Agreement:
+    """One pair, the asv suite against timeit in this process, `rounds` times."""
+    pair = Pair(codec, fixture, operation)
+    # Prepared once, before asv runs: a pair that cannot run fails now, with serkit's message.
+    call = prepare(codec, fixture).operation(operation)
+    asv_s: list[float] = []
+    timeit_s: list[float] = []
+    with ScratchSuite(root) as suite:
+        for _ in progress_rounds(rounds):
+            asv_s.append(_asv_value(suite.run([pair.pattern]), pair))
+            timeit_s.append(_timeit_median(call))
+    return Agreement(codec, fixture, operation, asv_s, timeit_s, TIMEIT)
+
+
+def pyperf_median(pair: Pair, processes: int, scratch: Path) -> float:
+    """pyperf's median for the pair, from `serkit.trust.pyperf_worker` in a fresh interpreter."""
+    output = scratch / "pyperf.json"
+    output.unlink(missing_ok=True)
+    command = [sys.executable, "-m", "serkit.trust.pyperf_worker", "--quiet", "-o", str(output)]
+    command += ["--processes", str(processes), "--inherit-environ", f"{MIRROR_ENV},SERKIT_DATA_DIR"]
+    command += ["--codec", pair.codec, "--fixture", pair.fixture, "--operation", pair.operation]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not output.is_file():
+        sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        raise SerkitError(f"pyperf failed on {pair.codec} x {pair.fixture}; see its output above")
+    import pyperf
+
+    return float(pyperf.Benchmark.load(str(output)).median())
+
+
+def validate(
+    root: Path, pairs: Iterable[Pair] = PANEL, rounds: int = 3, processes: int = 10
+) -> list[Agreement]:
+    """Each pair, the asv suite (its default statistics) against pyperf, `rounds` times."""
+    try:
+        import pyperf  # noqa: F401  (only its workers use it; fail here, with the hint)
+    except ImportError:
+        raise SerkitError(f"serkit validate needs pyperf ({PYPERF_INSTALL})") from None
+    chosen = list(pairs)
+    for pair in chosen:
+        prepare(pair.codec, pair.fixture)  # a pair that cannot run fails now, with its reason
+    asv_s: dict[Pair, list[float]] = {pair: [] for pair in chosen}
+    pyperf_s: dict[Pair, list[float]] = {pair: [] for pair in chosen}
+    with ScratchSuite(root) as suite:
+        for _ in progress_rounds(rounds):
+            values = suite.run([pair.pattern for pair in chosen])
+            for pair in chosen:
+                asv_s[pair].append(_asv_value(values, pair))
+                pyperf_s[pair].append(pyperf_median(pair, processes, suite.scratch))
+    return [
+        Agreement(p.codec, p.fixture, p.operation, asv_s[p], pyperf_s[p], PYPERF) for p in chosen
+    ]
+
+
+def progress_rounds(count: int) -> Iterator[int]:
+    yield from tqdm(range(count), desc="rounds", unit="round", file=sys.stderr, disable=None)
