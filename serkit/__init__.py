@@ -1,5 +1,7 @@
 """serkit: a reproducible, cross-machine benchmark suite for Python serializers."""
 
+from importlib import metadata as _metadata
+
 from serkit.codecs.registry import (
     Binding,
     Codec,
@@ -29,7 +31,10 @@ from serkit.inputs.fixtures import (
     load_fixture,
 )
 
-__version__ = "0.1.0"
+try:  # declared once, in pyproject.toml
+    __version__ = _metadata.version("serkit")
+except _metadata.PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "FIXTURES",

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from serkit import codec_names, get_codec, load_fixture
+from serkit.checkout import replication_path, results_dir
 from serkit.checks.sizes import measure_fixture
-from serkit.cli import REPLICATION_FILE, build_parser, main
+from serkit.cli import build_parser, main
 from serkit.replicate.posts import (
     SCHEMA,
     VERDICTS,
@@ -313,12 +314,12 @@ def test_json_output_is_saved_where_asked(
 
 
 def test_a_full_run_saves_into_the_checkout_by_default() -> None:
+    from serkit.checkout import project_root
     from serkit.cli import _replication_target
-    from serkit.run.runner import project_root
 
     parser = build_parser()
-    assert (
-        _replication_target(parser.parse_args(["replicate"])) == project_root() / REPLICATION_FILE
+    assert _replication_target(parser.parse_args(["replicate"])) == replication_path(
+        results_dir(project_root())
     )
     assert _replication_target(parser.parse_args(["replicate", "002"])) is None
     assert _replication_target(parser.parse_args(["replicate", "--no-save"])) is None

@@ -16,6 +16,14 @@ from tabulate import tabulate
 from tqdm import tqdm
 
 from serkit import __version__
+from serkit.checkout import (
+    ASV_DIR,
+    REPLICATION_FILE,
+    project_root,
+    replication_path,
+    reports_dir,
+    results_dir,
+)
 from serkit.checks import fidelity, hostile
 from serkit.checks.sizes import EXACT, LOSSY, SizeResult, measure_fixture
 from serkit.codecs.registry import codec_names, get_codec, registry
@@ -34,7 +42,6 @@ from serkit.inputs.fixtures import (
 from serkit.run import runner as bench
 from serkit.run.interpreters import find_pythons
 from serkit.run.matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
-from serkit.run.runner import project_root
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
 
@@ -444,10 +451,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
     # What asv does not record (governor, turbo, Python builds) travels with the results.
     home = Path(plan.asv_env.get("HOME") or Path.home())
-    record_host(bench.results_dir(root), bench.machine_name(extra, home), plan.pythons)
+    record_host(results_dir(root), bench.machine_name(extra, home), plan.pythons)
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:
-        _report(root, bench.results_dir(root), bench.reports_dir(root), with_asv=True)
+        _report(root, results_dir(root), reports_dir(root), with_asv=True)
     if status == 2:
         # asv also exits 2 when it refuses its arguments; its own message says which.
         print("serkit: asv exited 2: some benchmarks failed (see above)", file=sys.stderr)
@@ -481,7 +488,7 @@ def _report(
 
 def cmd_report(args: argparse.Namespace) -> int:
     root = project_root()
-    output = Path(args.output) if args.output else bench.reports_dir(root)
+    output = Path(args.output) if args.output else reports_dir(root)
     replication = Path(args.replication) if args.replication else None
     _report(root, _results_dir(args), output, with_asv=not args.no_asv, replication=replication)
     return 0
@@ -627,7 +634,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def _results_dir(args: argparse.Namespace) -> Path:
     """--results as given (relative to the working folder), or the checkout's asv results."""
-    return Path(args.results) if args.results else bench.results_dir(project_root())
+    return Path(args.results) if args.results else results_dir(project_root())
 
 
 def _warn(warnings: Sequence[str]) -> None:
@@ -680,8 +687,6 @@ def cmd_hosts(args: argparse.Namespace) -> int:
 
 # --- replicating the posts ------------------------------------------------------------
 
-REPLICATION_FILE = Path(".asv") / "replication.json"
-
 
 def _replication_target(args: argparse.Namespace) -> Path | None:
     """Where the JSON document goes: --save, else the checkout's .asv/ after a full run."""
@@ -690,7 +695,7 @@ def _replication_target(args: argparse.Namespace) -> Path | None:
     if args.no_save or args.post:
         return None
     try:
-        return project_root() / REPLICATION_FILE
+        return replication_path(results_dir(project_root()))
     except SerkitError as exc:
         print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
         return None
@@ -969,7 +974,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Re-run the experiments of the posts serkit grew from and show the published "
             "numbers beside today's: both normalized to a reference codec, the ranking then "
             "and now, and a verdict on each claim. Run with every post, the JSON document is "
-            f"also saved to {REPLICATION_FILE} in the checkout (see --save, --no-save)."
+            f"also saved to {ASV_DIR}/{REPLICATION_FILE} in the checkout (see --save, --no-save)."
         ),
     )
     replicate.add_argument(
@@ -994,7 +999,9 @@ def build_parser() -> argparse.ArgumentParser:
     saving = replicate.add_mutually_exclusive_group()
     saving.add_argument("--save", metavar="FILE", help="also write the JSON document to FILE")
     saving.add_argument(
-        "--no-save", action="store_true", help=f"do not write {REPLICATION_FILE} after a full run"
+        "--no-save",
+        action="store_true",
+        help=f"do not write {ASV_DIR}/{REPLICATION_FILE} after a full run",
     )
     replicate.set_defaults(run=cmd_replicate)
 

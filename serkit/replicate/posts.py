@@ -32,6 +32,7 @@ from typing import Any, Union
 from tqdm import tqdm
 
 from serkit import __version__
+from serkit.checkout import git_commit, project_root
 from serkit.codecs.registry import get_codec
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import FIXTURES, get_fixture, load_fixture, source_path
@@ -52,7 +53,6 @@ from serkit.replicate.published import (
     Post,
     as_disk_kib,
 )
-from serkit.run.runner import git_commit, project_root
 from serkit.suite.cases import Case, prepare
 
 SCHEMA = 1

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from serkit import __version__
+from serkit.checkout import ENV_DIR, git_commit, replication_path
 from serkit.errors import SerkitError
 from serkit.report.views import (
     CODE_CHANGED,
@@ -40,13 +41,11 @@ from serkit.report.views import (
 )
 from serkit.results.hosts import describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
-from serkit.run.runner import git_commit
 from serkit.suite.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
 MANIFEST = "report.json"
 MANIFEST_FORMAT = 1
 PLOTLY_JS = "plotly.min.js"
-REPLICATION_FILE = "replication.json"  # written by `serkit replicate` beside the results
 
 
 class ReportError(SerkitError):
@@ -458,7 +457,7 @@ def asv_publish(
     config.update(
         repo=str(root),
         benchmark_dir=str(root / "benchmarks"),
-        env_dir=str(root / ".asv" / "env"),
+        env_dir=str(root / ENV_DIR),
         results_dir=str(results.resolve()),
         html_dir=str(html_dir.resolve()),
     )
@@ -511,6 +510,6 @@ def write_report(
         asv_pages = asv_publish(root, results, folder / "asv", asv_runner)
         if not asv_pages:
             tree.warnings.append("asv publish failed (see its output): asv's pages are missing")
-    doc = load_replication(replication or results.parent / REPLICATION_FILE, tree.warnings)
+    doc = load_replication(replication or replication_path(results), tree.warnings)
     pages = write_pages(data, folder, prov, asv_pages=asv_pages, replication=doc)
     return Written(folder, write_index(output), pages, asv_pages, tree.warnings)

@@ -15,6 +15,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from serkit.checkout import ENV_DIR, HTML_DIR, RESULTS_DIR
+
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13")
 
 # Set in each axis environment: the benchmarks then time only that library's codecs,
@@ -175,9 +177,9 @@ def asv_config() -> dict[str, object]:
         "environment_type": "serkit-virtualenv",
         "benchmark_dir": "benchmarks",
         # Everything asv writes lives under .asv/ (ignored by git).
-        "env_dir": ".asv/env",
-        "results_dir": ".asv/results",
-        "html_dir": ".asv/html",
+        "env_dir": ENV_DIR,
+        "results_dir": RESULTS_DIR,
+        "html_dir": HTML_DIR,
         # No separate build step: pip builds and installs the checkout in one call,
         # which took 13 s per environment instead of 21 s.
         "build_command": [],

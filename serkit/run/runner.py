@@ -11,19 +11,18 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from serkit.checkout import CONFIG_NAME, PYTHONS_DIR
 from serkit.errors import SerkitError
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.matrix import PYTHONS, Environment, baseline, environments
 from serkit.suite.cases import WARMUP_ENV, Selection, warmup_from_env
 
-CONFIG_NAME = "asv.conf.json"
 # asv's defaults give 2 rounds of up to 5 samples; the quick run takes 3 samples in
 # one round: enough for a median and a spread, at a fraction of the time. A benchmark
 # still sampling after 1 s (calls over 0.5 s: pure-Python YAML on random-dicts-1000)
@@ -37,32 +36,6 @@ QUICK_DESCRIPTION = "1 round of 3 samples, 2 for calls over 0.5 s, 0.02 s of war
 
 def current_python() -> str:
     return f"{sys.version_info[0]}.{sys.version_info[1]}"
-
-
-def project_root(start: Path | None = None) -> Path:
-    """The serkit checkout around `start`: the folder holding asv.conf.json."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / CONFIG_NAME).is_file() and (folder / "benchmarks").is_dir():
-            return folder
-    raise SerkitError(f"no {CONFIG_NAME} here or above {here}: run this in a serkit checkout")
-
-
-def git_commit(root: Path) -> str | None:
-    """The full commit checked out at `root`, or None outside a git checkout."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", commit) else None
 
 
 @dataclass(frozen=True)
@@ -96,7 +69,7 @@ def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> P
     if not present:
         raise SerkitError(f"no interpreter found for Python {', '.join(wanted)}")
     chosen = environments(present) if matrix else (baseline(p) for p in present)
-    asv_env = expose(found, root / ".asv" / "pythons")
+    asv_env = expose(found, root / PYTHONS_DIR)
     return Plan(tuple(chosen), missing, asv_env, {p: path for p in present if (path := found[p])})
 
 
@@ -155,15 +128,6 @@ def scratch_config(root: Path, scratch: Path) -> Path:
     path = scratch / CONFIG_NAME
     path.write_text(json.dumps(config))
     return path
-
-
-def results_dir(root: Path) -> Path:
-    return root / ".asv" / "results"
-
-
-def reports_dir(root: Path) -> Path:
-    """Where `serkit report` keeps its versions (asv's own html_dir is left unused)."""
-    return root / ".asv" / "reports"
 
 
 def machine_name(extra: Sequence[str] = (), home: Path | None = None) -> str:

@@ -25,11 +25,12 @@ from typing import Any
 
 from tqdm import tqdm
 
+from serkit.checkout import git_commit
 from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.results.tree import read_tree
-from serkit.run.runner import asv, ensure_machine, git_commit, scratch_config
+from serkit.run.runner import asv, ensure_machine, scratch_config
 from serkit.suite.cases import prepare
 
 BENCHMARKS = {
