@@ -23,12 +23,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from tqdm import tqdm
-
 from serkit.checkout import git_commit
 from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
+from serkit.progress import progress
 from serkit.results.tree import read_tree
 from serkit.run.runner import asv, ensure_machine, scratch_config
 from serkit.suite.cases import prepare
@@ -243,4 +242,4 @@ def validate(
 
 
 def progress_rounds(count: int) -> Iterator[int]:
-    yield from tqdm(range(count), desc="rounds", unit="round", file=sys.stderr, disable=None)
+    yield from progress(range(count), desc="rounds", unit="round", leave=True)

@@ -1,0 +1,79 @@
+"""What every command shares: output format, count checks, id lists, JSON printing.
+
+Each command group is a module in `serkit.cli` with one function,
+`add_commands(commands)`, that declares its subcommands and their arguments (as asv's
+`asv/commands/` modules do) and binds each to a `run(args) -> int` with `set_defaults`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from serkit.inputs.fixtures import MIRROR_ENV
+from serkit.suite.cases import split_ids
+
+FORMATS = ("table", "json", "markdown")
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def positive_int(value: str) -> int:
+    """argparse type for every count: a whole number of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {value!r}") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {value}")
+    return number
+
+
+class _JsonAlias(argparse.Action):
+    """`--json`, kept working as `--format json`, with a note that it is deprecated."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        print("serkit: --json is deprecated; use --format json", file=sys.stderr)
+        namespace.format = "json"
+
+
+def add_format(parser: argparse.ArgumentParser, choices: tuple[str, ...] = FORMATS) -> None:
+    """`--format` on every command that prints results, and the deprecated `--json` alias."""
+    parser.add_argument(
+        "--format", choices=choices, default="table", help="output format (default: table)"
+    )
+    parser.add_argument("--json", nargs=0, action=_JsonAlias, help=argparse.SUPPRESS)
+
+
+def mirror_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--mirror",
+        metavar="DIR",
+        help=f"folder holding the fixture sources, used instead of the network (env {MIRROR_ENV})",
+    )
+    return parent
+
+
+def codec_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
+    )
+    return parent
+
+
+def fixture_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--fixture", type=split_ids, action="extend", help="fixture ids, comma-separated"
+    )
+    parent.add_argument(
+        "--slow", action="store_true", help="include the slow fixtures (hundreds of MB)"
+    )
+    return parent
