@@ -99,6 +99,22 @@ def turbo(cpu_root: Path = CPU_ROOT) -> str:
     return UNREADABLE
 
 
+def load_average() -> tuple[float, float, float] | None:
+    """The 1, 5 and 15 minute load averages, or None where the OS has none (Windows)."""
+    try:
+        return os.getloadavg()
+    except (AttributeError, OSError):
+        return None
+
+
+def load_text(load: tuple[float, float, float] | None = None) -> str:
+    """The load averages as people read them: `1.52 1.10 0.87 (1, 5, 15 min)`."""
+    load = load if load is not None else load_average()
+    if load is None:
+        return "unknown"
+    return " ".join(f"{x:.2f}" for x in load) + " (1, 5, 15 min)"
+
+
 def python_build(executable: Path) -> dict[str, Any]:
     """Implementation, version and speed-relevant configure flags of one interpreter."""
     try:

@@ -146,10 +146,7 @@ def diagnose() -> list[Item]:
     """Every item, in the order `serkit doctor` prints them."""
     usable = usable_cpus()
     logical = os.cpu_count()
-    try:
-        load: Sequence[float] | None = os.getloadavg()
-    except (AttributeError, OSError):  # not on Windows
-        load = None
+    load = hostinfo.load_average()
     return [
         *_cpu_items(),
         Item("cpus", f"{logical} logical, {len(usable) if usable else '?'} usable"),
