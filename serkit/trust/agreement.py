@@ -30,13 +30,9 @@ from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
 from serkit.results.tree import read_tree
 from serkit.run.runner import asv, ensure_machine, scratch_config
+from serkit.suite.benchmark_names import TIME
 from serkit.suite.cases import prepare
 
-BENCHMARKS = {
-    "dumps": "bench_time.Dumps.time_dumps",
-    "loads": "bench_time.Loads.time_loads",
-    "round_trip": "bench_time.RoundTrip.time_round_trip",
-}
 TOLERANCE = 0.10
 TIMEIT, PYPERF = "timeit", "pyperf"
 PYPERF_INSTALL = "pip install 'serkit[validate]'"
@@ -52,7 +48,7 @@ class Pair:
 
     @property
     def benchmark(self) -> str:
-        return BENCHMARKS[self.operation]
+        return TIME[self.operation]
 
     @property
     def pattern(self) -> str:
@@ -185,7 +181,7 @@ def _timeit_median(call: Callable[[], object]) -> float:
     return statistics.median(t / number for t in timer.repeat(repeat=7, number=number))
 
 
-def measure(
+def measure_agreement(
     root: Path, codec: str, fixture: str, operation: str = "dumps", rounds: int = 5
 ) -> Agreement:
     """One pair, the asv suite against timeit in this process, `rounds` times."""
