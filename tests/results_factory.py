@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from serkit.run.matrix import LIBRARY_ENV
 from serkit.suite.benchmark_names import COMPILED, DUMPS, LOADS, ROUND_TRIP_EXACT, SIZE
 from serkit.suite.benchmark_names import OVERHEAD as OVERHEAD_BENCHMARKS
+from serkit.suite.cases import LIBRARY_ENV
 
 CODECS = ["json", "orjson"]
 FIXTURES = ["small", "large"]

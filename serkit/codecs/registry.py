@@ -49,6 +49,7 @@ __all__ = [
     "STDLIB",
     "Binding",
     "Codec",
+    "CodecFacts",
     "CodecRegistry",
     "CodecSpec",
     "Config",
@@ -138,6 +139,23 @@ class Codec:
         ) from encode_error
 
 
+@dataclass(frozen=True)
+class CodecFacts:
+    """What is known of a codec whether or not its library imports: for listings and reports."""
+
+    spec: CodecSpec
+    codec: Codec | None  # None when the library is missing or failed to bind
+    reason: str = ""  # why `codec` is None
+
+    @property
+    def version(self) -> str | None:
+        return self.codec.version if self.codec else None
+
+    @property
+    def implementation(self) -> str | None:
+        return self.codec.implementation if self.codec else None
+
+
 class RoundTrip(NamedTuple):
     config: Config
     payload: bytes
@@ -209,6 +227,15 @@ class CodecRegistry:
             raise UnknownCodec(
                 f"unknown codec {name!r}; known codecs: {', '.join(sorted(self._specs))}"
             ) from None
+
+    def facts(self, name: str) -> CodecFacts:
+        """The codec's declared facts and, if it binds, its run-time ones; never raises for a
+        codec that is known but not installed, so one broken codec cannot hide the others."""
+        spec = self.spec(name)
+        try:
+            return CodecFacts(spec, self.get(name))
+        except SerkitError as exc:
+            return CodecFacts(spec, None, str(exc))
 
     def get(self, name: str) -> Codec:
         """Import and bind a codec. Raises CodecNotInstalled when its library is missing."""

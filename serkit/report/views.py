@@ -29,7 +29,7 @@ from serkit.compare.comparison import (
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.results.tree import Environment, Measurement, ResultsTree, version_order
-from serkit.run.matrix import LIBRARIES, LIBRARY_ENV
+from serkit.run.matrix import LIBRARIES
 from serkit.suite.benchmark_names import (
     COMPILED,
     COMPRESSED,
@@ -43,6 +43,7 @@ from serkit.suite.benchmark_names import (
     RSS_LOADS,
     SIZE,
 )
+from serkit.suite.cases import LIBRARY_ENV
 from serkit.suite.overhead import ADAPTER, DIRECT
 from serkit.suite.overhead import FIXTURE as OVERHEAD_FIXTURE
 from serkit.suite.overhead import variants as overhead_variants

@@ -20,7 +20,7 @@ from pathlib import Path
 from serkit.checkout import CONFIG_NAME, PYTHONS_DIR
 from serkit.errors import SerkitError
 from serkit.run.interpreters import expose, find_pythons
-from serkit.run.matrix import PYTHONS, Environment, baseline, environments
+from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
 from serkit.suite.cases import WARMUP_ENV, Selection, warmup_from_env
 
 # asv's defaults give 2 rounds of up to 5 samples; the quick run takes 3 samples in
@@ -42,7 +42,7 @@ def current_python() -> str:
 class Plan:
     """The environments one `asv run` covers, and the Pythons it has to leave out."""
 
-    environments: tuple[Environment, ...]
+    environments: tuple[MatrixEnvironment, ...]
     missing_pythons: tuple[str, ...]
     asv_env: dict[str, str]  # the process environment asv runs with
     pythons: dict[str, Path]  # the interpreters the environments are built from

@@ -32,11 +32,12 @@ from typing import Any, Callable, cast
 from serkit.codecs.registry import Config, codec_names, get_codec, registry
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names, get_fixture, load_fixture
-from serkit.run.matrix import LIBRARY_ENV
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
 SLOW_ENV = "SERKIT_BENCH_SLOW"
+# Set by the matrix on a library-axis environment: the one library whose release it varies.
+LIBRARY_ENV = "SERKIT_BENCH_LIBRARY"
 # asv's warm-up, in seconds, for pairs that preparing did not warm up (asv's default:
 # 0.1). The quick run sets 0.02: on 93 fast pairs here the results moved by no more than
 # between two runs with 0.1, and each pair took 0.08 s less.
