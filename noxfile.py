@@ -25,10 +25,21 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint and format) and mypy, strict on the package."""
-    session.install("-e", RUNNER, "ruff", "mypy", "types-PyYAML", "types-tabulate", "types-tqdm")
+    session.install(
+        "-e",
+        RUNNER,
+        "ruff",
+        "mypy",
+        "import-linter",
+        "types-PyYAML",
+        "types-tabulate",
+        "types-tqdm",
+    )
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy", "serkit")
+    # The layers and the no-circle rule declared in pyproject.toml ([tool.importlinter]).
+    session.run("lint-imports")
 
 
 @nox.session
