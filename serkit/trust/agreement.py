@@ -28,7 +28,7 @@ from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
-from serkit.results.tree import read_tree
+from serkit.results.tree import ResultsTree, read_tree
 from serkit.run.runner import asv, ensure_machine, scratch_config
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.cases import prepare
@@ -141,21 +141,9 @@ class ScratchSuite:
     def run(self, patterns: Iterable[str], attributes: Iterable[str] = ()) -> Values:
         """One `asv run` of the benchmarks matching `patterns`: seconds by (name, params).
 
-        asv's --bench regexes match `name(param, ...)`, params as repr(); a value asv
-        skipped or failed is left out.
+        A value asv skipped or failed is left out.
         """
-        results = self.scratch / "results"
-        for old in results.glob("*/*-*.json"):  # each round starts from nothing
-            old.unlink()
-        args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
-        args += ["--set-commit-hash", self.commit]
-        for pattern in patterns:
-            args += ["-b", pattern]
-        for attribute in attributes:
-            args += ["-a", attribute]
-        if asv(self.root, args, self.env, quiet=True) not in (0, 2):
-            raise SerkitError("asv run failed; see its output above")
-        tree = read_tree(results)
+        tree = self.run_tree(patterns, attributes)
         values: Values = {}
         for machine in tree.machines.values():
             for m in machine.measurements:
@@ -164,6 +152,29 @@ class ScratchSuite:
         if not values:
             raise SerkitError("asv recorded no timings; see its output above")
         return values
+
+    def run_tree(
+        self, patterns: Iterable[str], attributes: Iterable[str] = (), *, sample: bool = False
+    ) -> ResultsTree:
+        """One `asv run` of the benchmarks matching `patterns`, read back as a results tree;
+        with `sample`, asv keeps every sample (one per process in serkit's timed classes).
+
+        asv's --bench regexes match `name(param, ...)`, params as repr().
+        """
+        results = self.scratch / "results"
+        for old in results.glob("*/*-*.json"):  # each run starts from nothing
+            old.unlink()
+        args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
+        args += ["--set-commit-hash", self.commit]
+        if sample:
+            args += ["--record-samples"]
+        for pattern in patterns:
+            args += ["-b", pattern]
+        for attribute in attributes:
+            args += ["-a", attribute]
+        if asv(self.root, args, self.env, quiet=True) not in (0, 2):
+            raise SerkitError("asv run failed; see its output above")
+        return read_tree(results)
 
 
 def _asv_value(values: Values, pair: SuiteCall) -> float:
