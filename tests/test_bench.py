@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -129,28 +130,100 @@ def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None
     assert bench.machine_name([], tmp_path) == platform.node()
 
 
-def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _fake_rounds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, benchmarks: dict[str, Any]
+) -> list[tuple[list[str], dict[str, str]]]:
+    """Record each `asv run` serkit would start, in a checkout whose asv discovered `benchmarks`."""
     seen: list[tuple[list[str], dict[str, str]]] = []
 
-    def fake_asv(root: Path, args: list[str], env: dict[str, str] | None = None) -> int:
-        seen.append((list(args), dict(env or {})))
+    def fake_session(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+        seen.append((list(command[3:]), dict(env)))
         return 0
 
     monkeypatch.delenv(WARMUP_ENV, raising=False)
     monkeypatch.delenv(ROUNDS_ENV, raising=False)
-    monkeypatch.setattr(bench, "asv", fake_asv)
+    monkeypatch.setattr(bench, "run_in_session", fake_session)
     monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None: None)
+    (tmp_path / ".asv" / "results").mkdir(parents=True)
+    (tmp_path / ".asv" / "results" / "benchmarks.json").write_text(json.dumps(benchmarks))
+    return seen
+
+
+SUITE = {
+    "bench_time.Dumps.time_dumps": {
+        "rounds": 5,
+        "params": [["'json'", "'yaml'"], ["'small-dict'", "'random-dicts-1000'"]],
+    },
+    "bench_import.ImportTime.timeraw_import": {"rounds": 2, "params": [["'json'", "'yaml'"]]},
+    "bench_size.EncodedSize.track_bytes": {"params": [["'json'"], ["'small-dict'"]]},
+    "version": 2,
+}
+
+
+def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, note_single
+
+    seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
     plan = bench.plan(ROOT, matrix=False)
-    bench.run(ROOT, plan, quick=True)
-    bench.run(ROOT, plan, quick=False)
-    (quick_args, quick_env), (full_args, full_env) = seen
-    assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
-    assert quick_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
-    assert WARMUP_ENV not in full_env and ROUNDS_ENV not in full_env and "-a" not in full_args
-    # Both keep every process's sample: the spreads and verdicts are computed from them.
-    assert {"--record-samples", "--interleave-rounds"} <= set(quick_args) & set(full_args)
+
+    def first_round_times_yaml_once(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+        if not seen:  # the first round's process notes the pair it timed once
+            pair = SingleSample("bench_time.Dumps", ("yaml", "random-dicts-1000"), 3.0, 3.0)
+            note_single(Path(env[NOTES_ENV]), pair)
+        seen.append((list(command[3:]), dict(env)))
+        return 0
+
+    monkeypatch.setattr(bench, "run_in_session", first_round_times_yaml_once)
+    assert bench.run(tmp_path, plan, quick=True) == 0
+    assert len(seen) == bench.QUICK_ROUNDS
+    (first, first_env), *later = seen
+    assert first_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
+    assert first_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
+    assert first_env[BUDGET_ENV] == f"{bench.QUICK_BUDGET_S:g}"
+    assert "--append-samples" not in first and "-b" not in first  # everything, afresh
+    for args, env in later:
+        assert BUDGET_ENV not in env  # decided once, in the first round
+        assert {"--record-samples", "--append-samples"} <= set(args)
+        assert args[args.index("-a") + 1] == "rounds=1"
+    chosen = [a for args, _ in later for i, a in enumerate(args) if args[i - 1] == "-b"]
+    # The import time takes its 2 rounds, tracks only the first, and yaml's slow dumps,
+    # timed once, is left out of every later round.
+    assert sum("ImportTime" in r for r in chosen) == 1
+    assert not any("EncodedSize" in r for r in chosen)
+    dumps = [r for r in chosen if "Dumps" in r]
+    assert len(dumps) == bench.QUICK_ROUNDS - 1
+    name = "bench_time.Dumps.time_dumps"
+    assert re.search(dumps[0], f"{name}('yaml', 'small-dict')")
+    assert not re.search(dumps[0], f"{name}('yaml', 'random-dicts-1000')")
+    assert not (tmp_path / ".asv" / "bench-run.json").exists()  # finished: nothing to resume
+
+
+def test_the_full_run_keeps_every_pair_in_every_round_and_asvs_warm_up(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.suite.budget import BUDGET_ENV
+
+    # asv discovers the timed classes with the full run's rounds (serkit.suite.cases).
+    suite = {**SUITE, "bench_time.Dumps.time_dumps": {"rounds": 10, "params": [["'json'"]]}}
+    seen = _fake_rounds(monkeypatch, tmp_path, suite)
+    bench.run(tmp_path, bench.plan(ROOT, matrix=False), quick=False)
+    assert len(seen) == bench.FULL_ROUNDS
+    assert all(WARMUP_ENV not in env and BUDGET_ENV not in env for _, env in seen)
+    assert all(env[ROUNDS_ENV] == str(bench.FULL_ROUNDS) for _, env in seen)
+
+
+def test_the_users_bench_regex_narrows_every_round(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
+    bench.run(tmp_path, bench.plan(ROOT, matrix=False), quick=True, extra=["-b", "yaml", "-e"])
+    (first, _), (second, _), *_ = seen
+    assert first[first.index("-b") + 1] == "yaml" and "-e" in first
+    chosen = [a for i, a in enumerate(second) if second[i - 1] == "-b"]
+    assert len(chosen) == 2 and all("yaml" in r and "json" not in r for r in chosen)
+    assert "-e" in second
 
 
 @pytest.fixture
