@@ -341,3 +341,82 @@ def test_uv_installs_the_checkout_fresh_and_other_install_commands_run_as_config
     monkeypatch.setattr(Virtualenv, "_install_project", lambda self, *a: seen.append("asv's"))
     one_call_env._install_project(Repo(), "0123456789", "/checkout")
     assert seen == ["asv's"] and len(calls) == 1
+
+
+def test_asvs_json_is_written_whole_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from asv import util
+
+    from serkit.run import asv_env
+
+    assert util.write_json is asv_env.write_json_atomically  # every asv module goes through it
+    path = tmp_path / "results" / "abc.json"
+    util.write_json(str(path), {"result": [1.5, float("nan")]}, api_version=2, compact=True)
+    written = json.loads(path.read_text())  # Python's json reads asv's NaN token
+    assert written["version"] == 2 and written["result"][0] == 1.5
+    before = path.read_text()
+
+    def dies_half_way(data: object, out: Any, **kw: object) -> None:
+        out.write('{"result": [1.')  # what a kill in the middle of asv's write would leave
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(asv_env.json, "dump", dies_half_way)
+    with pytest.raises(KeyboardInterrupt):
+        util.write_json(str(path), {"result": [2.0]}, api_version=2)
+    assert path.read_text() == before  # the old file, whole
+    assert [p.name for p in path.parent.iterdir()] == ["abc.json"]  # no temporary left
+
+
+@pytest.mark.parametrize(
+    ("output", "cause"),
+    [
+        (
+            "error: No solution found when resolving dependencies\n  cause: Because there is no "
+            "version of msgpack==9.9.9 and you require msgpack==9.9.9, we can conclude that your "
+            "requirements are unsatisfiable.",
+            "nothing installable for this Python (there is no version of msgpack==9.9.9)",
+        ),
+        (
+            "ERROR: Could not find a version that satisfies the requirement ujson==4.0.0\n"
+            "ERROR: No matching distribution found for ujson==4.0.0",
+            "nothing installable for this Python (Could not find a version that satisfies",
+        ),
+        (
+            "error: Failed to fetch: `https://pypi.org/simple/orjson/`\n  Caused by: dns error",
+            "a network failure (Failed to fetch: `https://pypi.org/simple/orjson/`)",
+        ),
+        ("OSError: [Errno 28] No space left on device: '/x'", "the disk is full ("),
+        ("something odd\nerror: the build backend crashed", "the installer failed (the build"),
+    ],
+)
+def test_a_failed_build_is_told_in_one_line(output: str, cause: str) -> None:
+    from serkit.run.asv_env import build_cause
+
+    found = build_cause(output)
+    assert found.startswith(cause) and "\n" not in found and len(found) < 200
+
+
+def test_a_failed_environment_is_noted_with_its_cause_and_cleared_once_built(
+    one_call_env: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from asv import util
+    from asv.plugins.virtualenv import Virtualenv
+
+    from serkit.results.builds import BUILDS_ENV, read_builds
+
+    record = tmp_path / "serkit-builds.yaml"
+    monkeypatch.setenv(BUILDS_ENV, str(record))
+
+    def no_wheel(self: object) -> None:
+        raise util.ProcessError(["uv"], 1, "", "  cause: Because there is no version of x==9")
+
+    monkeypatch.setattr(Virtualenv, "_setup", no_wheel)
+    with pytest.raises(util.UserError, match=f"py{CURRENT} baseline was not built: nothing"):
+        one_call_env._setup()
+    (failure,) = read_builds(record).values()
+    assert failure.env == one_call_env.name and failure.label == f"py{CURRENT} baseline"
+    assert failure.cause.startswith("nothing installable") and "x==9" in failure.output
+    monkeypatch.setattr(Virtualenv, "_setup", lambda self: None)
+    one_call_env._setup()
+    assert read_builds(record) == {} and not record.exists()

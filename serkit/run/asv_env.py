@@ -96,7 +96,7 @@ _CAUSES = (
         "a network failure",
     ),
 )
-_NOISE = re.compile(r"^\s*(?:\u00d7|error:|ERROR:|cause:|hint:|Because)\s*", re.I)
+_NOISE = re.compile(r"^\s*(?:(?:\u00d7|error:|ERROR:|cause:|hint:|Because)\s*)+", re.I)
 
 
 def _short(line: str, limit: int = 160) -> str:

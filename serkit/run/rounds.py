@@ -55,6 +55,8 @@ def split_bench_args(extra: Sequence[str]) -> tuple[list[str], list[str]]:
 
 def _param_sets(info: Mapping[str, Any]) -> list[tuple[str, ...]]:
     params = info.get("params") or []
+    if not params:
+        return []
     return [tuple(str(p) for p in combo) for combo in itertools.product(*params)]
 
 
