@@ -228,7 +228,8 @@ class _Round:
         state = self.state
         notes = Path(state.notes) / hashlib.sha1(name.encode()).hexdigest()[:12]
         env = {**self.base_env, NOTES_ENV: str(notes)}
-        args = ["run", "HEAD^!", "-E", name, *SAMPLE_ARGS, *ONE_ROUND]
+        # The commit the run began at: a commit made meanwhile is not what it measures.
+        args = ["run", f"{state.commit or 'HEAD'}^!", "-E", name, *SAMPLE_ARGS, *ONE_ROUND]
         if round_index == 0:
             if state.quick:
                 env[BUDGET_ENV] = f"{QUICK_BUDGET_S:g}"
@@ -308,6 +309,8 @@ def _interrupted(
     place = f"round {round_index + 1} of {state.rounds}"
     if len(state.environments) > 1 and name:
         place += f" ({labels.get(name, name)})"
+    if not state.done:
+        return f"interrupted in {place}, before any round had finished; nothing was kept"
     kept = results_dir(root).relative_to(root)
     return (
         f"interrupted in {place}: {len(state.done)} of {runs} asv runs finished, their values "
