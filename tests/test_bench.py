@@ -140,7 +140,7 @@ def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
 
     monkeypatch.delenv(WARMUP_ENV, raising=False)
     monkeypatch.setattr(bench, "asv", fake_asv)
-    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None: None)
+    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None, name=None: None)
     plan = bench.plan(ROOT, matrix=False)
     bench.run(ROOT, plan, quick=True)
     bench.run(ROOT, plan, quick=False)
