@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from serkit.errors import SerkitError
 from serkit.run import runner
-from serkit.run.matrix import PYTHONS, Environment, environments
+from serkit.run.matrix import PYTHONS, MatrixEnvironment, environments
 from serkit.run.shards import BadShard, Shard, shard_slice
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,9 +21,9 @@ CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
 MATRIX = tuple(environments())
 
 
-def _environment(i: int, python: str, varied: bool) -> Environment:
+def _environment(i: int, python: str, varied: bool) -> MatrixEnvironment:
     name = f"lib{i}"
-    return Environment(python, {name: f"1.{i}"}, name if varied else None)
+    return MatrixEnvironment(python, {name: f"1.{i}"}, name if varied else None)
 
 
 environment_sets = st.lists(st.tuples(st.sampled_from(PYTHONS), st.booleans()), max_size=120).map(
@@ -32,17 +32,17 @@ environment_sets = st.lists(st.tuples(st.sampled_from(PYTHONS), st.booleans()), 
 counts = st.integers(1, 20)
 
 
-def _key(env: Environment) -> tuple[str, str | None, tuple[tuple[str, str], ...]]:
-    """What tells environments apart (an Environment holds a dict: not hashable)."""
+def _key(env: MatrixEnvironment) -> tuple[str, str | None, tuple[tuple[str, str], ...]]:
+    """What tells environments apart (a MatrixEnvironment holds a dict: not hashable)."""
     return (env.python, env.varied, tuple(sorted(env.requirements.items())))
 
 
-def _slices(envs: list[Environment], n: int) -> list[tuple[Environment, ...]]:
+def _slices(envs: list[MatrixEnvironment], n: int) -> list[tuple[MatrixEnvironment, ...]]:
     return [shard_slice(envs, Shard(k, n)) for k in range(1, n + 1)]
 
 
 @given(environment_sets, counts)
-def test_slices_are_disjoint_and_cover_everything(envs: list[Environment], n: int) -> None:
+def test_slices_are_disjoint_and_cover_everything(envs: list[MatrixEnvironment], n: int) -> None:
     slices = _slices(envs, n)
     dealt = Counter(_key(env) for one in slices for env in one)
     assert set(dealt) == {_key(env) for env in envs}
@@ -51,7 +51,7 @@ def test_slices_are_disjoint_and_cover_everything(envs: list[Environment], n: in
 
 @given(environment_sets, counts, st.randoms(use_true_random=False))
 def test_slices_are_deterministic_whatever_the_order(
-    envs: list[Environment], n: int, rng: random.Random
+    envs: list[MatrixEnvironment], n: int, rng: random.Random
 ) -> None:
     shuffled = list(envs)
     rng.shuffle(shuffled)
@@ -59,7 +59,9 @@ def test_slices_are_deterministic_whatever_the_order(
 
 
 @given(environment_sets, counts)
-def test_slices_are_balanced_in_size_and_in_baselines(envs: list[Environment], n: int) -> None:
+def test_slices_are_balanced_in_size_and_in_baselines(
+    envs: list[MatrixEnvironment], n: int
+) -> None:
     slices = _slices(envs, n)
     sizes = [len(one) for one in slices]
     baselines = [sum(env.varied is None for env in one) for one in slices]

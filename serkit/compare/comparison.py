@@ -188,7 +188,7 @@ def spreads(a: Measurement, b: Measurement) -> tuple[str, Interval, Interval] | 
     return None
 
 
-def judge(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
+def judge_pair(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
     """The verdict on one pair, by the rules in this module's docstring."""
     assert a.value is not None and b.value is not None
     if is_exact_size(benchmark):
@@ -347,7 +347,7 @@ def _match(
     assert a.value is not None and b.value is not None
     group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
     pair = Pair(
-        benchmark, named, env, a, b, _ratio(a.value, b.value), judge(benchmark, a, b), group
+        benchmark, named, env, a, b, _ratio(a.value, b.value), judge_pair(benchmark, a, b), group
     )
     result.pairs.append(pair)
 

@@ -22,11 +22,11 @@ from typing import TypeVar
 
 from serkit.errors import SerkitError
 from serkit.results.tree import version_order
-from serkit.run.matrix import Environment
+from serkit.run.matrix import MatrixEnvironment
 
 SHARD_FORMAT = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
-E = TypeVar("E", bound=Environment)
+E = TypeVar("E", bound=MatrixEnvironment)
 
 
 class BadShard(SerkitError):
@@ -54,7 +54,7 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def _order(env: Environment) -> tuple[bool, tuple[int, ...], str, list[tuple[str, str]]]:
+def _order(env: MatrixEnvironment) -> tuple[bool, tuple[int, ...], str, list[tuple[str, str]]]:
     return (
         env.varied is not None,
         version_order(env.python),
