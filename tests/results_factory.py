@@ -248,17 +248,17 @@ def serkit_tree(root: Path, machines: tuple[str, ...] = ("box-a", "box-b")) -> P
 # Three kinds of runner, as bench.yml's matrix has them: a name, asv's profile, the CPU
 # serkit records, and how much slower than the first its timings are.
 RUNNERS = {
-    "ubuntu24-linux-x86-64-amd-epyc-7763-4cpu-0a1b2c3d": (
+    "ubuntu24-linux-x86-64-amd-epyc-7763-64-core-4cpu-66cc232b": (
         {"cpu": "AMD EPYC 7763", "num_cpu": "4", "arch": "x86_64", "os": "Linux 6.8"},
         "AMD EPYC 7763 64-Core Processor",
         1.0,
     ),
-    "ubuntu24-linux-aarch64-arm-neoverse-n2-4cpu-4e5f6a7b": (
+    "ubuntu24-linux-aarch64-arm-neoverse-n2-0x41-0xd49-4cpu-87c2317b": (
         {"cpu": "", "num_cpu": "4", "arch": "aarch64", "os": "Linux 6.8"},
         "ARM Neoverse-N2 (0x41:0xd49)",
         1.5,
     ),
-    "macos14-macos-arm64-apple-m1-virtual-3cpu-8c9d0e1f": (
+    "macos14-macos-arm64-apple-m1-virtual-3cpu-d3656341": (
         {"cpu": "Apple M1 (Virtual)", "num_cpu": "3", "arch": "arm64", "os": "Darwin 23.6"},
         "Apple M1 (Virtual)",
         0.8,
