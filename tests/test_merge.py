@@ -68,6 +68,18 @@ def test_shards_of_two_runner_kinds_merge_into_one_store(tmp_path: Path) -> None
         assert runs is not None and [r["shard"] for r in runs] == ["1/2", "2/2"]
 
 
+def test_written_files_are_as_readable_as_any_new_file(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    store = tmp_path / "store"
+    merge([shard_results(tmp_path / "s1", X86, 1, 2)], store, fake_discover)
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in (store / X86).iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path.name
+
+
 def test_merging_twice_changes_nothing(tmp_path: Path) -> None:
     sources = [shard_results(tmp_path / f"s{k}", X86, k, 2) for k in (1, 2)]
     store = tmp_path / "store"

@@ -273,10 +273,19 @@ def atomic_write(path: Path, content: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
+        # mkstemp's file is private (0600); the file replaced keeps its mode, a new one
+        # gets the one any new file would.
+        os.chmod(temporary, path.stat().st_mode if path.exists() else _new_file_mode())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _new_file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:
