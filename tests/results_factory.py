@@ -330,7 +330,7 @@ def shard_results(
     root: Path, machine: str, shard: int, shards: int, *, cpu_model: str | None = None
 ) -> Path:
     """One CI job's artifact: the results tree of shard K of N on one kind of runner."""
-    from serkit.results.hosts import HOST_FILE, write_runs
+    from serkit.results.host_file import HOST_FILE, write_runs
 
     profile, model, factor = RUNNERS[machine]
     files = []

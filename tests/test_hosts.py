@@ -14,19 +14,22 @@ from results_factory import COMMIT, results_file, two_hosts, values, write_machi
 
 from serkit.cli import main
 from serkit.compare.comparison import compare
-from serkit.results.hosts import (
+from serkit.results.host_file import (
     FORMAT_KEY,
     HOST_FILE,
     MAX_RUNS,
+    cpus_seen,
+    merge_runs,
+    mixed_cpu_warnings,
+    read_runs,
+    write_runs,
+)
+from serkit.results.hosts import (
     UNREADABLE,
     collect,
     cpu_model,
-    cpus_seen,
     governor,
-    merge_runs,
-    mixed_cpu_warnings,
     python_build,
-    read_runs,
     record_host,
     turbo,
 )
@@ -188,8 +191,6 @@ def test_hosts_flags_a_machine_whose_shards_saw_different_cpus(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = two_hosts(tmp_path)
-    from serkit.results.hosts import write_runs
-
     write_runs(root / "a" / HOST_FILE, "a", _runs_on([("AMD EPYC 7763", 4), ("Intel Xeon", 4)]))
     code, out, _ = run(capsys, "hosts", "--results", str(root))
     assert code == 0

@@ -11,7 +11,7 @@ import pytest
 from results_factory import DUMPS, RUNNERS, shard_results
 
 from serkit.cli import main
-from serkit.results.hosts import HOST_FILE, read_runs, write_runs
+from serkit.results.host_file import HOST_FILE, read_runs, write_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 X86, ARM, MAC = RUNNERS

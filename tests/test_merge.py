@@ -21,7 +21,7 @@ from results_factory import (
     write_results,
 )
 
-from serkit.results.hosts import HOST_FILE, read_runs
+from serkit.results.host_file import HOST_FILE, read_runs
 from serkit.results.merge import MergeError, merge
 from serkit.results.tree import read_tree
 from serkit.run.runner import discover_benchmarks

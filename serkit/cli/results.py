@@ -135,7 +135,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_hosts(args: argparse.Namespace) -> int:
-    from serkit.results.hosts import describe_hosts, mixed_cpu_warnings, render_hosts
+    from serkit.results.host_file import mixed_cpu_warnings
+    from serkit.results.hosts import describe_hosts, render_hosts
     from serkit.results.tree import read_tree
 
     root = _results_dir(args)

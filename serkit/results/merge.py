@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from serkit.errors import SerkitError
-from serkit.results.hosts import HOST_FILE, atomic_write, merge_runs, read_runs, write_runs
+from serkit.results.host_file import HOST_FILE, atomic_write, merge_runs, read_runs, write_runs
 from serkit.results.tree import (
     BENCHMARKS_FILE,
     MACHINE_FILE,
