@@ -119,3 +119,47 @@ def test_the_report_shows_every_host(
         assert machine in hosts_page
     # Each machine against the first by name: here the macOS runner.
     assert f"{ARM} / {MAC}" in hosts_page and f"{X86} / {MAC}" in hosts_page
+    assert hosts_page.count("2026-11-22 02:00 UTC") == 3  # each host's newest shard
+    assert "Mixed CPUs" not in hosts_page
+    # The index of every version says when each host last ran, and where to see it.
+    index = (output / "index.html").read_text()
+    for machine in RUNNERS:
+        row = index[index.index(f"<code>{machine}</code>") :].split("</tr>")[0]
+        assert "2026-11-22 02:00 UTC" in row and f'href="{version.name}/index.html"' in row
+
+
+def test_the_report_flags_mixed_cpus_and_keeps_older_hosts_in_the_index(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    output = tmp_path / "reports"
+    older = output / "0.0.1-0123456789ab"  # a version written before run times were kept
+    older.mkdir(parents=True)
+    (older / "report.json").write_text(
+        json.dumps(
+            {
+                "serkit_report": 1,
+                "stamp": older.name,
+                "serkit_version": "0.0.1",
+                "commit": "0123456789ab" * 3 + "0123",
+                "generated": "2025-01-01 00:00 UTC",
+                "hosts": ["retired-box"],
+                "result_commits": [],
+            }
+        )
+    )
+    mixed = tmp_path / "results"
+    shutil.copytree(store, mixed)
+    runs = read_runs(mixed / ARM, []) or []
+    runs[0]["cpu_model"] = "ARM Neoverse-N1 (0x41:0xd0c)"
+    write_runs(mixed / ARM / HOST_FILE, ARM, runs)
+    code, _, err = run(
+        capsys, "report", "--results", str(mixed), "--output", str(output), "--no-asv"
+    )
+    assert code == 0, err
+    (version,) = [p for p in output.iterdir() if p.is_dir() and p != older]
+    hosts_page = (version / "hosts.html").read_text()
+    assert f"Mixed CPUs: machine {ARM}: its runs saw 2 different CPUs" in hosts_page
+    index = (output / "index.html").read_text()
+    row = index[index.index("<code>retired-box</code>") :].split("</tr>")[0]
+    assert "not recorded" in row and f'href="{older.name}/index.html"' in row

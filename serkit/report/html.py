@@ -3,7 +3,8 @@
 Layout under the output folder (`.asv/reports` by default):
 
     index.html                 every report version, newest first
-    <stamp>/report.json        what this version is (serkit version, commit, date, hosts)
+    <stamp>/report.json        what this version is (serkit version, commit, date, hosts,
+                               when each host last ran)
     <stamp>/index.html ...     serkit's pages, with plotly.min.js beside them
     <stamp>/asv/               `asv publish`'s own pages for the same results
 
@@ -34,6 +35,7 @@ from serkit.report.views import (
     ReportData,
     gather,
 )
+from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.suite.benchmark_names import SIZE
@@ -73,6 +75,36 @@ def date_text(millis: int) -> str:
         return "unknown"
     moment = datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
     return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def moment_text(iso: str | None) -> str:
+    """An ISO 8601 moment, as serkit-host.yaml records it, in UTC as people read it."""
+    if not iso:
+        return "not recorded"
+    try:
+        moment = datetime.datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def hosts_last_ran(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every host of every report version: when it last ran, and the newest version with it.
+
+    `reports` newest first, as the index lists them; a manifest written before hosts'
+    run times were kept has none, and its hosts show as not recorded.
+    """
+    hosts: dict[str, dict[str, Any]] = {}
+    for report in reports:
+        times = report.get("hosts_last_ran") or {}
+        for host in report.get("hosts") or []:
+            entry = hosts.setdefault(host, {"host": host, "last_ran": None, "report": report})
+            ran = times.get(host) if isinstance(times, dict) else None
+            if ran and (entry["last_ran"] is None or str(ran) > str(entry["last_ran"])):
+                entry["last_ran"] = str(ran)
+    return sorted(hosts.values(), key=lambda h: (h["last_ran"] or "", h["host"]), reverse=True)
 
 
 # --- provenance and pages --------------------------------------------------------------
@@ -122,6 +154,7 @@ def _environment() -> Any:
         spread=spread_text,
         spread_title=spread_title,
         date=date_text,
+        moment=moment_text,
     )
     return env
 
@@ -196,13 +229,15 @@ def write_pages(
             code_changed=CODE_CHANGED,
         )
     )
+    hosts = describe_hosts(data.tree)
     written.append(
         render(
             "hosts.html",
             "hosts.html",
             "Hosts",
             data=data,
-            hosts=describe_hosts(data.tree),
+            hosts=hosts,
+            mixed_cpus=mixed_cpu_warnings(hosts),
             chart=hosts_chart(data, "hosts-chart"),
         )
     )
@@ -232,6 +267,8 @@ def write_pages(
                 "commit": prov.commit,
                 "generated": prov.generated,
                 "hosts": prov.hosts,
+                # When each host last ran (its newest serkit-host.yaml entry), for the index.
+                "hosts_last_ran": {h["machine"]: h["last_ran"] for h in hosts},
                 "result_commits": prov.result_commits,
             },
             indent=2,
@@ -252,7 +289,8 @@ def write_index(output: Path) -> Path:
         if isinstance(info, dict) and info.get("serkit_report") == MANIFEST_FORMAT:
             reports.append({**info, "path": manifest.parent.name + "/index.html"})
     reports.sort(key=lambda r: str(r.get("generated")), reverse=True)
-    html = _environment().get_template("versions_index.html").render(reports=reports)
+    template = _environment().get_template("versions_index.html")
+    html = template.render(reports=reports, hosts=hosts_last_ran(reports))
     path = output / "index.html"
     path.write_text(html, encoding="utf-8")
     return path

@@ -103,12 +103,6 @@ def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:
     return sorted(runs, key=_run_order)
 
 
-def read_host(folder: Path, warnings: list[str]) -> dict[str, Any] | None:
-    """The newest run's host, or None."""
-    runs = read_runs(folder, warnings)
-    return runs[-1] if runs else None
-
-
 def cpus_seen(runs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Each distinct CPU (model and logical count) the runs saw, with its runs and shards."""
     seen: dict[tuple[str, str], dict[str, Any]] = {}
