@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -164,7 +165,9 @@ def test_bench_skips_what_the_store_already_holds(
     assert commit is not None
     (tmp_path / "kind-1").mkdir()
     for env in planned.environments:
-        (tmp_path / "kind-1" / f"{commit[:8]}-{env.asv_name}.json").write_text("{}")
+        name = env.asv_name  # asv's file name: the env's md5 when its name is 128 or longer
+        name = "env-" + hashlib.md5(name.encode()).hexdigest() if len(name) >= 128 else name
+        (tmp_path / "kind-1" / f"{commit[:8]}-{name}.json").write_text("{}")
 
     def no_run(*args: object, **kwargs: object) -> int:
         raise AssertionError("nothing should run")

@@ -113,10 +113,12 @@ def plan(
 def skip_measured(plan_: Plan, results: Path, machine: str, commit: str) -> Plan:
     """The plan without the environments whose results for this machine and commit are
     already in `results` (a results tree, such as the results branch checked out)."""
+    from asv.results import get_filename  # asv's own name: a long env name becomes its hash
+
     done = tuple(
         env
         for env in plan_.environments
-        if (results / machine / f"{commit[:8]}-{env.asv_name}.json").is_file()
+        if (results / get_filename(machine, commit, env.asv_name)).is_file()
     )
     kept = tuple(env for env in plan_.environments if env not in done)
     return replace(plan_, environments=kept, measured=plan_.measured + done)
