@@ -11,7 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from serkit.run import runner
-from serkit.run.naming import LABEL_ENV, Hardware, derived_name, looks_generated, runner_label
+from serkit.run.naming import (
+    LABEL_ENV,
+    Hardware,
+    derived_name,
+    looks_generated,
+    named_by_hand,
+    runner_label,
+)
 
 GITHUB_X86 = Hardware("AMD EPYC 7763 64-Core Processor", 4, "x86_64", "linux", "ubuntu24")
 GITHUB_ARM = Hardware("ARM Neoverse-N2 (0x41:0xd49)", 4, "aarch64", "linux", "ubuntu24")
@@ -100,10 +107,10 @@ def test_different_hardware_never_shares_a_name(a: Hardware, b: Hardware) -> Non
 
 
 @given(hardware)
-def test_a_derived_name_is_a_folder_name_and_not_itself_generated(h: Hardware) -> None:
+def test_a_derived_name_is_a_folder_name_and_known_as_derived(h: Hardware) -> None:
     name = derived_name(h)
     assert name is not None and "/" not in name and name.strip() == name
-    assert not looks_generated(name, {})
+    assert not looks_generated(name, {}) and not named_by_hand(name)
 
 
 # --- which name `serkit bench` uses ----------------------------------------------------------
@@ -132,6 +139,10 @@ def test_a_name_given_to_asv_or_chosen_by_hand_stands(tmp_path: Path) -> None:
     _profiles(tmp_path, "ci-xeon-6230")  # `asv machine --yes --machine ci-xeon-6230`
     assert runner.machine_name([], tmp_path, **kw) == "ci-xeon-6230"
     _profiles(tmp_path, "fv-az0-0")  # a profile named after an earlier generated hostname
+    assert runner.machine_name([], tmp_path, **kw) == derived_name(GITHUB_X86)
+    # A profile serkit wrote for other hardware (or another label) on a reused home is not
+    # a person's choice: the name follows this hardware.
+    _profiles(tmp_path, str(derived_name(GITHUB_ARM)))
     assert runner.machine_name([], tmp_path, **kw) == derived_name(GITHUB_X86)
 
 

@@ -9,9 +9,10 @@ runners of one kind would never land together. The rule `serkit bench` follows:
 2. On a host whose hostname does not look generated, asv's own choice stands: the
    profile in ~/.asv-machine.json, else the hostname.
 3. On a host whose hostname looks generated (`GENERATED_HOSTNAMES`, or any hostname on a
-   GitHub-hosted runner, RUNNER_ENVIRONMENT=github-hosted), a lone asv profile whose name
-   does not look generated is the user's choice and stands; otherwise the name is derived
-   from the hardware: `<label>-<os>-<arch>-<cpu model>-<N>cpu-<digest>`.
+   GitHub-hosted runner, RUNNER_ENVIRONMENT=github-hosted), a lone asv profile named by
+   hand (neither generated nor derived, `named_by_hand`) is the user's choice and stands;
+   otherwise the name is derived from the hardware, afresh on every run:
+   `<label>-<os>-<arch>-<cpu model>-<N>cpu-<digest>`.
    - label: SERKIT_MACHINE_LABEL, else GitHub's image (ImageOS: ubuntu24, macos14), else
      the runner's name (RUNNER_NAME) where that is not generated; none otherwise.
    - digest: 8 hex digits of sha256 over the exact facts (CPU model, logical CPUs,
@@ -45,6 +46,8 @@ GENERATED_HOSTNAMES = (
     re.compile(r"ip-\d+-\d+-\d+-\d+"),  # an EC2 instance's default name
     re.compile(r"localhost|buildkitsandbox|\(none\)|"),  # none at all
 )
+# What derived_name gives: a profile so named was written by serkit, not by a person.
+DERIVED_NAME = re.compile(r".+-\d+cpu-[0-9a-f]{8}")
 # GitHub-hosted runners are named "GitHub Actions 12": a new number on every job.
 GENERATED_RUNNER_NAME = re.compile(r"github actions \d+", re.IGNORECASE)
 # Words that say nothing of which CPU it is; the digest keeps the exact model anyway.
@@ -81,6 +84,11 @@ def looks_generated(hostname: str, environ: Mapping[str, str] | None = None) -> 
         return True
     first = hostname.strip().split(".")[0].lower()
     return any(pattern.fullmatch(first) for pattern in GENERATED_HOSTNAMES)
+
+
+def named_by_hand(machine: str) -> bool:
+    """Whether a machine name was chosen by a person: neither generated nor derived."""
+    return not looks_generated(machine, {}) and not DERIVED_NAME.fullmatch(machine)
 
 
 def runner_label(environ: Mapping[str, str]) -> str | None:

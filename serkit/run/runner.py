@@ -24,7 +24,7 @@ from serkit.errors import SerkitError
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
-from serkit.run.naming import Hardware, derived_name, looks_generated
+from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
     FULL_ROUNDS,
@@ -243,7 +243,7 @@ def machine_name(
     entries = _profiles((home or Path.home()) / PROFILES_FILE)
     lone = next(iter(entries.values())) if len(entries) == 1 else None
     if looks_generated(node, environ):
-        if lone and not looks_generated(str(lone.get("machine", "")), {}):
+        if lone and named_by_hand(str(lone.get("machine", ""))):
             return str(lone["machine"])
         derived = derived_name(hardware or Hardware.here(environ))
         if derived is not None:
