@@ -501,9 +501,11 @@ def _seconds(value: float) -> str:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from serkit.trust.agreement import TOLERANCE, measure
+    from serkit.trust.agreement import TOLERANCE, measure_agreement
 
-    result = measure(project_root(), args.codec, args.fixture, args.operation, args.rounds)
+    result = measure_agreement(
+        project_root(), args.codec, args.fixture, args.operation, args.rounds
+    )
     rows = [
         [i + 1, f"{a * 1e9:,.0f}", f"{t * 1e9:,.0f}", f"{r:.3f}"]
         for i, (a, t, r) in enumerate(zip(result.asv_s, result.other_s, result.ratios))
@@ -567,13 +569,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_overhead(args: argparse.Namespace) -> int:
-    from serkit.suite.overhead import FIXTURE, TARGET_FLOOR_S, TARGET_RATIO, measure
+    from serkit.suite.overhead import FIXTURE
+    from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO, measure_overheads
 
     codecs = list(dict.fromkeys(args.codec)) if args.codec else None
     for name in codecs or ():
         registry.spec(name)  # fail on a typo before asv starts
     load_before = _load_text()
-    results = measure(project_root(), codecs, args.rounds)
+    results = measure_overheads(project_root(), codecs, args.rounds)
     if not results:
         raise SerkitError("asv recorded no overhead timings; see its output above")
     if args.json:
