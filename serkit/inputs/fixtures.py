@@ -349,17 +349,25 @@ def json_document(source: Source) -> Any:
     return json.loads(source_bytes(source))
 
 
-def _corpus_fixture(name: str, source: Source, sha256: str, description: str) -> Fixture:
+def _corpus_fixture(
+    name: str, source: Source, sha256: str, description: str, *, slow: bool = False
+) -> Fixture:
     return Fixture(
         name=name,
         build=lambda: json_document(source),
         sha256=sha256,
         origin=f"corpus: {source.filename}",
         description=description,
+        slow=slow,
         source=source,
+        large=slow,  # the two slow ones are the two over a megabyte
     )
 
 
+# What each corpus adds to a quick run, estimated from every codec's dumps and loads on
+# it (docs/cost.md): twitter about 5 % and github 1 %, so they join the default grid;
+# citm-catalog about 15 % and canada 60 %, nearly all of it pure-Python yaml (2 s and
+# 11 s per loads), so they are opt-in like the large random-dicts.
 _FIXTURES: dict[str, Fixture] = {
     f.name: f
     for f in (
@@ -418,12 +426,14 @@ _FIXTURES: dict[str, Fixture] = {
             CITM_CATALOG_SOURCE,
             "74a775a1807fc0c7d97d3cf0df232ecfb9c640fedcc5860900fc6a4f244f94a0",
             "a ticketing catalogue: int-heavy objects with many repeated keys",
+            slow=True,
         ),
         _corpus_fixture(
             "canada",
             CANADA_SOURCE,
             "8fb65ca7a1ece8849069cb92d9e3d74364f4f29d32b9d6ba945f0428f38d5a01",
             "Canada's border as GeoJSON: arrays of float coordinate pairs",
+            slow=True,
         ),
         _corpus_fixture(
             "github",
