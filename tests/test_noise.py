@@ -83,3 +83,14 @@ def test_aa_judging_counts_false_verdicts_and_measures_the_floor(tmp_path: Path)
     record = result.record(noise.panel_description())
     assert record.floor == round(result.floor, 4) and record.pairs == 4
     assert "cannot be told apart" in record.in_words()
+
+
+def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:
+    from serkit.results.hosts import describe_hosts, render_hosts
+
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1)] * 4)
+    record = NoiseRecord("2026-11-23T09:00:00+00:00", "test", 4, 5, 0.05, 0.12, 0.0, 0.1)
+    record_noise(tmp_path / "a", record)
+    text = render_hosts(describe_hosts(read_tree(tmp_path)))
+    assert "differences under 12% cannot be told apart here" in text
+    assert "not measured (`serkit noise`)" in text  # host b

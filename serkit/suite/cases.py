@@ -29,9 +29,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, cast
 
-from serkit.codecs.registry import Config, codec_names, get_codec, registry
+from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import fixture_names, get_fixture, load_fixture
+from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -133,10 +133,8 @@ class Selection:
             if environ.get(FIXTURES_ENV, "").strip()
             else None
         )
-        for name in codecs or ():
-            registry.spec(name)
-        for name in fixtures or ():
-            get_fixture(name)
+        check_codecs(codecs or ())
+        check_fixtures(fixtures or ())
         return cls(codecs, fixtures, _truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
 
     def excludes_codec(self, codec: str) -> str | None:
