@@ -297,6 +297,67 @@ def run_conformance(
         return dict(zip(names, pool.map(one, names)))
 
 
+# --- what a run found ---------------------------------------------------------------
+
+
+def verdict(result: CodecConformance) -> str:
+    """One phrase per codec: "conforms", or what it gets wrong and how often."""
+    if result.status != RAN:
+        return result.status
+    problems = []
+    if result.accepts_invalid():
+        problems.append(f"accepts {len(result.accepts_invalid())} invalid")
+    if result.rejects_valid():
+        problems.append(f"rejects {len(result.rejects_valid())} valid")
+    if result.incidents():
+        problems.append(f"{len(result.incidents())} crashed or hung")
+    return "; ".join(problems) or "conforms"
+
+
+def findings(results: Mapping[str, CodecConformance]) -> list[str]:
+    """Every codec that accepts invalid JSON, rejects valid JSON, crashes or hangs, named."""
+    lines = []
+    for result in results.values():
+        if result.status != RAN:
+            lines.append(f"{result.codec}: {result.status}: {result.detail}")
+            continue
+        invalid, valid = result.accepts_invalid(), result.rejects_valid()
+        if invalid:
+            lines.append(f"{result.codec} accepts {len(invalid)} invalid: {', '.join(invalid)}")
+        if valid:
+            lines.append(f"{result.codec} rejects {len(valid)} valid: {', '.join(valid)}")
+        for incident in result.incidents():
+            lines.append(f"{result.codec} {incident.outcome} on {incident.file}: {incident.detail}")
+    return lines
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    """One file: what it expects, and each codec's outcome (None: that codec did not run it)."""
+
+    file: str
+    expected: str
+    cells: tuple[FileOutcome | None, ...]
+
+
+def matrix(results: Mapping[str, CodecConformance], *, every_file: bool = False) -> list[MatrixRow]:
+    """The file x codec matrix of the codecs that ran, in file-name order.
+
+    Without `every_file`, only the files where the codecs disagree or one breaks the rule:
+    the rest say nothing a count does not.
+    """
+    ran = [r for r in results.values() if r.status == RAN]
+    by_codec = [{f.file: f for f in r.files} for r in ran]
+    rows = []
+    for name in sorted({f.file for r in ran for f in r.files}):
+        cells = tuple(outcomes.get(name) for outcomes in by_codec)
+        found = [c for c in cells if c is not None]
+        differ = len({c.outcome for c in found}) > 1 or any(not c.conforms for c in found)
+        if every_file or differ:
+            rows.append(MatrixRow(name, expectation(name), cells))
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The worker's command line. Not for people: `serkit conformance` runs it."""
     parser = argparse.ArgumentParser(
