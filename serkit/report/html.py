@@ -36,8 +36,9 @@ from serkit.report.views import (
     conformance_view,
     gather,
 )
-from serkit.results.hosts import describe_hosts
+from serkit.results.hosts import NOT_MEASURED, describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
+from serkit.stats import Spread
 from serkit.suite.benchmark_names import SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
@@ -53,17 +54,33 @@ class ReportError(SerkitError):
 # --- numbers with units (serkit.units), as the templates' filters --------------------------
 
 
-def spread_text(m: Measurement | None) -> str:
-    """The interquartile range asv recorded, as ± percent of the median."""
+def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
+    """The spread between processes where recorded (their modes, when they split), else the
+    interquartile range asv recorded, as ± percent of the median."""
     if m is None or m.value is None:
         return ""
+    if between is not None:
+        count = len(between.values)
+        if count == 1:
+            return "1 process: single sample"
+        if between.multimodal:
+            modes = ", ".join(f"{units.seconds(c)} in {n}" for c, n in between.modes)
+            return f"{count} processes in {len(between.modes)} modes: {modes}"
+        half = (between.q3 - between.q1) / 2 / between.median
+        return f"±{units.percent(half, 1)}, {count} processes"
     if m.iqr is None:
         return "no spread recorded"
     low, high = m.iqr
     return f"±{units.percent((high - low) / 2 / m.value, 1)}" if m.value else ""
 
 
-def spread_title(m: Measurement | None) -> str:
+def spread_title(m: Measurement | None, between: Spread | None = None) -> str:
+    if between is not None:
+        return (
+            f"{len(between.values)} processes, one sample each: {units.seconds(between.low)} "
+            f"to {units.seconds(between.high)}, interquartile range "
+            f"{units.seconds(between.q1)} to {units.seconds(between.q3)}"
+        )
     if m is None or m.iqr is None:
         return ""
     low, high = m.iqr
@@ -221,6 +238,7 @@ def write_pages(
             "Hosts",
             data=data,
             hosts=describe_hosts(data.tree),
+            not_measured=NOT_MEASURED,
             chart=hosts_chart(data, "hosts-chart"),
         )
     )
