@@ -17,6 +17,7 @@ from serkit.cli.common import (
     print_table,
 )
 from serkit.codecs.registry import check_codecs, codec_names
+from serkit.inputs import jsontestsuite
 from serkit.inputs.fixtures import (
     FIXTURES,
     SOURCES,
@@ -80,6 +81,11 @@ def run_fixtures_fetch(args: argparse.Namespace) -> int:
     for source in SOURCES:
         path = fetch_source(source)
         print(f"{source.filename} ({source.license}): sha256 verified, at {path}")
+    folder = jsontestsuite.fetch(progress=True)
+    print(
+        f"JSONTestSuite test_parsing, {len(jsontestsuite.sources())} files "
+        f"({jsontestsuite.LICENSE}): each sha256 verified, at {folder}"
+    )
     return 0
 
 
@@ -89,7 +95,13 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
     for source in SOURCES:
         path = source_path(source)
         print(f"ok    {source.filename} (sha256 {source.sha256[:12]}…, {path})")
+    suite = jsontestsuite.verified_files()
+    folder = next(iter(suite.values())).parent
+    print(f"ok    JSONTestSuite test_parsing ({len(suite)} files, each sha256 checked, {folder})")
     names = chosen_fixtures(args)
+    if not args.fixture:
+        # Slow for the grid, but quick to build: a document parsed from a fetched source.
+        names += [f.name for f in FIXTURES.values() if f.source and f.name not in names]
     with progress(names, desc="verifying", unit="fixture") as bar:
         for name in bar:
             fixture = get_fixture(name)

@@ -26,18 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from serkit import __version__, units
-from serkit.checkout import ENV_DIR, git_commit, replication_path
+from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.errors import SerkitError
 from serkit.report.charts import hosts_chart, library_chart, snapshot_chart
+from serkit.report.versions import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
-    CODE_CHANGED,
-    MEASURE_NAMES,
+    ConformanceView,
     ReportData,
+    conformance_view,
     gather,
 )
 from serkit.results.host_file import mixed_cpu_warnings
-from serkit.results.hosts import describe_hosts
+from serkit.results.hosts import NOT_MEASURED, describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
+from serkit.stats import Spread
 from serkit.suite.benchmark_names import SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
@@ -53,17 +55,33 @@ class ReportError(SerkitError):
 # --- numbers with units (serkit.units), as the templates' filters --------------------------
 
 
-def spread_text(m: Measurement | None) -> str:
-    """The interquartile range asv recorded, as ± percent of the median."""
+def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
+    """The spread between processes where recorded (their modes, when they split), else the
+    interquartile range asv recorded, as ± percent of the median."""
     if m is None or m.value is None:
         return ""
+    if between is not None:
+        count = len(between.values)
+        if count == 1:
+            return "1 process: single sample"
+        if between.multimodal:
+            modes = ", ".join(f"{units.seconds(c)} in {n}" for c, n in between.modes)
+            return f"{count} processes in {len(between.modes)} modes: {modes}"
+        half = (between.q3 - between.q1) / 2 / between.median
+        return f"±{units.percent(half, 1)}, {count} processes"
     if m.iqr is None:
         return "no spread recorded"
     low, high = m.iqr
     return f"±{units.percent((high - low) / 2 / m.value, 1)}" if m.value else ""
 
 
-def spread_title(m: Measurement | None) -> str:
+def spread_title(m: Measurement | None, between: Spread | None = None) -> str:
+    if between is not None:
+        return (
+            f"{len(between.values)} processes, one sample each: {units.seconds(between.low)} "
+            f"to {units.seconds(between.high)}, interquartile range "
+            f"{units.seconds(between.q1)} to {units.seconds(between.q3)}"
+        )
     if m is None or m.iqr is None:
         return ""
     low, high = m.iqr
@@ -176,6 +194,19 @@ def load_replication(path: Path, warnings: list[str]) -> dict[str, Any] | None:
         return None
 
 
+def load_conformance(path: Path, warnings: list[str]) -> ConformanceView | None:
+    """`serkit conformance`'s saved matrix, when there is one; a bad one is skipped, named."""
+    if not path.is_file():
+        return None
+    from serkit.checks.conformance_document import load
+
+    try:
+        return conformance_view(*load(path))
+    except SerkitError as exc:
+        warnings.append(f"skipped {path}: {exc}")
+        return None
+
+
 def write_pages(
     data: ReportData,
     folder: Path,
@@ -183,6 +214,7 @@ def write_pages(
     *,
     asv_pages: bool,
     replication: dict[str, Any] | None,
+    conformance: ConformanceView | None = None,
 ) -> list[Path]:
     env = _environment()
     folder.mkdir(parents=True, exist_ok=True)
@@ -193,6 +225,8 @@ def write_pages(
     nav += [(page_name(f), f) for f in data.snapshots]
     nav += [("versions.html", "Library versions"), ("hosts.html", "Hosts")]
     nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
+    if conformance is not None:
+        nav.append(("conformance.html", "JSON conformance"))
     if replication is not None:
         nav.append(("replication.html", "Replication"))
     common = {"prov": prov, "nav": nav, "asv_pages": asv_pages, "warnings": data.tree.warnings}
@@ -238,6 +272,7 @@ def write_pages(
             data=data,
             hosts=hosts,
             mixed_cpus=mixed_cpu_warnings(hosts),
+            not_measured=NOT_MEASURED,
             chart=hosts_chart(data, "hosts-chart"),
         )
     )
@@ -254,6 +289,10 @@ def write_pages(
             ),
         )
     )
+    if conformance is not None:
+        written.append(
+            render("conformance.html", "conformance.html", "JSON conformance", view=conformance)
+        )
     if replication is not None:
         written.append(
             render("replication.html", "replication.html", "Replication", doc=replication)
@@ -367,5 +406,8 @@ def write_report(
         if not asv_pages:
             tree.warnings.append("asv publish failed (see its output): asv's pages are missing")
     doc = load_replication(replication or replication_path(results), tree.warnings)
-    pages = write_pages(data, folder, prov, asv_pages=asv_pages, replication=doc)
+    matrix = load_conformance(conformance_path(results), tree.warnings)
+    pages = write_pages(
+        data, folder, prov, asv_pages=asv_pages, replication=doc, conformance=matrix
+    )
     return Written(folder, write_index(output), pages, asv_pages, tree.warnings)
