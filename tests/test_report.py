@@ -198,12 +198,12 @@ def test_releases_measured_by_different_benchmark_code_are_not_compared(tmp_path
 def _conformance_results() -> dict[str, Any]:
     from serkit.checks.conformance import (
         ACCEPTED,
-        NOT_INSTALLED,
         RAN,
         REJECTED,
         CodecConformance,
         FileOutcome,
     )
+    from serkit.checks.workers import NOT_INSTALLED
 
     def files(*outcomes: tuple[str, str, str]) -> list[FileOutcome]:
         from serkit.inputs.jsontestsuite import expectation
