@@ -400,3 +400,17 @@ def content_hash(obj: Any) -> str:
 def fixture_hash(name: str) -> str:
     """The content hash of fixture `name` as built here and now."""
     return content_hash(load_fixture(name))
+
+
+# --- the user's own documents ----------------------------------------------------------
+
+
+def _add_user_fixtures() -> None:
+    """Register the documents declared in the user's fixtures folder, after the built-ins."""
+    from serkit.inputs.user_fixtures import declared_fixtures  # deferred: it builds on this module
+
+    for fixture in declared_fixtures():
+        _FIXTURES.setdefault(fixture.name, fixture)
+
+
+_add_user_fixtures()
