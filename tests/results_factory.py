@@ -7,13 +7,14 @@ one size, one memory track and one unparameterized timing, two codecs and two fi
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from serkit.report.views import COMPILED, DUMPS, EXACT, LOADS, SIZE
-from serkit.run.matrix import LIBRARY_ENV
-from serkit.suite.overhead import BENCHMARKS as OVERHEAD_BENCHMARKS
+from serkit.suite.benchmark_names import COMPILED, DUMPS, LOADS, ROUND_TRIP_EXACT, SIZE
+from serkit.suite.benchmark_names import OVERHEAD as OVERHEAD_BENCHMARKS
+from serkit.suite.cases import LIBRARY_ENV
 
 CODECS = ["json", "orjson"]
 FIXTURES = ["small", "large"]
@@ -64,6 +65,7 @@ def _row(
     result: Sequence[float | None],
     spread: float | None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
+    samples: Sequence[Sequence[float] | None] | None = None,
 ) -> list[Any]:
     info = benchmarks.get(name, {"type": "time", "grid": []})
     row: dict[str, Any] = {
@@ -80,6 +82,8 @@ def _row(
         row["stats_q_75"] = [None if v is None else v * (1 + spread / 2) for v in result]
         row["stats_number"] = [None if v is None else 100 for v in result]
         row["stats_repeat"] = [None if v is None else 3 for v in result]
+    if samples is not None:  # asv run --record-samples: one list per parameter set
+        row["samples"] = [None if s is None else list(s) for s in samples]
     out = [row.get(column) for column in COLUMNS]
     while out and out[-1] is None:  # asv drops trailing empty columns
         out.pop()
@@ -96,8 +100,11 @@ def results_file(
     spread: float | None = 0.05,
     profile: Mapping[str, str] | None = None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
+    samples: Mapping[str, Sequence[Sequence[float] | None]] | None = None,
 ) -> dict[str, Any]:
-    """One asv results file's content; the host's own fields go into `params`, as asv does."""
+    """One asv results file's content; the host's own fields go into `params`, as asv does.
+
+    `samples` gives, by benchmark, the samples asv kept of each parameter set."""
     requirements = dict(env["requirements"])
     return {
         "commit_hash": commit,
@@ -111,7 +118,8 @@ def results_file(
         "env_vars": dict(env.get("env_vars", {})),
         "result_columns": COLUMNS,
         "results": {
-            name: _row(name, result, spread, benchmarks) for name, result in results.items()
+            name: _row(name, result, spread, benchmarks, (samples or {}).get(name))
+            for name, result in results.items()
         },
         "durations": {},
         "version": 2,
@@ -146,6 +154,7 @@ def write_benchmarks(root: Path, benchmarks: Mapping[str, Mapping[str, Any]] = B
             "param_names": list(info.get("param_names", ["codec", "fixture"][: len(info["grid"])])),
             "params": info["grid"],
             "version": f"code-of-{name}",
+            **({"repeat": info["repeat"]} if "repeat" in info else {}),
         }
         for name, info in benchmarks.items()
     }
@@ -193,7 +202,7 @@ SUITE = {
     DUMPS: {"type": "time", "unit": "seconds", "grid": PAIR_GRID},
     LOADS: {"type": "time", "unit": "seconds", "grid": PAIR_GRID},
     SIZE: {"type": "track", "unit": "bytes", "grid": PAIR_GRID},
-    EXACT: {"type": "track", "unit": "1 = exact", "grid": PAIR_GRID},
+    ROUND_TRIP_EXACT: {"type": "track", "unit": "1 = exact", "grid": PAIR_GRID},
     COMPILED: {
         "type": "track",
         "unit": "1 = compiled",
@@ -212,7 +221,7 @@ NEW = {
     DUMPS: [10e-6, 40e-6, 5e-6, 20e-6],
     LOADS: [12e-6, 50e-6, 6e-6, 30e-6],
     SIZE: [1762, 3000, 1500, 2800],
-    EXACT: [1, 0, 1, 0],
+    ROUND_TRIP_EXACT: [1, 0, 1, 0],
     COMPILED: [1, 1],
     # json's adapter 10 % over its direct call (beyond ±2.5 % IQRs), ujson's 1 %.
     OVERHEAD_DUMPS: [1.10e-6, 1.0e-6, 1.0e-6, 0.99e-6],
@@ -230,10 +239,41 @@ def serkit_tree(root: Path, machines: tuple[str, ...] = ("box-a", "box-b")) -> P
     write_benchmarks(root, SUITE)
     for i, machine in enumerate(machines):
         slower = {k: [v * (1 + i) if v else v for v in vals] for k, vals in NEW.items()}
-        slower[SIZE], slower[EXACT], slower[COMPILED] = NEW[SIZE], NEW[EXACT], NEW[COMPILED]
+        slower[SIZE], slower[ROUND_TRIP_EXACT], slower[COMPILED] = (
+            NEW[SIZE],
+            NEW[ROUND_TRIP_EXACT],
+            NEW[COMPILED],
+        )
         files = [
             results_file(machine, slower, env=BASELINE, benchmarks=SUITE),
             results_file(machine, OLD_UJSON, env=AXIS, benchmarks=SUITE),
         ]
         write_machine(root, machine, files)
+    return root
+
+
+# serkit's timed benchmarks keep one sample per process (asv's repeat = 1).
+PER_PROCESS = {
+    "bench_time.Dumps.time_dumps": {"type": "time", "unit": "seconds", "grid": GRID, "repeat": 1}
+}
+
+
+def per_process_tree(
+    root: Path,
+    processes_a: Sequence[Sequence[float]],
+    processes_b: Sequence[Sequence[float]],
+    *,
+    hosts: tuple[str, str] = ("a", "b"),
+) -> Path:
+    """Two hosts' dumps timings, each parameter set with its per-process samples."""
+    write_benchmarks(root, PER_PROCESS)
+    for host, processes in zip(hosts, (processes_a, processes_b)):
+        medians = [statistics.median(p) for p in processes]
+        data = results_file(
+            host,
+            {"bench_time.Dumps.time_dumps": medians},
+            benchmarks=PER_PROCESS,
+            samples={"bench_time.Dumps.time_dumps": processes},
+        )
+        write_machine(root, host, [data])
     return root

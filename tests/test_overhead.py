@@ -15,9 +15,9 @@ from serkit.suite.overhead import (
     OverheadBenchmark,
     compile_call,
     hands_over,
-    judge,
     variants,
 )
+from serkit.trust.overhead import judge_overheads
 
 # The codecs whose adapter is the library's own function, for each operation.
 HANDED_OVER = {
@@ -126,7 +126,7 @@ def test_judge_allows_50_ns_on_fast_calls_and_5_percent_on_slow_ones() -> None:
         ("yaml", "dumps", ADAPTER): 1.04e-3,  # +4 % on 1 ms
         ("yaml", "dumps", DIRECT): 1.0e-3,
     }
-    found = {o.codec: o for o in judge(timings, {"yaml": "sort_keys=False"})}
+    found = {o.codec: o for o in judge_overheads(timings, {"yaml": "sort_keys=False"})}
     assert found["orjson"].within and math.isclose(found["orjson"].allowed_s, 50e-9)
     assert not found["json"].within and math.isclose(found["json"].allowed_s, 500e-9)
     assert found["yaml"].within and found["yaml"].variant == "sort_keys=False"
@@ -140,14 +140,14 @@ def test_rounds_are_judged_by_the_median_of_their_ratios() -> None:
         ("orjson", "dumps", ADAPTER): [1.00e-6, 2.00e-6, 1.01e-6],
         ("orjson", "dumps", DIRECT): [0.99e-6, 2.02e-6, 1.00e-6],
     }
-    (only,) = judge(timings)
+    (only,) = judge_overheads(timings)
     assert math.isclose(only.ratio, 1.01) and only.within
     assert math.isclose(only.direct_median_s, 1.00e-6)
     assert math.isclose(only.overhead_s, 10e-9)
 
 
 def test_a_faster_adapter_is_within_target() -> None:
-    (only,) = judge({("x", "loads", ADAPTER): 0.9e-6, ("x", "loads", DIRECT): 1.0e-6})
+    (only,) = judge_overheads({("x", "loads", ADAPTER): 0.9e-6, ("x", "loads", DIRECT): 1.0e-6})
     assert only.within and only.overhead_s < 0
 
 
@@ -161,7 +161,7 @@ def test_judge_leaves_out_pairs_missing_a_side_or_a_value() -> None:
         ("c", "loads", ADAPTER): 2e-6,
         ("c", "loads", DIRECT): 2e-6,
     }
-    (only,) = judge(timings)
+    (only,) = judge_overheads(timings)
     data = only.as_dict()
     assert data["codec"] == "c" and data["within"] is True and data["overhead_s"] == 0
     assert set(data) >= {"adapter_s", "direct_s", "ratios", "ratio", "allowed_s", "variant"}

@@ -17,8 +17,9 @@ from results_factory import write_machine
 
 from serkit.cli import main
 from serkit.report import html as report_html
-from serkit.report.views import DUMPS, SIZE, gather
+from serkit.report.views import gather
 from serkit.results.tree import read_tree
+from serkit.suite.benchmark_names import DUMPS, SIZE
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -7,13 +7,13 @@ import pytest
 
 from serkit import SerkitError, UnknownCodec, UnknownFixture
 from serkit.checks.sizes import measure_fixture
-from serkit.run.matrix import LIBRARY_ENV
 from serkit.suite import cases as suite
 from serkit.suite import memory
 from serkit.suite.cases import (
     CODECS_ENV,
     COMPRESSORS,
     FIXTURES_ENV,
+    LIBRARY_ENV,
     SLOW_ENV,
     WARMUP_ENV,
     CaseBenchmark,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, cast
 
-from serkit.codecs.registry import STDLIB, Binding, CodecSpec, Config, DirectCall, Dumps
+from serkit.codecs.spec import STDLIB, Binding, CodecSpec, Config, DirectCall, Dumps
 from serkit.errors import CodecNotInstalled
 from serkit.inputs.fixtures import ImuSample, Vec3
 

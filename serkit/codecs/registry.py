@@ -18,8 +18,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from types import MappingProxyType
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
+from serkit.codecs.builtin import BUILTIN_CODECS
+from serkit.codecs.spec import (
+    FORMATS,
+    STDLIB,
+    Binding,
+    CodecSpec,
+    Config,
+    DirectCall,
+    Dumps,
+    Loads,
+)
 from serkit.errors import (
     CodecConflict,
     CodecNotInstalled,
@@ -30,76 +41,28 @@ from serkit.errors import (
 )
 
 ENTRY_POINT_GROUP = "serkit.codecs"
-FORMATS = ("json", "msgpack", "cbor", "yaml", "pickle", "marshal")
-STDLIB = "stdlib"  # the `library` of codecs that ship with Python
 
-Dumps = Callable[[Any], bytes]
-Loads = Callable[[bytes], Any]
-
-
-@dataclass(frozen=True)
-class Config:
-    """One way of calling a library. Benchmarks time exactly these two callables."""
-
-    dumps: Dumps
-    loads: Loads
-    # Options that differ from the codec's base call, e.g. "option=OPT_NON_STR_KEYS".
-    # Empty for the base call. Shown wherever a result used this config.
-    options: str = ""
-
-
-@dataclass(frozen=True)
-class Binding:
-    """What a spec's `bind` returns once it has imported its library."""
-
-    # The base config first; later ones are fallbacks for data the base refuses,
-    # used only where a user of the library would need them (see Codec.config_for).
-    configs: tuple[Config, ...]
-    # Objects that must all be compiled for the codec to count as a C implementation.
-    native_parts: tuple[object, ...]
-
-
-@dataclass(frozen=True)
-class DirectCall:
-    """The plain library call a user would write, as source, for the overhead benchmark.
-
-    `setup` binds names once (imports, hooks); `dumps` and `loads` are expressions of
-    `obj` and `payload` that serkit times in place of the adapter's callables.
-    """
-
-    setup: str
-    dumps: str
-    loads: str
-
-
-@dataclass(frozen=True)
-class CodecSpec:
-    """The declared, install-independent facts about a codec."""
-
-    name: str
-    format: str
-    library: str  # distribution name, for the version and the install hint
-    bind: Callable[[], Binding]  # imports the library; raises ImportError when missing
-    summary: str = ""  # the base call, in words a user of the library would recognise
-    module: str = ""  # what `import` loads the library as, for the import-time benchmark
-    # Why `loads` must never see untrusted bytes (it runs code, it can crash Python);
-    # "" when no hazard is known. Shown by `serkit list` and `serkit fidelity`.
-    untrusted_input_hazard: str = ""
-    # The same work without serkit's adapter, timed beside it by bench_overhead.
-    direct: DirectCall | None = None
-    # What the timed call does, beyond the library's plain call, that changes its speed
-    # (options, a reused encoder object); "" for the plain call. Shown with its timings.
-    variant: str = ""
-    # Pure Python by design, so a "python" implementation is expected, not a fallback.
-    pure_python: bool = False
-
-    def __post_init__(self) -> None:
-        if self.format not in FORMATS:
-            raise ValueError(f"codec {self.name!r}: format must be one of {FORMATS}")
-
-    @property
-    def safe_for_untrusted_input(self) -> bool:
-        return not self.untrusted_input_hazard
+# The declarations' types, importable from here too: plugins written before
+# serkit.codecs.spec existed import them from the registry.
+__all__ = [
+    "FORMATS",
+    "STDLIB",
+    "Binding",
+    "Codec",
+    "CodecFacts",
+    "CodecRegistry",
+    "CodecSpec",
+    "Config",
+    "DirectCall",
+    "Dumps",
+    "Loads",
+    "RoundTrip",
+    "codec_names",
+    "get_codec",
+    "is_compiled",
+    "register_codec",
+    "registry",
+]
 
 
 @dataclass(frozen=True)
@@ -176,6 +139,23 @@ class Codec:
         ) from encode_error
 
 
+@dataclass(frozen=True)
+class CodecFacts:
+    """What is known of a codec whether or not its library imports: for listings and reports."""
+
+    spec: CodecSpec
+    codec: Codec | None  # None when the library is missing or failed to bind
+    reason: str = ""  # why `codec` is None
+
+    @property
+    def version(self) -> str | None:
+        return self.codec.version if self.codec else None
+
+    @property
+    def implementation(self) -> str | None:
+        return self.codec.implementation if self.codec else None
+
+
 class RoundTrip(NamedTuple):
     config: Config
     payload: bytes
@@ -248,6 +228,22 @@ class CodecRegistry:
                 f"unknown codec {name!r}; known codecs: {', '.join(sorted(self._specs))}"
             ) from None
 
+    def facts(self, name: str) -> CodecFacts:
+        """The codec's declared facts and, if it binds, its run-time ones; never raises for a
+        codec that is known but not installed, so one broken codec cannot hide the others."""
+        spec = self.spec(name)
+        try:
+            return CodecFacts(spec, self.get(name))
+        except SerkitError as exc:
+            return CodecFacts(spec, None, str(exc))
+
+    def check(self, names: Iterable[str]) -> list[str]:
+        """The ids in order, repeats dropped; UnknownCodec for a typo, before any work starts."""
+        chosen = list(dict.fromkeys(names))
+        for name in chosen:
+            self.spec(name)
+        return chosen
+
     def get(self, name: str) -> Codec:
         """Import and bind a codec. Raises CodecNotInstalled when its library is missing."""
         if name in self._codecs:
@@ -282,8 +278,6 @@ class CodecRegistry:
         if self._loaded:
             return
         self._loaded = True
-        from serkit.codecs.builtin import BUILTIN_CODECS  # deferred: it imports this module
-
         for spec in BUILTIN_CODECS:
             self.register(spec)
         for entry_point in _entry_points():
@@ -305,4 +299,5 @@ class CodecRegistry:
 registry = CodecRegistry()
 codec_names = registry.names
 get_codec = registry.get
+check_codecs = registry.check
 register_codec = registry.register

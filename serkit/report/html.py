@@ -30,10 +30,7 @@ from serkit.checkout import ENV_DIR, git_commit, replication_path
 from serkit.errors import SerkitError
 from serkit.report.views import (
     CODE_CHANGED,
-    DUMPS,
-    LOADS,
     MEASURE_NAMES,
-    SIZE,
     LibraryView,
     ReportData,
     SnapshotTable,
@@ -41,7 +38,8 @@ from serkit.report.views import (
 )
 from serkit.results.hosts import describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
-from serkit.suite.overhead import TARGET_FLOOR_S, TARGET_RATIO
+from serkit.suite.benchmark_names import DUMPS, LOADS, SIZE
+from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
 MANIFEST = "report.json"
 MANIFEST_FORMAT = 1

@@ -22,32 +22,36 @@ from serkit.codecs.registry import codec_names, registry
 from serkit.compare.comparison import (
     Comparison,
     NothingToCompare,
+    Verdict,
     compare,
     decode_param,
-    judge,
+    host_floor,
+    judge_pair,
 )
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.results.tree import Environment, Measurement, ResultsTree, version_order
-from serkit.run.matrix import LIBRARIES, LIBRARY_ENV
-from serkit.suite.overhead import ADAPTER, DIRECT, Overhead, timings_from
-from serkit.suite.overhead import BENCHMARKS as OVERHEAD_BENCHMARKS
+from serkit.run.matrix import LIBRARIES
+from serkit.suite.benchmark_names import (
+    COMPILED,
+    COMPRESSED,
+    DUMPS,
+    IMPORT,
+    LOADS,
+    OVERHEAD,
+    ROUND_TRIP,
+    ROUND_TRIP_EXACT,
+    RSS_DUMPS,
+    RSS_LOADS,
+    SIZE,
+)
+from serkit.suite.cases import LIBRARY_ENV
+from serkit.suite.overhead import ADAPTER, DIRECT
 from serkit.suite.overhead import FIXTURE as OVERHEAD_FIXTURE
-from serkit.suite.overhead import judge as judge_overhead
 from serkit.suite.overhead import variants as overhead_variants
+from serkit.trust.overhead import Overhead, judge_overheads, timings_from
 
-# The suite's benchmarks the report reads, by asv's names (a test checks them against asv's
-# own discovery of benchmarks/).
-DUMPS = "bench_time.Dumps.time_dumps"
-LOADS = "bench_time.Loads.time_loads"
-ROUND_TRIP = "bench_time.RoundTrip.time_round_trip"
-SIZE = "bench_size.EncodedSize.track_bytes"
-COMPRESSED = "bench_size.CompressedSize.track_bytes"
-RSS_DUMPS = "bench_memory.PeakMemory.track_dumps_rss"
-RSS_LOADS = "bench_memory.PeakMemory.track_loads_rss"
-COMPILED = "bench_facts.Implementation.track_compiled"
-EXACT = "bench_facts.Fidelity.track_exact"
-IMPORT = "bench_import.ImportTime.timeraw_import"
+# The suite's benchmarks the report reads (a test checks them against asv's discovery).
 READ_BENCHMARKS = (
     DUMPS,
     LOADS,
@@ -57,7 +61,7 @@ READ_BENCHMARKS = (
     RSS_DUMPS,
     RSS_LOADS,
     COMPILED,
-    EXACT,
+    ROUND_TRIP_EXACT,
     IMPORT,
 )
 COMPRESSORS = ("gzip-6", "zstd-3")
@@ -209,7 +213,7 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 codec=codec,
                 version=run.version_of(codec),
                 compiled=_fact(run.value(COMPILED, codec)),
-                exact=_fact(run.value(EXACT, codec, fixture)),
+                exact=_fact(run.value(ROUND_TRIP_EXACT, codec, fixture)),
                 dumps=dumps,
                 loads=loads,
                 round_trip=run.get(ROUND_TRIP, codec, fixture),
@@ -248,7 +252,9 @@ class Change:
     after: str
     a: float
     b: float
-    verdict: str  # times: compare.judge's (same, within noise, faster, ...); sizes: larger...
+    verdict: str  # times: compare's judge_pair (same, within noise, faster, ...); sizes: larger...
+    detectable: float | None = None  # the smallest relative change the verdict could call
+    multimodal: bool = False  # either release's processes fell into separate modes
 
     @property
     def percent(self) -> float:
@@ -303,7 +309,7 @@ def library_views(runs: Sequence[Run], tree: ResultsTree) -> list[LibraryView]:
                     ordered,
                     codecs,
                     fixtures,
-                    _changes(tree, ordered, codecs, fixtures),
+                    _changes(tree, ordered, codecs, fixtures, machine),
                 )
             )
     return views
@@ -314,8 +320,10 @@ def _changes(
     points: Sequence[VersionPoint],
     codecs: Sequence[str],
     fixtures: Sequence[str],
+    machine: str,
 ) -> list[Change]:
     out = []
+    floor = host_floor(tree, [machine], tree.warnings)
     for before, after in zip(points, points[1:]):
         for benchmark in (DUMPS, LOADS, SIZE):
             for codec in codecs:
@@ -325,6 +333,7 @@ def _changes(
                     if a is None or b is None:
                         continue
                     assert a.value is not None and b.value is not None
+                    found = Verdict("")
                     if a.code_version != b.code_version:
                         # Measured by different code (asv's hash of the benchmark): the
                         # difference may be the suite's, not the library's.
@@ -336,7 +345,9 @@ def _changes(
                             else ("larger" if b.value > a.value else "smaller")
                         )
                     else:
-                        verdict = judge(tree.benchmark(benchmark), a, b)
+                        processes = (tree.processes(a), tree.processes(b))
+                        found = judge_pair(tree.benchmark(benchmark), a, b, processes, floor)
+                        verdict = found.verdict
                     out.append(
                         Change(
                             benchmark,
@@ -347,6 +358,8 @@ def _changes(
                             a.value,
                             b.value,
                             verdict,
+                            found.detectable,
+                            found.multimodal,
                         )
                     )
     return out
@@ -369,7 +382,8 @@ def fidelity_grids(runs: Sequence[Run]) -> list[FidelityGrid]:
     for run in baseline_runs(runs):
         fixtures = run.fixtures
         cells = {
-            codec: [_fact(run.value(EXACT, codec, f)) for f in fixtures] for codec in run.codecs
+            codec: [_fact(run.value(ROUND_TRIP_EXACT, codec, f)) for f in fixtures]
+            for codec in run.codecs
         }
         if any(v is not None for row in cells.values() for v in row):
             grids.append(FidelityGrid(run, fixtures, cells))
@@ -402,12 +416,12 @@ def overhead_rows(run: Run) -> list[OverheadRow]:
     values = {
         (name, params): m.value
         for (name, params), m in run.values.items()
-        if name in OVERHEAD_BENCHMARKS.values() and m.value is not None
+        if name in OVERHEAD.values() and m.value is not None
     }
-    found = judge_overhead(timings_from(values), overhead_variants(run.codecs))
+    found = judge_overheads(timings_from(values), overhead_variants(run.codecs))
     rows = []
     for result in found:
-        name = OVERHEAD_BENCHMARKS[result.operation]
+        name = OVERHEAD[result.operation]
         adapter = run.get(name, result.codec, OVERHEAD_FIXTURE, ADAPTER)
         direct = run.get(name, result.codec, OVERHEAD_FIXTURE, DIRECT)
         if adapter is not None and direct is not None:

@@ -228,8 +228,8 @@ def _text(value: Any) -> str:
     return "-" if value in (None, "") else str(value)
 
 
-def render_hosts(rows: list[dict[str, Any]]) -> str:
-    """One column per machine, so that hosts compare side by side."""
+def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
+    """One column per machine, so that hosts compare side by side (or a GitHub table)."""
     fields: list[tuple[str, Any]] = [
         ("asv: cpu", lambda r: r["asv"]["cpu"]),
         ("asv: num_cpu", lambda r: r["asv"]["num_cpu"]),
@@ -246,7 +246,14 @@ def render_hosts(rows: list[dict[str, Any]]) -> str:
         ("results", _coverage),
     ]
     table = [[label, *(_text(get(r)) for r in rows)] for label, get in fields]
-    out = tabulate(table, headers=["", *(r["machine"] for r in rows)], disable_numparse=True)
+    if markdown:  # a Markdown cell is one line
+        table = [[cell.replace("\n", "<br>") for cell in row] for row in table]
+    out = tabulate(
+        table,
+        headers=["", *(r["machine"] for r in rows)],
+        disable_numparse=True,
+        tablefmt="github" if markdown else "simple",
+    )
     missing = [r["machine"] for r in rows if r["host"] is None]
     if missing:
         out += (

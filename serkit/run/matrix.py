@@ -16,12 +16,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from serkit.checkout import ENV_DIR, HTML_DIR, RESULTS_DIR
+from serkit.suite.cases import LIBRARY_ENV
 
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13")
 
 # Set in each axis environment: the benchmarks then time only that library's codecs,
 # since every other codec there is the baseline's, already timed in the baseline env.
-LIBRARY_ENV = "SERKIT_BENCH_LIBRARY"
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ LIBRARIES = (
 
 
 @dataclass(frozen=True)
-class Environment:
+class MatrixEnvironment:
     """One asv environment of the matrix."""
 
     python: str
@@ -124,7 +124,7 @@ class Environment:
         return entry
 
 
-def baseline(python: str) -> Environment:
+def baseline(python: str) -> MatrixEnvironment:
     requirements: dict[str, str] = {}
     missing: list[str] = []
     for library in LIBRARIES:
@@ -133,10 +133,10 @@ def baseline(python: str) -> Environment:
             missing.append(library.name)
         else:
             requirements[library.name] = newest.version
-    return Environment(python, requirements, None, tuple(missing))
+    return MatrixEnvironment(python, requirements, None, tuple(missing))
 
 
-def environments(pythons: tuple[str, ...] = PYTHONS) -> Iterator[Environment]:
+def environments(pythons: tuple[str, ...] = PYTHONS) -> Iterator[MatrixEnvironment]:
     """Every environment of the matrix: per Python, the baseline, then each axis release."""
     for python in pythons:
         base = baseline(python)
@@ -147,7 +147,7 @@ def environments(pythons: tuple[str, ...] = PYTHONS) -> Iterator[Environment]:
             for release in library.releases:
                 if python in release.wheels and release.version != base.requirements[library.name]:
                     varied = {**base.requirements, library.name: release.version}
-                    yield Environment(python, varied, library.name, base.missing)
+                    yield MatrixEnvironment(python, varied, library.name, base.missing)
 
 
 def unused_releases(pythons: tuple[str, ...] = PYTHONS) -> Iterator[tuple[str, str, str]]:

@@ -28,22 +28,19 @@ from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
-from serkit.results.tree import read_tree
+from serkit.results.hosts import load_average
+from serkit.results.tree import ResultsTree, read_tree
 from serkit.run.runner import asv, ensure_machine, scratch_config
+from serkit.suite.benchmark_names import TIME
 from serkit.suite.cases import prepare
 
-BENCHMARKS = {
-    "dumps": "bench_time.Dumps.time_dumps",
-    "loads": "bench_time.Loads.time_loads",
-    "round_trip": "bench_time.RoundTrip.time_round_trip",
-}
 TOLERANCE = 0.10
 TIMEIT, PYPERF = "timeit", "pyperf"
 PYPERF_INSTALL = "pip install 'serkit[validate]'"
 
 
 @dataclass(frozen=True)
-class Pair:
+class SuiteCall:
     """One call of the suite: a codec's operation on a fixture."""
 
     codec: str
@@ -52,7 +49,7 @@ class Pair:
 
     @property
     def benchmark(self) -> str:
-        return BENCHMARKS[self.operation]
+        return TIME[self.operation]
 
     @property
     def pattern(self) -> str:
@@ -63,14 +60,14 @@ class Pair:
 # serkit validate's panel: calls from about 1 µs to 2 ms, compiled and pure Python code,
 # Python callbacks inside a C codec (msgpack-ext), and each of the three operations.
 PANEL = (
-    Pair("orjson", "small-dict", "dumps"),
-    Pair("marshal", "small-dict", "loads"),
-    Pair("msgpack-ext", "sensor-record", "round_trip"),
-    Pair("json", "senate-bios", "dumps"),
-    Pair("msgspec-msgpack", "random-dicts-100", "loads"),
-    Pair("cbor2", "sensor-stream", "loads"),
-    Pair("ujson", "random-dicts-100", "dumps"),
-    Pair("yaml", "small-dict", "dumps"),
+    SuiteCall("orjson", "small-dict", "dumps"),
+    SuiteCall("marshal", "small-dict", "loads"),
+    SuiteCall("msgpack-ext", "sensor-record", "round_trip"),
+    SuiteCall("json", "senate-bios", "dumps"),
+    SuiteCall("msgspec-msgpack", "random-dicts-100", "loads"),
+    SuiteCall("cbor2", "sensor-stream", "loads"),
+    SuiteCall("ujson", "random-dicts-100", "dumps"),
+    SuiteCall("yaml", "small-dict", "dumps"),
 )
 
 
@@ -145,21 +142,9 @@ class ScratchSuite:
     def run(self, patterns: Iterable[str], attributes: Iterable[str] = ()) -> Values:
         """One `asv run` of the benchmarks matching `patterns`: seconds by (name, params).
 
-        asv's --bench regexes match `name(param, ...)`, params as repr(); a value asv
-        skipped or failed is left out.
+        A value asv skipped or failed is left out.
         """
-        results = self.scratch / "results"
-        for old in results.glob("*/*-*.json"):  # each round starts from nothing
-            old.unlink()
-        args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
-        args += ["--set-commit-hash", self.commit]
-        for pattern in patterns:
-            args += ["-b", pattern]
-        for attribute in attributes:
-            args += ["-a", attribute]
-        if asv(self.root, args, self.env, quiet=True) not in (0, 2):
-            raise SerkitError("asv run failed; see its output above")
-        tree = read_tree(results)
+        tree = self.run_tree(patterns, attributes)
         values: Values = {}
         for machine in tree.machines.values():
             for m in machine.measurements:
@@ -169,8 +154,31 @@ class ScratchSuite:
             raise SerkitError("asv recorded no timings; see its output above")
         return values
 
+    def run_tree(
+        self, patterns: Iterable[str], attributes: Iterable[str] = (), *, sample: bool = False
+    ) -> ResultsTree:
+        """One `asv run` of the benchmarks matching `patterns`, read back as a results tree;
+        with `sample`, asv keeps every sample (one per process in serkit's timed classes).
 
-def _asv_value(values: Values, pair: Pair) -> float:
+        asv's --bench regexes match `name(param, ...)`, params as repr().
+        """
+        results = self.scratch / "results"
+        for old in results.glob("*/*-*.json"):  # each run starts from nothing
+            old.unlink()
+        args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
+        args += ["--set-commit-hash", self.commit]
+        if sample:
+            args += ["--record-samples"]
+        for pattern in patterns:
+            args += ["-b", pattern]
+        for attribute in attributes:
+            args += ["-a", attribute]
+        if asv(self.root, args, self.env, quiet=True) not in (0, 2):
+            raise SerkitError("asv run failed; see its output above")
+        return read_tree(results)
+
+
+def _asv_value(values: Values, pair: SuiteCall) -> float:
     try:
         return values[pair.benchmark, (pair.codec, pair.fixture)]
     except KeyError:
@@ -185,11 +193,11 @@ def _timeit_median(call: Callable[[], object]) -> float:
     return statistics.median(t / number for t in timer.repeat(repeat=7, number=number))
 
 
-def measure(
+def measure_agreement(
     root: Path, codec: str, fixture: str, operation: str = "dumps", rounds: int = 5
 ) -> Agreement:
     """One pair, the asv suite against timeit in this process, `rounds` times."""
-    pair = Pair(codec, fixture, operation)
+    pair = SuiteCall(codec, fixture, operation)
     # Prepared once, before asv runs: a pair that cannot run fails now, with serkit's message.
     call = prepare(codec, fixture).operation(operation)
     asv_s: list[float] = []
@@ -201,7 +209,7 @@ def measure(
     return Agreement(codec, fixture, operation, asv_s, timeit_s, TIMEIT)
 
 
-def pyperf_median(pair: Pair, processes: int, scratch: Path) -> float:
+def pyperf_median(pair: SuiteCall, processes: int, scratch: Path) -> float:
     """pyperf's median for the pair, from `serkit.trust.pyperf_worker` in a fresh interpreter."""
     output = scratch / "pyperf.json"
     output.unlink(missing_ok=True)
@@ -218,7 +226,7 @@ def pyperf_median(pair: Pair, processes: int, scratch: Path) -> float:
 
 
 def validate(
-    root: Path, pairs: Iterable[Pair] = PANEL, rounds: int = 3, processes: int = 10
+    root: Path, pairs: Iterable[SuiteCall] = PANEL, rounds: int = 3, processes: int = 10
 ) -> list[Agreement]:
     """Each pair, the asv suite (its default statistics) against pyperf, `rounds` times."""
     try:
@@ -228,8 +236,8 @@ def validate(
     chosen = list(pairs)
     for pair in chosen:
         prepare(pair.codec, pair.fixture)  # a pair that cannot run fails now, with its reason
-    asv_s: dict[Pair, list[float]] = {pair: [] for pair in chosen}
-    pyperf_s: dict[Pair, list[float]] = {pair: [] for pair in chosen}
+    asv_s: dict[SuiteCall, list[float]] = {pair: [] for pair in chosen}
+    pyperf_s: dict[SuiteCall, list[float]] = {pair: [] for pair in chosen}
     with ScratchSuite(root) as suite:
         for _ in progress_rounds(rounds):
             values = suite.run([pair.pattern for pair in chosen])
@@ -239,6 +247,49 @@ def validate(
     return [
         Agreement(p.codec, p.fixture, p.operation, asv_s[p], pyperf_s[p], PYPERF) for p in chosen
     ]
+
+
+LoadAverage = tuple[float, float, float] | None
+
+
+@dataclass(frozen=True)
+class Validation:
+    """`serkit validate`'s run: each pair's agreement, and the machine's load around it."""
+
+    rounds: int
+    processes: int
+    pairs: list[Agreement]
+    load_before: LoadAverage
+    load_after: LoadAverage
+
+    @property
+    def within(self) -> bool:
+        return all(pair.within for pair in self.pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "processes": self.processes,
+            "load_average": {
+                "before": _load_field(self.load_before),
+                "after": _load_field(self.load_after),
+            },
+            "pairs": [pair.as_dict() for pair in self.pairs],
+        }
+
+
+def _load_field(load: LoadAverage) -> str:
+    # The document's own spelling since its first version: tools already read it.
+    return " ".join(f"{x:.2f}" for x in load) if load is not None else "unreadable"
+
+
+def run_validation(
+    root: Path, rounds: int = 3, processes: int = 10, pairs: Iterable[SuiteCall] = PANEL
+) -> Validation:
+    """validate(), with the load average read before and after: a busy machine disagrees."""
+    before = load_average()
+    results = validate(root, pairs, rounds, processes)
+    return Validation(rounds, processes, results, before, load_average())
 
 
 def progress_rounds(count: int) -> Iterator[int]:

@@ -15,8 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from serkit.codecs.registry import codec_names, get_codec, registry
-from serkit.errors import SerkitError
+from serkit.codecs.registry import codec_names, registry
 from serkit.results import hosts as hostinfo
 
 # A 1-minute load above this share of the usable CPUs means other work competes.
@@ -128,15 +127,14 @@ def codec_items() -> list[Item]:
     """Each codec's implementation: a compiled codec that fell back to Python is flagged."""
     items = []
     for name in codec_names():
-        spec = registry.spec(name)
-        try:
-            codec = get_codec(name)
-        except SerkitError as exc:
-            items.append(Item(f"codec {name}", f"not installed: {exc}"))
+        facts = registry.facts(name)
+        codec = facts.codec
+        if codec is None:
+            items.append(Item(f"codec {name}", f"not installed: {facts.reason}"))
             continue
         value = f"{codec.implementation} ({codec.library} {codec.version})"
         warning = ""
-        if codec.implementation != "c" and not spec.pure_python:
+        if codec.implementation != "c" and not facts.spec.pure_python:
             warning = "pure Python where a compiled build exists: its timings are not the C codec's"
         items.append(Item(f"codec {name}", value, warning))
     return items

@@ -1,0 +1,26 @@
+"""The asv names of the suite's benchmarks that serkit reads back: declared once, here.
+
+asv names a benchmark `<module>.<class>.<method>` after benchmarks/; tests check every
+name below against asv's own discovery of the suite.
+"""
+
+from __future__ import annotations
+
+DUMPS = "bench_time.Dumps.time_dumps"
+LOADS = "bench_time.Loads.time_loads"
+ROUND_TRIP = "bench_time.RoundTrip.time_round_trip"
+# By the operation each one times (serkit.suite.cases.Case.operation's names).
+TIME = {"dumps": DUMPS, "loads": LOADS, "round_trip": ROUND_TRIP}
+
+SIZE = "bench_size.EncodedSize.track_bytes"
+COMPRESSED = "bench_size.CompressedSize.track_bytes"
+RSS_DUMPS = "bench_memory.PeakMemory.track_dumps_rss"
+RSS_LOADS = "bench_memory.PeakMemory.track_loads_rss"
+COMPILED = "bench_facts.Implementation.track_compiled"
+ROUND_TRIP_EXACT = "bench_facts.Fidelity.track_exact"
+IMPORT = "bench_import.ImportTime.timeraw_import"
+
+OVERHEAD = {
+    "dumps": "bench_overhead.DumpsOverhead.time_dumps",
+    "loads": "bench_overhead.LoadsOverhead.time_loads",
+}
