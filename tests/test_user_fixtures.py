@@ -18,9 +18,8 @@ from serkit.inputs.user_fixtures import (
     FOLDER,
     FOLDER_ENV,
     MANIFEST,
-    ORIGIN,
+    USER_ORIGIN,
     add_document,
-    as_fixture,
     declarations,
     declared_fixtures,
     default_name,
@@ -66,12 +65,10 @@ def test_adding_copies_the_document_and_pins_it_by_content_hash(
             }
         }
     }
-    fixture = as_fixture(declared)
-    assert (fixture.name, fixture.sha256, fixture.origin) == (declared.id, sha256, ORIGIN)
-    assert fixture.description.startswith("two orders (") and fixture.description.endswith(" B)")
-    assert not fixture.slow and not fixture.large
-    built = fixture.build()
-    assert built == ORDERS and built is not fixture.build()  # a new object on every build
+    assert declared.about == f"two orders ({declared.size} B)"
+    assert not declared.slow and not declared.large
+    built = declared.build()
+    assert built == ORDERS and built is not declared.build()  # a new object on every build
 
 
 def test_the_same_content_again_changes_nothing(tmp_path: Path, store: Path) -> None:
@@ -109,7 +106,7 @@ def test_a_declared_file_that_changed_is_refused_naming_both_hashes(
     declared = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
     declared.file.write_text(json.dumps({"orders": []}))
     with pytest.raises(FixtureChanged) as caught:
-        as_fixture(declared).build()
+        declared.build()
     now = content_hash({"orders": []})
     assert str(caught.value).startswith(
         f"{declared.file} has changed: its content sha256 is {now[:12]}…, "
@@ -126,7 +123,7 @@ def test_a_pickle_needs_the_flag_and_the_declaration_keeps_it(tmp_path: Path, st
     declared = add_document(path, allow_pickle=True, where=store)
     assert declared.allow_pickle and declared.file.suffix == ".pickle"
     assert _manifest(store)["fixtures"]["orders"]["allow_pickle"] is True
-    assert as_fixture(declared).build() == ORDERS
+    assert declared.build() == ORDERS
 
 
 def test_a_document_the_hash_cannot_pin_is_refused(tmp_path: Path, store: Path) -> None:
@@ -194,7 +191,11 @@ def test_declared_fixtures_join_the_registry(
 ) -> None:
     declared = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
     monkeypatch.setenv(FOLDER_ENV, str(store))
-    (fixture,) = declared_fixtures()
+    assert declared_fixtures() == [declared]
+    fixture = fixtures._user_fixture(declared)  # as the registry adds it on import
+    assert (fixture.name, fixture.sha256) == (declared.id, declared.sha256)
+    assert fixture.origin == USER_ORIGIN
+    assert fixture.description == declared.about
     monkeypatch.setitem(fixtures._FIXTURES, fixture.name, fixture)
     assert fixture.name in fixtures.fixture_names()
     assert load_fixture(declared.id) == ORDERS
@@ -246,7 +247,7 @@ def test_fixtures_list_and_verify_show_declared_documents(tmp_path: Path) -> Non
     serkit_cli = [sys.executable, "-m", "serkit", "fixtures"]
     environ = {k: v for k, v in os.environ.items() if k != FOLDER_ENV}
     listed = subprocess.run(
-        [*serkit_cli, "list", "--json"],
+        [*serkit_cli, "list", "--format", "json"],
         cwd=checkout,
         env=environ,
         capture_output=True,
@@ -254,7 +255,7 @@ def test_fixtures_list_and_verify_show_declared_documents(tmp_path: Path) -> Non
         check=True,
     )
     rows = {row["id"]: row for row in json.loads(listed.stdout)}
-    assert rows[declared]["origin"] == ORIGIN
+    assert rows[declared]["origin"] == USER_ORIGIN
     assert rows[declared]["sha256"] == content_hash(ORDERS)
     verified = subprocess.run(
         [*serkit_cli, "verify", "--fixture", declared],

@@ -7,7 +7,7 @@ Its ``fixtures.json`` declares each document::
                              "sha256": "3f2ab4963e6c2d02…",
                              "description": "one day of orders"}}}
 
-``sha256`` is the document's content hash (:func:`serkit.inputs.fixtures.content_hash`,
+``sha256`` is the document's content hash (:func:`serkit.inputs.hashing.content_hash`,
 the same hash as every built-in fixture's), and the fixture's id carries its first eight
 hex digits: ``orders@3f2ab496``. A document that changes is therefore a new fixture with a
 new id, never new results under an old one, and a file whose content no longer matches its
@@ -43,12 +43,12 @@ from serkit.inputs.documents import (
     read_document,
     size_text,
 )
-from serkit.inputs.fixtures import Fixture, content_hash
+from serkit.inputs.hashing import content_hash
 
 FOLDER_ENV = "SERKIT_USER_FIXTURES"
 FOLDER = Path("fixtures") / "user"  # in the checkout
 MANIFEST = "fixtures.json"
-ORIGIN = "your data"
+USER_ORIGIN = "your data"  # a declared document's `origin` in the fixture registry
 ID_HASH_DIGITS = 8
 # Sizes as file bytes: a document this large is slow (left out unless --slow) or large
 # (its peak memory is measured), as random-dicts-10000 and -1000 are as JSON.
@@ -61,7 +61,7 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 @dataclass(frozen=True)
 class Declaration:
-    """One entry of fixtures.json, checked for shape (not yet against its file)."""
+    """One entry of fixtures.json, checked for shape (its file is checked when built)."""
 
     name: str
     file: Path  # absolute
@@ -69,11 +69,35 @@ class Declaration:
     description: str = ""
     format: str | None = None  # None: from the extension, else sniffed
     allow_pickle: bool = False
-    slow: bool | None = None  # None: from the file's size
+    declared_slow: bool | None = None  # None: from the file's size
 
     @property
     def id(self) -> str:
         return fixture_id(self.name, self.sha256)
+
+    @property
+    def size(self) -> int:
+        """The file's size in bytes; 0 when it is missing (building it then says so)."""
+        try:
+            return self.file.stat().st_size
+        except OSError:
+            return 0
+
+    @property
+    def about(self) -> str:
+        return f"{self.description or self.file.name} ({size_text(self.size)})"
+
+    @property
+    def slow(self) -> bool:
+        return self.declared_slow if self.declared_slow is not None else self.size >= SLOW_BYTES
+
+    @property
+    def large(self) -> bool:
+        return self.size >= LARGE_BYTES
+
+    def build(self) -> Any:
+        """The document, read from its file and checked against its content hash."""
+        return read_declared(self).obj
 
 
 def fixture_id(name: str, sha256: str) -> str:
@@ -129,7 +153,7 @@ def _declaration(name: str, entry: Any, base: Path) -> Declaration:
         description=str(entry.get("description", "")),
         format=fmt,
         allow_pickle=entry.get("allow_pickle", False),
-        slow=entry.get("slow"),
+        declared_slow=entry.get("slow"),
     )
 
 
@@ -189,32 +213,14 @@ def pin(document: Document) -> str:
         ) from None
 
 
-def as_fixture(declaration: Declaration) -> Fixture:
-    """The registry entry: built by reading and checking the file, on every load."""
-    try:
-        size = declaration.file.stat().st_size
-    except OSError:
-        size = 0  # a missing file fails when the fixture is built, with its own message
-    about = declaration.description or declaration.file.name
-    return Fixture(
-        name=declaration.id,
-        build=lambda: read_declared(declaration).obj,
-        sha256=declaration.sha256,
-        origin=ORIGIN,
-        description=f"{about} ({size_text(size)})",
-        slow=declaration.slow if declaration.slow is not None else size >= SLOW_BYTES,
-        large=size >= LARGE_BYTES,
-    )
-
-
-def declared_fixtures() -> list[Fixture]:
-    """The registry's hook: the folder's fixtures, or none with a warning if it is malformed.
+def declared_fixtures() -> list[Declaration]:
+    """The registry's hook: the folder's declarations, or none, with a warning, if malformed.
 
     The registry is built on import, where an error would stop every command and asv's
     discovery of the whole suite; `serkit fixtures verify` reports the problem as an error.
     """
     try:
-        return [as_fixture(d) for d in declarations()]
+        return declarations()
     except SerkitError as exc:
         warnings.warn(f"serkit: your fixtures are left out: {exc}", stacklevel=2)
         return []

@@ -34,7 +34,7 @@ from serkit.checks.fidelity import (
 from serkit.codecs.registry import RoundTrip, codec_names, get_codec, registry
 from serkit.errors import SerkitError
 from serkit.inputs.documents import Document, read_document
-from serkit.inputs.fixtures import content_hash
+from serkit.inputs.hashing import content_hash
 from serkit.progress import progress
 from serkit.stats import quartiles
 from serkit.suite.cases import COMPRESSORS, WARMED_CALL_S, Case, prepare_object
