@@ -17,8 +17,7 @@ from serkit.cli.common import (
     print_table,
     require_sources,
 )
-from serkit.codecs.registry import check_codecs, codec_names, get_codec, registry
-from serkit.errors import SerkitError
+from serkit.codecs.registry import check_codecs, codec_names, registry
 from serkit.progress import progress
 
 
@@ -99,14 +98,10 @@ def _hostile_cell(result: hostile.HostileResult | None) -> str:
 
 
 def _codec_facts(name: str, hostile_result: hostile.HostileResult | None) -> dict[str, Any]:
-    spec = registry.spec(name)
+    known = registry.facts(name)
+    spec = known.spec
     facts: dict[str, Any] = {"codec": name, "format": spec.format, "library": spec.library}
-    try:
-        codec = get_codec(name)
-    except SerkitError:
-        facts.update(implementation=None, version=None)
-    else:
-        facts.update(implementation=codec.implementation, version=codec.version)
+    facts.update(implementation=known.implementation, version=known.version)
     facts.update(
         safe_for_untrusted_input=spec.safe_for_untrusted_input,
         untrusted_input_hazard=spec.untrusted_input_hazard,

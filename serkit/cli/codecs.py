@@ -7,8 +7,7 @@ import dataclasses
 from typing import Any
 
 from serkit.cli.common import add_format, print_hazards, print_json, print_table
-from serkit.codecs.registry import codec_names, get_codec, registry
-from serkit.errors import SerkitError
+from serkit.codecs.registry import codec_names, registry
 
 
 def add_commands(commands: Any) -> None:
@@ -30,13 +29,15 @@ def codec_rows() -> list[dict[str, Any]]:
             variant=spec.variant,
             direct=dataclasses.asdict(spec.direct) if spec.direct else None,
         )
-        try:
-            codec = get_codec(name)
-        except SerkitError as exc:  # one missing or broken codec must not hide the others
-            row.update(version=None, implementation=None, available=False, reason=str(exc))
-        else:
-            row.update(version=codec.version, implementation=codec.implementation, available=True)
-            row.update(reason="", call=codec.summary)
+        known = registry.facts(name)  # one missing or broken codec must not hide the others
+        row.update(
+            version=known.version,
+            implementation=known.implementation,
+            available=known.codec is not None,
+            reason=known.reason,
+        )
+        if known.codec is not None:
+            row.update(call=known.codec.summary)
         rows.append(row)
     return rows
 

@@ -1,4 +1,4 @@
-"""`serkit agreement`, `validate`, `overhead` and `doctor`: can these timings be trusted?"""
+"""Can timings be trusted: `agreement`, `validate`, `overhead`, `doctor`, `noise` and `aa`."""
 
 from __future__ import annotations
 
@@ -6,8 +6,15 @@ import argparse
 import statistics
 from typing import Any
 
-from serkit.checkout import project_root
-from serkit.cli.common import add_format, codec_parent, positive_int, print_json, print_table
+from serkit.checkout import project_root, results_dir
+from serkit.cli.common import (
+    add_format,
+    codec_parent,
+    fixture_parent,
+    positive_int,
+    print_json,
+    print_table,
+)
 from serkit.codecs.registry import check_codecs
 from serkit.errors import SerkitError
 from serkit.results.hosts import load_average, load_text
@@ -50,6 +57,31 @@ def add_commands(commands: Any) -> None:
     )
     add_format(doctor)
     doctor.set_defaults(run=run_doctor)
+
+    noise = commands.add_parser(
+        "noise",
+        help="A/A-run a fixed panel (about a minute) and record this host's noise floor",
+    )
+    noise.add_argument(
+        "--machine", help="the machine name to file it under (default: as `serkit bench` picks)"
+    )
+    noise.add_argument(
+        "--processes", type=positive_int, default=None, help="processes per pair and run"
+    )
+    add_format(noise)
+    noise.set_defaults(run=run_noise)
+
+    aa = commands.add_parser(
+        "aa",
+        parents=[codec_parent(), fixture_parent()],
+        help="run a slice of the suite twice and count the verdicts that call it different",
+    )
+    aa.add_argument(
+        "--processes", type=positive_int, default=None, help="processes per pair and run"
+    )
+    aa.add_argument("--machine", help="whose recorded noise floor the verdicts use")
+    add_format(aa)
+    aa.set_defaults(run=run_aa)
 
 
 def _seconds(value: float) -> str:
@@ -173,4 +205,66 @@ def run_doctor(args: argparse.Namespace) -> int:
     print_table(rows, ["", "state", "for benchmarking"], args.format, disable_numparse=True)
     count = sum(1 for i in items if i.warning)
     print(f"\n{count} warning(s). See README, Measurement you can trust, for a stable setup.")
+    return 0
+
+
+def _processes(args: argparse.Namespace) -> int:
+    from serkit.run.runner import QUICK_ROUNDS
+
+    if args.processes is not None and args.processes < 2:
+        raise SerkitError("--processes: a spread between processes needs at least 2")
+    return int(args.processes or QUICK_ROUNDS)
+
+
+def _print_aa(args: argparse.Namespace, result: Any, floor_source: str, extra: list[str]) -> None:
+    from serkit.trust import noise
+
+    if args.format == "json":
+        print_json({**noise.as_dict(result), "floor_source": floor_source})
+        return
+    lines = [*noise.summary_lines(result, floor_source), *extra]
+    if args.format == "markdown":
+        print("\n".join(f"- {line}" for line in lines))
+    else:
+        print("\n".join(lines))
+
+
+def run_noise(args: argparse.Namespace) -> int:
+    from serkit.results.noise import record_noise
+    from serkit.run.runner import machine_name
+    from serkit.trust import noise
+
+    root = project_root()
+    machine = machine_name(["--machine", args.machine] if args.machine else [])
+    result = noise.measure(
+        root, noise.PANEL_CODECS, noise.PANEL_FIXTURES, processes=_processes(args)
+    )
+    record = result.record(noise.panel_description())
+    path = record_noise(results_dir(root) / machine, record)
+    _print_aa(args, result, "measured by this run", [f"{machine}: {record.in_words()}"])
+    if args.format != "json":
+        print(f"recorded in {path}; `serkit compare` and the report use it for {machine}")
+    return 0
+
+
+def run_aa(args: argparse.Namespace) -> int:
+    from serkit.codecs.registry import codec_names
+    from serkit.inputs.fixtures import FIXTURES, check_fixtures
+    from serkit.results.noise import DEFAULT_FLOOR, read_noise
+    from serkit.run.runner import machine_name
+    from serkit.trust import noise
+
+    root = project_root()
+    codecs = check_codecs(args.codec) if args.codec else [c for c in codec_names() if c != "yaml"]
+    fixtures = (
+        check_fixtures(args.fixture)
+        if args.fixture
+        else [name for name, f in FIXTURES.items() if args.slow or not f.slow]
+    )
+    machine = machine_name(["--machine", args.machine] if args.machine else [])
+    record = read_noise(results_dir(root) / machine)
+    floor = record.floor if record else DEFAULT_FLOOR
+    source = f"{machine}'s recorded floor" if record else "the default: no noise recorded"
+    result = noise.measure(root, codecs, fixtures, processes=_processes(args), floor=floor)
+    _print_aa(args, result, source, [])
     return 0

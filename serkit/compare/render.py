@@ -20,41 +20,14 @@ from serkit.compare.comparison import (
     spreads,
 )
 from serkit.results.tree import Environment, Interval, Measurement
-
-BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
-TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
-
-
-def _three_digits(x: float) -> str:
-    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
-
-
-def format_value(value: float | None, unit: str) -> str:
-    """A value in its unit: seconds as ns/µs/ms/s, bytes as B/KiB/MiB; others as numbers."""
-    if value is None:
-        return "-"
-    if unit == "seconds":
-        for scale, name in TIME_UNITS:
-            if abs(value) >= scale or scale == TIME_UNITS[-1][0]:
-                return f"{_three_digits(value / scale)} {name}"
-    if unit == "bytes":
-        if abs(value) < 1024:
-            return f"{value:.0f} B" if value == int(value) else f"{value:.1f} B"
-        scaled, power = value, 0
-        while abs(scaled) >= 1024 and power < len(BINARY_UNITS) - 1:
-            scaled, power = scaled / 1024, power + 1
-        return f"{_three_digits(scaled)} {BINARY_UNITS[power]}"
-    return f"{value:g}"
+from serkit.units import bytes_exact, decimal
+from serkit.units import format_value as format_value  # re-exported: the CLI imports it here
 
 
 def _interval_text(interval: Interval | None, unit: str) -> str:
     if interval is None:
         return "-"
     return f"{format_value(interval[0], unit)} to {format_value(interval[1], unit)}"
-
-
-def _ratio_text(ratio: float | None) -> str:
-    return "-" if ratio is None else f"{ratio:.3f}"
 
 
 def _params_text(params: dict[str, Any]) -> str:
@@ -163,7 +136,7 @@ def _pair_rows(pairs: Iterable[Pair], with_commit: bool) -> list[list[str]]:
             _interval_text(a_spread, unit) + (mark if a_spread else ""),
             format_value(p.b.value, unit),
             _interval_text(b_spread, unit) + (mark if b_spread else ""),
-            _ratio_text(p.ratio),
+            decimal(p.ratio),
             p.verdict,
         ]
         rows.append([*row, p.commit[:8]] if with_commit else row)
@@ -183,7 +156,7 @@ def _mismatch_lines(result: Comparison) -> list[str]:
         a, b = int(p.a.value or 0), int(p.b.value or 0)
         lines.append(
             f"  - {p.benchmark.name} [{_params_text(p.params)}] in {p.env.label}: "
-            f"{a:,} B on {result.host_a}, {b:,} B on {result.host_b}{note}"
+            f"{bytes_exact(a)} on {result.host_a}, {bytes_exact(b)} on {result.host_b}{note}"
         )
     return lines
 
@@ -196,7 +169,7 @@ def _summary_rows(groups: Sequence[GroupSummary], overall: GroupSummary) -> list
             [
                 g.group,
                 str(g.timings),
-                _ratio_text(g.geomean),
+                decimal(g.geomean),
                 str(g.verdicts.get("faster", 0)),
                 str(g.verdicts.get("slower", 0)),
                 str(g.verdicts.get("within noise", 0)),

@@ -10,6 +10,7 @@ name: asv reads every .json file in a machine's folder as a results file, and wa
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -25,6 +26,7 @@ from typing import Any
 import yaml
 from tabulate import tabulate
 
+from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise
 from serkit.results.tree import (
     ASV_MACHINE_FIELDS,
     ResultsTree,
@@ -201,6 +203,7 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
                     k: v for k, v in machine.profile.items() if k not in ASV_MACHINE_FIELDS
                 },
                 "host": read_host(tree.root / name, tree.warnings),
+                "noise": _noise(read_noise(tree.root / name, tree.warnings)),
                 "results": {
                     "files": machine.files,
                     "environments": len(envs),
@@ -210,6 +213,16 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+NOT_MEASURED = (
+    f"not measured (`serkit noise`); verdicts assume differences under {DEFAULT_FLOOR:.0%} "
+    "are noise"
+)
+
+
+def _noise(record: NoiseRecord | None) -> dict[str, Any] | None:
+    return {**dataclasses.asdict(record), "in_words": record.in_words()} if record else None
 
 
 def _python_text(version: str, build: Mapping[str, Any]) -> str:
@@ -243,6 +256,7 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
         ("python builds", _pythons),
         ("platform", lambda r: r["host"] and r["host"].get("os")),
         ("host recorded", lambda r: r["host"] and r["host"].get("recorded_at")),
+        ("noise", lambda r: r["noise"]["in_words"] if r["noise"] else NOT_MEASURED),
         ("results", _coverage),
     ]
     table = [[label, *(_text(get(r)) for r in rows)] for label, get in fields]

@@ -31,6 +31,7 @@ from serkit.progress import progress
 from serkit.results.hosts import load_average
 from serkit.results.tree import ResultsTree, read_tree
 from serkit.run.runner import asv, ensure_machine, scratch_config
+from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.cases import prepare
 
@@ -82,13 +83,12 @@ class Agreement:
 
     @property
     def ratios(self) -> list[float]:
-        return [a / t for a, t in zip(self.asv_s, self.other_s)]
+        return paired_ratios(self.asv_s, self.other_s)
 
     @property
     def ratio(self) -> float:
-        # The median of per-round ratios: each round's pair ran back to back, so a
-        # machine that speeds up or slows down between rounds moves both alike.
-        return statistics.median(self.ratios)
+        # Each round's pair ran back to back (serkit.stats says why this is steadier).
+        return median_paired_ratio(self.asv_s, self.other_s)
 
     @property
     def within(self) -> bool:
