@@ -16,7 +16,7 @@ from serkit.codecs.registry import get_codec, registry
 from serkit.errors import DocumentError, UnknownCodec
 from serkit.inputs.documents import read_document
 from serkit.suite.cases import COMPRESSORS
-from serkit.trial.measure import plan_samples, sample_interleaved, try_document, try_paths
+from serkit.trial.measure import plan_samples, try_document, try_paths
 
 DOC: dict[str, Any] = {"users": [{"id": i, "name": f"user {i}", "score": i / 7} for i in range(50)]}
 FAST = dict(budget_s=0.5, max_rounds=5, min_sampling_s=0.2)
@@ -130,18 +130,6 @@ def test_samples_are_planned_within_the_budget_cheapest_first() -> None:
     generous = plan_samples(costs, budget_s=100.0, max_rounds=15)
     assert generous[("c", "dumps")] == 15
     assert plan_samples({}, 1.0, 15) == {}
-
-
-def test_samples_interleave_round_by_round_rotated() -> None:
-    order: list[str] = []
-    calls = {(name, "dumps"): (lambda name=name: order.append(name)) for name in "abc"}
-    counts = {("a", "dumps"): 3, ("b", "dumps"): 3, ("c", "dumps"): 1}
-    samples = sample_interleaved(calls, dict.fromkeys(calls, 1), counts, "test")
-    assert order == ["a", "b", "c", "b", "a", "a", "b"]
-    assert {k: len(v) for k, v in samples.items()} == counts
-    order.clear()
-    sample_interleaved(calls, dict.fromkeys(calls, 1), counts, "test", deadline=0.0)
-    assert order == []  # past the deadline, no round starts
 
 
 def test_a_one_megabyte_document_is_budgeted_by_time(

@@ -65,7 +65,7 @@ def test_adding_copies_the_document_and_pins_it_by_content_hash(
             }
         }
     }
-    assert declared.about == f"two orders ({declared.size} B)"
+    assert declared.about == f"two orders ({declared.size} B)"  # under 1 KiB: bytes
     assert not declared.slow and not declared.large
     built = declared.build()
     assert built == ORDERS and built is not declared.build()  # a new object on every build

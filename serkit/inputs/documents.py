@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from serkit.errors import DocumentError
+from serkit.units import bytes_binary
 
 FORMATS = ("json", "yaml", "msgpack", "pickle")
 EXTENSIONS: Mapping[str, str] = MappingProxyType(
@@ -74,14 +75,6 @@ class Document:
     recognised_by: str  # "extension", "content" (sniffed) or "caller" (format given)
 
 
-def size_text(count: float) -> str:
-    """Bytes for people: `1.7 MB`, `640 kB`, `812 B` (decimal units, as file managers show)."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if count >= scale:
-            return f"{count / scale:.3g} {unit}"
-    return f"{count:,.0f} B"
-
-
 def parse_size(text: str) -> int:
     """`"2GiB"`, `"512 MB"`, `"1000000"` -> bytes; DocumentError for anything else."""
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
@@ -102,12 +95,6 @@ def max_bytes_from_env(environ: Mapping[str, str] = os.environ) -> int:
         return parse_size(value)
     except DocumentError as exc:
         raise DocumentError(f"{MAX_BYTES_ENV}: {exc}") from None
-
-
-def _limit_text(limit: int) -> str:
-    if limit % 2**20 == 0:
-        return f"{limit // 2**20:,} MiB"
-    return size_text(limit)
 
 
 # --- readers ---------------------------------------------------------------------------
@@ -165,7 +152,7 @@ def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
         raise DocumentError(f"{path} is a folder, not a document")
     if size > max_bytes:
         raise DocumentError(
-            f"{path} is {size_text(size)}, over the {_limit_text(max_bytes)} limit for a "
+            f"{path} is {bytes_binary(size)}, over the {bytes_binary(max_bytes)} limit for a "
             f"document; to raise it, set {MAX_BYTES_ENV} (e.g. {MAX_BYTES_ENV}=4GiB)"
         )
     try:
@@ -174,7 +161,7 @@ def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
     except OSError as exc:
         raise DocumentError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if len(data) > max_bytes:
-        raise DocumentError(f"{path} grew past the {_limit_text(max_bytes)} limit while read")
+        raise DocumentError(f"{path} grew past the {bytes_binary(max_bytes)} limit while read")
     if not data:
         raise DocumentError(f"{path} is empty")
     return data

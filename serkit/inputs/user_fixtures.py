@@ -41,9 +41,9 @@ from serkit.inputs.documents import (
     decode,
     read_bytes,
     read_document,
-    size_text,
 )
 from serkit.inputs.hashing import content_hash
+from serkit.units import bytes_binary
 
 FOLDER_ENV = "SERKIT_USER_FIXTURES"
 FOLDER = Path("fixtures") / "user"  # in the checkout
@@ -85,7 +85,7 @@ class Declaration:
 
     @property
     def about(self) -> str:
-        return f"{self.description or self.file.name} ({size_text(self.size)})"
+        return f"{self.description or self.file.name} ({bytes_binary(self.size)})"
 
     @property
     def slow(self) -> bool:

@@ -3,8 +3,9 @@
 Each codec's pair is prepared as the asv suite prepares it
 (:func:`serkit.suite.cases.prepare_object`), and the round trip that preparation makes
 also decides fidelity (:func:`serkit.checks.fidelity.judge_round_trip`). Then dumps and
-loads are timed in samples of about :data:`SAMPLE_TARGET_S`, interleaved round by round
-across every codec in one process, so load from other jobs falls on every codec alike.
+loads are sampled as `serkit replicate` samples them (:mod:`serkit.replicate.measure`):
+samples of about 10 ms, interleaved round by round across every codec in one process, so
+load from other jobs falls on every codec alike.
 
 The answer must come in well under a minute, so rounds are budgeted by time: the whole
 document gets :data:`TARGET_S`, preparation included. Cheap calls get up to
@@ -36,48 +37,17 @@ from serkit.errors import SerkitError
 from serkit.inputs.documents import Document, read_document
 from serkit.inputs.hashing import content_hash
 from serkit.progress import progress
-from serkit.stats import quartiles
-from serkit.suite.cases import COMPRESSORS, WARMED_CALL_S, Case, prepare_object
+from serkit.replicate.measure import Timing, sample_interleaved, sample_size
+from serkit.suite.cases import COMPRESSORS, Case, prepare_object
 
 TARGET_S = 25.0  # per document, preparation included: "well under a minute" for 1 MB
 MIN_SAMPLING_S = 3.0  # sampling still gets this much when preparation took the whole target
 MAX_ROUNDS = 15
-SAMPLE_TARGET_S = 0.010  # asv's default sample_time, as `serkit replicate` uses
 OPERATIONS = ("dumps", "loads")
 # Rows that ran come first, fastest first; then the rest in this order.
 _STATUS_ORDER = (EXACT, LOSSY, UNSUPPORTED, ERROR, NOT_INSTALLED)
 
 Key = tuple[str, str]  # (codec, operation)
-
-
-@dataclass(frozen=True)
-class Timing:
-    """Seconds per call, one sample per round the call took part in."""
-
-    samples: tuple[float, ...]
-    calls_per_sample: int = 1
-    # Too slow to sample within its share of the budget: the only figure is the first,
-    # cold call that preparation made.
-    first_call_only: bool = False
-
-    @property
-    def quartiles(self) -> tuple[float, float, float]:
-        return quartiles(self.samples)
-
-    @property
-    def median(self) -> float:
-        return self.quartiles[1]
-
-    def as_dict(self) -> dict[str, Any]:
-        q1, median, q3 = self.quartiles
-        return {
-            "median_s": median,
-            "q1_s": q1,
-            "q3_s": q3,
-            "samples": len(self.samples),
-            "calls_per_sample": self.calls_per_sample,
-            "first_call_only": self.first_call_only,
-        }
 
 
 @dataclass(frozen=True)
@@ -118,8 +88,8 @@ class CodecTrial:
             "options": result.options,
             "bytes": result.bytes,
             "compressed_bytes": dict(self.compressed),
-            "dumps": self.dumps.as_dict() if self.dumps else None,
-            "loads": self.loads.as_dict() if self.loads else None,
+            "dumps": timing_dict(self.dumps),
+            "loads": timing_dict(self.loads),
         }
 
 
@@ -149,6 +119,21 @@ class DocumentTrial:
         }
 
 
+def timing_dict(timing: Timing | None) -> dict[str, Any] | None:
+    """A timing for JSON: its quartiles in seconds, and how it was sampled."""
+    if timing is None:
+        return None
+    q1, median, q3 = timing.quartiles
+    return {
+        "median_s": median,
+        "q1_s": q1,
+        "q3_s": q3,
+        "samples": len(timing.samples),
+        "calls_per_sample": timing.calls_per_sample,
+        "first_call_only": timing.first_call_only,
+    }
+
+
 # --- planning the rounds --------------------------------------------------------------
 
 
@@ -168,45 +153,6 @@ def plan_samples(costs: Mapping[Key, float], budget_s: float, max_rounds: int) -
         counts[key] = min(max_rounds, math.floor(share / cost))
         left -= counts[key] * cost
     return counts
-
-
-def _calls_per_sample(case: Case, operation: str, first_s: float) -> tuple[int, float]:
-    """(calls per sample, estimated seconds per sample) for one operation of a case."""
-    if first_s >= WARMED_CALL_S:  # one call is a sample; estimating would cost another
-        return 1, first_s
-    inner = case.inner_loops(operation)
-    body_s = timeit.Timer(case.operation(operation)).timeit(inner)
-    bodies = max(1, math.ceil(SAMPLE_TARGET_S / max(body_s, 1e-9)))
-    return inner * bodies, body_s * bodies
-
-
-def sample_interleaved(
-    calls: Mapping[Key, Callable[[], object]],
-    numbers: Mapping[Key, int],
-    counts: Mapping[Key, int],
-    desc: str,
-    deadline: float = math.inf,
-) -> dict[Key, list[float]]:
-    """Seconds per call, `counts[key]` samples each, one per round, every round rotated.
-
-    No round starts after `deadline` (timeit.default_timer's clock): the plan's estimates
-    come from one quiet moment, and load from other jobs can make every call slower.
-    """
-    samples: dict[Key, list[float]] = {key: [] for key in calls}
-    keys = list(calls)
-    rounds = max(counts.values(), default=0)
-    with progress(desc=desc, unit="sample", total=sum(counts.values())) as bar:
-        for round_ in range(rounds):
-            if timeit.default_timer() > deadline:
-                break
-            # Rotated each round, so no codec always runs first (or right after another).
-            shift = round_ % max(1, len(keys))
-            for key in keys[shift:] + keys[:shift]:
-                if counts[key] > round_:
-                    number = numbers[key]
-                    samples[key].append(timeit.Timer(calls[key]).timeit(number) / number)
-                    bar.update()
-    return samples
 
 
 # --- one document ---------------------------------------------------------------------
@@ -278,7 +224,7 @@ def try_document(
             key = (name, operation)
             first[key] = case.first_call_s(operation) or 0.0
             calls[key] = case.operation(operation)
-            numbers[key], costs[key] = _calls_per_sample(case, operation, first[key])
+            numbers[key], costs[key] = sample_size(case, operation)
     sampling_s = max(min_sampling_s, budget_s - (clock() - start))
     counts = plan_samples(costs, sampling_s, max_rounds)
     deadline = clock() + sampling_s
