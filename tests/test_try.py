@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import json
+import pickle
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +14,14 @@ import yaml
 import serkit.trial.measure as trial
 from serkit import Binding, CodecSpec, Config
 from serkit.checks.fidelity import EXACT, LOSSY, NOT_INSTALLED, UNSUPPORTED
+from serkit.cli import main
 from serkit.codecs.registry import get_codec, registry
 from serkit.errors import DocumentError, UnknownCodec
 from serkit.inputs.documents import read_document
+from serkit.replicate.measure import Timing
 from serkit.suite.cases import COMPRESSORS
 from serkit.trial.measure import plan_samples, try_document, try_paths
+from serkit.trial.render import implementation_text, timing_text
 
 DOC: dict[str, Any] = {"users": [{"id": i, "name": f"user {i}", "score": i / 7} for i in range(50)]}
 FAST = dict(budget_s=0.5, max_rounds=5, min_sampling_s=0.2)
@@ -192,3 +197,80 @@ def test_the_result_is_json(tmp_path: Path) -> None:
         "first_call_only",
     }
     assert set(row["compressed_bytes"]) == set(COMPRESSORS)
+
+
+# --- rendering and the command line ---------------------------------------------------
+
+
+def test_timings_read_with_units_and_spread() -> None:
+    assert timing_text(Timing((1e-3, 1.1e-3, 1.2e-3, 1.3e-3, 1.4e-3))) == "1.20 ms ±8 %"
+    assert timing_text(Timing((2.5,), first_call_only=True)) == "2.50 s (1st call)"
+    assert timing_text(Timing((3e-6,))) == "3.00 µs (1 sample)"
+    assert timing_text(None) == "-"
+
+
+def test_a_pure_python_fallback_is_called_out(tmp_path: Path, extra_codecs: None) -> None:
+    result = try_document(_document(tmp_path), ["slow-json", "json"], **FAST)
+    rows = {c.codec: c for c in result.codecs}
+    assert implementation_text(rows["json"]) == "C"
+    assert implementation_text(rows["slow-json"]) == "Python"  # pure Python by design
+    fallback = replace(rows["json"], pure_python_by_design=False)
+    fallback = replace(fallback, fidelity=replace(fallback.fidelity, implementation="python"))
+    assert implementation_text(fallback) == "Python (no C!)"
+
+
+def test_serkit_try_prints_a_table_with_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _document(tmp_path).path
+    assert main(["try", str(path), "--codec", "json,pickle-p5", "--budget", "0.5"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{path}: json, ") and " codecs in " in lines[0]
+    headers = ["codec", "impl", "dumps", "loads", "size", "gzip-6", "zstd-3", "fidelity"]
+    assert lines[2].split() == headers
+    rows = [line.split() for line in lines[4:6]]
+    assert {row[0] for row in rows} == {"json", "pickle-p5"}
+    for row in rows:
+        assert row[3] in {"ns", "µs", "ms", "s"} and row[4].startswith("±") and row[5] == "%"
+        assert {row[-6], row[-4], row[-2]} <= {"B", "KiB"} and row[-1] == "exact"
+    assert "UNSAFE on untrusted input" in out and "pickle-p5: runs code" in out
+
+
+def test_serkit_try_writes_json_and_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(_document(tmp_path).path)
+    assert main(["try", path, "--codec", "json", "--budget", "0.3", "--format", "json"]) == 0
+    (document,) = json.loads(capsys.readouterr().out)
+    assert document["path"] == path and document["codecs"][0]["codec"] == "json"
+    assert main(["try", path, "--codec", "json", "--budget", "0.3", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"**{path}: json, ") and "| codec " in out and "|---" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.json"], "missing.json: no such file"),
+        (["doc.pkl"], "doc.pkl is a pickle; loading a pickle runs code"),
+        (["doc.json", "--codec", "nope"], "unknown codec 'nope'"),
+    ],
+)
+def test_serkit_try_mistakes_are_one_error_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.json").write_text("[1]")
+    (tmp_path / "doc.pkl").write_bytes(pickle.dumps([1], protocol=5))
+    assert main(["try", *args]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("serkit: error: ") and message in captured.err
+    assert captured.err.count("\n") == 1
+    monkeypatch.chdir(tmp_path)
+    assert main(["try", "doc.pkl", "--allow-pickle", "--codec", "json", "--budget", "0.3"]) == 0

@@ -12,6 +12,7 @@ import pytest
 
 import serkit.inputs.fixtures as fixtures
 import serkit.inputs.user_fixtures as user_fixtures
+from serkit.cli import main
 from serkit.errors import DocumentError, FixtureChanged, SerkitError
 from serkit.inputs.fixtures import content_hash, load_fixture
 from serkit.inputs.user_fixtures import (
@@ -161,15 +162,15 @@ def test_names_are_checked_and_derived_from_the_file_name(tmp_path: Path, store:
 
 
 def test_a_malformed_manifest_is_an_error_when_read_and_a_warning_in_the_registry(
-    store: Path, monkeypatch: pytest.MonkeyPatch
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     store.mkdir()
     (store / MANIFEST).write_text('{"fixtures": {"orders": {"file": "o.json", "sha256": "x"}}}')
     with pytest.raises(SerkitError, match=r"fixtures.json: orders: sha256 must be the document"):
         declarations(store)
     monkeypatch.setenv(FOLDER_ENV, str(store))
-    with pytest.warns(UserWarning, match="your fixtures are left out"):
-        assert declared_fixtures() == []
+    assert declared_fixtures() == []
+    assert capsys.readouterr().err.startswith("serkit: warning: your fixtures are left out: ")
     (store / MANIFEST).write_text("not json")
     with pytest.raises(SerkitError, match="cannot be read"):
         declarations(store)
@@ -266,3 +267,24 @@ def test_fixtures_list_and_verify_show_declared_documents(tmp_path: Path) -> Non
     )
     assert verified.returncode == 0, verified.stderr
     assert f"ok    {declared} (content sha256 {content_hash(ORDERS)[:12]}…)" in verified.stdout
+
+
+def test_serkit_fixtures_add_declares_and_verify_fails_a_changed_copy(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(FOLDER_ENV, str(store))
+    path = _json_file(tmp_path / "orders.json", ORDERS)
+    assert main(["fixtures", "add", str(path), "--description", "two orders"]) == 0
+    (declared,) = declarations(store)
+    out = capsys.readouterr().out
+    assert out.startswith(f"added: {declared.id} (")
+    assert f"SERKIT_BENCH_FIXTURES={declared.id}" in out
+    assert main(["fixtures", "add", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"already declared: {declared.id}")
+
+    monkeypatch.setitem(fixtures._FIXTURES, declared.id, fixtures._user_fixture(declared))
+    declared.file.write_text(json.dumps({"orders": []}))
+    assert main(["fixtures", "verify", "--fixture", declared.id]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL  {declared.id}: {declared.file} has changed" in out
+    assert "--name orders --replace" in out

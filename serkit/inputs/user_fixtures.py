@@ -25,8 +25,8 @@ import contextlib
 import json
 import os
 import re
+import sys
 import tempfile
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,8 +196,9 @@ def read_declared(declaration: Declaration) -> Document:
     if actual != declaration.sha256:
         raise FixtureChanged(
             f"{declaration.file} has changed: its content sha256 is {actual[:12]}…, "
-            f"declared {declaration.sha256[:12]}… as {declaration.id}; add it again "
-            "(`serkit fixtures add`) to make it a new fixture"
+            f"declared {declaration.sha256[:12]}… as {declaration.id}; to keep the new "
+            f"content, make it a new fixture: `serkit fixtures add {declaration.file} "
+            f"--name {declaration.name} --replace`"
         )
     return document
 
@@ -222,7 +223,7 @@ def declared_fixtures() -> list[Declaration]:
     try:
         return declarations()
     except SerkitError as exc:
-        warnings.warn(f"serkit: your fixtures are left out: {exc}", stacklevel=2)
+        print(f"serkit: warning: your fixtures are left out: {exc}", file=sys.stderr)
         return []
 
 
