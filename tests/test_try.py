@@ -134,6 +134,8 @@ def test_samples_are_planned_within_the_budget_cheapest_first() -> None:
     assert sum(n * costs[k] for k, n in counts.items()) <= 1.0
     generous = plan_samples(costs, budget_s=100.0, max_rounds=15)
     assert generous[("c", "dumps")] == 15
+    capped = plan_samples(costs, budget_s=100.0, max_rounds=15, key_cap_s=11.0)
+    assert capped == {("a", "dumps"): 15, ("b", "dumps"): 15, ("c", "dumps"): 2}
     assert plan_samples({}, 1.0, 15) == {}
 
 
@@ -145,8 +147,8 @@ def test_a_one_megabyte_document_is_budgeted_by_time(
     assert document.bytes > 10**6
     plans: list[tuple[dict[Any, float], float, dict[Any, int]]] = []
 
-    def recorded(costs: dict[Any, float], budget_s: float, max_rounds: int) -> dict[Any, int]:
-        counts = plan_samples(costs, budget_s, max_rounds)
+    def recorded(costs: dict[Any, float], budget_s: float, *caps: Any) -> dict[Any, int]:
+        counts = plan_samples(costs, budget_s, *caps)
         plans.append((costs, budget_s, counts))
         return counts
 

@@ -8,10 +8,10 @@ samples of about 10 ms, interleaved round by round across every codec in one pro
 load from other jobs falls on every codec alike.
 
 The answer must come in well under a minute, so rounds are budgeted by time: the whole
-document gets :data:`TARGET_S`, preparation included. Cheap calls get up to
+document gets at most :data:`TARGET_S`, preparation included. Cheap calls get up to
 :data:`MAX_ROUNDS` samples; each call gets at most a fair share of what the cheaper ones
-left, and a call too slow for even one sample in its share (pure-Python YAML on a
-megabyte) is reported from its first call, and says so.
+left, and never more than :data:`KEY_CAP_S`, and a call too slow for even one sample in
+its share (pure-Python YAML on a megabyte) is reported from its first call, and says so.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ from serkit.suite.cases import COMPRESSORS, Case, prepare_object
 TARGET_S = 25.0  # per document, preparation included: "well under a minute" for 1 MB
 MIN_SAMPLING_S = 3.0  # sampling still gets this much when preparation took the whole target
 MAX_ROUNDS = 15
+# Sampling time one call may take: more buys little for a call already this slow beside the
+# others, and a small document should not wait on pure-Python YAML for the whole budget.
+KEY_CAP_S = 2.0
 OPERATIONS = ("dumps", "loads")
 # Rows that ran come first, fastest first; then the rest in this order.
 _STATUS_ORDER = (EXACT, LOSSY, UNSUPPORTED, ERROR, NOT_INSTALLED)
@@ -105,6 +108,7 @@ class DocumentTrial:
     wall_s: float
     budget_s: float
     max_rounds: int
+    key_cap_s: float
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -115,6 +119,7 @@ class DocumentTrial:
             "wall_s": round(self.wall_s, 2),
             "budget_s": self.budget_s,
             "max_rounds": self.max_rounds,
+            "key_cap_s": self.key_cap_s,
             "codecs": [c.as_dict() for c in self.codecs],
         }
 
@@ -137,18 +142,21 @@ def timing_dict(timing: Timing | None) -> dict[str, Any] | None:
 # --- planning the rounds --------------------------------------------------------------
 
 
-def plan_samples(costs: Mapping[Key, float], budget_s: float, max_rounds: int) -> dict[Key, int]:
+def plan_samples(
+    costs: Mapping[Key, float], budget_s: float, max_rounds: int, key_cap_s: float = math.inf
+) -> dict[Key, int]:
     """Samples per key within `budget_s`: the cheapest first, each at most a fair share.
 
     A key's share is what the cheaper keys left, split evenly among it and the dearer
-    ones, so no call can starve the rest and a slow call gets what the fast ones spare.
-    A key may get 0 samples: its share cannot pay for one.
+    ones, so no call can starve the rest and a slow call gets what the fast ones spare;
+    no key's share exceeds `key_cap_s`. A key may get 0 samples: its share cannot pay
+    for one.
     """
     counts: dict[Key, int] = {}
     left = budget_s
     ordered = sorted(costs, key=lambda key: costs[key])
     for position, key in enumerate(ordered):
-        share = left / (len(ordered) - position)
+        share = min(key_cap_s, left / (len(ordered) - position))
         cost = max(costs[key], 1e-9)
         counts[key] = min(max_rounds, math.floor(share / cost))
         left -= counts[key] * cost
@@ -207,6 +215,7 @@ def try_document(
     budget_s: float = TARGET_S,
     max_rounds: int = MAX_ROUNDS,
     min_sampling_s: float = MIN_SAMPLING_S,
+    key_cap_s: float = KEY_CAP_S,
 ) -> DocumentTrial:
     """Every codec (or `codecs`) on `document`: timings, sizes and fidelity, fastest first."""
     clock = timeit.default_timer
@@ -226,7 +235,7 @@ def try_document(
             calls[key] = case.operation(operation)
             numbers[key], costs[key] = sample_size(case, operation)
     sampling_s = max(min_sampling_s, budget_s - (clock() - start))
-    counts = plan_samples(costs, sampling_s, max_rounds)
+    counts = plan_samples(costs, sampling_s, max_rounds, key_cap_s)
     deadline = clock() + sampling_s
     samples = sample_interleaved(calls, numbers, counts, f"{label}: timing", deadline)
 
@@ -250,6 +259,7 @@ def try_document(
         wall_s=clock() - start,
         budget_s=budget_s,
         max_rounds=max_rounds,
+        key_cap_s=key_cap_s,
     )
 
 

@@ -72,12 +72,13 @@ def heading(document: DocumentTrial) -> str:
 
 def legend(documents: Sequence[DocumentTrial]) -> list[str]:
     budget = seconds(documents[0].budget_s) if documents else "-"
+    cap = seconds(documents[0].key_cap_s) if documents else "-"
     rounds = documents[0].max_rounds if documents else 0
     lines = [
         "Fastest round trip (dumps + loads) first. dumps, loads: the median time per call, "
         "± half the interquartile range over the median,",
         f"of up to {rounds} samples interleaved round by round across the codecs, within "
-        f"about {budget} per document;",
+        f"about {budget} per document and {cap} per call;",
         "(1st call): too slow to sample within its share of that time, so the time of its "
         "first call, which preparing made.",
         f"size: encoded bytes; {' and '.join(COMPRESSORS)}: those bytes compressed (each "
