@@ -18,6 +18,7 @@ from serkit.cli.common import (
 )
 from serkit.codecs.registry import check_codecs, codec_names
 from serkit.errors import DocumentError, FixtureChanged
+from serkit.inputs import jsontestsuite, user_fixtures
 from serkit.inputs.fixtures import (
     FIXTURES,
     SOURCES,
@@ -28,7 +29,7 @@ from serkit.inputs.fixtures import (
     load_fixture,
     source_path,
 )
-from serkit.inputs.user_fixtures import FOLDER_ENV, MANIFEST, add_document, declarations, folder
+from serkit.inputs.user_fixtures import FOLDER_ENV, MANIFEST, add_document, declarations
 from serkit.progress import progress
 from serkit.suite.cases import FIXTURES_ENV
 from serkit.units import bytes_binary
@@ -102,7 +103,7 @@ def run_fixtures_list(args: argparse.Namespace) -> int:
 
 
 def folder_text() -> str:
-    where = folder()
+    where = user_fixtures.folder()
     return str(where) if where is not None else f"fixtures/user (or ${FOLDER_ENV})"
 
 
@@ -128,6 +129,11 @@ def run_fixtures_fetch(args: argparse.Namespace) -> int:
     for source in SOURCES:
         path = fetch_source(source)
         print(f"{source.filename} ({source.license}): sha256 verified, at {path}")
+    folder = jsontestsuite.fetch(progress=True)
+    print(
+        f"JSONTestSuite test_parsing, {len(jsontestsuite.sources())} files "
+        f"({jsontestsuite.LICENSE}): each sha256 verified, at {folder}"
+    )
     return 0
 
 
@@ -138,7 +144,13 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
         path = source_path(source)
         print(f"ok    {source.filename} (sha256 {source.sha256[:12]}…, {path})")
     declarations()  # a malformed fixtures.json, which the registry only warns of, fails here
+    suite = jsontestsuite.verified_files()
+    folder = next(iter(suite.values())).parent
+    print(f"ok    JSONTestSuite test_parsing ({len(suite)} files, each sha256 checked, {folder})")
     names = chosen_fixtures(args)
+    if not args.fixture:
+        # Slow for the grid, but quick to build: a document parsed from a fetched source.
+        names += [f.name for f in FIXTURES.values() if f.source and f.name not in names]
     with progress(names, desc="verifying", unit="fixture") as bar:
         for name in bar:
             fixture = get_fixture(name)

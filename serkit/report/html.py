@@ -25,13 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from serkit import __version__, units
-from serkit.checkout import ENV_DIR, git_commit, replication_path
+from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.errors import SerkitError
 from serkit.report.charts import hosts_chart, library_chart, snapshot_chart
 from serkit.report.views import (
     CODE_CHANGED,
     MEASURE_NAMES,
+    ConformanceView,
     ReportData,
+    conformance_view,
     gather,
 )
 from serkit.results.hosts import NOT_MEASURED, describe_hosts
@@ -160,6 +162,19 @@ def load_replication(path: Path, warnings: list[str]) -> dict[str, Any] | None:
         return None
 
 
+def load_conformance(path: Path, warnings: list[str]) -> ConformanceView | None:
+    """`serkit conformance`'s saved matrix, when there is one; a bad one is skipped, named."""
+    if not path.is_file():
+        return None
+    from serkit.checks.conformance_document import load
+
+    try:
+        return conformance_view(*load(path))
+    except SerkitError as exc:
+        warnings.append(f"skipped {path}: {exc}")
+        return None
+
+
 def write_pages(
     data: ReportData,
     folder: Path,
@@ -167,6 +182,7 @@ def write_pages(
     *,
     asv_pages: bool,
     replication: dict[str, Any] | None,
+    conformance: ConformanceView | None = None,
 ) -> list[Path]:
     env = _environment()
     folder.mkdir(parents=True, exist_ok=True)
@@ -177,6 +193,8 @@ def write_pages(
     nav += [(page_name(f), f) for f in data.snapshots]
     nav += [("versions.html", "Library versions"), ("hosts.html", "Hosts")]
     nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
+    if conformance is not None:
+        nav.append(("conformance.html", "JSON conformance"))
     if replication is not None:
         nav.append(("replication.html", "Replication"))
     common = {"prov": prov, "nav": nav, "asv_pages": asv_pages, "warnings": data.tree.warnings}
@@ -237,6 +255,10 @@ def write_pages(
             ),
         )
     )
+    if conformance is not None:
+        written.append(
+            render("conformance.html", "conformance.html", "JSON conformance", view=conformance)
+        )
     if replication is not None:
         written.append(
             render("replication.html", "replication.html", "Replication", doc=replication)
@@ -347,5 +369,8 @@ def write_report(
         if not asv_pages:
             tree.warnings.append("asv publish failed (see its output): asv's pages are missing")
     doc = load_replication(replication or replication_path(results), tree.warnings)
-    pages = write_pages(data, folder, prov, asv_pages=asv_pages, replication=doc)
+    matrix = load_conformance(conformance_path(results), tree.warnings)
+    pages = write_pages(
+        data, folder, prov, asv_pages=asv_pages, replication=doc, conformance=matrix
+    )
     return Written(folder, write_index(output), pages, asv_pages, tree.warnings)

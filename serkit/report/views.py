@@ -8,7 +8,8 @@
 - library versions: per axis library, the same measurements per release, the release on
   the x axis, from the baseline plus that library's axis environments;
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
-- hosts: `serkit compare` of each machine against the first, in one view.
+- hosts: `serkit compare` of each machine against the first, in one view;
+- conformance: a saved `serkit conformance` run (not asv's), when there is one.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from serkit.checks.conformance import RAN, CodecConformance, MatrixRow
+from serkit.checks.conformance import findings as conformance_findings
+from serkit.checks.conformance import matrix as conformance_matrix
+from serkit.checks.conformance import verdict as conformance_verdict
 from serkit.codecs.registry import codec_names, registry
 from serkit.compare.comparison import (
     Comparison,
@@ -470,6 +475,36 @@ def host_comparisons(tree: ResultsTree) -> list[HostComparison]:
         else:
             out.append(HostComparison(names[0], other, result, None))
     return out
+
+
+# --- JSON conformance ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConformanceView:
+    """A saved `serkit conformance` run: counts per codec, what each gets wrong, the matrix."""
+
+    meta: dict[str, Any]  # the document's provenance: host, python, date, suite, limits
+    results: dict[str, CodecConformance]
+    findings: list[str]
+    codecs: list[str]  # the matrix's columns: the codecs that ran
+    matrix: list[MatrixRow]  # only the files where the codecs differ or one breaks the rule
+    files: int  # in the suite, for "n of them" beside the matrix
+
+    def counts(self, codec: str) -> dict[str, dict[str, int]]:
+        return self.results[codec].counts()
+
+    def verdict(self, codec: str) -> str:
+        return conformance_verdict(self.results[codec])
+
+
+def conformance_view(doc: dict[str, Any], results: dict[str, CodecConformance]) -> ConformanceView:
+    meta = {key: value for key, value in doc.items() if key != "codecs"}
+    rows = conformance_matrix(results)
+    ran = [name for name, result in results.items() if result.status == RAN]
+    return ConformanceView(
+        meta, results, conformance_findings(results), ran, rows, int(doc["suite"]["files"])
+    )
 
 
 # --- the whole report ---------------------------------------------------------------------
