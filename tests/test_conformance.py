@@ -12,9 +12,7 @@ import serkit
 from serkit.checks.conformance import (
     ACCEPTED,
     CRASHED,
-    ERROR,
     HUNG,
-    NOT_INSTALLED,
     RAN,
     REJECTED,
     FileOutcome,
@@ -22,6 +20,7 @@ from serkit.checks.conformance import (
     run_codec,
     run_conformance,
 )
+from serkit.checks.workers import ERROR, NOT_INSTALLED
 from serkit.inputs import jsontestsuite
 from serkit.inputs.fixtures import FixtureSourceError
 from serkit.inputs.jsontestsuite import ACCEPT, EITHER, REJECT, expectation

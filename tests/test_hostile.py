@@ -14,7 +14,6 @@ from serkit.checks.hostile import (
     EXCEPTION,
     FED,
     MUTATIONS,
-    NOT_INSTALLED,
     VALUE,
     Incident,
     hostile_payload,
@@ -22,6 +21,7 @@ from serkit.checks.hostile import (
     run_hostile,
     seed_payloads,
 )
+from serkit.checks.workers import NOT_INSTALLED
 
 
 def test_payloads_are_reproducible_from_codec_seed_and_index() -> None:

@@ -182,7 +182,7 @@ def test_overhead_page_judges_each_adapter_against_its_target(tmp_path: Path) ->
 
 
 def test_releases_measured_by_different_benchmark_code_are_not_compared(tmp_path: Path) -> None:
-    from serkit.report.views import CODE_CHANGED
+    from serkit.report.versions import CODE_CHANGED
 
     results = write_tree(tmp_path / "results", machines=("box-a",))
     axis_file = next((results / "box-a").glob("*-env-1.json"))  # the older ujson release

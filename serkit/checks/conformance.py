@@ -28,16 +28,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from serkit.checks.workers import EOF, Worker, class_name, limit_resources, one_line
-from serkit.errors import CodecNotInstalled, DecodeError, SerkitError
+from serkit.checks.workers import (
+    EOF,
+    ERROR,
+    Worker,
+    bind_in_worker,
+    class_name,
+    limit_resources,
+)
+from serkit.errors import DecodeError
 from serkit.inputs.jsontestsuite import ACCEPT, EITHER, REJECT, expectation
 
 ACCEPTED, REJECTED, CRASHED, HUNG = "accepted", "rejected", "crashed", "hung"
 OUTCOMES = (ACCEPTED, REJECTED, CRASHED, HUNG)
 # Statuses of a codec's whole run.
 RAN = "ran"
-NOT_INSTALLED = "not installed"
-ERROR = "error"  # no worker could start, or one fell out of step
 
 DEFAULT_FILE_TIMEOUT = 5.0  # seconds per file; the slowest decode measured here is 0.1 s
 DEFAULT_MEMORY_BYTES = 1 << 30  # no test file is over 100 KB: 1 GiB only stops a runaway
@@ -120,18 +125,11 @@ def run_worker(
     codec_name: str, paths: Sequence[str], memory: int, timeout: float, out: TextIO
 ) -> int:
     """Decode each file in `paths` with one codec, one result line each, in this process."""
-    from serkit.codecs.registry import get_codec
-
     sys.dont_write_bytecode = True
     limit_resources(memory)
     _limit_cpu(math.ceil(timeout * len(paths) + STARTUP_TIMEOUT))
-    try:
-        codec = get_codec(codec_name)
-    except CodecNotInstalled as exc:
-        out.write(f"unavailable\t{NOT_INSTALLED}\t{one_line(str(exc))}\n")
-        return 0
-    except SerkitError as exc:
-        out.write(f"unavailable\t{ERROR}\t{one_line(str(exc))}\n")
+    codec = bind_in_worker(codec_name, out)
+    if codec is None:
         return 0
     out.write(f"ready\t{codec.version}\t{codec.implementation}\n")
     out.flush()

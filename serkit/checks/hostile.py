@@ -35,8 +35,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from serkit.checks.workers import EOF, Worker, class_name, limit_resources, one_line
-from serkit.errors import CodecNotInstalled, DecodeError, SerkitError
+from serkit.checks.workers import (
+    EOF,
+    ERROR,
+    Worker,
+    bind_in_worker,
+    class_name,
+    limit_resources,
+)
+from serkit.errors import DecodeError, SerkitError
 
 # What a worker can report of one payload, and what the parent adds.
 EXCEPTION = "exception"  # loads raised: the clean outcome
@@ -51,8 +58,6 @@ MUTATIONS = ("truncated", "bit-flipped", "random")
 
 # Statuses of a whole codec's run.
 FED = "fed"
-NOT_INSTALLED = "not installed"
-ERROR = "error"  # no worker could start, so nothing was fed
 
 DEFAULT_SEED = 0
 DEFAULT_COUNT = 3000
@@ -216,19 +221,12 @@ def _decodes(codec: Any, payload: bytes) -> bool:
 
 def run_worker(codec_name: str, seed: int, start: int, stop: int, out: TextIO) -> int:
     """Decode payloads start..stop-1 with one codec, one result line each, in this process."""
-    from serkit.codecs.registry import get_codec
-
     sys.dont_write_bytecode = True  # a lazy import must not need to write a file
     limit_resources(WORKER_MEMORY_BYTES)
     sandbox = _Sandbox()
     sys.addaudithook(sandbox.hook)
-    try:
-        codec = get_codec(codec_name)
-    except CodecNotInstalled as exc:
-        out.write(f"unavailable\t{NOT_INSTALLED}\t{one_line(str(exc))}\n")
-        return 0
-    except SerkitError as exc:
-        out.write(f"unavailable\t{ERROR}\t{one_line(str(exc))}\n")
+    codec = bind_in_worker(codec_name, out)
+    if codec is None:
         return 0
     # Our own bytes, so trusted: decoding them teaches the sandbox the pickle globals
     # that valid payloads use, and imports what a decoder imports lazily.

@@ -17,6 +17,12 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from serkit.errors import CodecNotInstalled, SerkitError
+
+if TYPE_CHECKING:
+    from serkit.codecs.registry import Codec
 
 # What a worker's line queue yields once the worker is gone.
 EOF = None
@@ -46,6 +52,25 @@ def class_name(exc: BaseException) -> str:
 
 def one_line(text: str) -> str:
     return " ".join(text.split())[:200]
+
+
+# A worker's codec status, when it could not run the codec at all.
+NOT_INSTALLED = "not installed"
+ERROR = "error"  # no worker could start, or one fell out of step
+
+
+def bind_in_worker(codec_name: str, out: TextIO) -> Codec | None:
+    """In a worker: the codec, bound; or None, after writing the `unavailable` line that
+    tells the parent why (not installed, or failed to bind)."""
+    from serkit.codecs.registry import get_codec
+
+    try:
+        return get_codec(codec_name)
+    except CodecNotInstalled as exc:
+        out.write(f"unavailable\t{NOT_INSTALLED}\t{one_line(str(exc))}\n")
+    except SerkitError as exc:
+        out.write(f"unavailable\t{ERROR}\t{one_line(str(exc))}\n")
+    return None
 
 
 class Worker:

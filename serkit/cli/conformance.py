@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from serkit import units
-from serkit.checkout import ASV_DIR, CONFORMANCE_FILE, conformance_path, project_root, results_dir
+from serkit.checkout import ASV_DIR, CONFORMANCE_FILE, conformance_path
 from serkit.checks import conformance
 from serkit.checks.conformance import CodecConformance, FileOutcome
 from serkit.checks.conformance_document import document, save
@@ -21,6 +21,7 @@ from serkit.cli.common import (
     positive_int,
     print_json,
     print_table,
+    save_target,
 )
 from serkit.codecs.registry import check_codecs, registry
 from serkit.errors import SerkitError
@@ -85,15 +86,7 @@ def json_codecs(chosen: list[str] | None) -> list[str]:
 
 
 def _target(args: argparse.Namespace) -> Path | None:
-    if args.save:
-        return Path(args.save)
-    if args.no_save or args.codec:
-        return None
-    try:
-        return conformance_path(results_dir(project_root()))
-    except SerkitError as exc:
-        print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
-        return None
+    return save_target(args, conformance_path, partial=bool(args.codec))
 
 
 def run_conformance(args: argparse.Namespace) -> int:

@@ -1,0 +1,151 @@
+"""The library-versions view: per axis library, each release against the next, judged."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from serkit.codecs.registry import codec_names
+from serkit.compare.comparison import Verdict, host_floor, judge_pair
+from serkit.inputs.fixtures import fixture_names
+from serkit.report.runs import Run, in_registry_order, library_of
+from serkit.results.tree import ResultsTree, version_order
+from serkit.run.matrix import LIBRARIES
+from serkit.suite.benchmark_names import DUMPS, LOADS, SIZE
+
+AXIS_LIBRARIES = tuple(lib.name for lib in LIBRARIES if lib.axis)
+MEASURE_NAMES = {DUMPS: "dumps time", LOADS: "loads time", SIZE: "encoded size"}
+CODE_CHANGED = "not comparable: the benchmark's code changed"
+
+
+@dataclass(frozen=True)
+class VersionPoint:
+    version: str
+    run: Run
+
+
+@dataclass(frozen=True)
+class Change:
+    """How one measurement moved from one release to the next."""
+
+    benchmark: str
+    codec: str
+    fixture: str
+    before: str  # release
+    after: str
+    a: float
+    b: float
+    verdict: str  # times: compare's judge_pair (same, within noise, faster, ...); sizes: larger...
+    detectable: float | None = None  # the smallest relative change the verdict could call
+    multimodal: bool = False  # either release's processes fell into separate modes
+
+    @property
+    def percent(self) -> float:
+        return (self.b / self.a - 1) * 100 if self.a else float("nan")
+
+
+@dataclass(frozen=True)
+class LibraryView:
+    """One axis library on one machine and Python: its releases, oldest first."""
+
+    library: str
+    machine: str
+    python: str
+    points: list[VersionPoint]
+    codecs: list[str]
+    fixtures: list[str]
+    changes: list[Change]
+
+    @property
+    def commits(self) -> list[str]:
+        """The suite commits the releases were measured at: more than one is a caveat."""
+        return sorted({p.run.commit for p in self.points})
+
+
+def library_views(runs: Sequence[Run], tree: ResultsTree) -> list[LibraryView]:
+    """Per machine, Python and axis library: the baseline and every axis env of it."""
+    by_place: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    for run in runs:
+        by_place[run.machine, run.env.python].append(run)
+    views = []
+    for (machine, python), place_runs in sorted(
+        by_place.items(), key=lambda kv: (kv[0][0], version_order(kv[0][1]))
+    ):
+        for library in AXIS_LIBRARIES:
+            points: dict[str, Run] = {}
+            for run in place_runs:
+                if run.library not in (None, library):
+                    continue
+                version = dict(run.env.requirements).get(library)
+                if version and (version not in points or run.library is not None):
+                    points[version] = run
+            if len(points) < 2:
+                continue  # one release is no axis
+            ordered = [VersionPoint(v, points[v]) for v in sorted(points, key=version_order)]
+            codecs = [c for c in codec_names() if library_of(c) == library]
+            fixtures = in_registry_order(
+                {f for p in ordered for f in p.run.fixtures}, fixture_names()
+            )
+            views.append(
+                LibraryView(
+                    library,
+                    machine,
+                    python,
+                    ordered,
+                    codecs,
+                    fixtures,
+                    _changes(tree, ordered, codecs, fixtures, machine),
+                )
+            )
+    return views
+
+
+def _changes(
+    tree: ResultsTree,
+    points: Sequence[VersionPoint],
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    machine: str,
+) -> list[Change]:
+    out = []
+    floor = host_floor(tree, [machine], tree.warnings)
+    for before, after in zip(points, points[1:]):
+        for benchmark in (DUMPS, LOADS, SIZE):
+            for codec in codecs:
+                for fixture in fixtures:
+                    a = before.run.get(benchmark, codec, fixture)
+                    b = after.run.get(benchmark, codec, fixture)
+                    if a is None or b is None:
+                        continue
+                    assert a.value is not None and b.value is not None
+                    found = Verdict("")
+                    if a.code_version != b.code_version:
+                        # Measured by different code (asv's hash of the benchmark): the
+                        # difference may be the suite's, not the library's.
+                        verdict = CODE_CHANGED
+                    elif benchmark == SIZE:  # a count: any change is real, and no regression
+                        verdict = (
+                            "same"
+                            if a.value == b.value
+                            else ("larger" if b.value > a.value else "smaller")
+                        )
+                    else:
+                        processes = (tree.processes(a), tree.processes(b))
+                        found = judge_pair(tree.benchmark(benchmark), a, b, processes, floor)
+                        verdict = found.verdict
+                    out.append(
+                        Change(
+                            benchmark,
+                            codec,
+                            fixture,
+                            before.version,
+                            after.version,
+                            a.value,
+                            b.value,
+                            verdict,
+                            found.detectable,
+                            found.multimodal,
+                        )
+                    )
+    return out
