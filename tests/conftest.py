@@ -6,6 +6,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# Before serkit is imported: the tests see serkit's own fixtures, never the documents a
+# developer declared in this checkout's fixtures/user (tests that need some declare them).
+os.environ["SERKIT_USER_FIXTURES"] = str(Path(__file__).parent / "no-user-fixtures")
+
 import serkit
 from serkit.codecs.registry import CodecRegistry
 from serkit.inputs.fixtures import (

@@ -20,13 +20,14 @@ from serkit.cli import (
     replicate,
     results,
     store,
+    trial,
     trust,
 )
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 
 # In `serkit --help` order.
-GROUPS = (codecs, fixtures, checks, conformance, bench, trust, results, store, replicate)
+GROUPS = (codecs, fixtures, trial, checks, conformance, bench, trust, results, store, replicate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,13 +14,15 @@ import lzma
 import os
 import random
 import shutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, NamedTuple
 
 from serkit.errors import FixtureSourceError, UnknownFixture
+from serkit.inputs.hashing import content_hash as content_hash  # also imported from here
+from serkit.inputs.user_fixtures import USER_ORIGIN, Declaration, declared_fixtures
 
 # --- the Senate source: pinned, fetched, never committed ---------------------------------
 
@@ -486,56 +488,30 @@ def load_fixture(name: str) -> Any:
     return copy.deepcopy(_BUILT_FROM_SOURCE[key])
 
 
-# --- the content hash ------------------------------------------------------------------
-
-
-def _tokens(obj: Any) -> Iterator[bytes]:
-    # Type-tagged and length-prefixed, so no two different objects share a stream;
-    # floats by their exact hex form, which no Python version formats differently.
-    kind = type(obj)
-    if obj is None or kind is bool:
-        yield repr(obj).encode()
-    elif kind is int:
-        yield b"i%d;" % obj
-    elif kind is float:
-        yield b"f" + obj.hex().encode() + b";"
-    elif kind is str:
-        raw = obj.encode("utf-8", "surrogatepass")
-        yield b"s%d:" % len(raw)
-        yield raw
-    elif kind is bytes:
-        yield b"b%d:" % len(obj)
-        yield obj
-    elif kind is dict:
-        yield b"d%d:" % len(obj)
-        for key, value in obj.items():
-            yield from _tokens(key)
-            yield from _tokens(value)
-    elif kind is list or kind is tuple:
-        yield b"l%d:" % len(obj) if kind is list else b"t%d:" % len(obj)
-        for item in obj:
-            yield from _tokens(item)
-    elif isinstance(obj, tuple) and hasattr(kind, "_fields"):
-        yield b"n%s:%d:" % (kind.__qualname__.encode(), len(obj))
-        for item in obj:
-            yield from _tokens(item)
-    else:
-        raise TypeError(f"fixture_hash cannot hash {kind.__name__}")
-
-
-def content_hash(obj: Any) -> str:
-    """sha256 of a canonical, type-tagged walk of `obj`, stable across Python versions."""
-    digest = hashlib.sha256()
-    chunk: list[bytes] = []
-    for token in _tokens(obj):
-        chunk.append(token)
-        if len(chunk) >= 65536:
-            digest.update(b"".join(chunk))
-            chunk.clear()
-    digest.update(b"".join(chunk))
-    return digest.hexdigest()
+# --- the content hash (serkit.inputs.hashing) ------------------------------------------
 
 
 def fixture_hash(name: str) -> str:
     """The content hash of fixture `name` as built here and now."""
     return content_hash(load_fixture(name))
+
+
+# --- the user's own documents (serkit.inputs.user_fixtures) ----------------------------
+
+
+def _user_fixture(declared: Declaration) -> Fixture:
+    return Fixture(
+        name=declared.id,
+        build=declared.build,  # reads the file and checks its content hash, every time
+        sha256=declared.sha256,
+        origin=USER_ORIGIN,
+        description=declared.about,
+        slow=declared.slow,
+        large=declared.large,
+    )
+
+
+# After the built-ins; a malformed fixtures.json leaves them out with a warning (not an
+# error, which would stop every command and asv's discovery of the whole suite).
+for _declared in declared_fixtures():
+    _FIXTURES.setdefault(_declared.id, _user_fixture(_declared))
