@@ -22,8 +22,9 @@ def tests(session: nox.Session) -> None:
     session.install("-e", ".[codecs,bench,report,test]")
     # Honours SERKIT_FIXTURE_MIRROR, which CI points at ../shared/fixtures.
     session.run("serkit", "fixtures", "fetch")
-    # pytest exits 5 when it collects nothing; nox fails on any non-zero exit.
-    session.run("pytest", *session.posargs)
+    # pytest exits 5 when it collects nothing; nox fails on any non-zero exit. The tests are
+    # independent (each writes under its own tmp_path), so they run on every core.
+    session.run("pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session
