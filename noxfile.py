@@ -1,10 +1,13 @@
-"""Sessions: `nox -s bench` is the main job, `nox -s lint tests` the checks (see README)."""
+"""Sessions: `nox -s bench` is the main job, `nox -s lint docs tests` the checks (see README)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import nox
 
-nox.options.sessions = ["lint", "tests"]
+nox.options.sessions = ["lint", "docs", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = True
 
@@ -40,6 +43,28 @@ def lint(session: nox.Session) -> None:
     session.run("mypy", "serkit")
     # The layers and the no-circle rule declared in pyproject.toml ([tool.importlinter]).
     session.run("lint-imports")
+
+
+# A Markdown link's target: [text](target) or ![alt](target), up to a space, `)` or `#`.
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s#]+)")
+
+
+def broken_links(markdown: Path) -> list[str]:
+    """Relative link targets in a Markdown file that name no file or folder in the checkout."""
+    targets = LINK.findall(markdown.read_text(encoding="utf-8"))
+    relative = [t for t in targets if "://" not in t and not t.startswith("mailto:")]
+    return [t for t in relative if not (markdown.parent / t).exists()]
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The manual, built strictly (any warning fails) into site/; and README.md's links checked."""
+    # mkdocs checks the links inside docs/; README.md is outside it, so its links are checked here.
+    broken = broken_links(Path("README.md"))
+    if broken:
+        session.error(f"README.md links to missing files: {', '.join(broken)}")
+    session.install(".[docs]")
+    session.run("mkdocs", "build", "--strict", "--site-dir", "site", *session.posargs)
 
 
 @nox.session

@@ -7,6 +7,7 @@ one size, one memory track and one unparameterized timing, two codecs and two fi
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ def _row(
     result: Sequence[float | None],
     spread: float | None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
+    samples: Sequence[Sequence[float] | None] | None = None,
 ) -> list[Any]:
     info = benchmarks.get(name, {"type": "time", "grid": []})
     row: dict[str, Any] = {
@@ -80,6 +82,8 @@ def _row(
         row["stats_q_75"] = [None if v is None else v * (1 + spread / 2) for v in result]
         row["stats_number"] = [None if v is None else 100 for v in result]
         row["stats_repeat"] = [None if v is None else 3 for v in result]
+    if samples is not None:  # asv run --record-samples: one list per parameter set
+        row["samples"] = [None if s is None else list(s) for s in samples]
     out = [row.get(column) for column in COLUMNS]
     while out and out[-1] is None:  # asv drops trailing empty columns
         out.pop()
@@ -96,8 +100,11 @@ def results_file(
     spread: float | None = 0.05,
     profile: Mapping[str, str] | None = None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
+    samples: Mapping[str, Sequence[Sequence[float] | None]] | None = None,
 ) -> dict[str, Any]:
-    """One asv results file's content; the host's own fields go into `params`, as asv does."""
+    """One asv results file's content; the host's own fields go into `params`, as asv does.
+
+    `samples` gives, by benchmark, the samples asv kept of each parameter set."""
     requirements = dict(env["requirements"])
     return {
         "commit_hash": commit,
@@ -111,7 +118,8 @@ def results_file(
         "env_vars": dict(env.get("env_vars", {})),
         "result_columns": COLUMNS,
         "results": {
-            name: _row(name, result, spread, benchmarks) for name, result in results.items()
+            name: _row(name, result, spread, benchmarks, (samples or {}).get(name))
+            for name, result in results.items()
         },
         "durations": {},
         "version": 2,
@@ -146,6 +154,7 @@ def write_benchmarks(root: Path, benchmarks: Mapping[str, Mapping[str, Any]] = B
             "param_names": list(info.get("param_names", ["codec", "fixture"][: len(info["grid"])])),
             "params": info["grid"],
             "version": f"code-of-{name}",
+            **({"repeat": info["repeat"]} if "repeat" in info else {}),
         }
         for name, info in benchmarks.items()
     }
@@ -240,4 +249,31 @@ def serkit_tree(root: Path, machines: tuple[str, ...] = ("box-a", "box-b")) -> P
             results_file(machine, OLD_UJSON, env=AXIS, benchmarks=SUITE),
         ]
         write_machine(root, machine, files)
+    return root
+
+
+# serkit's timed benchmarks keep one sample per process (asv's repeat = 1).
+PER_PROCESS = {
+    "bench_time.Dumps.time_dumps": {"type": "time", "unit": "seconds", "grid": GRID, "repeat": 1}
+}
+
+
+def per_process_tree(
+    root: Path,
+    processes_a: Sequence[Sequence[float]],
+    processes_b: Sequence[Sequence[float]],
+    *,
+    hosts: tuple[str, str] = ("a", "b"),
+) -> Path:
+    """Two hosts' dumps timings, each parameter set with its per-process samples."""
+    write_benchmarks(root, PER_PROCESS)
+    for host, processes in zip(hosts, (processes_a, processes_b)):
+        medians = [statistics.median(p) for p in processes]
+        data = results_file(
+            host,
+            {"bench_time.Dumps.time_dumps": medians},
+            benchmarks=PER_PROCESS,
+            samples={"bench_time.Dumps.time_dumps": processes},
+        )
+        write_machine(root, host, [data])
     return root

@@ -14,7 +14,7 @@ from serkit.results import hosts as hostinfo
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.matrix import baseline
-from serkit.suite.cases import CODECS_ENV, WARMUP_ENV
+from serkit.suite.cases import CODECS_ENV, ROUNDS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -139,14 +139,18 @@ def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
         return 0
 
     monkeypatch.delenv(WARMUP_ENV, raising=False)
+    monkeypatch.delenv(ROUNDS_ENV, raising=False)
     monkeypatch.setattr(bench, "asv", fake_asv)
     monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None: None)
     plan = bench.plan(ROOT, matrix=False)
     bench.run(ROOT, plan, quick=True)
     bench.run(ROOT, plan, quick=False)
     (quick_args, quick_env), (full_args, full_env) = seen
-    assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S and "repeat=(2,3,1.0)" in quick_args
-    assert WARMUP_ENV not in full_env and "-a" not in full_args
+    assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
+    assert quick_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
+    assert WARMUP_ENV not in full_env and ROUNDS_ENV not in full_env and "-a" not in full_args
+    # Both keep every process's sample: the spreads and verdicts are computed from them.
+    assert {"--record-samples", "--interleave-rounds"} <= set(quick_args) & set(full_args)
 
 
 @pytest.fixture

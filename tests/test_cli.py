@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -223,3 +224,157 @@ def test_console_script_runs() -> None:
         [sys.executable, "-m", "serkit", "--version"], capture_output=True, text=True, check=True
     )
     assert done.stdout.startswith("serkit ")
+
+
+# --- one convention: --format table|json|markdown, --json deprecated, positive counts -------
+
+# Cheap runs of every command that prints results; the asv-driven ones are faked below.
+PRINTING = [
+    ["list"],
+    ["fixtures", "list"],
+    ["sizes", "--codec", "json,orjson", "--fixture", "small-dict"],
+    ["fidelity", "--codec", "json", "--fixture", "int-keys", "--no-probes"],
+    ["matrix"],
+    ["doctor"],
+    ["replicate", "002", "--rounds", "3", "--no-save"],
+]
+
+
+def assert_github_table(out: str) -> None:
+    """At least one GitHub-flavoured table: a header row, a |---| rule, rows; all aligned."""
+    lines = out.splitlines()
+    rules = [i for i, line in enumerate(lines) if line.startswith("|--")]
+    assert rules, out
+    for i in rules:
+        header = lines[i - 1]
+        assert header.startswith("| ") and header.endswith(" |")
+        assert lines[i + 1].startswith("| ")
+        table = []
+        for line in lines[i - 1 :]:
+            if not line.startswith("|"):
+                break
+            table.append(line)
+        assert len({line.count("|") for line in table}) == 1, table
+
+
+@pytest.fixture
+def fake_asv(monkeypatch: pytest.MonkeyPatch) -> None:
+    """agreement, validate and overhead, measured by canned numbers instead of asv runs."""
+    from serkit.trust import agreement, overhead
+
+    def measure(root: Path, codec: str, fixture: str, operation: str, rounds: int) -> Any:
+        return agreement.Agreement(codec, fixture, operation, [1.0e-6] * rounds, [1.02e-6] * rounds)
+
+    def validate(root: Path, pairs: Any, rounds: int, processes: int) -> Any:
+        times = [2e-6] * rounds
+        harness = agreement.PYPERF
+        return [
+            agreement.Agreement(p.codec, p.fixture, p.operation, times, times, harness)
+            for p in pairs
+        ]
+
+    def overhead_measure(root: Path, codecs: Any, rounds: int) -> Any:
+        adapter, direct = (1.01e-6,) * rounds, (1e-6,) * rounds
+        return [overhead.Overhead(c, "dumps", adapter, direct) for c in codecs]
+
+    monkeypatch.setattr(agreement, "measure_agreement", measure)
+    monkeypatch.setattr(agreement, "validate", validate)
+    monkeypatch.setattr(overhead, "measure_overheads", overhead_measure)
+
+
+FAKED = [
+    ["agreement", "--rounds", "2"],
+    ["validate", "--rounds", "2", "--processes", "1"],
+    ["overhead", "--codec", "json,orjson", "--rounds", "2"],
+]
+
+
+def results_argv(tmp_path: Path, command: str) -> list[str]:
+    from results_factory import two_hosts
+
+    root = str(two_hosts(tmp_path))
+    return [command, "--results", root] + (["a", "b"] if command == "compare" else [])
+
+
+@pytest.mark.parametrize("argv", PRINTING + FAKED, ids=" ".join)
+def test_markdown_is_a_github_table(
+    capsys: pytest.CaptureFixture[str], fake_asv: None, argv: list[str]
+) -> None:
+    code, out, err = run(capsys, *argv, "--format", "markdown")
+    assert code == 0, err
+    assert_github_table(out)
+
+
+@pytest.mark.parametrize("command", ["compare", "hosts"])
+def test_markdown_of_results(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    code, out, err = run(capsys, *results_argv(tmp_path, command), "--format", "markdown")
+    assert code == 0, err
+    assert_github_table(out)
+
+
+@pytest.mark.parametrize("argv", PRINTING + FAKED, ids=" ".join)
+def test_json_and_the_deprecated_alias_agree(
+    capsys: pytest.CaptureFixture[str], fake_asv: None, argv: list[str]
+) -> None:
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert "deprecated" not in err
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0
+    again = json.loads(out)
+    if argv[0] in ("replicate", "doctor"):  # measured anew: compare the shape, not the numbers
+        document, again = sorted(document), sorted(again)
+    assert again == document
+    assert "serkit: --json is deprecated; use --format json" in err.splitlines()
+
+
+@pytest.mark.parametrize("command", ["compare", "hosts"])
+def test_json_of_results(capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str) -> None:
+    argv = results_argv(tmp_path, command)
+    code, out, _ = run(capsys, *argv, "--format", "json")
+    assert code == 0
+    document = json.loads(out)
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0 and json.loads(out) == document
+    assert "--json is deprecated" in err
+
+
+def test_validate_json_keeps_its_document(
+    capsys: pytest.CaptureFixture[str], fake_asv: None
+) -> None:
+    code, out, _ = run(capsys, "validate", "--rounds", "2", "--processes", "1", "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    assert list(document) == ["rounds", "processes", "load_average", "pairs"]
+    assert document["rounds"] == 2 and document["processes"] == 1
+    assert set(document["load_average"]) == {"before", "after"}
+    assert all(pair["within"] and pair["harness"] == "pyperf" for pair in document["pairs"])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["agreement", "--rounds", "0"],
+        ["validate", "--rounds", "0"],
+        ["validate", "--processes", "0"],
+        ["overhead", "--rounds", "0"],
+        ["replicate", "--rounds", "0"],
+        ["fidelity", "--hostile-count", "0"],
+        ["agreement", "--rounds", "two"],
+    ],
+    ids=" ".join,
+)
+def test_a_count_of_zero_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    # argparse names the subcommand: `serkit agreement: error: argument --rounds: ...`
+    errors = [line for line in err.splitlines() if line.startswith(f"serkit {argv[0]}: error:")]
+    assert info.value.code == 2
+    assert len(errors) == 1 and f"argument {argv[1]}: must be a " in errors[0]
+    assert "Traceback" not in err

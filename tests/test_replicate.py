@@ -315,7 +315,7 @@ def test_json_output_is_saved_where_asked(
 
 def test_a_full_run_saves_into_the_checkout_by_default() -> None:
     from serkit.checkout import project_root
-    from serkit.cli import _replication_target
+    from serkit.cli.replicate import replication_target as _replication_target
 
     parser = build_parser()
     assert _replication_target(parser.parse_args(["replicate"])) == replication_path(

@@ -7,9 +7,15 @@ each stated once here and in the README:
 - Commit: with `--commit`, that commit (a prefix) on both hosts; otherwise, for each
   matched value, the newest commit (by the commit date asv recorded) at which both hosts
   measured it.
-- Noise: a difference is "within noise" when the two hosts' 99 % confidence intervals
-  overlap, or, where either host recorded no interval, their interquartile ranges do.
-  Only disjoint intervals make a pair faster or slower.
+- Noise, for timings measured in several processes a side (serkit's runs keep one
+  sample per process): faster or slower only when Welch's t-test on the logs of the
+  per-process values rejects "no difference" at 1 % and the difference exceeds the
+  hosts' noise floor (the larger of the two, measured by `serkit noise`; 10 % where a
+  host has none, said in a warning). Each pair states the smallest difference it could
+  have called. A/A runs on a shared VM call at most 1 % of pairs different this way.
+- Noise, for values with one process or none recorded (older results, tracks): "within
+  noise" when the 99 % confidence intervals overlap, or, where either host recorded
+  no interval, the interquartile ranges do; only disjoint intervals make a difference.
 - Sizes: a `track_*` in bytes is a count, so in the same environment it must be equal
   on both hosts; a difference means the hosts did not run the same thing. Memory tracks
   (names with rss, mem or peak) are measured, not counted, and are exempt.
@@ -28,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serkit.errors import SerkitError
+from serkit.results.noise import DEFAULT_FLOOR, read_noise
 from serkit.results.tree import (
     Benchmark,
     Environment,
@@ -36,12 +43,15 @@ from serkit.results.tree import (
     ResultsTree,
     version_order,
 )
+from serkit.stats import difference, spread
 
 SCHEMA = "serkit-compare/1"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
-    "within noise when the 99% confidence intervals overlap (the interquartile ranges "
-    "where either host recorded no interval); faster or slower only when they are disjoint"
+    "timings measured in several processes: faster or slower only when Welch's t-test on the "
+    "logs of the per-process values rejects no-difference at 1% and the difference exceeds "
+    "the hosts' noise floor; other values: within noise when the 99% confidence intervals "
+    "overlap (the interquartile ranges where either host recorded no interval)"
 )
 GROUP_PARAM = "codec"
 KIND_ORDER = {"time": 0, "memory": 1, "track": 2}  # timings first: what a reader came for
@@ -85,6 +95,11 @@ class Pair:
     ratio: float | None  # B/A; None unless both values are above 0
     verdict: str
     group: str
+    # The smallest relative difference the verdict could have called (0.12: 12 %); None
+    # where the pair was judged by its intervals (one process a side, or a track).
+    detectable: float | None = None
+    # Whether either side's processes fell into separate modes (see serkit.stats.modes).
+    multimodal: bool = False
 
     @property
     def commit(self) -> str:
@@ -123,6 +138,7 @@ class Comparison:
     only_values: dict[str, list[OneSide]]
     not_comparable: list[OneSide]
     warnings: list[str] = field(default_factory=list)
+    floor: float = DEFAULT_FLOOR  # the noise floor the timing verdicts used
 
     @property
     def size_mismatches(self) -> list[Pair]:
@@ -188,8 +204,38 @@ def spreads(a: Measurement, b: Measurement) -> tuple[str, Interval, Interval] | 
     return None
 
 
-def judge_pair(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    detectable: float | None = None
+    multimodal: bool = False
+
+
+def judge_pair(
+    benchmark: Benchmark,
+    a: Measurement,
+    b: Measurement,
+    processes: tuple[Sequence[float], Sequence[float]] = ((), ()),
+    floor: float = DEFAULT_FLOOR,
+) -> Verdict:
     """The verdict on one pair, by the rules in this module's docstring."""
+    assert a.value is not None and b.value is not None
+    if is_exact_size(benchmark):
+        return Verdict(SAME if a.value == b.value else SIZE_MISMATCH)
+    if a.value == b.value:
+        return Verdict(SAME)
+    on_a, on_b = processes
+    if benchmark.kind == "time" and len(on_a) >= 2 and len(on_b) >= 2:
+        found = difference(on_a, on_b, floor=floor)
+        multimodal = spread(on_a).multimodal or spread(on_b).multimodal
+        if not found.differs:
+            return Verdict(WITHIN_NOISE, found.detectable, multimodal)
+        return Verdict(SLOWER if found.ratio > 1 else FASTER, found.detectable, multimodal)
+    return Verdict(judge_overlap(benchmark, a, b))
+
+
+def judge_overlap(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
+    """The rule for values without per-process samples: do their intervals overlap?"""
     assert a.value is not None and b.value is not None
     if is_exact_size(benchmark):
         return SAME if a.value == b.value else SIZE_MISMATCH
@@ -205,6 +251,22 @@ def judge_pair(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
     if benchmark.kind == "time":
         return FASTER if below else SLOWER
     return LOWER if below else HIGHER
+
+
+def host_floor(tree: ResultsTree, hosts: Sequence[str], warnings: list[str]) -> float:
+    """The larger of the hosts' measured noise floors; the default, said, where one has none."""
+    floors = []
+    for host in hosts:
+        record = read_noise(tree.root / host, warnings)
+        if record is None:
+            warnings.append(
+                f"{host} has no noise measurement: timing verdicts assume a floor of "
+                f"{DEFAULT_FLOOR:.0%} (run `serkit noise --machine {host}` on that host)"
+            )
+            floors.append(DEFAULT_FLOOR)
+        else:
+            floors.append(record.floor)
+    return max(floors)
 
 
 def _ratio(a: float, b: float) -> float | None:
@@ -296,6 +358,7 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
         only_values={host_a: [], host_b: []},
         not_comparable=[],
         warnings=warnings,
+        floor=host_floor(tree, hosts, warnings),
     )
     # A stable sort of the keys as read keeps each benchmark's parameters in asv's order.
     keys = dict.fromkeys([*index_a, *index_b])
@@ -346,8 +409,10 @@ def _match(
         return
     assert a.value is not None and b.value is not None
     group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
+    found = judge_pair(benchmark, a, b, (tree.processes(a), tree.processes(b)), result.floor)
+    ratio = _ratio(a.value, b.value)
     pair = Pair(
-        benchmark, named, env, a, b, _ratio(a.value, b.value), judge_pair(benchmark, a, b), group
+        benchmark, named, env, a, b, ratio, found.verdict, group, found.detectable, found.multimodal
     )
     result.pairs.append(pair)
 

@@ -12,7 +12,7 @@ import hashlib
 import os
 import random
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -327,6 +327,14 @@ def get_fixture(name: str) -> Fixture:
         raise UnknownFixture(
             f"unknown fixture {name!r}; known fixtures: {', '.join(_FIXTURES)}"
         ) from None
+
+
+def check_fixtures(names: Iterable[str]) -> list[str]:
+    """The ids in order, repeats dropped; UnknownFixture for a typo, before any work starts."""
+    chosen = list(dict.fromkeys(names))
+    for name in chosen:
+        get_fixture(name)
+    return chosen
 
 
 # Documents derived from a fetched source, built once per process and verified source

@@ -22,8 +22,10 @@ from serkit.codecs.registry import codec_names, registry
 from serkit.compare.comparison import (
     Comparison,
     NothingToCompare,
+    Verdict,
     compare,
     decode_param,
+    host_floor,
     judge_pair,
 )
 from serkit.errors import SerkitError
@@ -250,7 +252,9 @@ class Change:
     after: str
     a: float
     b: float
-    verdict: str  # times: compare.judge's (same, within noise, faster, ...); sizes: larger...
+    verdict: str  # times: compare's judge_pair (same, within noise, faster, ...); sizes: larger...
+    detectable: float | None = None  # the smallest relative change the verdict could call
+    multimodal: bool = False  # either release's processes fell into separate modes
 
     @property
     def percent(self) -> float:
@@ -305,7 +309,7 @@ def library_views(runs: Sequence[Run], tree: ResultsTree) -> list[LibraryView]:
                     ordered,
                     codecs,
                     fixtures,
-                    _changes(tree, ordered, codecs, fixtures),
+                    _changes(tree, ordered, codecs, fixtures, machine),
                 )
             )
     return views
@@ -316,8 +320,10 @@ def _changes(
     points: Sequence[VersionPoint],
     codecs: Sequence[str],
     fixtures: Sequence[str],
+    machine: str,
 ) -> list[Change]:
     out = []
+    floor = host_floor(tree, [machine], tree.warnings)
     for before, after in zip(points, points[1:]):
         for benchmark in (DUMPS, LOADS, SIZE):
             for codec in codecs:
@@ -327,6 +333,7 @@ def _changes(
                     if a is None or b is None:
                         continue
                     assert a.value is not None and b.value is not None
+                    found = Verdict("")
                     if a.code_version != b.code_version:
                         # Measured by different code (asv's hash of the benchmark): the
                         # difference may be the suite's, not the library's.
@@ -338,7 +345,9 @@ def _changes(
                             else ("larger" if b.value > a.value else "smaller")
                         )
                     else:
-                        verdict = judge_pair(tree.benchmark(benchmark), a, b)
+                        processes = (tree.processes(a), tree.processes(b))
+                        found = judge_pair(tree.benchmark(benchmark), a, b, processes, floor)
+                        verdict = found.verdict
                     out.append(
                         Change(
                             benchmark,
@@ -349,6 +358,8 @@ def _changes(
                             a.value,
                             b.value,
                             verdict,
+                            found.detectable,
+                            found.multimodal,
                         )
                     )
     return out

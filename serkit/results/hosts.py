@@ -10,6 +10,7 @@ name: asv reads every .json file in a machine's folder as a results file, and wa
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -25,6 +26,7 @@ from typing import Any
 import yaml
 from tabulate import tabulate
 
+from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise
 from serkit.results.tree import (
     ASV_MACHINE_FIELDS,
     ResultsTree,
@@ -201,6 +203,7 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
                     k: v for k, v in machine.profile.items() if k not in ASV_MACHINE_FIELDS
                 },
                 "host": read_host(tree.root / name, tree.warnings),
+                "noise": _noise(read_noise(tree.root / name, tree.warnings)),
                 "results": {
                     "files": machine.files,
                     "environments": len(envs),
@@ -210,6 +213,16 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+NOT_MEASURED = (
+    f"not measured (`serkit noise`); verdicts assume differences under {DEFAULT_FLOOR:.0%} "
+    "are noise"
+)
+
+
+def _noise(record: NoiseRecord | None) -> dict[str, Any] | None:
+    return {**dataclasses.asdict(record), "in_words": record.in_words()} if record else None
 
 
 def _python_text(version: str, build: Mapping[str, Any]) -> str:
@@ -228,8 +241,8 @@ def _text(value: Any) -> str:
     return "-" if value in (None, "") else str(value)
 
 
-def render_hosts(rows: list[dict[str, Any]]) -> str:
-    """One column per machine, so that hosts compare side by side."""
+def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
+    """One column per machine, so that hosts compare side by side (or a GitHub table)."""
     fields: list[tuple[str, Any]] = [
         ("asv: cpu", lambda r: r["asv"]["cpu"]),
         ("asv: num_cpu", lambda r: r["asv"]["num_cpu"]),
@@ -243,10 +256,18 @@ def render_hosts(rows: list[dict[str, Any]]) -> str:
         ("python builds", _pythons),
         ("platform", lambda r: r["host"] and r["host"].get("os")),
         ("host recorded", lambda r: r["host"] and r["host"].get("recorded_at")),
+        ("noise", lambda r: r["noise"]["in_words"] if r["noise"] else NOT_MEASURED),
         ("results", _coverage),
     ]
     table = [[label, *(_text(get(r)) for r in rows)] for label, get in fields]
-    out = tabulate(table, headers=["", *(r["machine"] for r in rows)], disable_numparse=True)
+    if markdown:  # a Markdown cell is one line
+        table = [[cell.replace("\n", "<br>") for cell in row] for row in table]
+    out = tabulate(
+        table,
+        headers=["", *(r["machine"] for r in rows)],
+        disable_numparse=True,
+        tablefmt="github" if markdown else "simple",
+    )
     missing = [r["machine"] for r in rows if r["host"] is None]
     if missing:
         out += (

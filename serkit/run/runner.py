@@ -21,17 +21,27 @@ from serkit.checkout import CONFIG_NAME, PYTHONS_DIR
 from serkit.errors import SerkitError
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
-from serkit.suite.cases import WARMUP_ENV, Selection, warmup_from_env
+from serkit.suite.cases import (
+    FULL_ROUNDS,
+    ROUNDS_ENV,
+    WARMUP_ENV,
+    Selection,
+    rounds_from_env,
+    warmup_from_env,
+)
 
-# asv's defaults give 2 rounds of up to 5 samples; the quick run takes 3 samples in
-# one round: enough for a median and a spread, at a fraction of the time. A benchmark
-# still sampling after 1 s (calls over 0.5 s: pure-Python YAML on random-dicts-1000)
-# stops at 2 samples, which still give a spread.
-QUICK_ATTRIBUTES = ("-a", "rounds=1", "-a", "repeat=(2,3,1.0)")
+# Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
+# ROUNDS_ENV), interleaved over the grid, and asv keeps the samples: they are the
+# per-process values that spreads and verdicts are computed from.
+SAMPLE_ARGS = ("--record-samples", "--interleave-rounds")
+# The quick run: the fewest processes that still give a between-process spread and a
+# test that can call a difference (with 5 processes a side, Welch's t on the logs).
+QUICK_ROUNDS = 5
 # Not `-a warmup_time`, which would also give a second warm-up to the long calls that
 # their preparation already warmed up (serkit.suite.cases.WARMED_CALL_S).
 QUICK_WARMUP_S = "0.02"
-QUICK_DESCRIPTION = "1 round of 3 samples, 2 for calls over 0.5 s, 0.02 s of warm-up"
+QUICK_DESCRIPTION = f"{QUICK_ROUNDS} processes of 1 sample each per pair, 0.02 s of warm-up"
+FULL_DESCRIPTION = f"{FULL_ROUNDS} processes of 1 sample each per pair, asv's warm-up"
 
 
 def current_python() -> str:
@@ -52,6 +62,7 @@ def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> P
     """Which environments to run: the current Python's baseline, or the whole matrix."""
     Selection.from_env()  # a typo in SERKIT_BENCH_* fails here, before any env is built
     warmup_from_env()
+    rounds_from_env()
     if not matrix:
         wanted: tuple[str, ...] = (current_python(),)
         if wanted[0] not in PYTHONS:
@@ -100,9 +111,10 @@ def run(root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = ()) -> i
     args = ["run", "HEAD^!"]
     for environment in plan_.environments:
         args += ["-E", environment.asv_name]
+    args += SAMPLE_ARGS
     env = dict(plan_.asv_env)
     if quick:
-        args += QUICK_ATTRIBUTES
+        env.setdefault(ROUNDS_ENV, str(QUICK_ROUNDS))
         env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
     return asv(root, [*args, *extra], env)
 

@@ -29,9 +29,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, cast
 
-from serkit.codecs.registry import Config, codec_names, get_codec, registry
+from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import fixture_names, get_fixture, load_fixture
+from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -42,6 +42,13 @@ LIBRARY_ENV = "SERKIT_BENCH_LIBRARY"
 # 0.1). The quick run sets 0.02: on 93 fast pairs here the results moved by no more than
 # between two runs with 0.1, and each pair took 0.08 s less.
 WARMUP_ENV = "SERKIT_BENCH_WARMUP"
+# How many processes time each pair (asv's `rounds`; asv interleaves them, one round over
+# the whole grid, then the next). Each process takes one sample, so asv's samples are the
+# per-process values and every spread serkit states is the spread between processes: on
+# a shared VM one process can read a call 2x slower than another, which samples taken in
+# one process never show. `serkit bench` sets it (quick run: QUICK_ROUNDS).
+ROUNDS_ENV = "SERKIT_BENCH_ROUNDS"
+FULL_ROUNDS = 10
 
 # How long one timed body should last; calls shorter than this are repeated inside it.
 INNER_TARGET_S = 20e-6
@@ -92,6 +99,16 @@ def warmup_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
     return seconds
 
 
+def rounds_from_env(environ: Mapping[str, str] = os.environ) -> int:
+    """SERKIT_BENCH_ROUNDS: processes per timed pair (default FULL_ROUNDS), at least 2."""
+    value = environ.get(ROUNDS_ENV, "").strip()
+    if not value:
+        return FULL_ROUNDS
+    if not value.isdigit() or not 2 <= int(value) <= 100:
+        raise SerkitError(f"{ROUNDS_ENV}={value!r}: give a whole number of processes, 2 to 100")
+    return int(value)
+
+
 def truthy(value: str | None) -> bool:
     """Whether an environment variable says yes (1, true, yes, on)."""
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
@@ -117,10 +134,8 @@ class Selection:
             if environ.get(FIXTURES_ENV, "").strip()
             else None
         )
-        for name in codecs or ():
-            registry.spec(name)
-        for name in fixtures or ():
-            get_fixture(name)
+        check_codecs(codecs or ())
+        check_fixtures(fixtures or ())
         return cls(codecs, fixtures, truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
 
     def excludes_codec(self, codec: str) -> str | None:
@@ -297,8 +312,16 @@ class CaseBenchmark:
     obj: Any
     payload: bytes
     inner_loops: int = 1
+    repeat: int  # asv's samples per process, and `rounds` its processes: set on timed classes
+    rounds: int
     number: int  # asv's; set only for a pair whose preparation was its warm-up
     warmup_time: float
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.operation is not None:  # timed: one sample in each of `rounds` processes
+            cls.repeat = 1
+            cls.rounds = rounds_from_env()
 
     def __init__(self) -> None:
         self.skip_params = _PreparedOnCheck(self)

@@ -1,0 +1,136 @@
+"""`serkit matrix` and `serkit bench`: the asv environments, and running the suite in them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from serkit.checkout import project_root, reports_dir, results_dir
+from serkit.cli.common import add_format, print_json, print_table
+from serkit.cli.results import write_report
+from serkit.errors import SerkitError
+from serkit.run import runner
+from serkit.run.interpreters import find_pythons
+from serkit.run.matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
+
+
+def add_commands(commands: Any) -> None:
+    matrix = commands.add_parser("matrix", help="the asv environments: Pythons x library releases")
+    add_format(matrix)
+    matrix.add_argument(
+        "--write-config", metavar="PATH", help="write the asv configuration (asv.conf.json)"
+    )
+    matrix.set_defaults(run=run_matrix)
+
+    bench = commands.add_parser(
+        "bench",
+        help="run the asv suite: quick on this Python, or the whole matrix; then the report",
+        description=(
+            "Run the asv suite for the checked-out commit, record this host's facts beside "
+            "the results, then write the HTML report (serkit report). "
+            f"Narrow the grid with {CODECS_ENV}, {FIXTURES_ENV} and {SLOW_ENV}."
+        ),
+    )
+    bench.add_argument(
+        "--matrix", action="store_true", help="every environment of every Python found"
+    )
+    bench.add_argument(
+        "--python", type=split_ids, action="extend", help="with --matrix: these Pythons only"
+    )
+    speed = bench.add_mutually_exclusive_group()
+    speed.add_argument(
+        "--quick",
+        action="store_true",
+        default=None,
+        help=f"{runner.QUICK_DESCRIPTION} (default alone)",
+    )
+    speed.add_argument(
+        "--full",
+        dest="quick",
+        action="store_false",
+        help=f"{runner.FULL_DESCRIPTION} (default --matrix)",
+    )
+    bench.add_argument(
+        "--no-report", action="store_true", help="skip the HTML report (serkit report)"
+    )
+    bench.add_argument(
+        "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
+    )
+    bench.set_defaults(run=run_bench)
+
+
+def run_matrix(args: argparse.Namespace) -> int:
+    if args.write_config:
+        path = Path(args.write_config)
+        path.write_text(render_asv_config())
+        print(f"wrote {path}")
+        return 0
+    envs = list(environments())
+    found = find_pythons(PYTHONS)
+    if args.format == "json":
+        print_json(
+            [
+                {
+                    "name": env.asv_name,
+                    "python": env.python,
+                    "varied": env.varied,
+                    "requirements": env.requirements,
+                    "not_installed": list(env.missing),
+                    "interpreter": str(found[env.python] or "") or None,
+                }
+                for env in envs
+            ]
+        )
+        return 0
+    axes = sum(1 for library in LIBRARIES if library.axis)
+    print(
+        f"{len(envs)} environments: {len(PYTHONS)} Pythons, each with a baseline of the newest "
+        f"releases and one environment per older release of {axes} libraries, one at a time."
+    )
+    table = [
+        [
+            env.python,
+            env.varied or "baseline",
+            env.requirements[env.varied] if env.varied else "newest",
+            str(found[env.python] or "-"),
+        ]
+        for env in envs
+    ]
+    headers = ["python", "varies", "release", "interpreter here"]
+    print_table(table, headers, args.format, disable_numparse=True)
+    for python in PYTHONS:
+        if found[python] is None:
+            print(f"Python {python} was not found here: its environments will be skipped.")
+    unused = [f"{lib} {ver} on {py}" for py, lib, ver in unused_releases()]
+    print(f"Left out, no compiled wheel on PyPI: {', '.join(unused)}.")
+    missing = sorted({(env.python, m) for env in envs for m in env.missing})
+    print("Not installed, no wheel at all: " + ", ".join(f"{m} on {p}" for p, m in missing) + ".")
+    return 0
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    from serkit.results.hosts import record_host
+
+    root = project_root()
+    quick = args.quick if args.quick is not None else not args.matrix
+    plan = runner.plan(root, matrix=args.matrix, pythons=args.python)
+    names = ", ".join(env.label for env in plan.environments)
+    mode = f"quick ({runner.QUICK_DESCRIPTION})" if quick else f"full ({runner.FULL_DESCRIPTION})"
+    print(f"serkit: {len(plan.environments)} environment(s), {mode}: {names}", file=sys.stderr)
+    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
+    status = runner.run(root, plan, quick=quick, extra=extra)
+    if status not in (0, 2):
+        raise SerkitError(f"asv run failed (exit {status}); see its output above")
+    # What asv does not record (governor, turbo, Python builds) travels with the results.
+    home = Path(plan.asv_env.get("HOME") or Path.home())
+    record_host(results_dir(root), runner.machine_name(extra, home), plan.pythons)
+    # Report what was measured even when some benchmarks failed: nothing is lost.
+    if not args.no_report:
+        write_report(root, results_dir(root), reports_dir(root), with_asv=True)
+    if status == 2:
+        # asv also exits 2 when it refuses its arguments; its own message says which.
+        print("serkit: asv exited 2: some benchmarks failed (see above)", file=sys.stderr)
+    return 0 if status == 0 else 1
