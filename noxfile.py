@@ -28,16 +28,8 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint and format) and mypy, strict on the package."""
-    session.install(
-        "-e",
-        RUNNER,
-        "ruff",
-        "mypy",
-        "import-linter",
-        "types-PyYAML",
-        "types-tabulate",
-        "types-tqdm",
-    )
+    stubs = ("types-PyYAML", "types-tabulate", "types-tqdm", "types-jsonschema")
+    session.install("-e", RUNNER, "ruff", "mypy", "import-linter", *stubs)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy", "serkit")

@@ -263,7 +263,7 @@ def test_json_output_is_documented_and_stable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = compare_json(capsys, two_hosts(tmp_path, time_factor=2.0))
-    assert data["schema"] == "serkit-compare/1"
+    assert data["schema"] == "serkit-compare/2"
     assert {"host_a", "host_b", "commit", "commit_rule", "noise_rule", "pairs", "summary"} <= set(
         data
     )
@@ -271,7 +271,7 @@ def test_json_output_is_documented_and_stable(
     pair = pairs_of(data, TIMING)["orjson", "small"]
     assert set(pair) == {
         *("benchmark", "params", "env", "commit", "kind", "unit", "a", "b", "ratio"),
-        *("a_spread", "b_spread", "verdict", "group"),
+        *("a_spread", "b_spread", "verdict", "detectable", "multimodal", "group"),
     }
     assert pair["env"] == {**ENV, "env_vars": {}}
     assert pair["a"] == TIMES[2] and pair["b"] == 2 * TIMES[2]

@@ -94,3 +94,20 @@ def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:
     text = render_hosts(describe_hosts(read_tree(tmp_path)))
     assert "differences under 12% cannot be told apart here" in text
     assert "not measured (`serkit noise`)" in text  # host b
+
+
+def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path: Path) -> None:
+    from serkit.report.html import spread_text, spread_title
+    from serkit.report.views import latest_runs
+
+    split = [1.0, 1.0, 1.9, 1.9, 1.0]
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1, split)] * 4)
+    tree = read_tree(tmp_path)
+    runs = {run.machine: run for run in latest_runs(tree)}
+    steady = runs["a"].spread("bench_time.Dumps.time_dumps", "json", "small")
+    two_modes = runs["b"].spread("bench_time.Dumps.time_dumps", "json", "small")
+    assert steady is not None and two_modes is not None
+    m = runs["a"].get("bench_time.Dumps.time_dumps", "json", "small")
+    assert spread_text(m, steady) == "±1.0 %, 5 processes"
+    assert "5 processes, one sample each" in spread_title(m, steady)
+    assert spread_text(m, two_modes) == "5 processes in 2 modes: 1.00 µs in 3, 1.90 µs in 2"

@@ -10,22 +10,10 @@ from serkit import codec_names, get_codec, load_fixture
 from serkit.checkout import replication_path, results_dir
 from serkit.checks.sizes import measure_fixture
 from serkit.cli import build_parser, main
-from serkit.replicate.posts import (
-    SCHEMA,
-    VERDICTS,
-    Claim,
-    Measured,
-    Options,
-    ReplicationFileError,
-    Timing,
-    UnknownPost,
-    judge,
-    load,
-    render,
-    resolve_post,
-    run,
-    save,
-)
+from serkit.replicate.claims import VERDICTS, Claim, judge_claim
+from serkit.replicate.document import SCHEMA, ReplicationFileError, load, save
+from serkit.replicate.measure import Measured, Timing
+from serkit.replicate.posts import Options, UnknownPost, resolve_post, run
 from serkit.replicate.published import (
     POST_000_DUMPS,
     POST_000_LOADS,
@@ -40,6 +28,7 @@ from serkit.replicate.published import (
     PublishedTable,
     as_disk_kib,
 )
+from serkit.replicate.render import render
 
 TABLES: list[PublishedTable | PublishedFigures] = [
     POST_000_SIZES,
@@ -264,7 +253,7 @@ def _measured(fast: list[float], slow: list[float]) -> Measured:
 
 def _verdict(published: dict[str, float], measured: Measured, factor: float = 1.0) -> str:
     claim = Claim("a dumps faster than b", ((("a", "dumps"), ("b", "dumps")),), factor)
-    result = judge(
+    result = judge_claim(
         claim,
         (0,),
         lambda side, _site: published[side[0]],

@@ -45,7 +45,8 @@ from serkit.results.tree import (
 )
 from serkit.stats import difference, spread
 
-SCHEMA = "serkit-compare/1"
+# 2: timings judged between processes; pairs carry detectable, multimodal and processes.
+SCHEMA = "serkit-compare/2"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
     "timings measured in several processes: faster or slower only when Welch's t-test on the "

@@ -16,29 +16,28 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from serkit import __version__
+from serkit import __version__, units
 from serkit.checkout import ENV_DIR, git_commit, replication_path
 from serkit.errors import SerkitError
+from serkit.report.charts import hosts_chart, library_chart, snapshot_chart
 from serkit.report.views import (
     CODE_CHANGED,
     MEASURE_NAMES,
-    LibraryView,
     ReportData,
-    SnapshotTable,
     gather,
 )
-from serkit.results.hosts import describe_hosts
+from serkit.results.hosts import NOT_MEASURED, describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
-from serkit.suite.benchmark_names import DUMPS, LOADS, SIZE
+from serkit.stats import Spread
+from serkit.suite.benchmark_names import SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
 MANIFEST = "report.json"
@@ -50,51 +49,40 @@ class ReportError(SerkitError):
     """The report could not be written."""
 
 
-# --- numbers with units -----------------------------------------------------------------
+# --- numbers with units (serkit.units), as the templates' filters --------------------------
 
 
-def fmt_time(seconds: float | None) -> str:
-    if seconds is None or math.isnan(seconds):
-        return "n/a"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
-
-
-def fmt_bytes(count: float | None) -> str:
-    return "n/a" if count is None else f"{count:,.0f} B"
-
-
-def fmt_memory(count: float | None) -> str:
-    if count is None:
-        return "n/a"
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if count >= scale:
-            return f"{count / scale:.3g} {unit}"
-    return f"{count:,.0f} B"
-
-
-def fmt_ratio(ratio: float | None) -> str:
-    # Three significant digits, kept when they are zeros: 1.00x, not 1x.
-    return "n/a" if ratio is None else f"{ratio:#.3g}".rstrip(".") + "x"
-
-
-def spread_text(m: Measurement | None) -> str:
-    """The interquartile range asv recorded, as ± percent of the median."""
+def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
+    """The spread between processes where recorded (their modes, when they split), else the
+    interquartile range asv recorded, as ± percent of the median."""
     if m is None or m.value is None:
         return ""
+    if between is not None:
+        count = len(between.values)
+        if count == 1:
+            return "1 process: single sample"
+        if between.multimodal:
+            modes = ", ".join(f"{units.seconds(c)} in {n}" for c, n in between.modes)
+            return f"{count} processes in {len(between.modes)} modes: {modes}"
+        half = (between.q3 - between.q1) / 2 / between.median
+        return f"±{units.percent(half, 1)}, {count} processes"
     if m.iqr is None:
         return "no spread recorded"
     low, high = m.iqr
-    return f"±{(high - low) / 2 / m.value * 100:.1f} %" if m.value else ""
+    return f"±{units.percent((high - low) / 2 / m.value, 1)}" if m.value else ""
 
 
-def spread_title(m: Measurement | None) -> str:
+def spread_title(m: Measurement | None, between: Spread | None = None) -> str:
+    if between is not None:
+        return (
+            f"{len(between.values)} processes, one sample each: {units.seconds(between.low)} "
+            f"to {units.seconds(between.high)}, interquartile range "
+            f"{units.seconds(between.q1)} to {units.seconds(between.q3)}"
+        )
     if m is None or m.iqr is None:
         return ""
     low, high = m.iqr
-    return f"interquartile range {fmt_time(low)} to {fmt_time(high)}"
+    return f"interquartile range {units.seconds(low)} to {units.seconds(high)}"
 
 
 def date_text(millis: int) -> str:
@@ -102,160 +90,6 @@ def date_text(millis: int) -> str:
         return "unknown"
     moment = datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
     return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-# --- charts -------------------------------------------------------------------------------
-
-
-def _figure_html(figure: Any, div_id: str) -> str:
-    # The library is loaded once per page from the report's own copy: no CDN.
-    return str(
-        figure.to_html(
-            full_html=False,
-            include_plotlyjs=False,
-            div_id=div_id,
-            config={"displaylogo": False, "responsive": True},
-        )
-    )
-
-
-def _error(values: Sequence[Measurement | None], side: int) -> list[float | None]:
-    out: list[float | None] = []
-    for m in values:
-        if m is None or m.value is None or m.iqr is None:
-            out.append(None)
-        else:
-            out.append(abs(m.iqr[side] - m.value))
-    return out
-
-
-def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
-    from plotly import graph_objects as go
-    from plotly.subplots import make_subplots
-
-    rows = [r for r in table.rows if r.measured]
-    codecs = [r.codec for r in rows]
-    figure = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=("time per call (log scale; bars: interquartile range)", "encoded size"),
-        horizontal_spacing=0.14,
-    )
-    for name in ("dumps", "loads"):
-        values: list[Measurement | None] = [getattr(r, name) for r in rows]
-        figure.add_trace(
-            go.Bar(
-                name=name,
-                y=codecs,
-                x=[None if m is None else m.value for m in values],
-                orientation="h",
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": _error(values, 1),
-                    "arrayminus": _error(values, 0),
-                },
-                hovertemplate="%{y} " + name + ": %{x:.3s}s<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
-    figure.add_trace(
-        go.Bar(
-            name="size",
-            y=codecs,
-            x=[r.size for r in rows],
-            orientation="h",
-            hovertemplate="%{y}: %{x:,} B<extra></extra>",
-        ),
-        row=1,
-        col=2,
-    )
-    figure.update_xaxes(type="log", title_text="seconds per call", row=1, col=1)
-    figure.update_xaxes(title_text="bytes", row=1, col=2)
-    figure.update_yaxes(autorange="reversed")
-    figure.update_layout(
-        barmode="group", height=140 + 34 * len(rows), margin={"t": 40, "l": 10, "r": 10}
-    )
-    return _figure_html(figure, div_id)
-
-
-def library_chart(view: LibraryView, div_id: str) -> str:
-    """Per release, each measurement relative to the newest release: a change stands out."""
-    from plotly import graph_objects as go
-    from plotly.subplots import make_subplots
-
-    panels = ((DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size"))
-    figure = make_subplots(
-        rows=1,
-        cols=3,
-        subplot_titles=[f"{t}, relative to {view.points[-1].version}" for _, t in panels],
-    )
-    versions = [p.version for p in view.points]
-    for col, (benchmark, _) in enumerate(panels, start=1):
-        for codec in view.codecs:
-            for fixture in view.fixtures:
-                values = [p.run.get(benchmark, codec, fixture) for p in view.points]
-                newest = values[-1]
-                if newest is None or not newest.value or all(v is None for v in values):
-                    continue
-                scale = newest.value
-                absolute = [
-                    "n/a"
-                    if m is None
-                    else (fmt_bytes(m.value) if benchmark == SIZE else fmt_time(m.value))
-                    for m in values
-                ]
-                figure.add_trace(
-                    go.Scatter(
-                        x=versions,
-                        y=[
-                            None if m is None or m.value is None else m.value / scale
-                            for m in values
-                        ],
-                        mode="lines+markers",
-                        name=f"{codec} / {fixture}",
-                        legendgroup=f"{codec}/{fixture}",
-                        showlegend=col == 1,
-                        customdata=absolute,
-                        hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
-                        "(%{customdata})<extra></extra>",
-                    ),
-                    row=1,
-                    col=col,
-                )
-    figure.update_xaxes(type="category", title_text=f"{view.library} release")
-    figure.update_yaxes(title_text="x newest release", row=1, col=1)
-    figure.update_layout(height=420, margin={"t": 40, "l": 10, "r": 10})
-    return _figure_html(figure, div_id)
-
-
-def hosts_chart(data: ReportData, div_id: str) -> str | None:
-    from plotly import graph_objects as go
-
-    shown = [h for h in data.hosts if h.comparison is not None]
-    if not shown:
-        return None
-    figure = go.Figure()
-    for host in shown:
-        assert host.comparison is not None
-        groups, overall = host.comparison.summary()
-        figure.add_trace(
-            go.Bar(
-                name=f"{host.other} / {host.reference}",
-                x=[g.group for g in groups] + ["overall"],
-                y=[g.geomean for g in groups] + [overall.geomean],
-                hovertemplate="%{x}: %{y:.3f}x<extra></extra>",
-            )
-        )
-    figure.add_hline(y=1.0, line_dash="dot")
-    figure.update_layout(
-        barmode="group",
-        height=420,
-        yaxis_title="geometric mean of time ratios (x reference host)",
-        margin={"t": 30},
-    )
-    return _figure_html(figure, div_id)
 
 
 # --- provenance and pages --------------------------------------------------------------
@@ -298,10 +132,10 @@ def _environment() -> Any:
         lstrip_blocks=True,
     )
     env.filters.update(
-        time=fmt_time,
-        bytes=fmt_bytes,
-        memory=fmt_memory,
-        ratio=fmt_ratio,
+        time=units.seconds,
+        bytes=units.bytes_exact,
+        memory=units.bytes_binary,
+        ratio=units.times,
         spread=spread_text,
         spread_title=spread_title,
         date=date_text,
@@ -317,7 +151,7 @@ def load_replication(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     """`serkit replicate`'s saved document, when there is one; a bad one is skipped, named."""
     if not path.is_file():
         return None
-    from serkit.replicate.posts import load
+    from serkit.replicate.document import load
 
     try:
         return load(path)
@@ -386,6 +220,7 @@ def write_pages(
             "Hosts",
             data=data,
             hosts=describe_hosts(data.tree),
+            not_measured=NOT_MEASURED,
             chart=hosts_chart(data, "hosts-chart"),
         )
     )
@@ -396,7 +231,10 @@ def write_pages(
             "overhead.html",
             "Adapter overhead",
             data=data,
-            target=f"{TARGET_RATIO:.0%} or {TARGET_FLOOR_S * 1e9:.0f} ns, whichever is larger",
+            target=(
+                f"{units.percent(TARGET_RATIO)} or {units.seconds(TARGET_FLOOR_S)}, "
+                "whichever is larger"
+            ),
         )
     )
     if replication is not None:

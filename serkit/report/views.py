@@ -32,6 +32,7 @@ from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.results.tree import Environment, Measurement, ResultsTree, version_order
 from serkit.run.matrix import LIBRARIES
+from serkit.stats import Spread, spread
 from serkit.suite.benchmark_names import (
     COMPILED,
     COMPRESSED,
@@ -44,6 +45,7 @@ from serkit.suite.benchmark_names import (
     RSS_DUMPS,
     RSS_LOADS,
     SIZE,
+    TIME,
 )
 from serkit.suite.cases import LIBRARY_ENV
 from serkit.suite.overhead import ADAPTER, DIRECT
@@ -86,10 +88,19 @@ class Run:
     commit: str
     date: int  # the commit's date, milliseconds since the epoch, as asv records it
     values: dict[tuple[str, Params], Measurement] = field(default_factory=dict)
+    # The benchmarks whose samples are one per process (serkit's timed classes).
+    per_process: frozenset[str] = frozenset()
 
     def get(self, benchmark: str, *params: Any) -> Measurement | None:
         found = self.values.get((benchmark, params))
         return found if found is not None and found.value is not None else None
+
+    def spread(self, benchmark: str, *params: Any) -> Spread | None:
+        """The spread between the processes that timed this value, where asv kept them."""
+        found = self.get(benchmark, *params)
+        if found is None or benchmark not in self.per_process or not found.samples:
+            return None
+        return spread(found.samples)
 
     def value(self, benchmark: str, *params: Any) -> float | None:
         found = self.get(benchmark, *params)
@@ -137,6 +148,7 @@ def latest_runs(tree: ResultsTree) -> list[Run]:
         for m in host.measurements:
             grouped[host.name, m.env, m.commit].append(m)
     newest: dict[tuple[str, Environment], Run] = {}
+    per_process = frozenset(n for n, b in tree.benchmarks.items() if b.one_sample_per_process)
     for (machine, env, commit), measurements in grouped.items():
         if all(m.value is None for m in measurements):
             continue
@@ -144,7 +156,7 @@ def latest_runs(tree: ResultsTree) -> list[Run]:
         current = newest.get((machine, env))
         if current is not None and (current.date, current.commit) >= (date, commit):
             continue
-        run = Run(machine, env, commit, date)
+        run = Run(machine, env, commit, date, per_process=per_process)
         for m in measurements:
             key = (m.benchmark, tuple(decode_param(p) for p in m.params))
             if key not in run.values or run.values[key].value is None:
@@ -175,6 +187,8 @@ class SnapshotRow:
     rss_loads: float | None
     dumps_vs_reference: float | None
     loads_vs_reference: float | None
+    # Between the processes that timed "dumps", "loads" and "round_trip", where recorded.
+    spreads: dict[str, Spread | None] = field(default_factory=dict)
 
     @property
     def measured(self) -> bool:
@@ -223,6 +237,9 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 rss_loads=run.value(RSS_LOADS, codec, fixture),
                 dumps_vs_reference=_ratio(dumps.value if dumps else None, ref_dumps),
                 loads_vs_reference=_ratio(loads.value if loads else None, ref_loads),
+                spreads={
+                    operation: run.spread(name, codec, fixture) for operation, name in TIME.items()
+                },
             )
         )
     return SnapshotTable(fixture, run, rows)
