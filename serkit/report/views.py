@@ -3,8 +3,9 @@
 `report_html` renders these views; nothing here formats or writes a page. The views:
 
 - runs: per machine and environment, the newest commit that measured anything there;
-- snapshot: per fixture, every codec against the suite's timings, sizes, memory and facts,
-  from each baseline environment (the newest release of every library);
+- snapshot: per fixture, every codec against the suite's timings, sizes, memory per call
+  (peak and allocations, with their check) and facts, from each baseline environment
+  (the newest release of every library);
 - library versions: per axis library, the same measurements per release, the release on
   the x axis, from the baseline plus that library's axis environments;
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
@@ -20,6 +21,7 @@ from typing import Any
 
 from serkit.codecs.registry import codec_names, registry
 from serkit.compare.comparison import (
+    PEAK_TOLERANCE,
     Comparison,
     NothingToCompare,
     Verdict,
@@ -34,16 +36,17 @@ from serkit.results.tree import Environment, Measurement, ResultsTree, version_o
 from serkit.run.matrix import LIBRARIES
 from serkit.stats import Spread, spread
 from serkit.suite.benchmark_names import (
+    ALLOCATIONS,
     COMPILED,
     COMPRESSED,
     DUMPS,
     IMPORT,
     LOADS,
+    MEMORY_CHECK,
     OVERHEAD,
+    PEAK,
     ROUND_TRIP,
     ROUND_TRIP_EXACT,
-    RSS_DUMPS,
-    RSS_LOADS,
     SIZE,
     TIME,
 )
@@ -60,8 +63,9 @@ READ_BENCHMARKS = (
     ROUND_TRIP,
     SIZE,
     COMPRESSED,
-    RSS_DUMPS,
-    RSS_LOADS,
+    *PEAK.values(),
+    *ALLOCATIONS.values(),
+    *MEMORY_CHECK.values(),
     COMPILED,
     ROUND_TRIP_EXACT,
     IMPORT,
@@ -69,7 +73,17 @@ READ_BENCHMARKS = (
 COMPRESSORS = ("gzip-6", "zstd-3")
 REFERENCE_CODEC = "json"  # the posts normalized to the standard library's json
 AXIS_LIBRARIES = tuple(lib.name for lib in LIBRARIES if lib.axis)
-MEASURE_NAMES = {DUMPS: "dumps time", LOADS: "loads time", SIZE: "encoded size"}
+MEASURE_NAMES = {
+    DUMPS: "dumps time",
+    LOADS: "loads time",
+    SIZE: "encoded size",
+    **{name: f"{operation} peak memory" for operation, name in PEAK.items()},
+    **{name: f"{operation} allocations" for operation, name in ALLOCATIONS.items()},
+}
+# Counted, not timed: the same code and libraries give the same figure, so any change
+# between releases is the library's. A peak within compare's PEAK_TOLERANCE is the same.
+EXACT_MEASURES = (SIZE, *ALLOCATIONS.values())
+MEMORY_OPERATIONS = tuple(PEAK)
 CODE_CHANGED = "not comparable: the benchmark's code changed"
 
 Params = tuple[Any, ...]
@@ -183,8 +197,11 @@ class SnapshotRow:
     round_trip: Measurement | None
     size: float | None
     compressed: dict[str, float | None]
-    rss_dumps: float | None
-    rss_loads: float | None
+    # Memory per call, by operation ("dumps", "loads"): peak bytes, allocations, and
+    # whether the peak reached its floor (False: the figures are suspect; None: not run).
+    peak: dict[str, float | None]
+    allocations: dict[str, float | None]
+    memory_sane: dict[str, bool | None]
     dumps_vs_reference: float | None
     loads_vs_reference: float | None
     # Between the processes that timed "dumps", "loads" and "round_trip", where recorded.
@@ -193,6 +210,10 @@ class SnapshotRow:
     @property
     def measured(self) -> bool:
         return any(x is not None for x in (self.dumps, self.loads, self.size))
+
+    def peak_per_byte(self, operation: str) -> float | None:
+        """Peak memory of one call per byte encoded: what a message costs to hold."""
+        return _ratio(self.peak.get(operation), self.size)
 
 
 @dataclass(frozen=True)
@@ -203,8 +224,8 @@ class SnapshotTable:
 
     @property
     def has_memory(self) -> bool:
-        """Peak memory is measured on the large fixtures only."""
-        return any(r.rss_dumps is not None or r.rss_loads is not None for r in self.rows)
+        """Whether memory per call was measured (memray installed, the calls short enough)."""
+        return any(v is not None for r in self.rows for v in r.peak.values())
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -233,8 +254,14 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 round_trip=run.get(ROUND_TRIP, codec, fixture),
                 size=run.value(SIZE, codec, fixture),
                 compressed={c: run.value(COMPRESSED, codec, fixture, c) for c in COMPRESSORS},
-                rss_dumps=run.value(RSS_DUMPS, codec, fixture),
-                rss_loads=run.value(RSS_LOADS, codec, fixture),
+                peak={op: run.value(PEAK[op], codec, fixture) for op in MEMORY_OPERATIONS},
+                allocations={
+                    op: run.value(ALLOCATIONS[op], codec, fixture) for op in MEMORY_OPERATIONS
+                },
+                memory_sane={
+                    op: _fact(run.value(MEMORY_CHECK[op], codec, fixture))
+                    for op in MEMORY_OPERATIONS
+                },
                 dumps_vs_reference=_ratio(dumps.value if dumps else None, ref_dumps),
                 loads_vs_reference=_ratio(loads.value if loads else None, ref_loads),
                 spreads={
@@ -269,7 +296,8 @@ class Change:
     after: str
     a: float
     b: float
-    verdict: str  # times: compare's judge_pair (same, within noise, faster, ...); sizes: larger...
+    # times: compare's judge_pair (same, within noise, faster, ...); counts: larger, smaller
+    verdict: str
     detectable: float | None = None  # the smallest relative change the verdict could call
     multimodal: bool = False  # either release's processes fell into separate modes
 
@@ -342,7 +370,7 @@ def _changes(
     out = []
     floor = host_floor(tree, [machine], tree.warnings)
     for before, after in zip(points, points[1:]):
-        for benchmark in (DUMPS, LOADS, SIZE):
+        for benchmark in MEASURE_NAMES:
             for codec in codecs:
                 for fixture in fixtures:
                     a = before.run.get(benchmark, codec, fixture)
@@ -355,12 +383,8 @@ def _changes(
                         # Measured by different code (asv's hash of the benchmark): the
                         # difference may be the suite's, not the library's.
                         verdict = CODE_CHANGED
-                    elif benchmark == SIZE:  # a count: any change is real, and no regression
-                        verdict = (
-                            "same"
-                            if a.value == b.value
-                            else ("larger" if b.value > a.value else "smaller")
-                        )
+                    elif benchmark in EXACT_MEASURES or benchmark in PEAK.values():
+                        verdict = counted_change(benchmark, a.value, b.value)
                     else:
                         processes = (tree.processes(a), tree.processes(b))
                         found = judge_pair(tree.benchmark(benchmark), a, b, processes, floor)
@@ -380,6 +404,14 @@ def _changes(
                         )
                     )
     return out
+
+
+def counted_change(benchmark: str, a: float, b: float) -> str:
+    """A counted measure between releases: any change is real, and neither is a regression."""
+    tolerance = 0.0 if benchmark in EXACT_MEASURES else PEAK_TOLERANCE * a
+    if abs(b - a) <= tolerance:
+        return "same"
+    return "larger" if b > a else "smaller"
 
 
 # --- fidelity ---------------------------------------------------------------------------

@@ -27,9 +27,6 @@ MEMORY_CHECK = {
     "dumps": "bench_memory.MemoryCheck.track_dumps_sane",
     "loads": "bench_memory.MemoryCheck.track_loads_sane",
 }
-# The report's memory columns, until it shows peaks and allocations of their own.
-RSS_DUMPS = PEAK["dumps"]
-RSS_LOADS = PEAK["loads"]
 COMPILED = "bench_facts.Implementation.track_compiled"
 ROUND_TRIP_EXACT = "bench_facts.Fidelity.track_exact"
 IMPORT = "bench_import.ImportTime.timeraw_import"
