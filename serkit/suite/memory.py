@@ -40,8 +40,8 @@ from serkit.suite.cases import SLOW_ENV, Case, prepare, truthy
 OPERATIONS = ("dumps", "loads")
 # memray and tracemalloc see the same Python allocations, and memray sees more, so a loads
 # peak below the decoded size is a measuring error. The tolerance covers what one call
-# fills and the other finds filled (caches, interned keys); measured, the lowest ratio
-# of peak to decoded size was 0.9999 (README, Memory per call).
+# fills and the other finds filled (caches, interned keys). Measured over 334 loads here,
+# the lowest ratio of peak to decoded size was 0.9999 (docs/memory.md).
 LOADS_TOLERANCE = 0.02
 TIMEOUT_S = 1800
 # Counting the frames, tracking the call and reading the capture took 15 to 25 times
