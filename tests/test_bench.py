@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -98,8 +99,8 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
         return 0
 
-    def fake_record(results: Path, machine: str, pythons: dict[str, Path]) -> Path:
-        seen.update(results=results, machine=machine, pythons=sorted(pythons))
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
+        seen.update(results=results, machine=machine, pythons=sorted(pythons), shard=run["shard"])
         return results
 
     monkeypatch.chdir(ROOT)
@@ -115,7 +116,70 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         "results": ROOT / ".asv" / "results",
         "machine": "m1",
         "pythons": [CURRENT],
+        "shard": None,
     }
+
+
+def test_bench_runs_one_shard_and_records_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.checkout import git_commit
+    from serkit.run.matrix import environments
+    from serkit.run.shards import Shard, shard_slice
+
+    seen: dict[str, object] = {}
+
+    def fake_run(root: Path, plan: bench.Plan, *, quick: bool, extra: list[str]) -> int:
+        seen.update(quick=quick, labels=[env.label for env in plan.environments])
+        return 0
+
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
+        seen.update(machine=machine, **run)
+        return results
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
+    assert main([*argv, "--", "--machine", "kind-1"]) == 0
+    expected = [env.label for env in shard_slice(environments((CURRENT,)), Shard(2, 3))]
+    assert seen == {
+        "quick": False,  # --matrix runs the full statistics
+        "labels": expected,
+        "machine": "kind-1",
+        "shard": "2/3",
+        "commit": git_commit(ROOT),
+        "environments": expected,
+    }
+    assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
+
+
+def test_bench_skips_what_the_store_already_holds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.checkout import git_commit
+    from serkit.run.shards import Shard
+
+    planned = bench.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 9))
+    commit = git_commit(ROOT)
+    assert commit is not None
+    (tmp_path / "kind-1").mkdir()
+    for env in planned.environments:
+        name = env.asv_name  # asv's file name: the env's md5 when its name is 128 or longer
+        name = "env-" + hashlib.md5(name.encode()).hexdigest() if len(name) >= 128 else name
+        (tmp_path / "kind-1" / f"{commit[:8]}-{name}.json").write_text("{}")
+
+    def no_run(*args: object, **kwargs: object) -> int:
+        raise AssertionError("nothing should run")
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", no_run)
+    argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "1/9", "--no-report"]
+    argv += ["--skip-measured", str(tmp_path), "--", "--machine", "kind-1"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"{len(planned.environments)} environment(s) already measured on kind-1" in err
+    assert "nothing left to measure" in err
 
 
 def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None:
@@ -141,7 +205,7 @@ def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
     monkeypatch.delenv(WARMUP_ENV, raising=False)
     monkeypatch.delenv(ROUNDS_ENV, raising=False)
     monkeypatch.setattr(bench, "asv", fake_asv)
-    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None: None)
+    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None, name=None: None)
     plan = bench.plan(ROOT, matrix=False)
     bench.run(ROOT, plan, quick=True)
     bench.run(ROOT, plan, quick=False)

@@ -94,7 +94,40 @@ def test_fixtures_fetch_from_mirror(
     code, out, _ = run(capsys, "fixtures", "fetch", "--mirror", str(mirror_dir))
     assert code == 0
     assert (isolated_data / SENATE_SOURCE.filename).is_file()
+    assert (isolated_data / "corpora" / "github.json.xz").is_file()
+    assert len(list((isolated_data / "JSONTestSuite" / "test_parsing").iterdir())) == 318
     assert "sha256 verified" in out
+    code, out, _ = run(capsys, "fixtures", "verify")  # now from the data dir alone
+    assert code == 0 and "ok    JSONTestSuite test_parsing (318 files" in out
+    assert "ok    canada" in out  # slow for the grid, quick to verify
+
+
+# --- serkit conformance ------------------------------------------------------------------
+
+
+def test_conformance_names_what_each_codec_gets_wrong_and_saves_the_matrix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from serkit.checks.conformance_document import load
+
+    saved = tmp_path / "conformance.json"
+    code, out, err = run(
+        capsys, "conformance", "--codec", "json,orjson", "--save", str(saved), "--timeout", "10"
+    )
+    assert code == 0, err
+    lines = out.splitlines()
+    rows = {line.split()[0]: line for line in lines[3:5]}  # under the title, headers and rule
+    assert "95/95" in rows["json"] and "185/188" in rows["json"]
+    assert rows["json"].endswith("accepts 3 invalid") and rows["orjson"].endswith("conforms")
+    assert (
+        "json accepts 3 invalid: n_number_NaN.json, n_number_infinity.json, "
+        "n_number_minus_infinity.json" in out
+    )
+    assert "n_number_NaN.json" in out and "accepted *" in out  # the matrix marks it
+    assert "capped at 1.00 GiB of address space, 10.0 s per file" in out
+    doc, results = load(saved)
+    assert doc["suite"]["files"] == 318 and doc["limits"]["timeout_s"] == 10
+    assert list(results) == ["json", "orjson"] and len(results["orjson"].files) == 318
 
 
 # --- serkit fidelity ---------------------------------------------------------------------
@@ -194,6 +227,9 @@ def test_fidelity_hostile_adds_a_column_and_an_object_per_codec(
         (["fixtures", "verify"], "run `serkit fixtures fetch`"),
         (["sizes", "--codec", "json"], "run `serkit fixtures fetch`"),
         (["fixtures", "fetch", "--mirror", "/nonexistent"], "is missing from mirror /nonexistent"),
+        (["conformance", "--codec", "json,msgpack"], "JSON codecs only (msgpack is msgpack)"),
+        (["conformance", "--codec", "json"], "run `serkit fixtures fetch`"),
+        (["conformance", "--timeout", "0"], "--timeout must be a positive number of seconds"),
     ],
 )
 def test_user_mistakes_get_one_line_and_exit_1(
@@ -208,7 +244,12 @@ def test_user_mistakes_get_one_line_and_exit_1(
 
 @pytest.mark.parametrize(
     "argv",
-    [["frobnicate"], ["fidelity", "--format", "xml"], ["fidelity", "--hostile-count", "0"]],
+    [
+        ["frobnicate"],
+        ["fidelity", "--format", "xml"],
+        ["fidelity", "--hostile-count", "0"],
+        ["conformance", "--memory", "0"],
+    ],
 )
 def test_bad_arguments_exit_2_with_usage(
     capsys: pytest.CaptureFixture[str], argv: list[str]
@@ -237,6 +278,7 @@ PRINTING = [
     ["matrix"],
     ["doctor"],
     ["replicate", "002", "--rounds", "3", "--no-save"],
+    ["conformance", "--codec", "json,orjson", "--no-save"],
 ]
 
 
@@ -325,7 +367,7 @@ def test_json_and_the_deprecated_alias_agree(
     code, out, err = run(capsys, *argv, "--json")
     assert code == 0
     again = json.loads(out)
-    if argv[0] in ("replicate", "doctor"):  # measured anew: compare the shape, not the numbers
+    if argv[0] in ("replicate", "doctor", "conformance"):  # measured anew: compare the shape
         document, again = sorted(document), sorted(again)
     assert again == document
     assert "serkit: --json is deprecated; use --format json" in err.splitlines()

@@ -98,7 +98,7 @@ def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:
 
 def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path: Path) -> None:
     from serkit.report.html import spread_text, spread_title
-    from serkit.report.views import latest_runs
+    from serkit.report.runs import latest_runs
 
     split = [1.0, 1.0, 1.9, 1.9, 1.0]
     per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1, split)] * 4)

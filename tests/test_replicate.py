@@ -12,7 +12,7 @@ from serkit.checks.sizes import measure_fixture
 from serkit.cli import build_parser, main
 from serkit.replicate.claims import VERDICTS, Claim, judge_claim
 from serkit.replicate.document import SCHEMA, ReplicationFileError, load, save
-from serkit.replicate.measure import Measured, Timing
+from serkit.replicate.measure import Measured, Timing, sample_interleaved
 from serkit.replicate.posts import Options, UnknownPost, resolve_post, run
 from serkit.replicate.published import (
     POST_000_DUMPS,
@@ -312,3 +312,15 @@ def test_a_full_run_saves_into_the_checkout_by_default() -> None:
     )
     assert _replication_target(parser.parse_args(["replicate", "002"])) is None
     assert _replication_target(parser.parse_args(["replicate", "--no-save"])) is None
+
+
+def test_samples_interleave_round_by_round_rotated() -> None:
+    order: list[str] = []
+    calls = {(name, "dumps"): (lambda name=name: order.append(name)) for name in "abc"}
+    counts = {("a", "dumps"): 3, ("b", "dumps"): 3, ("c", "dumps"): 1}
+    samples = sample_interleaved(calls, dict.fromkeys(calls, 1), counts, "test")
+    assert order == ["a", "b", "c", "b", "a", "a", "b"]
+    assert {k: len(v) for k, v in samples.items()} == counts
+    order.clear()
+    sample_interleaved(calls, dict.fromkeys(calls, 1), counts, "test", deadline=0.0)
+    assert order == []  # past the deadline, no round starts

@@ -223,7 +223,7 @@ def test_overhead_page_judges_each_adapter_against_its_target(tmp_path: Path) ->
 
 
 def test_releases_measured_by_different_benchmark_code_are_not_compared(tmp_path: Path) -> None:
-    from serkit.report.views import CODE_CHANGED
+    from serkit.report.versions import CODE_CHANGED
 
     results = write_tree(tmp_path / "results", machines=("box-a",))
     axis_file = next((results / "box-a").glob("*-env-1.json"))  # the older ujson release
@@ -234,3 +234,87 @@ def test_releases_measured_by_different_benchmark_code_are_not_compared(tmp_path
     verdicts = {(c.benchmark, c.fixture): c.verdict for c in view.changes}
     assert verdicts[DUMPS, "small-dict"] == CODE_CHANGED  # was "faster" with the same code
     assert verdicts[SIZE, "small-dict"] == "larger"  # the size track's code did not change
+
+
+def _conformance_results() -> dict[str, Any]:
+    from serkit.checks.conformance import (
+        ACCEPTED,
+        RAN,
+        REJECTED,
+        CodecConformance,
+        FileOutcome,
+    )
+    from serkit.checks.workers import NOT_INSTALLED
+
+    def files(*outcomes: tuple[str, str, str]) -> list[FileOutcome]:
+        from serkit.inputs.jsontestsuite import expectation
+
+        return [FileOutcome(name, expectation(name), out, detail) for name, out, detail in outcomes]
+
+    return {
+        "json": CodecConformance(
+            "json",
+            RAN,
+            "3.11.7",
+            "c",
+            files(
+                ("y_array_empty.json", ACCEPTED, "list"),
+                ("n_number_NaN.json", ACCEPTED, "list"),
+                ("n_array_extra_comma.json", REJECTED, "JSONDecodeError"),
+                ("i_number_huge_exp.json", ACCEPTED, "<b>list</b>"),  # escaped, never HTML
+            ),
+        ),
+        "orjson": CodecConformance(
+            "orjson",
+            RAN,
+            "3.13.0",
+            "c",
+            files(
+                ("y_array_empty.json", ACCEPTED, "list"),
+                ("n_number_NaN.json", REJECTED, "orjson.JSONDecodeError"),
+                ("n_array_extra_comma.json", REJECTED, "orjson.JSONDecodeError"),
+                ("i_number_huge_exp.json", REJECTED, "orjson.JSONDecodeError"),
+            ),
+        ),
+        "ujson": CodecConformance("ujson", NOT_INSTALLED, detail="pip install ujson"),
+    }
+
+
+def test_conformance_page_from_a_saved_matrix_and_a_bad_one_is_a_warning(tmp_path: Path) -> None:
+    from serkit.checks import conformance_document
+
+    results = write_tree(tmp_path / "results")
+    saved = tmp_path / "conformance.json"  # where `serkit conformance` saves, beside results/
+    found = _conformance_results()
+    conformance_document.save(conformance_document.document(found, wall_s=1.5), saved)
+
+    view = gather_conformance(saved)
+    assert view.codecs == ["json", "orjson"]  # ujson did not run: no column
+    assert [row.file for row in view.matrix] == ["i_number_huge_exp.json", "n_number_NaN.json"]
+    assert view.findings == [
+        "json accepts 1 invalid: n_number_NaN.json",
+        "ujson: not installed: pip install ujson",
+    ]
+    assert view.verdict("json") == "accepts 1 invalid" and view.verdict("orjson") == "conforms"
+
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    page = (written.folder / "conformance.html").read_text()
+    assert 'href="conformance.html"' in (written.folder / "index.html").read_text()
+    assert "json accepts 1 invalid: n_number_NaN.json" in page
+    assert "1 of 2" in page and "2 of 2" in page  # n_ files rejected, by json and orjson
+    assert "1.00 GiB" in page and "5.00 s" in page  # the limits, with units
+    assert 'class="mismatch" title="list">accepted' in page  # json on n_number_NaN.json
+    assert "n_array_extra_comma.json" not in page  # every codec agreed, as the rule asks
+    assert "<b>list" not in page and 'title="&lt;b&gt;list&lt;/b&gt;"' in page
+
+    saved.write_text('{"kind": "serkit conformance", "schema": 99}')
+    again = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    assert not (again.folder / "conformance.html").exists()
+    assert any(w.startswith(f"skipped {saved}") and "schema" in w for w in again.warnings)
+
+
+def gather_conformance(path: Path) -> Any:
+    from serkit.checks.conformance_document import load
+    from serkit.report.views import conformance_view
+
+    return conformance_view(*load(path))

@@ -11,12 +11,23 @@ import sys
 from collections.abc import Sequence
 
 from serkit import __version__
-from serkit.cli import bench, checks, codecs, fixtures, replicate, results, trust
+from serkit.cli import (
+    bench,
+    checks,
+    codecs,
+    conformance,
+    fixtures,
+    replicate,
+    results,
+    store,
+    trial,
+    trust,
+)
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 
 # In `serkit --help` order.
-GROUPS = (codecs, fixtures, checks, bench, trust, results, replicate)
+GROUPS = (codecs, fixtures, trial, checks, conformance, bench, trust, results, store, replicate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,13 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from serkit.checkout import project_root, reports_dir, results_dir
+from serkit.checkout import git_commit, project_root, reports_dir, results_dir
 from serkit.cli.common import add_format, print_json, print_table
 from serkit.cli.results import write_report
 from serkit.errors import SerkitError
 from serkit.run import runner
 from serkit.run.interpreters import find_pythons
 from serkit.run.matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
+from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
 
@@ -54,12 +55,31 @@ def add_commands(commands: Any) -> None:
         help=f"{runner.FULL_DESCRIPTION} (default --matrix)",
     )
     bench.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="with --matrix: the K-th of N disjoint slices of the environments (2/3)",
+    )
+    bench.add_argument(
+        "--skip-measured",
+        metavar="DIR",
+        help="leave out the environments whose results for this machine and commit are "
+        "already in DIR, a results tree (the CI store)",
+    )
+    bench.add_argument(
         "--no-report", action="store_true", help="skip the HTML report (serkit report)"
     )
     bench.add_argument(
         "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
     )
     bench.set_defaults(run=run_bench)
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except BadShard as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run_matrix(args: argparse.Namespace) -> int:
@@ -116,17 +136,46 @@ def run_bench(args: argparse.Namespace) -> int:
 
     root = project_root()
     quick = args.quick if args.quick is not None else not args.matrix
-    plan = runner.plan(root, matrix=args.matrix, pythons=args.python)
+    plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
+    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
+    # The name asv files the results under (serkit.run.naming): derived from the hardware
+    # on a CI runner, so that every shard of one runner kind lands under one name.
+    machine = runner.machine_name(extra, Path(plan.asv_env.get("HOME") or Path.home()))
+    commit = git_commit(root)
+    if args.skip_measured:
+        if commit is None:
+            raise SerkitError("--skip-measured needs a git checkout: no commit found")
+        plan = runner.skip_measured(plan, Path(args.skip_measured), machine, commit)
+        if plan.measured:
+            print(
+                f"serkit: {len(plan.measured)} environment(s) already measured on {machine} at "
+                f"{commit[:8]} in {args.skip_measured}, left out",
+                file=sys.stderr,
+            )
+        if not plan.environments:
+            print("serkit: nothing left to measure", file=sys.stderr)
+            return 0
     names = ", ".join(env.label for env in plan.environments)
     mode = f"quick ({runner.QUICK_DESCRIPTION})" if quick else f"full ({runner.FULL_DESCRIPTION})"
-    print(f"serkit: {len(plan.environments)} environment(s), {mode}: {names}", file=sys.stderr)
-    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
+    shard = f", shard {plan.shard}" if plan.shard else ""
+    print(
+        f"serkit: machine {machine}{shard}: {len(plan.environments)} environment(s), "
+        f"{mode}: {names}",
+        file=sys.stderr,
+    )
     status = runner.run(root, plan, quick=quick, extra=extra)
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
-    # What asv does not record (governor, turbo, Python builds) travels with the results.
-    home = Path(plan.asv_env.get("HOME") or Path.home())
-    record_host(results_dir(root), runner.machine_name(extra, home), plan.pythons)
+    # What asv does not record (governor, turbo, Python builds) travels with the results,
+    # one entry per run, so each shard's host stays on record.
+    record_host(
+        results_dir(root),
+        machine,
+        plan.pythons,
+        shard=str(plan.shard) if plan.shard else None,
+        commit=commit,
+        environments=[env.label for env in plan.environments],
+    )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:
         write_report(root, results_dir(root), reports_dir(root), with_asv=True)

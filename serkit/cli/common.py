@@ -10,11 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
+from serkit.checkout import project_root, results_dir
+from serkit.errors import SerkitError
 from serkit.inputs.fixtures import FIXTURES, MIRROR_ENV, check_fixtures, source_path
 from serkit.suite.cases import split_ids
 
@@ -123,3 +126,19 @@ def fixture_parent(ids: str = "fixture ids") -> argparse.ArgumentParser:
         "--slow", action="store_true", help="include the slow fixtures (hundreds of MB)"
     )
     return parent
+
+
+def save_target(
+    args: argparse.Namespace, default: Callable[[Path], Path], *, partial: bool
+) -> Path | None:
+    """Where a command's JSON document goes: --save FILE, else `default(results folder)` in the
+    checkout after a full run; nowhere with --no-save or a partial run (`partial`)."""
+    if args.save:
+        return Path(args.save)
+    if args.no_save or partial:
+        return None
+    try:
+        return default(results_dir(project_root()))
+    except SerkitError as exc:
+        print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
+        return None

@@ -1,4 +1,4 @@
-"""`serkit fixtures list|fetch|verify` and `serkit sizes`: the documents, and their sizes."""
+"""`serkit fixtures list|fetch|verify|add` and `serkit sizes`: the documents, and their sizes."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from serkit.cli.common import (
     print_table,
 )
 from serkit.codecs.registry import check_codecs, codec_names
+from serkit.errors import DocumentError, FixtureChanged
+from serkit.inputs import jsontestsuite, user_fixtures
 from serkit.inputs.fixtures import (
     FIXTURES,
     SOURCES,
@@ -27,7 +29,10 @@ from serkit.inputs.fixtures import (
     load_fixture,
     source_path,
 )
+from serkit.inputs.user_fixtures import FOLDER_ENV, MANIFEST, add_document, declarations
 from serkit.progress import progress
+from serkit.suite.cases import FIXTURES_ENV
+from serkit.units import bytes_binary
 
 
 def add_commands(commands: Any) -> None:
@@ -43,6 +48,26 @@ def add_commands(commands: Any) -> None:
     actions.add_parser(
         "verify", parents=[mirror, selection], help="check sources and fixture content hashes"
     ).set_defaults(run=run_fixtures_verify)
+    adding = actions.add_parser(
+        "add",
+        help="make one of your documents a fixture of the suite, pinned by its content hash",
+        description=(
+            "Copy a document (JSON, YAML, msgpack, or pickle with --allow-pickle) into this "
+            f"checkout's {folder_text()} and declare it in {MANIFEST} there. Its id is "
+            "NAME@HASH, the first 8 hex digits of its content sha256: a changed document "
+            "is a new fixture, never new results under an old id."
+        ),
+    )
+    adding.add_argument("path", metavar="PATH", help="the document file")
+    adding.add_argument("--name", help="the fixture's name (default: from the file name)")
+    adding.add_argument("--description", default="", help="what the document is, in words")
+    adding.add_argument("--allow-pickle", action="store_true", help="read a pickle (runs code)")
+    adding.add_argument(
+        "--replace",
+        action="store_true",
+        help="let changed content take a declared name (the old id's results stay under it)",
+    )
+    adding.set_defaults(run=run_fixtures_add)
 
     sizes = commands.add_parser(
         "sizes", parents=[mirror, selection, codec_parent()], help="encoded size of each fixture"
@@ -73,6 +98,30 @@ def run_fixtures_list(args: argparse.Namespace) -> int:
     ]
     print_table(table, ["fixture", "from", "slow", "sha256", "what"], args.format)
     print(f"\nFetched sources live in {data_dir()} (set SERKIT_DATA_DIR to move them).")
+    print(f"Your own documents are declared in {folder_text()}/{MANIFEST} (serkit fixtures add).")
+    return 0
+
+
+def folder_text() -> str:
+    where = user_fixtures.folder()
+    return str(where) if where is not None else f"fixtures/user (or ${FOLDER_ENV})"
+
+
+def run_fixtures_add(args: argparse.Namespace) -> int:
+    known = {d.id for d in declarations()}
+    declared = add_document(
+        args.path,
+        name=args.name,
+        description=args.description,
+        allow_pickle=args.allow_pickle,
+        replace=args.replace,
+    )
+    verb = "already declared" if declared.id in known else "added"
+    print(
+        f"{verb}: {declared.id} ({bytes_binary(declared.size)}, content sha256 "
+        f"{declared.sha256[:12]}…), {declared.file}"
+    )
+    print(f"time it in the suite: {FIXTURES_ENV}={declared.id} serkit bench")
     return 0
 
 
@@ -80,6 +129,11 @@ def run_fixtures_fetch(args: argparse.Namespace) -> int:
     for source in SOURCES:
         path = fetch_source(source)
         print(f"{source.filename} ({source.license}): sha256 verified, at {path}")
+    folder = jsontestsuite.fetch(progress=True)
+    print(
+        f"JSONTestSuite test_parsing, {len(jsontestsuite.sources())} files "
+        f"({jsontestsuite.LICENSE}): each sha256 verified, at {folder}"
+    )
     return 0
 
 
@@ -89,11 +143,23 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
     for source in SOURCES:
         path = source_path(source)
         print(f"ok    {source.filename} (sha256 {source.sha256[:12]}…, {path})")
+    declarations()  # a malformed fixtures.json, which the registry only warns of, fails here
+    suite = jsontestsuite.verified_files()
+    folder = next(iter(suite.values())).parent
+    print(f"ok    JSONTestSuite test_parsing ({len(suite)} files, each sha256 checked, {folder})")
     names = chosen_fixtures(args)
+    if not args.fixture:
+        # Slow for the grid, but quick to build: a document parsed from a fetched source.
+        names += [f.name for f in FIXTURES.values() if f.source and f.name not in names]
     with progress(names, desc="verifying", unit="fixture") as bar:
         for name in bar:
             fixture = get_fixture(name)
-            actual = content_hash(load_fixture(name))
+            try:
+                actual = content_hash(load_fixture(name))
+            except (FixtureChanged, DocumentError) as exc:  # one of your documents
+                failures += 1
+                bar.write(f"FAIL  {name}: {exc}", file=sys.stdout)
+                continue
             if actual == fixture.sha256:
                 bar.write(f"ok    {name} (content sha256 {actual[:12]}…)", file=sys.stdout)
             else:

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from serkit.checkout import ASV_DIR, REPLICATION_FILE, project_root, replication_path, results_dir
-from serkit.cli.common import add_format, mirror_parent, positive_int, print_json
+from serkit.checkout import ASV_DIR, REPLICATION_FILE, replication_path
+from serkit.cli.common import add_format, mirror_parent, positive_int, print_json, save_target
 from serkit.errors import SerkitError
 
 
@@ -57,15 +57,7 @@ def add_commands(commands: Any) -> None:
 
 def replication_target(args: argparse.Namespace) -> Path | None:
     """Where the JSON document goes: --save, else the checkout's .asv/ after a full run."""
-    if args.save:
-        return Path(args.save)
-    if args.no_save or args.post:
-        return None
-    try:
-        return replication_path(results_dir(project_root()))
-    except SerkitError as exc:
-        print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
-        return None
+    return save_target(args, replication_path, partial=bool(args.post))
 
 
 def run_replicate(args: argparse.Namespace) -> int:

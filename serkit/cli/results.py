@@ -135,6 +135,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_hosts(args: argparse.Namespace) -> int:
+    from serkit.results.host_file import mixed_cpu_warnings
     from serkit.results.hosts import describe_hosts, render_hosts
     from serkit.results.tree import read_tree
 
@@ -142,6 +143,7 @@ def run_hosts(args: argparse.Namespace) -> int:
     tree = read_tree(root)
     rows = describe_hosts(tree)
     warn(tree.warnings)
+    warn(mixed_cpu_warnings(rows))  # shards under one name that ran on different CPUs
     if not rows:
         raise SerkitError(f"no asv results in {root} (no machine folders)")
     if args.format == "json":

@@ -6,24 +6,28 @@ lasts about :data:`SAMPLE_TARGET_S` (asv's default sample time), timed by :mod:`
 asv does. Samples interleave round by round across all of a post's measurements, so load
 from other jobs falls on every codec alike, and a comparison between two codecs uses the
 per-round ratios of their samples.
+
+`serkit try` (:mod:`serkit.trial.measure`) times the user's documents with the same
+sampling and the same interleaving, with rounds budgeted by time.
 """
 
 from __future__ import annotations
 
 import math
 import timeit
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from serkit.errors import SerkitError
 from serkit.progress import progress
 from serkit.stats import paired_ratios, quartiles
-from serkit.suite.cases import Case, prepare
+from serkit.suite.cases import WARMED_CALL_S, Case, prepare
 
 SAMPLE_TARGET_S = 0.010  # asv's default sample_time
 
 Key = tuple[str, str, str]  # (codec, fixture, operation)
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -31,10 +35,18 @@ class Timing:
     """One measurement: seconds per call, one sample per round."""
 
     samples: tuple[float, ...]
+    calls_per_sample: int = 1
+    # No sample fit its share of a time budget (serkit try): the only figure is the first,
+    # cold call that preparing the pair made.
+    first_call_only: bool = False
 
     @property
     def quartiles(self) -> tuple[float, float, float]:
         return quartiles(self.samples)
+
+    @property
+    def median(self) -> float:
+        return self.quartiles[1]
 
 
 @dataclass
@@ -53,11 +65,49 @@ class Measured:
         return paired_ratios(b.samples, a.samples)
 
 
-def _calls_per_sample(case: Case, operation: str) -> int:
-    """Whole suite bodies (inner_loops calls each) lasting about SAMPLE_TARGET_S."""
+def sample_size(case: Case, operation: str) -> tuple[int, float]:
+    """Calls per sample, whole suite bodies (inner_loops calls each) lasting about
+    SAMPLE_TARGET_S, and the seconds one sample is expected to take.
+
+    A call whose first run took WARMED_CALL_S or more is one sample on its own, and is not
+    run again to be sized.
+    """
+    first = case.first_call_s(operation)
+    if first is not None and first >= WARMED_CALL_S:
+        return 1, first
     inner = case.inner_loops(operation)
     body_s = timeit.Timer(case.operation(operation)).timeit(inner)
-    return inner * max(1, math.ceil(SAMPLE_TARGET_S / max(body_s, 1e-9)))
+    bodies = max(1, math.ceil(SAMPLE_TARGET_S / max(body_s, 1e-9)))
+    return inner * bodies, body_s * bodies
+
+
+def sample_interleaved(
+    calls: Mapping[K, Callable[[], object]],
+    numbers: Mapping[K, int],
+    counts: Mapping[K, int],
+    desc: str,
+    deadline: float = math.inf,
+) -> dict[K, list[float]]:
+    """Seconds per call, `counts[key]` samples of `numbers[key]` calls each, one per round.
+
+    Every round runs each key that still needs a sample, in an order rotated each round,
+    so no codec always runs first (or right after another). No round starts after
+    `deadline` (on timeit.default_timer's clock).
+    """
+    samples: dict[K, list[float]] = {key: [] for key in calls}
+    keys = list(calls)
+    rounds = max(counts.values(), default=0)
+    with progress(total=sum(counts.values()), desc=desc, unit="sample") as bar:
+        for round_ in range(rounds):
+            if timeit.default_timer() > deadline:
+                break
+            shift = round_ % max(1, len(keys))
+            for key in keys[shift:] + keys[:shift]:
+                if counts[key] > round_:
+                    number = numbers[key]
+                    samples[key].append(timeit.Timer(calls[key]).timeit(number) / number)
+                    bar.update()
+    return samples
 
 
 def measure_timings(keys: Sequence[Key], rounds: int, desc: str = "measuring") -> Measured:
@@ -84,15 +134,7 @@ def measure_timings(keys: Sequence[Key], rounds: int, desc: str = "measuring") -
             bar.update()
     runnable = [key for key in keys if key[:2] in cases]
     calls = {key: cases[key[:2]].operation(key[2]) for key in runnable}
-    numbers = {key: _calls_per_sample(cases[key[:2]], key[2]) for key in runnable}
-    samples: dict[Key, list[float]] = {key: [] for key in runnable}
-    with progress(total=rounds * len(runnable), desc=desc, unit="sample") as bar:
-        for round_ in range(rounds):
-            # Rotated each round, so no codec always runs first (or right after another).
-            shift = round_ % max(1, len(runnable))
-            for key in runnable[shift:] + runnable[:shift]:
-                number = numbers[key]
-                samples[key].append(timeit.Timer(calls[key]).timeit(number) / number)
-                bar.update()
-    measured.timings = {key: Timing(tuple(values)) for key, values in samples.items()}
+    numbers = {key: sample_size(cases[key[:2]], key[2])[0] for key in runnable}
+    samples = sample_interleaved(calls, numbers, dict.fromkeys(runnable, rounds), desc)
+    measured.timings = {key: Timing(tuple(values), numbers[key]) for key, values in samples.items()}
     return measured

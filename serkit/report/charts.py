@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from serkit import units
-from serkit.report.views import MEASURE_NAMES, LibraryView, ReportData, SnapshotTable
+from serkit.report.versions import MEASURE_NAMES, LibraryView
+from serkit.report.views import ReportData, SnapshotTable
 from serkit.results.tree import Measurement
 from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, LOADS, PEAK, SIZE
 

@@ -3,7 +3,8 @@
 Layout under the output folder (`.asv/reports` by default):
 
     index.html                 every report version, newest first
-    <stamp>/report.json        what this version is (serkit version, commit, date, hosts)
+    <stamp>/report.json        what this version is (serkit version, commit, date, hosts,
+                               when each host last ran)
     <stamp>/index.html ...     serkit's pages, with plotly.min.js beside them
     <stamp>/asv/               `asv publish`'s own pages for the same results
 
@@ -25,15 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from serkit import __version__, units
-from serkit.checkout import ENV_DIR, git_commit, replication_path
+from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.errors import SerkitError
 from serkit.report.charts import hosts_chart, library_chart, snapshot_chart
+from serkit.report.versions import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
-    CODE_CHANGED,
-    MEASURE_NAMES,
+    ConformanceView,
     ReportData,
+    conformance_view,
     gather,
 )
+from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.stats import Spread
@@ -92,6 +95,36 @@ def date_text(millis: int) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
+def moment_text(iso: str | None) -> str:
+    """An ISO 8601 moment, as serkit-host.yaml records it, in UTC as people read it."""
+    if not iso:
+        return "not recorded"
+    try:
+        moment = datetime.datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def hosts_last_ran(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every host of every report version: when it last ran, and the newest version with it.
+
+    `reports` newest first, as the index lists them; a manifest written before hosts'
+    run times were kept has none, and its hosts show as not recorded.
+    """
+    hosts: dict[str, dict[str, Any]] = {}
+    for report in reports:
+        times = report.get("hosts_last_ran") or {}
+        for host in report.get("hosts") or []:
+            entry = hosts.setdefault(host, {"host": host, "last_ran": None, "report": report})
+            ran = times.get(host) if isinstance(times, dict) else None
+            if ran and (entry["last_ran"] is None or str(ran) > str(entry["last_ran"])):
+                entry["last_ran"] = str(ran)
+    return sorted(hosts.values(), key=lambda h: (h["last_ran"] or "", h["host"]), reverse=True)
+
+
 # --- provenance and pages --------------------------------------------------------------
 
 
@@ -140,6 +173,7 @@ def _environment() -> Any:
         spread=spread_text,
         spread_title=spread_title,
         date=date_text,
+        moment=moment_text,
     )
     return env
 
@@ -161,6 +195,19 @@ def load_replication(path: Path, warnings: list[str]) -> dict[str, Any] | None:
         return None
 
 
+def load_conformance(path: Path, warnings: list[str]) -> ConformanceView | None:
+    """`serkit conformance`'s saved matrix, when there is one; a bad one is skipped, named."""
+    if not path.is_file():
+        return None
+    from serkit.checks.conformance_document import load
+
+    try:
+        return conformance_view(*load(path))
+    except SerkitError as exc:
+        warnings.append(f"skipped {path}: {exc}")
+        return None
+
+
 def write_pages(
     data: ReportData,
     folder: Path,
@@ -168,6 +215,7 @@ def write_pages(
     *,
     asv_pages: bool,
     replication: dict[str, Any] | None,
+    conformance: ConformanceView | None = None,
 ) -> list[Path]:
     env = _environment()
     folder.mkdir(parents=True, exist_ok=True)
@@ -178,6 +226,8 @@ def write_pages(
     nav += [(page_name(f), f) for f in data.snapshots]
     nav += [("versions.html", "Library versions"), ("hosts.html", "Hosts")]
     nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
+    if conformance is not None:
+        nav.append(("conformance.html", "JSON conformance"))
     if replication is not None:
         nav.append(("replication.html", "Replication"))
     common = {"prov": prov, "nav": nav, "asv_pages": asv_pages, "warnings": data.tree.warnings}
@@ -216,13 +266,15 @@ def write_pages(
             code_changed=CODE_CHANGED,
         )
     )
+    hosts = describe_hosts(data.tree)
     written.append(
         render(
             "hosts.html",
             "hosts.html",
             "Hosts",
             data=data,
-            hosts=describe_hosts(data.tree),
+            hosts=hosts,
+            mixed_cpus=mixed_cpu_warnings(hosts),
             not_measured=NOT_MEASURED,
             chart=hosts_chart(data, "hosts-chart"),
         )
@@ -240,6 +292,10 @@ def write_pages(
             ),
         )
     )
+    if conformance is not None:
+        written.append(
+            render("conformance.html", "conformance.html", "JSON conformance", view=conformance)
+        )
     if replication is not None:
         written.append(
             render("replication.html", "replication.html", "Replication", doc=replication)
@@ -253,6 +309,8 @@ def write_pages(
                 "commit": prov.commit,
                 "generated": prov.generated,
                 "hosts": prov.hosts,
+                # When each host last ran (its newest serkit-host.yaml entry), for the index.
+                "hosts_last_ran": {h["machine"]: h["last_ran"] for h in hosts},
                 "result_commits": prov.result_commits,
             },
             indent=2,
@@ -273,7 +331,8 @@ def write_index(output: Path) -> Path:
         if isinstance(info, dict) and info.get("serkit_report") == MANIFEST_FORMAT:
             reports.append({**info, "path": manifest.parent.name + "/index.html"})
     reports.sort(key=lambda r: str(r.get("generated")), reverse=True)
-    html = _environment().get_template("versions_index.html").render(reports=reports)
+    template = _environment().get_template("versions_index.html")
+    html = template.render(reports=reports, hosts=hosts_last_ran(reports))
     path = output / "index.html"
     path.write_text(html, encoding="utf-8")
     return path
@@ -350,5 +409,8 @@ def write_report(
         if not asv_pages:
             tree.warnings.append("asv publish failed (see its output): asv's pages are missing")
     doc = load_replication(replication or replication_path(results), tree.warnings)
-    pages = write_pages(data, folder, prov, asv_pages=asv_pages, replication=doc)
+    matrix = load_conformance(conformance_path(results), tree.warnings)
+    pages = write_pages(
+        data, folder, prov, asv_pages=asv_pages, replication=doc, conformance=matrix
+    )
     return Written(folder, write_index(output), pages, asv_pages, tree.warnings)

@@ -26,7 +26,7 @@ import gzip
 import os
 import timeit
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
 from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
@@ -183,6 +183,8 @@ class Case:
     prepare_s: float  # preparing it, cold: only to tell slow pairs from fast ones
     dumps_s: float  # the first dumps of `obj` with `config`, cold
     loads_s: float | None  # the first loads of `payload`, cold; None when not decoded
+    # What the first loads gave back, kept only when asked (prepare_object's keep_decoded).
+    decoded: Any = field(default=None, repr=False, compare=False)
 
     def operation(self, name: str) -> Callable[[], object]:
         """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
@@ -255,18 +257,37 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     Every harness that times a pair prepares it here, so each settles the allocator first.
     """
     settle_allocator()
+    get_codec(codec)  # a missing library fails before the fixture is built
+    return prepare_object(codec, fixture, load_fixture(fixture), decode=decode)
+
+
+def prepare_object(
+    codec: str,
+    document: str,
+    obj: Any,
+    *,
+    decode: bool = True,
+    keep_decoded: bool = False,
+) -> Case:
+    """:func:`prepare` for a document already built, e.g. one a user brought.
+
+    `keep_decoded` keeps what the codec gave back (Case.decoded), for a caller that
+    checks fidelity on the same round trip it times.
+    """
+    settle_allocator()
     bound = get_codec(codec)
-    obj = load_fixture(fixture)
     start = timeit.default_timer()
-    if decode or len(bound.configs) > 1:
+    decoded = None
+    if decode or keep_decoded or len(bound.configs) > 1:
         trip = bound.round_trip(obj)
         config, payload = trip.config, trip.payload
         dumps_s, loads_s = trip.dumps_s, trip.loads_s
+        decoded = trip.decoded if keep_decoded else None
     else:
         config, payload = bound.configs[0], bound.dumps(obj)
         dumps_s, loads_s = timeit.default_timer() - start, None
     elapsed = timeit.default_timer() - start
-    return Case(codec, fixture, config, obj, payload, elapsed, dumps_s, loads_s)
+    return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
