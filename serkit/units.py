@@ -73,6 +73,11 @@ def bytes_binary(value: float | None) -> str:
     return f"{significant(scaled)} {BINARY_UNITS[power]}"
 
 
+def whole(value: float | None) -> str:
+    """A count that a column or a unit word names, read as a whole number: 109,008."""
+    return MISSING if value is None or _missing(value) else f"{value:,.0f}"
+
+
 def times(ratio: float | None, digits: int = 3) -> str:
     """A ratio as a multiple: 1.00x (with digits=2: 1.0x)."""
     return MISSING if ratio is None or _missing(ratio) else f"{significant(ratio, digits)}x"
@@ -96,6 +101,8 @@ def format_value(value: float | None, unit: str) -> str:
         return seconds(value)
     if unit == "bytes":
         return bytes_binary(value)
+    if unit == "allocations":
+        return f"{whole(value)} allocations"
     return f"{value:g}"
 
 

@@ -12,7 +12,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from serkit.suite.benchmark_names import COMPILED, DUMPS, LOADS, ROUND_TRIP_EXACT, SIZE
+from serkit.suite.benchmark_names import (
+    ALLOCATIONS,
+    COMPILED,
+    DUMPS,
+    LOADS,
+    MEMORY_CHECK,
+    PEAK,
+    ROUND_TRIP_EXACT,
+    SIZE,
+)
 from serkit.suite.benchmark_names import OVERHEAD as OVERHEAD_BENCHMARKS
 from serkit.suite.cases import LIBRARY_ENV
 
@@ -209,6 +218,15 @@ SUITE = {
         "grid": CODEC_GRID,
         "param_names": ["codec"],
     },
+    **{name: {"type": "track", "unit": "bytes", "grid": PAIR_GRID} for name in PEAK.values()},
+    **{
+        name: {"type": "track", "unit": "allocations", "grid": PAIR_GRID}
+        for name in ALLOCATIONS.values()
+    },
+    **{
+        name: {"type": "track", "unit": "1 = peak reaches its floor", "grid": PAIR_GRID}
+        for name in MEMORY_CHECK.values()
+    },
     OVERHEAD_DUMPS: {
         "type": "time",
         "unit": "seconds",
@@ -225,10 +243,22 @@ NEW = {
     COMPILED: [1, 1],
     # json's adapter 10 % over its direct call (beyond ±2.5 % IQRs), ujson's 1 %.
     OVERHEAD_DUMPS: [1.10e-6, 1.0e-6, 1.0e-6, 0.99e-6],
+    # Memory per call as measured here (python -m serkit.suite.memory), bytes and counts;
+    # ujson's loads of small-dict is marked suspect, below its floor.
+    PEAK["dumps"]: [26749, 265661, 3064, 58428],
+    PEAK["loads"]: [15019, 112292, 15804, 236176],
+    ALLOCATIONS["dumps"]: [502, 7278, 100, 2955],
+    ALLOCATIONS["loads"]: [343, 5259, 114, 2167],
+    MEMORY_CHECK["dumps"]: [1, 1, 1, 1],
+    MEMORY_CHECK["loads"]: [1, 1, 0, 1],
 }
 # ujson's older release: dumps of small-dict 2x slower (beyond the noise), random-dicts-10
 # 1 % faster (inside it), and one size smaller: its float output grew in the newer release.
 OLD_UJSON = {**NEW, DUMPS: [None, None, 10e-6, 19.8e-6], SIZE: [None, None, 1400, 2800]}
+# Its dumps made 120 allocations of small-dict, not 100 (exact: a change); its peak on
+# random-dicts-10 was 2.7 % larger (a change), on small-dict 0.2 % (within 1 %: the same).
+OLD_UJSON[ALLOCATIONS["dumps"]] = [None, None, 120, 2955]
+OLD_UJSON[PEAK["dumps"]] = [None, None, 3070, 60000]
 BASELINE = {"python": "3.11", "requirements": {"ujson": "6.1.0"}}
 AXIS = {**BASELINE, "requirements": {"ujson": "5.10.0"}, "env_vars": {LIBRARY_ENV: "ujson"}}
 
@@ -238,12 +268,11 @@ def serkit_tree(root: Path, machines: tuple[str, ...] = ("box-a", "box-b")) -> P
     each machine's timings are the first's times (1 + its index)."""
     write_benchmarks(root, SUITE)
     for i, machine in enumerate(machines):
-        slower = {k: [v * (1 + i) if v else v for v in vals] for k, vals in NEW.items()}
-        slower[SIZE], slower[ROUND_TRIP_EXACT], slower[COMPILED] = (
-            NEW[SIZE],
-            NEW[ROUND_TRIP_EXACT],
-            NEW[COMPILED],
-        )
+        # Only timings differ between machines: sizes, facts and memory are counted.
+        slower = {
+            k: [v * (1 + i) if v and SUITE[k]["type"] == "time" else v for v in vals]
+            for k, vals in NEW.items()
+        }
         files = [
             results_file(machine, slower, env=BASELINE, benchmarks=SUITE),
             results_file(machine, OLD_UJSON, env=AXIS, benchmarks=SUITE),

@@ -121,6 +121,25 @@ def test_facts_are_recorded_beside_the_timings(slice_results: dict[str, dict[str
     assert not _measured(imports[("ujson",)])  # outside the slice: skipped
 
 
+def test_memory_per_call_is_measured_and_checked(slice_results: dict[str, dict[str, Any]]) -> None:
+    from serkit.suite.allocations import unavailable
+    from serkit.suite.benchmark_names import ALLOCATIONS, MEMORY_CHECK, PEAK
+
+    if unavailable() is not None:
+        pytest.skip(str(unavailable()))
+    sizes = _cells(slice_results["bench_size.EncodedSize.track_bytes"])
+    for operation in ("dumps", "loads"):
+        peaks = _cells(slice_results[PEAK[operation]])
+        counts = _cells(slice_results[ALLOCATIONS[operation]])
+        checks = _cells(slice_results[MEMORY_CHECK[operation]])
+        assert slice_results[ALLOCATIONS[operation]]["result"] is not None
+        for pair in ((c, f) for c in CODECS for f in FIXTURES):
+            assert checks[pair] == 1 and counts[pair] >= 1, (operation, pair)
+            if operation == "dumps":
+                assert peaks[pair] >= sizes[pair], pair
+        assert not _measured(peaks["ujson", "small-dict"])  # outside the slice: skipped
+
+
 def test_the_report_reads_a_real_run_and_asv_publishes_beside_it(slice_scratch: Path) -> None:
     from serkit.report.html import write_report
     from serkit.report.views import READ_BENCHMARKS

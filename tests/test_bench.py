@@ -325,7 +325,8 @@ def test_uv_installs_the_checkout_fresh_and_other_install_commands_run_as_config
     [(command, cwd)] = calls
     # The same folder holds every commit's checkout: uv must build it afresh.
     assert command[command.index("--refresh-package") + 1] == "serkit"
-    assert command[-1] == "/checkout" and cwd == one_call_env._path
+    # With the extras every environment needs (memray, for memory per call).
+    assert command[-1] == "/checkout[memory]" and cwd == one_call_env._path
 
     seen: list[str] = []
     monkeypatch.setattr(one_call_env, "_install_command", ["python -m pip install -e ."])

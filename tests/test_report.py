@@ -19,7 +19,7 @@ from serkit.cli import main
 from serkit.report import html as report_html
 from serkit.report.views import gather
 from serkit.results.tree import read_tree
-from serkit.suite.benchmark_names import DUMPS, SIZE
+from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, PEAK, SIZE
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -52,6 +52,28 @@ def test_library_view_puts_releases_in_order_and_judges_changes_by_noise(tmp_pat
     assert verdicts[DUMPS, "random-dicts-10"] == "within noise"  # 1 %: never "slower"
     assert verdicts[SIZE, "small-dict"] == "larger"  # sizes are counts: any change is real
     assert verdicts[SIZE, "random-dicts-10"] == "same"
+
+
+def test_snapshot_rows_carry_memory_per_call_and_its_check(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path)))
+    table = data.snapshots["small-dict"][0]
+    assert table.has_memory
+    json_row, ujson_row = table.rows
+    assert json_row.peak == {"dumps": 26749, "loads": 15019}
+    assert json_row.allocations == {"dumps": 502, "loads": 343}
+    assert json_row.peak_per_byte("dumps") == pytest.approx(26749 / 1762)
+    assert ujson_row.memory_sane == {"dumps": True, "loads": False}  # below its floor
+
+
+def test_library_view_judges_memory_as_counts(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path)))
+    (view,) = [v for v in data.libraries if v.machine == "box-a"]
+    verdicts = {(c.benchmark, c.fixture): c.verdict for c in view.changes}
+    # Allocations are exact: 120 -> 100 is a change, however small.
+    assert verdicts[ALLOCATIONS["dumps"], "small-dict"] == "smaller"
+    assert verdicts[ALLOCATIONS["dumps"], "random-dicts-10"] == "same"
+    assert verdicts[PEAK["dumps"], "small-dict"] == "same"  # 0.2 %: within 1 %
+    assert verdicts[PEAK["dumps"], "random-dicts-10"] == "smaller"  # 2.7 %
 
 
 def test_report_writes_versioned_pages_and_keeps_older_ones(
@@ -87,7 +109,26 @@ def test_snapshot_page_shows_units_spread_and_lossy(tmp_path: Path) -> None:
     assert "2,800 B" in html and 'class="lossy"' in html
     versions = (written.folder / "versions.html").read_text()
     assert "1 change beyond the noise" not in versions  # both the time and the size moved
-    assert re.search(r"2 changes beyond the noise, of \d+ compared", versions)
+    # The time, the size, an allocation count and a peak moved; a 0.2 % peak did not.
+    assert re.search(r"4 changes beyond the noise, of \d+ compared", versions)
+
+
+def test_snapshot_page_shows_peak_allocations_and_the_chart_of_peak_per_byte(
+    tmp_path: Path,
+) -> None:
+    results = write_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    html = (written.folder / "fixture-small-dict.html").read_text()
+    assert "<th>peak, dumps</th><th>allocations, dumps</th>" in html
+    assert "26.1 KiB" in html and "<td>502</td>" in html  # json's dumps peak and count
+    assert "15.2x the encoded size" in html  # 26,749 B peak / 1,762 B encoded
+    assert (
+        html.count('<br><span class="lossy">suspect</span>') == 2
+    )  # ujson's loads, in box-a's and box-b's tables
+    assert "peak memory ÷ encoded size" in html
+    versions = (written.folder / "versions.html").read_text()
+    assert "dumps allocations" in versions and "<td>120</td><td>100</td>" in versions
+    assert "dumps peak memory" in versions and "58.6 KiB" in versions
 
 
 def test_names_from_results_are_escaped(tmp_path: Path) -> None:

@@ -6,10 +6,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from serkit import units
-from serkit.report.versions import LibraryView
+from serkit.report.versions import MEASURE_NAMES, LibraryView
 from serkit.report.views import ReportData, SnapshotTable
 from serkit.results.tree import Measurement
-from serkit.suite.benchmark_names import DUMPS, LOADS, SIZE
+from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, LOADS, PEAK, SIZE
+
+# How the library chart's hover shows each measure's absolute value (times: seconds).
+_LIBRARY_UNITS = {
+    SIZE: units.bytes_exact,
+    **{name: units.bytes_binary for name in PEAK.values()},
+    **{name: units.whole for name in ALLOCATIONS.values()},
+}
 
 
 def _figure_html(figure: Any, div_id: str) -> str:
@@ -40,12 +47,10 @@ def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
 
     rows = [r for r in table.rows if r.measured]
     codecs = [r.codec for r in rows]
-    figure = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=("time per call (log scale; bars: interquartile range)", "encoded size"),
-        horizontal_spacing=0.14,
-    )
+    titles = ["time per call (log scale; bars: interquartile range)", "encoded size"]
+    if table.has_memory:
+        titles.append("peak memory ÷ encoded size (log scale)")
+    figure = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, horizontal_spacing=0.1)
     for name in ("dumps", "loads"):
         values: list[Measurement | None] = [getattr(r, name) for r in rows]
         figure.add_trace(
@@ -76,6 +81,22 @@ def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
         row=1,
         col=2,
     )
+    if table.has_memory:
+        for operation in ("dumps", "loads"):
+            figure.add_trace(
+                go.Bar(
+                    name=f"{operation} peak",
+                    y=codecs,
+                    x=[r.peak_per_byte(operation) for r in rows],
+                    orientation="h",
+                    customdata=[units.bytes_binary(r.peak.get(operation)) for r in rows],
+                    hovertemplate="%{y} " + operation + ": %{x:.3g}x the encoded size "
+                    "(peak %{customdata})<extra></extra>",
+                ),
+                row=1,
+                col=3,
+            )
+        figure.update_xaxes(type="log", title_text="x encoded size", row=1, col=3)
     figure.update_xaxes(type="log", title_text="seconds per call", row=1, col=1)
     figure.update_xaxes(title_text="bytes", row=1, col=2)
     figure.update_yaxes(autorange="reversed")
@@ -90,14 +111,20 @@ def library_chart(view: LibraryView, div_id: str) -> str:
     from plotly import graph_objects as go
     from plotly.subplots import make_subplots
 
-    panels = ((DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size"))
+    panels = [(DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size")]
+    for name in (*PEAK.values(), *ALLOCATIONS.values()):  # where the releases measured them
+        if any(
+            p.run.get(name, c, f) for p in view.points for c in view.codecs for f in view.fixtures
+        ):
+            panels.append((name, MEASURE_NAMES[name]))
     figure = make_subplots(
-        rows=1,
+        rows=(len(panels) + 2) // 3,
         cols=3,
         subplot_titles=[f"{t}, relative to {view.points[-1].version}" for _, t in panels],
     )
     versions = [p.version for p in view.points]
-    for col, (benchmark, _) in enumerate(panels, start=1):
+    for index, (benchmark, _) in enumerate(panels):
+        row, col = index // 3 + 1, index % 3 + 1
         for codec in view.codecs:
             for fixture in view.fixtures:
                 values = [p.run.get(benchmark, codec, fixture) for p in view.points]
@@ -105,7 +132,7 @@ def library_chart(view: LibraryView, div_id: str) -> str:
                 if newest is None or not newest.value or all(v is None for v in values):
                     continue
                 scale = newest.value
-                shown = units.bytes_exact if benchmark == SIZE else units.seconds
+                shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
                 absolute = [units.MISSING if m is None else shown(m.value) for m in values]
                 figure.add_trace(
                     go.Scatter(
@@ -117,17 +144,17 @@ def library_chart(view: LibraryView, div_id: str) -> str:
                         mode="lines+markers",
                         name=f"{codec} / {fixture}",
                         legendgroup=f"{codec}/{fixture}",
-                        showlegend=col == 1,
+                        showlegend=index == 0,
                         customdata=absolute,
                         hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
                         "(%{customdata})<extra></extra>",
                     ),
-                    row=1,
+                    row=row,
                     col=col,
                 )
     figure.update_xaxes(type="category", title_text=f"{view.library} release")
-    figure.update_yaxes(title_text="x newest release", row=1, col=1)
-    figure.update_layout(height=420, margin={"t": 40, "l": 10, "r": 10})
+    figure.update_yaxes(title_text="x newest release", col=1)
+    figure.update_layout(height=420 * ((len(panels) + 2) // 3), margin={"t": 40, "l": 10, "r": 10})
     return _figure_html(figure, div_id)
 
 

@@ -40,7 +40,7 @@ from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.stats import Spread
-from serkit.suite.benchmark_names import SIZE
+from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
 MANIFEST = "report.json"
@@ -168,6 +168,7 @@ def _environment() -> Any:
         time=units.seconds,
         bytes=units.bytes_exact,
         memory=units.bytes_binary,
+        count=units.whole,
         ratio=units.times,
         spread=spread_text,
         spread_title=spread_title,
@@ -259,6 +260,8 @@ def write_pages(
             "Library versions",
             views=list(zip(data.libraries, charts)),
             size_benchmark=SIZE,
+            peak_benchmarks=tuple(PEAK.values()),
+            allocation_benchmarks=tuple(ALLOCATIONS.values()),
             measure_names=MEASURE_NAMES,
             code_changed=CODE_CHANGED,
         )

@@ -7,15 +7,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from serkit.codecs.registry import codec_names
-from serkit.compare.comparison import Verdict, host_floor, judge_pair
+from serkit.compare.comparison import PEAK_TOLERANCE, Verdict, host_floor, judge_pair
 from serkit.inputs.fixtures import fixture_names
 from serkit.report.runs import Run, in_registry_order, library_of
 from serkit.results.tree import ResultsTree, version_order
 from serkit.run.matrix import LIBRARIES
-from serkit.suite.benchmark_names import DUMPS, LOADS, SIZE
+from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, LOADS, PEAK, SIZE
 
 AXIS_LIBRARIES = tuple(lib.name for lib in LIBRARIES if lib.axis)
-MEASURE_NAMES = {DUMPS: "dumps time", LOADS: "loads time", SIZE: "encoded size"}
+MEASURE_NAMES = {
+    DUMPS: "dumps time",
+    LOADS: "loads time",
+    SIZE: "encoded size",
+    **{name: f"{operation} peak memory" for operation, name in PEAK.items()},
+    **{name: f"{operation} allocations" for operation, name in ALLOCATIONS.items()},
+}
+# Counted, not timed: the same code and libraries give the same figure, so any change
+# between releases is the library's. A peak within compare's PEAK_TOLERANCE is the same.
+EXACT_MEASURES = (SIZE, *ALLOCATIONS.values())
+COUNTED_MEASURES = (*EXACT_MEASURES, *PEAK.values())
 CODE_CHANGED = "not comparable: the benchmark's code changed"
 
 
@@ -36,7 +46,8 @@ class Change:
     after: str
     a: float
     b: float
-    verdict: str  # times: compare's judge_pair (same, within noise, faster, ...); sizes: larger...
+    # times: compare's judge_pair (same, within noise, faster, ...); counts: larger, smaller
+    verdict: str
     detectable: float | None = None  # the smallest relative change the verdict could call
     multimodal: bool = False  # either release's processes fell into separate modes
 
@@ -111,7 +122,7 @@ def _changes(
     out = []
     floor = host_floor(tree, [machine], tree.warnings)
     for before, after in zip(points, points[1:]):
-        for benchmark in (DUMPS, LOADS, SIZE):
+        for benchmark in MEASURE_NAMES:
             for codec in codecs:
                 for fixture in fixtures:
                     a = before.run.get(benchmark, codec, fixture)
@@ -124,12 +135,8 @@ def _changes(
                         # Measured by different code (asv's hash of the benchmark): the
                         # difference may be the suite's, not the library's.
                         verdict = CODE_CHANGED
-                    elif benchmark == SIZE:  # a count: any change is real, and no regression
-                        verdict = (
-                            "same"
-                            if a.value == b.value
-                            else ("larger" if b.value > a.value else "smaller")
-                        )
+                    elif benchmark in COUNTED_MEASURES:
+                        verdict = counted_change(benchmark, a.value, b.value)
                     else:
                         processes = (tree.processes(a), tree.processes(b))
                         found = judge_pair(tree.benchmark(benchmark), a, b, processes, floor)
@@ -149,3 +156,11 @@ def _changes(
                         )
                     )
     return out
+
+
+def counted_change(benchmark: str, a: float, b: float) -> str:
+    """A counted measure between releases: any change is real, and neither is a regression."""
+    tolerance = 0.0 if benchmark in EXACT_MEASURES else PEAK_TOLERANCE * a
+    if abs(b - a) <= tolerance:
+        return "same"
+    return "larger" if b > a else "smaller"

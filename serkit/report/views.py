@@ -4,8 +4,9 @@
 (runs in serkit.report.runs, library versions in serkit.report.versions):
 
 - runs: per machine and environment, the newest commit that measured anything there;
-- snapshot: per fixture, every codec against the suite's timings, sizes, memory and facts,
-  from each baseline environment (the newest release of every library);
+- snapshot: per fixture, every codec against the suite's timings, sizes, memory per call
+  (peak and allocations, with their check) and facts, from each baseline environment
+  (the newest release of every library);
 - library versions: per axis library, the same measurements per release, the release on
   the x axis, from the baseline plus that library's axis environments;
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
@@ -40,16 +41,17 @@ from serkit.report.versions import (
 from serkit.results.tree import Measurement, ResultsTree, version_order
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
+    ALLOCATIONS,
     COMPILED,
     COMPRESSED,
     DUMPS,
     IMPORT,
     LOADS,
+    MEMORY_CHECK,
     OVERHEAD,
+    PEAK,
     ROUND_TRIP,
     ROUND_TRIP_EXACT,
-    RSS_DUMPS,
-    RSS_LOADS,
     SIZE,
     TIME,
 )
@@ -65,14 +67,16 @@ READ_BENCHMARKS = (
     ROUND_TRIP,
     SIZE,
     COMPRESSED,
-    RSS_DUMPS,
-    RSS_LOADS,
+    *PEAK.values(),
+    *ALLOCATIONS.values(),
+    *MEMORY_CHECK.values(),
     COMPILED,
     ROUND_TRIP_EXACT,
     IMPORT,
 )
 COMPRESSORS = ("gzip-6", "zstd-3")
 REFERENCE_CODEC = "json"  # the posts normalized to the standard library's json
+MEMORY_OPERATIONS = tuple(PEAK)
 
 
 # --- snapshot ---------------------------------------------------------------------------
@@ -89,8 +93,11 @@ class SnapshotRow:
     round_trip: Measurement | None
     size: float | None
     compressed: dict[str, float | None]
-    rss_dumps: float | None
-    rss_loads: float | None
+    # Memory per call, by operation ("dumps", "loads"): peak bytes, allocations, and
+    # whether the peak reached its floor (False: the figures are suspect; None: not run).
+    peak: dict[str, float | None]
+    allocations: dict[str, float | None]
+    memory_sane: dict[str, bool | None]
     dumps_vs_reference: float | None
     loads_vs_reference: float | None
     # Between the processes that timed "dumps", "loads" and "round_trip", where recorded.
@@ -99,6 +106,10 @@ class SnapshotRow:
     @property
     def measured(self) -> bool:
         return any(x is not None for x in (self.dumps, self.loads, self.size))
+
+    def peak_per_byte(self, operation: str) -> float | None:
+        """Peak memory of one call per byte encoded: what a message costs to hold."""
+        return _ratio(self.peak.get(operation), self.size)
 
 
 @dataclass(frozen=True)
@@ -109,8 +120,8 @@ class SnapshotTable:
 
     @property
     def has_memory(self) -> bool:
-        """Peak memory is measured on the large fixtures only."""
-        return any(r.rss_dumps is not None or r.rss_loads is not None for r in self.rows)
+        """Whether memory per call was measured (memray installed, the calls short enough)."""
+        return any(v is not None for r in self.rows for v in r.peak.values())
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -139,8 +150,14 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 round_trip=run.get(ROUND_TRIP, codec, fixture),
                 size=run.value(SIZE, codec, fixture),
                 compressed={c: run.value(COMPRESSED, codec, fixture, c) for c in COMPRESSORS},
-                rss_dumps=run.value(RSS_DUMPS, codec, fixture),
-                rss_loads=run.value(RSS_LOADS, codec, fixture),
+                peak={op: run.value(PEAK[op], codec, fixture) for op in MEMORY_OPERATIONS},
+                allocations={
+                    op: run.value(ALLOCATIONS[op], codec, fixture) for op in MEMORY_OPERATIONS
+                },
+                memory_sane={
+                    op: _fact(run.value(MEMORY_CHECK[op], codec, fixture))
+                    for op in MEMORY_OPERATIONS
+                },
                 dumps_vs_reference=_ratio(dumps.value if dumps else None, ref_dumps),
                 loads_vs_reference=_ratio(loads.value if loads else None, ref_loads),
                 spreads={

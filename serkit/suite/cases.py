@@ -109,7 +109,8 @@ def rounds_from_env(environ: Mapping[str, str] = os.environ) -> int:
     return int(value)
 
 
-def _truthy(value: str | None) -> bool:
+def truthy(value: str | None) -> bool:
+    """Whether an environment variable says yes (1, true, yes, on)."""
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
@@ -135,7 +136,7 @@ class Selection:
         )
         check_codecs(codecs or ())
         check_fixtures(fixtures or ())
-        return cls(codecs, fixtures, _truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
+        return cls(codecs, fixtures, truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
 
     def excludes_codec(self, codec: str) -> str | None:
         """Why this run leaves `codec` out, or None when it is selected."""
@@ -325,7 +326,7 @@ class CaseBenchmark:
 
     params: tuple[list[str], ...] = (codec_names(), fixture_names())
     param_names: tuple[str, ...] = ("codec", "fixture")
-    timeout = SLOW_TIMEOUT_S if _truthy(os.environ.get(SLOW_ENV)) else TIMEOUT_S
+    timeout = SLOW_TIMEOUT_S if truthy(os.environ.get(SLOW_ENV)) else TIMEOUT_S
 
     dumps: Callable[[Any], bytes]
     loads: Callable[[bytes], Any]
