@@ -11,7 +11,7 @@ from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from serkit.errors import SerkitError
 from serkit.suite.cases import CaseBenchmark
-from serkit.suite.memory import PairMemory, measure_pair
+from serkit.suite.memory import PairMemory, measure_pair, not_selected
 
 
 class PeakMemory(CaseBenchmark):
@@ -54,6 +54,9 @@ class MemoryCheck(CaseBenchmark):
 
 
 def _measured(codec: str, fixture: str, operation: str) -> PairMemory:
+    reason = not_selected()
+    if reason is not None:
+        raise SkipNotImplemented(reason)
     try:
         measured = measure_pair(codec, fixture)[operation]
     except SerkitError as exc:  # memray missing or unsupported here

@@ -21,6 +21,7 @@ from serkit import codec_names, fixture_names
 from serkit.checks.sizes import measure_fixture
 from serkit.run.runner import scratch_config
 from serkit.suite.cases import CODECS_ENV, COMPRESSORS, FIXTURES_ENV
+from serkit.suite.memory import MEMORY_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CODECS = ["json", "orjson", "msgpack"]
@@ -40,6 +41,7 @@ def slice_scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Its own HOME, so that the user's asv machine profile is neither read nor written.
     env = {**os.environ, "HOME": str(scratch), CODECS_ENV: ",".join(CODECS)}
     env[FIXTURES_ENV] = ",".join(FIXTURES)
+    env[MEMORY_ENV] = "1"  # as a full run measures memory per call
     machine = _asv(["machine", "--yes", "--machine", "serkit-test"], env)
     assert machine.returncode == 0, machine.stdout + machine.stderr
     commit = subprocess.run(

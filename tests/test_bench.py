@@ -95,8 +95,11 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
 ) -> None:
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, *, quick: bool, extra: list[str]) -> int:
+    def fake_run(
+        root: Path, plan: bench.Plan, *, quick: bool, extra: list[str], memory: bool
+    ) -> int:
         seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
+        assert not memory  # a quick run, not asked for memory
         return 0
 
     def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
@@ -129,7 +132,9 @@ def test_bench_runs_one_shard_and_records_it(
 
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, *, quick: bool, extra: list[str]) -> int:
+    def fake_run(
+        root: Path, plan: bench.Plan, *, quick: bool, extra: list[str], memory: bool
+    ) -> int:
         seen.update(quick=quick, labels=[env.label for env in plan.environments])
         return 0
 

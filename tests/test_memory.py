@@ -158,6 +158,7 @@ def test_without_memray_the_benchmarks_skip(monkeypatch: pytest.MonkeyPatch) -> 
         from benchmarks import bench_memory
     finally:
         sys.path.pop(0)
+    monkeypatch.setenv(memory.MEMORY_ENV, "1")
     monkeypatch.setattr(allocations, "find_spec", lambda name: None)
     with pytest.raises(SkipNotImplemented, match="memray is not installed"):
         bench_memory.PeakMemory().track_dumps_peak("json", "small-dict")
@@ -182,3 +183,11 @@ def test_a_measurement_that_hangs_is_stopped() -> None:
 
     with pytest.raises(TimeoutError):
         memory._in_child(hangs, timeout=0.5)
+
+
+def test_a_quick_run_leaves_memory_out_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(memory.MEMORY_ENV, raising=False)
+    reason = memory.not_selected()
+    assert reason is not None and "--memory" in reason and "--full" in reason
+    monkeypatch.setenv(memory.MEMORY_ENV, "1")
+    assert memory.not_selected() is None

@@ -55,6 +55,11 @@ def add_commands(commands: Any) -> None:
         help=f"{runner.FULL_DESCRIPTION} (default --matrix)",
     )
     bench.add_argument(
+        "--memory",
+        action="store_true",
+        help="a quick run also measures memory per call (full runs always do; about 5 min)",
+    )
+    bench.add_argument(
         "--shard",
         type=_shard,
         metavar="K/N",
@@ -163,7 +168,7 @@ def run_bench(args: argparse.Namespace) -> int:
         f"{mode}: {names}",
         file=sys.stderr,
     )
-    status = runner.run(root, plan, quick=quick, extra=extra)
+    status = runner.run(root, plan, quick=quick, extra=extra, memory=args.memory)
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
     # What asv does not record (governor, turbo, Python builds) travels with the results,

@@ -34,6 +34,7 @@ from serkit.suite.cases import (
     rounds_from_env,
     warmup_from_env,
 )
+from serkit.suite.memory import MEMORY_ENV
 
 # Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
 # ROUNDS_ENV), interleaved over the grid, and asv keeps the samples: they are the
@@ -169,7 +170,9 @@ def _given_machine(extra: Sequence[str]) -> str | None:
     return None
 
 
-def run(root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = ()) -> int:
+def run(
+    root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = (), memory: bool = False
+) -> int:
     """`asv run` over the plan's environments, for the checked-out commit, filed under
     `machine_name` (serkit.run.naming's rule)."""
     for python in plan_.missing_pythons:
@@ -188,6 +191,8 @@ def run(root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = ()) -> i
     if quick:
         env.setdefault(ROUNDS_ENV, str(QUICK_ROUNDS))
         env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
+    if memory or not quick:  # see serkit.suite.memory.MEMORY_ENV
+        env[MEMORY_ENV] = "1"
     return asv(root, [*args, *extra], env)
 
 

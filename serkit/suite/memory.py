@@ -166,6 +166,22 @@ def _too_long(seconds: float, operation: str) -> str:
     )
 
 
+# Memory per call costs about 5 minutes for the default grid here (its cost follows the
+# number of allocations, not the call's time), more than the whole quick run: so full
+# runs measure it, and a quick run only when asked (`serkit bench --memory`).
+MEMORY_ENV = "SERKIT_BENCH_MEMORY"
+
+
+def not_selected(environ: Mapping[str, str] = os.environ) -> str | None:
+    """Why this run leaves memory out, or None when it measures it."""
+    if truthy(environ.get(MEMORY_ENV)):
+        return None
+    return (
+        f"memory per call is measured in full runs (serkit bench --full) or with --memory "
+        f"({MEMORY_ENV}=1): about 5 minutes for the default grid"
+    )
+
+
 def measure_pair(codec: str, fixture: str, timeout: float = TIMEOUT_S) -> Outcome:
     """Both operations of the pair, measured in a new process forked from this one.
 
