@@ -25,6 +25,8 @@ BENCH_STATE = f"{ASV_DIR}/bench-run.json"
 BENCH_NOTES = f"{ASV_DIR}/bench-notes"
 # `serkit replicate` saves its document beside the results, where `serkit report` reads it.
 REPLICATION_FILE = "replication.json"
+# `serkit conformance` saves its matrix there too, for the report.
+CONFORMANCE_FILE = "conformance.json"
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -65,3 +67,8 @@ def reports_dir(root: Path) -> Path:
 def replication_path(results: Path) -> Path:
     """Where `serkit replicate` saves, and `serkit report` reads, the replication document."""
     return results.parent / REPLICATION_FILE
+
+
+def conformance_path(results: Path) -> Path:
+    """Where `serkit conformance` saves, and `serkit report` reads, the conformance matrix."""
+    return results.parent / CONFORMANCE_FILE

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -12,6 +13,7 @@ import pytest
 
 from serkit.cli import main
 from serkit.results import hosts as hostinfo
+from serkit.run import rounds
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.matrix import baseline
@@ -95,12 +97,21 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
 ) -> None:
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, *, quick: bool, extra: list[str]) -> int:
+    def fake_run(
+        root: Path,
+        plan: bench.Plan,
+        *,
+        quick: bool,
+        extra: list[str],
+        memory: bool,
+        state: object = None,
+    ) -> int:
         seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
+        assert not memory  # a quick run, not asked for memory
         return 0
 
-    def fake_record(results: Path, machine: str, pythons: dict[str, Path]) -> Path:
-        seen.update(results=results, machine=machine, pythons=sorted(pythons))
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
+        seen.update(results=results, machine=machine, pythons=sorted(pythons), shard=run["shard"])
         return results
 
     monkeypatch.chdir(ROOT)
@@ -116,7 +127,78 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         "results": ROOT / ".asv" / "results",
         "machine": "m1",
         "pythons": [CURRENT],
+        "shard": None,
     }
+
+
+def test_bench_runs_one_shard_and_records_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.checkout import git_commit
+    from serkit.run.matrix import environments
+    from serkit.run.shards import Shard, shard_slice
+
+    seen: dict[str, object] = {}
+
+    def fake_run(
+        root: Path,
+        plan: bench.Plan,
+        *,
+        quick: bool,
+        extra: list[str],
+        memory: bool,
+        state: object = None,
+    ) -> int:
+        seen.update(quick=quick, labels=[env.label for env in plan.environments])
+        return 0
+
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
+        seen.update(machine=machine, **run)
+        return results
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
+    assert main([*argv, "--", "--machine", "kind-1"]) == 0
+    expected = [env.label for env in shard_slice(environments((CURRENT,)), Shard(2, 3))]
+    assert seen == {
+        "quick": False,  # --matrix runs the full statistics
+        "labels": expected,
+        "machine": "kind-1",
+        "shard": "2/3",
+        "commit": git_commit(ROOT),
+        "environments": expected,
+    }
+    assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
+
+
+def test_bench_skips_what_the_store_already_holds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.checkout import git_commit
+    from serkit.run.shards import Shard
+
+    planned = bench.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 9))
+    commit = git_commit(ROOT)
+    assert commit is not None
+    (tmp_path / "kind-1").mkdir()
+    for env in planned.environments:
+        name = env.asv_name  # asv's file name: the env's md5 when its name is 128 or longer
+        name = "env-" + hashlib.md5(name.encode()).hexdigest() if len(name) >= 128 else name
+        (tmp_path / "kind-1" / f"{commit[:8]}-{name}.json").write_text("{}")
+
+    def no_run(*args: object, **kwargs: object) -> int:
+        raise AssertionError("nothing should run")
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", no_run)
+    argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "1/9", "--no-report"]
+    argv += ["--skip-measured", str(tmp_path), "--", "--machine", "kind-1"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"{len(planned.environments)} environment(s) already measured on kind-1" in err
+    assert "nothing left to measure" in err
 
 
 def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None:
@@ -142,8 +224,8 @@ def _fake_rounds(
 
     monkeypatch.delenv(WARMUP_ENV, raising=False)
     monkeypatch.delenv(ROUNDS_ENV, raising=False)
-    monkeypatch.setattr(bench, "run_in_session", fake_session)
-    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None: None)
+    monkeypatch.setattr(rounds, "run_in_session", fake_session)
+    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None, name=None: None)
     (tmp_path / ".asv" / "results").mkdir(parents=True)
     (tmp_path / ".asv" / "results" / "benchmarks.json").write_text(json.dumps(benchmarks))
     return seen
@@ -175,7 +257,7 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
         seen.append((list(command[3:]), dict(env)))
         return 0
 
-    monkeypatch.setattr(bench, "run_in_session", first_round_times_yaml_once)
+    monkeypatch.setattr(rounds, "run_in_session", first_round_times_yaml_once)
     assert bench.run(tmp_path, plan, quick=True) == 0
     assert len(seen) == bench.QUICK_ROUNDS
     (first, first_env), *later = seen
@@ -334,7 +416,8 @@ def test_uv_installs_the_checkout_fresh_and_other_install_commands_run_as_config
     [(command, cwd)] = calls
     # The same folder holds every commit's checkout: uv must build it afresh.
     assert command[command.index("--refresh-package") + 1] == "serkit"
-    assert command[-1] == "/checkout" and cwd == one_call_env._path
+    # With the extras every environment needs (memray, for memory per call).
+    assert command[-1] == "/checkout[memory]" and cwd == one_call_env._path
 
     seen: list[str] = []
     monkeypatch.setattr(one_call_env, "_install_command", ["python -m pip install -e ."])

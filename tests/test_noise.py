@@ -83,3 +83,31 @@ def test_aa_judging_counts_false_verdicts_and_measures_the_floor(tmp_path: Path)
     record = result.record(noise.panel_description())
     assert record.floor == round(result.floor, 4) and record.pairs == 4
     assert "cannot be told apart" in record.in_words()
+
+
+def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:
+    from serkit.results.hosts import describe_hosts, render_hosts
+
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1)] * 4)
+    record = NoiseRecord("2026-11-23T09:00:00+00:00", "test", 4, 5, 0.05, 0.12, 0.0, 0.1)
+    record_noise(tmp_path / "a", record)
+    text = render_hosts(describe_hosts(read_tree(tmp_path)))
+    assert "differences under 12% cannot be told apart here" in text
+    assert "not measured (`serkit noise`)" in text  # host b
+
+
+def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path: Path) -> None:
+    from serkit.report.html import spread_text, spread_title
+    from serkit.report.runs import latest_runs
+
+    split = [1.0, 1.0, 1.9, 1.9, 1.0]
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1, split)] * 4)
+    tree = read_tree(tmp_path)
+    runs = {run.machine: run for run in latest_runs(tree)}
+    steady = runs["a"].spread("bench_time.Dumps.time_dumps", "json", "small")
+    two_modes = runs["b"].spread("bench_time.Dumps.time_dumps", "json", "small")
+    assert steady is not None and two_modes is not None
+    m = runs["a"].get("bench_time.Dumps.time_dumps", "json", "small")
+    assert spread_text(m, steady) == "±1.0 %, 5 processes"
+    assert "5 processes, one sample each" in spread_title(m, steady)
+    assert spread_text(m, two_modes) == "5 processes in 2 modes: 1.00 µs in 3, 1.90 µs in 2"

@@ -18,7 +18,11 @@ each stated once here and in the README:
   no interval, the interquartile ranges do; only disjoint intervals make a difference.
 - Sizes: a `track_*` in bytes is a count, so in the same environment it must be equal
   on both hosts; a difference means the hosts did not run the same thing. Memory tracks
-  (names with rss, mem or peak) are measured, not counted, and are exempt.
+  (names with rss, mem or peak) are exempt.
+- Memory per call is counted at the allocator, not sampled, so it has no noise: an
+  allocation count that differs is higher or lower, exactly; a peak within
+  PEAK_TOLERANCE (1 %) is the same. Neither fails the comparison the way a size does:
+  "3.11" on two hosts may be two patch releases, which allocate differently.
 - Summary: the geometric mean of B/A over the timings, per codec (the `codec`
   parameter) or, for a benchmark without one, per benchmark, and over all of them.
 """
@@ -45,7 +49,8 @@ from serkit.results.tree import (
 )
 from serkit.stats import difference, spread
 
-SCHEMA = "serkit-compare/1"
+# 2: timings judged between processes; pairs carry detectable, multimodal and processes.
+SCHEMA = "serkit-compare/2"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
     "timings measured in several processes: faster or slower only when Welch's t-test on the "
@@ -55,8 +60,14 @@ NOISE_RULE = (
 )
 GROUP_PARAM = "codec"
 KIND_ORDER = {"time": 0, "memory": 1, "track": 2}  # timings first: what a reader came for
-# Resident memory is measured, and differs between hosts even when their code does not.
+# Memory tracks: never held to the size rule (resident memory, where recorded, differs
+# between hosts even when their code does not).
 MEMORY_NAME = re.compile(r"rss|mem|peak", re.IGNORECASE)
+ALLOCATIONS_UNIT = "allocations"  # serkit's allocation counts (benchmarks/bench_memory.py)
+PEAK_NAME = re.compile(r"\.track_\w*_peak$")  # serkit's peaks at the allocator
+# A peak at the allocator moved by up to a few hundred bytes between processes (hash
+# seeds, interned keys): a difference within this fraction is no difference.
+PEAK_TOLERANCE = 0.01
 
 SAME = "same"
 WITHIN_NOISE = "within noise"
@@ -164,6 +175,21 @@ def is_exact_size(benchmark: Benchmark) -> bool:
     )
 
 
+def counted_verdict(benchmark: Benchmark, a: float, b: float) -> str | None:
+    """The verdict on memory counted at the allocator, or None for anything else."""
+    if benchmark.kind != "track":
+        return None
+    if benchmark.unit == ALLOCATIONS_UNIT:
+        tolerance = 0.0
+    elif benchmark.unit == "bytes" and PEAK_NAME.search(benchmark.name):
+        tolerance = PEAK_TOLERANCE * a
+    else:
+        return None
+    if abs(b - a) <= tolerance:
+        return SAME
+    return HIGHER if b > a else LOWER
+
+
 def geometric_mean(ratios: Sequence[float]) -> float | None:
     if not ratios:
         return None
@@ -222,6 +248,9 @@ def judge_pair(
     assert a.value is not None and b.value is not None
     if is_exact_size(benchmark):
         return Verdict(SAME if a.value == b.value else SIZE_MISMATCH)
+    counted = counted_verdict(benchmark, a.value, b.value)
+    if counted is not None:
+        return Verdict(counted)
     if a.value == b.value:
         return Verdict(SAME)
     on_a, on_b = processes
@@ -239,6 +268,9 @@ def judge_overlap(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
     assert a.value is not None and b.value is not None
     if is_exact_size(benchmark):
         return SAME if a.value == b.value else SIZE_MISMATCH
+    counted = counted_verdict(benchmark, a.value, b.value)
+    if counted is not None:
+        return counted
     if a.value == b.value:
         return SAME
     used = spreads(a, b)

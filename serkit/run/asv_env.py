@@ -32,7 +32,7 @@ from asv.console import log
 from asv.plugins.virtualenv import Virtualenv
 
 from serkit.results.builds import BUILDS_ENV, clear_failure, note_failure
-from serkit.run.matrix import INSTALL_COMMAND
+from serkit.run.matrix import INSTALL_COMMAND, PROJECT_EXTRAS
 from serkit.suite.cases import LIBRARY_ENV
 
 _UMASK = os.umask(0)
@@ -273,7 +273,8 @@ class OneCallVirtualenv(Virtualenv):  # type: ignore[misc]
         log.info(f"Installing {commit} into {self.name} with uv")
         # Every commit is checked out in the same folder: never reuse a cached build.
         command = [uv, "pip", "install", "--python", self._env_python()]
-        command += ["--refresh-package", self._project, *uv_index_options(env), build_dir]
+        command += ["--refresh-package", self._project, *uv_index_options(env)]
+        command.append(build_dir + PROJECT_EXTRAS)
         # Run from the env folder, as the pip command does: not where the checkout's
         # own packages would look installed already.
         util.check_output(command, env=env, cwd=self._path, timeout=self._install_timeout)

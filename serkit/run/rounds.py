@@ -20,20 +20,34 @@ earlier ones (`asv run --append-samples`), with asv's `number` kept per pair.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import os
 import re
+import shutil
+import signal
+import sys
 import tempfile
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
+from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
 from serkit.errors import SerkitError
-from serkit.suite.budget import SingleSample
+from serkit.results.builds import BUILDS_ENV, read_builds
+from serkit.results.tree import BENCHMARKS_FILE
+from serkit.run.process import Interrupted, run_in_session
+from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, SLOW_ENV, WARMUP_ENV
 
 BENCH_OPTIONS = ("-b", "--bench")
+# Each `asv run` is one round, and asv keeps every sample: the per-process values that
+# spreads and verdicts are computed from.
+ROUND_ARGS = ("--record-samples", "-a", "rounds=1")
 
 
 def split_bench_args(extra: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -115,6 +129,9 @@ class RunState:
     selection: dict[str, str]  # SERKIT_BENCH_* as the run began
     extra: list[str]  # passed on to `asv run`
     notes: str  # the folder of the pairs timed once
+    budget_s: float | None = None  # the quick run's budget per pair (serkit.suite.budget)
+    memory: bool = False  # memory per call measured (a quick run leaves it out unless asked)
+    shard: str | None = None
     done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
     failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
 
@@ -148,3 +165,159 @@ class RunState:
             ) from None
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise SerkitError(f"{path} is not a serkit run state ({exc}); run afresh") from exc
+
+
+# The SERKIT_BENCH_* settings a run keeps, so that --resume goes on with the same slice.
+SELECTION = (CODECS_ENV, FIXTURES_ENV, SLOW_ENV, WARMUP_ENV, ROUNDS_ENV)
+
+
+def new_state(
+    root: Path,
+    environments: Sequence[str],
+    *,
+    quick: bool,
+    rounds: int,
+    extra: Sequence[str],
+    budget_s: float | None = None,
+    matrix: bool = False,
+    pythons: Sequence[str] | None = None,
+    memory: bool = False,
+    shard: str | None = None,
+) -> RunState:
+    """The state of a run about to begin, with an empty folder for its notes."""
+    selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return RunState(
+        commit=git_commit(root) or "",
+        quick=quick,
+        matrix=matrix,
+        pythons=list(pythons) if pythons else None,
+        rounds=rounds,
+        environments=list(environments),
+        selection=selection,
+        extra=list(extra),
+        notes=str(root / BENCH_NOTES / f"{stamp}-{os.getpid()}"),
+        budget_s=budget_s,
+        memory=memory,
+        shard=shard,
+    )
+
+
+class _Stopped(Exception):
+    """SIGTERM while serkit itself, not asv, was running."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped(signum)
+
+
+@dataclass
+class _Round:
+    """What every `asv run` of one `serkit bench` shares."""
+
+    root: Path
+    state: RunState
+    base_env: dict[str, str]
+    builds: Path  # the machine's record of environments not built
+    labels: dict[str, str]
+    regexes: list[str]  # the user's -b
+    rest: list[str]  # the user's other asv arguments
+
+    def run(self, round_index: int, name: str) -> int | None:
+        """One round in one environment: asv's status, or None when nothing was left to run."""
+        state = self.state
+        notes = Path(state.notes) / hashlib.sha1(name.encode()).hexdigest()[:12]
+        env = {**self.base_env, NOTES_ENV: str(notes)}
+        # The commit the run began at: a commit made meanwhile is not what it measures.
+        args = ["run", f"{state.commit or 'HEAD'}^!", "-E", name, *ROUND_ARGS]
+        if round_index == 0:
+            if state.budget_s is not None:
+                env[BUDGET_ENV] = f"{state.budget_s:g}"
+            args += [part for regex in self.regexes for part in ("-b", regex)]
+        else:
+            benchmarks = _benchmarks(self.root)
+            chosen = later_selection(benchmarks, round_index, self.regexes, read_singles(notes))
+            if not chosen:
+                return None
+            args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
+        where = f", {self.labels[name]}" if len(state.environments) > 1 else ""
+        print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
+        command = [sys.executable, "-m", "asv", *args, *self.rest]
+        code = run_in_session(command, cwd=self.root, env=env)
+        failure = read_builds(self.builds).get(name)
+        if failure is not None:
+            others = len(state.environments) - len(state.failed) > 1
+            go_on = "; the other environments go on" if others else ""
+            print(f"serkit: {failure.in_words()}{go_on}", file=sys.stderr)
+            state.failed[name] = failure.cause
+            return 2
+        if code not in (0, 2):
+            raise SerkitError(f"asv run failed (exit {code}); see its output above")
+        return code
+
+
+def drive(
+    root: Path, state: RunState, base_env: Mapping[str, str], labels: Mapping[str, str]
+) -> int:
+    """Run every round not yet done, saving `state` after each; 0 or 2, as asv exits.
+
+    `base_env` is asv's environment; `labels` names each environment for people.
+    Raises Interrupted, its message saying what was kept, on SIGINT or SIGTERM.
+    """
+    builds = Path(base_env[BUILDS_ENV])
+    regexes, rest = split_bench_args(state.extra)
+    rounds = _Round(root, state, dict(base_env), builds, dict(labels), regexes, rest)
+    state_path = root / BENCH_STATE
+    status, where = 0, (0, "")
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        for round_index in range(state.next_round(), state.rounds):
+            for name in state.environments:
+                if name in state.failed or state.is_done(round_index, name):
+                    continue
+                where = (round_index, name)
+                status = max(status, rounds.run(round_index, name) or 0)
+                state.done.append((round_index, name))
+                state.save(state_path)
+    except (Interrupted, KeyboardInterrupt, _Stopped) as exc:
+        signum: int = signal.SIGINT
+        if isinstance(exc, (Interrupted, _Stopped)):
+            signum = exc.signum
+        state.save(state_path)
+        raise Interrupted(signum, _interrupted(root, state, where, dict(labels))) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    state_path.unlink(missing_ok=True)
+    shutil.rmtree(state.notes, ignore_errors=True)
+    return status
+
+
+def _benchmarks(root: Path) -> dict[str, object]:
+    """asv's benchmarks.json, as the last `asv run` discovered the suite."""
+    try:
+        data = json.loads((results_dir(root) / BENCHMARKS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)}
+
+
+def _interrupted(
+    root: Path, state: RunState, where: tuple[int, str], labels: dict[str, str]
+) -> str:
+    """The one line saying what an interrupted run kept and how to go on."""
+    round_index, name = where
+    runs = state.rounds * (len(state.environments) - len(state.failed))
+    place = f"round {round_index + 1} of {state.rounds}"
+    if len(state.environments) > 1 and name:
+        place += f" ({labels.get(name, name)})"
+    if not state.done:
+        return f"interrupted in {place}, before any round had finished; nothing was kept"
+    kept = results_dir(root).relative_to(root)
+    return (
+        f"interrupted in {place}: {len(state.done)} of {runs} asv runs finished, their values "
+        f"kept in {kept}; `serkit bench --resume` goes on from there"
+    )

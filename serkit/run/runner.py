@@ -8,55 +8,40 @@ and refuse a mistyped SERKIT_BENCH_* before an environment is built.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
-import shutil
-import signal
 import subprocess
 import sys
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from types import FrameType
+from typing import Any
 
-from serkit.checkout import (
-    BENCH_NOTES,
-    BENCH_STATE,
-    CONFIG_NAME,
-    PYTHONS_DIR,
-    git_commit,
-    results_dir,
-)
+from serkit.checkout import BENCH_STATE, CONFIG_NAME, PYTHONS_DIR, git_commit, results_dir
 from serkit.errors import SerkitError
-from serkit.results.builds import BUILDS_ENV, BUILDS_FILE, read_builds
+from serkit.results.builds import BUILDS_ENV, BUILDS_FILE
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
 from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
-from serkit.run.process import Interrupted, run_in_session
-from serkit.run.rounds import RunState, later_selection, split_bench_args
-from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
+from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
+from serkit.run.rounds import RunState, drive, new_state
+from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
-    CODECS_ENV,
-    FIXTURES_ENV,
     FULL_ROUNDS,
     ROUNDS_ENV,
-    SLOW_ENV,
     WARMUP_ENV,
     Selection,
     rounds_from_env,
     warmup_from_env,
 )
+from serkit.suite.memory import MEMORY_ENV
 
 # Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
-# ROUNDS_ENV), one process per round, the rounds interleaved over the grid: serkit runs
-# them, one `asv run` each (serkit.run.rounds), and asv keeps every sample: they are the
-# per-process values that spreads and verdicts are computed from.
-SAMPLE_ARGS = ("--record-samples",)
-ONE_ROUND = ("-a", "rounds=1")
+# ROUNDS_ENV), one per round, the rounds interleaved over the grid: serkit runs them,
+# one `asv run` each (serkit.run.rounds).
 # The quick run: the fewest processes that still give a between-process spread and a
 # test that can call a difference (with 5 processes a side, Welch's t on the logs).
 QUICK_ROUNDS = 5
@@ -85,15 +70,26 @@ class Plan:
     missing_pythons: tuple[str, ...]
     asv_env: dict[str, str]  # the process environment asv runs with
     pythons: dict[str, Path]  # the interpreters the environments are built from
+    shard: Shard | None = None
+    measured: tuple[MatrixEnvironment, ...] = ()  # left out: already in the results (skip_measured)
     matrix: bool = False
     asked: tuple[str, ...] | None = None  # the Pythons asked for (--python), if any
 
 
-def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> Plan:
-    """Which environments to run: the current Python's baseline, or the whole matrix."""
+def plan(
+    root: Path,
+    *,
+    matrix: bool,
+    pythons: Sequence[str] | None = None,
+    shard: Shard | None = None,
+) -> Plan:
+    """Which environments to run: the current Python's baseline, or the whole matrix
+    (or one shard of it: see serkit.run.shards)."""
     Selection.from_env()  # a typo in SERKIT_BENCH_* fails here, before any env is built
     warmup_from_env()
     rounds_from_env()
+    if shard is not None and not matrix:
+        raise SerkitError("--shard slices the matrix: use it with --matrix")
     if not matrix:
         wanted: tuple[str, ...] = (current_python(),)
         if wanted[0] not in PYTHONS:
@@ -106,15 +102,38 @@ def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> P
     # asv builds an object for every environment in its config, then picks; exposing
     # every Python found keeps it from warning about the ones this run leaves out.
     found = find_pythons(PYTHONS)
+    if matrix:
+        # Sliced before interpreters are looked for: every runner cuts the same slices.
+        everything = tuple(environments(wanted))
+        chosen = shard_slice(everything, shard) if shard else everything
+        if not chosen:
+            raise SerkitError(f"shard {shard} is empty: the matrix has {len(everything)} envs")
+        wanted = tuple(p for p in wanted if any(env.python == p for env in chosen))
+    else:
+        chosen = tuple(baseline(p) for p in wanted)
     missing = tuple(p for p in wanted if found[p] is None)
     present = tuple(p for p in wanted if p not in missing)
     if not present:
         raise SerkitError(f"no interpreter found for Python {', '.join(wanted)}")
-    chosen = environments(present) if matrix else (baseline(p) for p in present)
+    runnable = tuple(env for env in chosen if env.python in present)
     asv_env = expose(found, root / PYTHONS_DIR)
-    interpreters = {p: path for p in present if (path := found[p])}
+    pythons_ = {p: path for p in present if (path := found[p])}
     asked = tuple(pythons) if pythons else None
-    return Plan(tuple(chosen), missing, asv_env, interpreters, matrix, asked)
+    return Plan(runnable, missing, asv_env, pythons_, shard, matrix=matrix, asked=asked)
+
+
+def skip_measured(plan_: Plan, results: Path, machine: str, commit: str) -> Plan:
+    """The plan without the environments whose results for this machine and commit are
+    already in `results` (a results tree, such as the results branch checked out)."""
+    from asv.results import get_filename  # asv's own name: a long env name becomes its hash
+
+    done = tuple(
+        env
+        for env in plan_.environments
+        if (results / get_filename(machine, commit, env.asv_name)).is_file()
+    )
+    kept = tuple(env for env in plan_.environments if env not in done)
+    return replace(plan_, environments=kept, measured=plan_.measured + done)
 
 
 def asv(
@@ -129,11 +148,37 @@ def asv(
     return done.returncode
 
 
-def ensure_machine(root: Path, env: dict[str, str] | None = None) -> None:
-    """Create asv's machine profile (CPU, OS, RAM) once, without asv's interactive prompt."""
-    home = Path((env or os.environ).get("HOME") or Path.home())
-    if not (home / ".asv-machine.json").exists() and asv(root, ["machine", "--yes"], env) != 0:
-        raise SerkitError("asv machine --yes failed; run it yourself to see why")
+PROFILES_FILE = ".asv-machine.json"
+
+
+def _home(env: Mapping[str, str] | None) -> Path:
+    return Path((env or os.environ).get("HOME") or Path.home())
+
+
+def ensure_machine(root: Path, env: dict[str, str] | None = None, name: str | None = None) -> None:
+    """Create asv's machine profile (CPU, OS, RAM) once, without asv's interactive prompt:
+    under the hostname, or under `name` (which `asv machine --yes --machine` would record
+    without the CPU, OS and RAM)."""
+    path = _home(env) / PROFILES_FILE
+    if name is None:
+        if not path.exists() and asv(root, ["machine", "--yes"], env) != 0:
+            raise SerkitError("asv machine --yes failed; run it yourself to see why")
+        return
+    if name in _profiles(path):
+        return
+    from asv.machine import Machine, MachineCollection  # deferred: asv is only needed to run
+
+    info = {**Machine.get_defaults(), "machine": name}
+    MachineCollection.save(name, info, _path=str(path))
+
+
+def _given_machine(extra: Sequence[str]) -> str | None:
+    for i, arg in enumerate(extra):
+        if arg.startswith("--machine="):
+            return arg.split("=", 1)[1]
+        if arg in ("--machine", "-m") and i + 1 < len(extra):
+            return extra[i + 1]
+    return None
 
 
 def run(
@@ -142,9 +187,11 @@ def run(
     *,
     quick: bool,
     extra: Sequence[str] = (),
+    memory: bool = False,
     state: RunState | None = None,
 ) -> int:
-    """The suite over the plan's environments for the checked-out commit, round by round.
+    """The suite over the plan's environments for the checked-out commit, round by round
+    (serkit.run.rounds), filed under `machine_name` (serkit.run.naming's rule).
 
     0 when everything ran; 2 when a benchmark failed or an environment could not be built
     (one line says which and why; the others go on). Raises Busy when another run holds
@@ -154,10 +201,42 @@ def run(
     with bench_lock(root):
         for python in plan_.missing_pythons:
             print(f"serkit: skipping Python {python}: no interpreter found", file=sys.stderr)
-        ensure_machine(root, plan_.asv_env)
         if state is None:
-            state = _new_state(root, plan_, quick, extra)
-        return _run_rounds(root, plan_, state)
+            rounds = QUICK_ROUNDS if quick else FULL_ROUNDS
+            if os.environ.get(ROUNDS_ENV, "").strip():
+                rounds = rounds_from_env()
+            state = new_state(
+                root,
+                [env.asv_name for env in plan_.environments],
+                quick=quick,
+                rounds=rounds,
+                extra=_with_machine(root, plan_, extra),
+                budget_s=QUICK_BUDGET_S if quick else None,
+                matrix=plan_.matrix,
+                pythons=plan_.asked,
+                memory=memory,
+                shard=str(plan_.shard) if plan_.shard else None,
+            )
+        machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
+        env = {**plan_.asv_env, **state.selection, ROUNDS_ENV: str(state.rounds)}
+        env[BUILDS_ENV] = str(results_dir(root) / machine / BUILDS_FILE)
+        if state.quick:
+            env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
+        if state.memory or not state.quick:  # see serkit.suite.memory.MEMORY_ENV
+            env[MEMORY_ENV] = "1"
+        labels = {e.asv_name: e.label for e in plan_.environments}
+        return drive(root, state, env, labels)
+
+
+def _with_machine(root: Path, plan_: Plan, extra: Sequence[str]) -> list[str]:
+    """`extra` naming the machine every round files its results under, its profile made."""
+    given = _given_machine(extra)
+    if given is not None:
+        ensure_machine(root, plan_.asv_env, given)
+        return list(extra)
+    name = machine_name(extra, _home(plan_.asv_env))
+    ensure_machine(root, plan_.asv_env, name)
+    return ["--machine", name, *extra]
 
 
 def resume(root: Path) -> tuple[Plan, RunState]:
@@ -170,152 +249,13 @@ def resume(root: Path) -> tuple[Plan, RunState]:
             f"{commit[:8]}: run `serkit bench` afresh"
         )
     os.environ.update(state.selection)  # the slice it began with, however this shell is set
-    plan_ = plan(root, matrix=state.matrix, pythons=state.pythons)
-    missing = set(state.environments) - {env.asv_name for env in plan_.environments}
-    if missing:
-        raise SerkitError(f"cannot resume: {len(missing)} environment(s) of that run are gone")
-    return plan_, state
-
-
-_SELECTION = (CODECS_ENV, FIXTURES_ENV, SLOW_ENV, WARMUP_ENV, ROUNDS_ENV)
-
-
-def _new_state(root: Path, plan_: Plan, quick: bool, extra: Sequence[str]) -> RunState:
-    selection = {k: os.environ[k] for k in _SELECTION if os.environ.get(k)}
-    rounds = QUICK_ROUNDS if quick else FULL_ROUNDS
-    if selection.get(ROUNDS_ENV):
-        rounds = rounds_from_env(selection)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return RunState(
-        commit=git_commit(root) or "",
-        quick=quick,
-        matrix=plan_.matrix,
-        pythons=list(plan_.asked) if plan_.asked else None,
-        rounds=rounds,
-        environments=[env.asv_name for env in plan_.environments],
-        selection=selection,
-        extra=list(extra),
-        notes=str(root / BENCH_NOTES / f"{stamp}-{os.getpid()}"),
-    )
-
-
-class _Stopped(Exception):
-    """SIGTERM while serkit itself, not asv, was running."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: FrameType | None) -> None:
-    raise _Stopped(signum)
-
-
-@dataclass
-class _Round:
-    """What every `asv run` of one `serkit bench` shares."""
-
-    root: Path
-    state: RunState
-    base_env: dict[str, str]
-    builds: Path  # the machine's record of environments not built
-    labels: dict[str, str]
-    regexes: list[str]  # the user's -b
-    rest: list[str]  # the user's other asv arguments
-
-    def run(self, round_index: int, name: str) -> int | None:
-        """One round in one environment: asv's status, or None when nothing was left to run."""
-        state = self.state
-        notes = Path(state.notes) / hashlib.sha1(name.encode()).hexdigest()[:12]
-        env = {**self.base_env, NOTES_ENV: str(notes)}
-        # The commit the run began at: a commit made meanwhile is not what it measures.
-        args = ["run", f"{state.commit or 'HEAD'}^!", "-E", name, *SAMPLE_ARGS, *ONE_ROUND]
-        if round_index == 0:
-            if state.quick:
-                env[BUDGET_ENV] = f"{QUICK_BUDGET_S:g}"
-            args += [part for regex in self.regexes for part in ("-b", regex)]
-        else:
-            benchmarks = _benchmarks(self.root)
-            chosen = later_selection(benchmarks, round_index, self.regexes, read_singles(notes))
-            if not chosen:
-                return None
-            args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
-        where = f", {self.labels[name]}" if len(state.environments) > 1 else ""
-        print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
-        command = [sys.executable, "-m", "asv", *args, *self.rest]
-        code = run_in_session(command, cwd=self.root, env=env)
-        failure = read_builds(self.builds).get(name)
-        if failure is not None:
-            others = len(state.environments) - len(state.failed) > 1
-            go_on = "; the other environments go on" if others else ""
-            print(f"serkit: {failure.in_words()}{go_on}", file=sys.stderr)
-            state.failed[name] = failure.cause
-            return 2
-        if code not in (0, 2):
-            raise SerkitError(f"asv run failed (exit {code}); see its output above")
-        return code
-
-
-def _run_rounds(root: Path, plan_: Plan, state: RunState) -> int:
-    home = Path(plan_.asv_env.get("HOME") or Path.home())
-    builds = results_dir(root) / machine_name(state.extra, home) / BUILDS_FILE
-    base = {**plan_.asv_env, **state.selection, ROUNDS_ENV: str(state.rounds)}
-    base[BUILDS_ENV] = str(builds)
-    if state.quick:
-        base.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
-    regexes, rest = split_bench_args(state.extra)
-    labels = {env.asv_name: env.label for env in plan_.environments}
-    rounds = _Round(root, state, base, builds, labels, regexes, rest)
-    state_path = root / BENCH_STATE
-    status, where = 0, (0, "")
-    previous = signal.signal(signal.SIGTERM, _stop)
-    try:
-        for round_index in range(state.next_round(), state.rounds):
-            for name in state.environments:
-                if name in state.failed or state.is_done(round_index, name):
-                    continue
-                where = (round_index, name)
-                status = max(status, rounds.run(round_index, name) or 0)
-                state.done.append((round_index, name))
-                state.save(state_path)
-    except (Interrupted, KeyboardInterrupt, _Stopped) as exc:
-        signum: int = signal.SIGINT
-        if isinstance(exc, (Interrupted, _Stopped)):
-            signum = exc.signum
-        state.save(state_path)
-        raise Interrupted(signum, _interrupted(root, state, where, labels)) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    state_path.unlink(missing_ok=True)
-    shutil.rmtree(state.notes, ignore_errors=True)
-    return status
-
-
-def _benchmarks(root: Path) -> dict[str, object]:
-    """asv's benchmarks.json, as the last `asv run` discovered the suite."""
-    try:
-        data = json.loads((results_dir(root) / BENCHMARKS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict)}
-
-
-def _interrupted(
-    root: Path, state: RunState, where: tuple[int, str], labels: dict[str, str]
-) -> str:
-    """The one line saying what an interrupted run kept and how to go on."""
-    round_index, name = where
-    runs = state.rounds * (len(state.environments) - len(state.failed))
-    place = f"round {round_index + 1} of {state.rounds}"
-    if len(state.environments) > 1 and name:
-        place += f" ({labels.get(name, name)})"
-    if not state.done:
-        return f"interrupted in {place}, before any round had finished; nothing was kept"
-    kept = results_dir(root).relative_to(root)
-    return (
-        f"interrupted in {place}: {len(state.done)} of {runs} asv runs finished, their values "
-        f"kept in {kept}; `serkit bench --resume` goes on from there"
-    )
+    shard = Shard.parse(state.shard) if state.shard else None
+    plan_ = plan(root, matrix=state.matrix, pythons=state.pythons, shard=shard)
+    kept = tuple(env for env in plan_.environments if env.asv_name in state.environments)
+    if len(kept) != len(state.environments):
+        gone = len(state.environments) - len(kept)
+        raise SerkitError(f"cannot resume: {gone} environment(s) of that run are gone")
+    return replace(plan_, environments=kept), state
 
 
 def scratch_config(root: Path, scratch: Path) -> Path:
@@ -341,19 +281,61 @@ def scratch_config(root: Path, scratch: Path) -> Path:
     return path
 
 
-def machine_name(extra: Sequence[str] = (), home: Path | None = None) -> str:
-    """The machine name `asv run` files its results under, as asv itself picks it:
-    `--machine`, else the only profile in ~/.asv-machine.json, else the host name's."""
-    for i, arg in enumerate(extra):
-        if arg.startswith("--machine="):
-            return arg.split("=", 1)[1]
-        if arg in ("--machine", "-m") and i + 1 < len(extra):
-            return extra[i + 1]
-    node = platform.node()
+def _profiles(path: Path) -> dict[str, dict[str, Any]]:
     try:
-        profiles = json.loads(((home or Path.home()) / ".asv-machine.json").read_text())
+        profiles = json.loads(path.read_text())
     except (OSError, ValueError):
-        return node
-    entries = {k: v for k, v in profiles.items() if k != "version" and isinstance(v, dict)}
-    chosen = entries.get(node) or (next(iter(entries.values())) if len(entries) == 1 else None)
+        return {}
+    if not isinstance(profiles, dict):
+        return {}
+    return {k: v for k, v in profiles.items() if k != "version" and isinstance(v, dict)}
+
+
+def machine_name(
+    extra: Sequence[str] = (),
+    home: Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    node: str | None = None,
+    hardware: Hardware | None = None,
+) -> str:
+    """The machine name `serkit bench` files results under, by serkit.run.naming's rule:
+    `--machine`; else, on a host named by hand, asv's choice (the host's profile in
+    ~/.asv-machine.json, the only profile, or the hostname); else a lone profile named by
+    hand, or the name derived from the hardware."""
+    given = _given_machine(extra)
+    if given is not None:
+        return given
+    node = platform.node() if node is None else node
+    entries = _profiles((home or Path.home()) / PROFILES_FILE)
+    lone = next(iter(entries.values())) if len(entries) == 1 else None
+    if looks_generated(node, environ):
+        if lone and named_by_hand(str(lone.get("machine", ""))):
+            return str(lone["machine"])
+        derived = derived_name(hardware or Hardware.here(environ))
+        if derived is not None:
+            return derived
+    chosen = entries.get(node) or lone
     return str(chosen.get("machine", node)) if chosen else node
+
+
+def discover_benchmarks(root: Path, into: Path) -> Path:
+    """Write the suite's benchmarks.json into `into`: `asv run --bench just-discover` in
+    this interpreter (2-3 s), never a copy of an older one."""
+    with tempfile.TemporaryDirectory(prefix="serkit-discover-") as scratch:
+        folder = Path(scratch)
+        config = scratch_config(root, folder)
+        name = "serkit-discover"
+        env = {**os.environ, "HOME": str(folder)}  # not the user's asv machine profile
+        (folder / PROFILES_FILE).write_text(json.dumps({name: {"machine": name}, "version": 1}))
+        args = ["run", "--bench", "just-discover", "--config", str(config)]
+        args += ["-E", f"existing:{sys.executable}", "--machine", name]
+        if asv(root, args, env, quiet=True) != 0:
+            raise SerkitError("asv could not discover the suite's benchmarks; see its output")
+        written = folder / "results" / BENCHMARKS_FILE
+        if not written.is_file():
+            raise SerkitError(f"asv discovered the suite but wrote no {BENCHMARKS_FILE}")
+        into.mkdir(parents=True, exist_ok=True)
+        target = into / BENCHMARKS_FILE
+        target.write_bytes(written.read_bytes())
+        return target

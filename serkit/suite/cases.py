@@ -26,12 +26,12 @@ import gzip
 import os
 import timeit
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
-from serkit.codecs.registry import Config, codec_names, get_codec, registry
+from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import fixture_names, get_fixture, load_fixture
+from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 from serkit.suite.budget import timed_once
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -110,7 +110,8 @@ def rounds_from_env(environ: Mapping[str, str] = os.environ) -> int:
     return int(value)
 
 
-def _truthy(value: str | None) -> bool:
+def truthy(value: str | None) -> bool:
+    """Whether an environment variable says yes (1, true, yes, on)."""
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
@@ -134,11 +135,9 @@ class Selection:
             if environ.get(FIXTURES_ENV, "").strip()
             else None
         )
-        for name in codecs or ():
-            registry.spec(name)
-        for name in fixtures or ():
-            get_fixture(name)
-        return cls(codecs, fixtures, _truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
+        check_codecs(codecs or ())
+        check_fixtures(fixtures or ())
+        return cls(codecs, fixtures, truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
 
     def excludes_codec(self, codec: str) -> str | None:
         """Why this run leaves `codec` out, or None when it is selected."""
@@ -185,6 +184,8 @@ class Case:
     prepare_s: float  # preparing it, cold: only to tell slow pairs from fast ones
     dumps_s: float  # the first dumps of `obj` with `config`, cold
     loads_s: float | None  # the first loads of `payload`, cold; None when not decoded
+    # What the first loads gave back, kept only when asked (prepare_object's keep_decoded).
+    decoded: Any = field(default=None, repr=False, compare=False)
 
     def operation(self, name: str) -> Callable[[], object]:
         """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
@@ -257,18 +258,37 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     Every harness that times a pair prepares it here, so each settles the allocator first.
     """
     settle_allocator()
+    get_codec(codec)  # a missing library fails before the fixture is built
+    return prepare_object(codec, fixture, load_fixture(fixture), decode=decode)
+
+
+def prepare_object(
+    codec: str,
+    document: str,
+    obj: Any,
+    *,
+    decode: bool = True,
+    keep_decoded: bool = False,
+) -> Case:
+    """:func:`prepare` for a document already built, e.g. one a user brought.
+
+    `keep_decoded` keeps what the codec gave back (Case.decoded), for a caller that
+    checks fidelity on the same round trip it times.
+    """
+    settle_allocator()
     bound = get_codec(codec)
-    obj = load_fixture(fixture)
     start = timeit.default_timer()
-    if decode or len(bound.configs) > 1:
+    decoded = None
+    if decode or keep_decoded or len(bound.configs) > 1:
         trip = bound.round_trip(obj)
         config, payload = trip.config, trip.payload
         dumps_s, loads_s = trip.dumps_s, trip.loads_s
+        decoded = trip.decoded if keep_decoded else None
     else:
         config, payload = bound.configs[0], bound.dumps(obj)
         dumps_s, loads_s = timeit.default_timer() - start, None
     elapsed = timeit.default_timer() - start
-    return Case(codec, fixture, config, obj, payload, elapsed, dumps_s, loads_s)
+    return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
@@ -307,7 +327,7 @@ class CaseBenchmark:
 
     params: tuple[list[str], ...] = (codec_names(), fixture_names())
     param_names: tuple[str, ...] = ("codec", "fixture")
-    timeout = SLOW_TIMEOUT_S if _truthy(os.environ.get(SLOW_ENV)) else TIMEOUT_S
+    timeout = SLOW_TIMEOUT_S if truthy(os.environ.get(SLOW_ENV)) else TIMEOUT_S
 
     dumps: Callable[[Any], bytes]
     loads: Callable[[bytes], Any]

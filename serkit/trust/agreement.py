@@ -28,8 +28,10 @@ from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
+from serkit.results.hosts import load_average
 from serkit.results.tree import ResultsTree, read_tree
 from serkit.run.runner import asv, ensure_machine, scratch_config
+from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.cases import prepare
 
@@ -81,13 +83,12 @@ class Agreement:
 
     @property
     def ratios(self) -> list[float]:
-        return [a / t for a, t in zip(self.asv_s, self.other_s)]
+        return paired_ratios(self.asv_s, self.other_s)
 
     @property
     def ratio(self) -> float:
-        # The median of per-round ratios: each round's pair ran back to back, so a
-        # machine that speeds up or slows down between rounds moves both alike.
-        return statistics.median(self.ratios)
+        # Each round's pair ran back to back (serkit.stats says why this is steadier).
+        return median_paired_ratio(self.asv_s, self.other_s)
 
     @property
     def within(self) -> bool:
@@ -246,6 +247,49 @@ def validate(
     return [
         Agreement(p.codec, p.fixture, p.operation, asv_s[p], pyperf_s[p], PYPERF) for p in chosen
     ]
+
+
+LoadAverage = tuple[float, float, float] | None
+
+
+@dataclass(frozen=True)
+class Validation:
+    """`serkit validate`'s run: each pair's agreement, and the machine's load around it."""
+
+    rounds: int
+    processes: int
+    pairs: list[Agreement]
+    load_before: LoadAverage
+    load_after: LoadAverage
+
+    @property
+    def within(self) -> bool:
+        return all(pair.within for pair in self.pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "processes": self.processes,
+            "load_average": {
+                "before": _load_field(self.load_before),
+                "after": _load_field(self.load_after),
+            },
+            "pairs": [pair.as_dict() for pair in self.pairs],
+        }
+
+
+def _load_field(load: LoadAverage) -> str:
+    # The document's own spelling since its first version: tools already read it.
+    return " ".join(f"{x:.2f}" for x in load) if load is not None else "unreadable"
+
+
+def run_validation(
+    root: Path, rounds: int = 3, processes: int = 10, pairs: Iterable[SuiteCall] = PANEL
+) -> Validation:
+    """validate(), with the load average read before and after: a busy machine disagrees."""
+    before = load_average()
+    results = validate(root, pairs, rounds, processes)
+    return Validation(rounds, processes, results, before, load_average())
 
 
 def progress_rounds(count: int) -> Iterator[int]:
