@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import json
+import os
 import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from serkit.checkout import BENCH_STATE
 from serkit.errors import SerkitError
 from serkit.run.rounds import RunState, later_selection, split_bench_args
 from serkit.suite.budget import SingleSample
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV
 
+ROOT = Path(__file__).resolve().parents[1]
 SUITE = {
     "bench_time.Loads.time_loads": {
         "rounds": 5,
@@ -76,3 +89,124 @@ def test_resuming_nothing_says_so(tmp_path: Path) -> None:
     (tmp_path / "bench-run.json").write_text("{")
     with pytest.raises(SerkitError, match="not a serkit run state"):
         RunState.load(tmp_path / "bench-run.json")
+
+
+# --- real runs: `serkit bench` in a copy of this checkout, its own environment built ----
+
+CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
+ONE_PAIR = r"bench_time\.Dumps\.time_dumps\('json', 'small-dict'\)"
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """This working tree, copied and committed (asv installs a commit), with a HOME of its own
+    (the user's asv machine profile is neither read nor written) and the environment
+    `serkit bench` runs in."""
+    root = tmp_path_factory.mktemp("checkout")
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split("\n")  # fmt: skip
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, root / name)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "copy"], cwd=root, check=True)
+    home = root / ".home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), CODECS_ENV: "json", FIXTURES_ENV: "small-dict"}
+    # The installers' caches, as the user has them: a wheel is not fetched again.
+    env.setdefault("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv"))
+    env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
+    env.pop(ROUNDS_ENV, None)
+    return root, env
+
+
+def _results(root: Path) -> dict[str, dict[str, Any]]:
+    (path,) = (root / ".asv" / "results").glob("*/*-*.json")
+    data = json.loads(path.read_text())
+    return {name: dict(zip(data["result_columns"], row)) for name, row in data["results"].items()}
+
+
+def _dumps_samples(root: Path) -> list[float]:
+    row = _results(root)["bench_time.Dumps.time_dumps"]
+    index = list(itertools.product(*row["params"])).index(("'json'", "'small-dict'"))
+    return list(row["samples"][index] or [])
+
+
+def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
+    checkout: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = checkout
+    command = [sys.executable, "-m", "serkit", "bench", "--no-report", "--", "-b", ONE_PAIR]
+    log = root / "bench.log"  # a file, not a pipe: asv writes more than a pipe holds
+    with log.open("w") as out:
+        bench = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=out)
+    state = root / BENCH_STATE
+    deadline = time.monotonic() + 600  # the first round builds the environment
+    while time.monotonic() < deadline and bench.poll() is None:
+        if state.is_file() and RunState.load(state).done:
+            break
+        time.sleep(0.2)
+    assert bench.poll() is None, log.read_text()[-3000:]
+    started = time.monotonic()
+    bench.send_signal(signal.SIGINT)
+    bench.wait(timeout=30)
+    took = time.monotonic() - started
+    err = log.read_text()
+    assert bench.returncode == 130, err[-3000:]
+    assert took < 2.0
+    (last,) = [line for line in err.splitlines() if line.startswith("serkit: interrupted")]
+    assert "kept in .asv/results" in last and "`serkit bench --resume`" in last
+    kept = RunState.load(state)
+    assert 1 <= len(kept.done) < kept.rounds
+    assert len(_dumps_samples(root)) == len(kept.done)  # every finished round's process
+    assert not [line for line in _processes() if str(root) in line]  # asv and its own: gone
+
+    resumed = subprocess.run(
+        [sys.executable, "-m", "serkit", "bench", "--resume", "--no-report"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert f"at round {len(kept.done) + 1} of 5" in resumed.stderr
+    assert len(_dumps_samples(root)) == 5  # the quick run's processes, all of them
+    assert not state.exists()  # finished: nothing left to resume
+
+
+def _processes() -> list[str]:
+    listed = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True)
+    return listed.stdout.splitlines()
+
+
+def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
+    checkout: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from serkit.results.builds import BUILDS_FILE, read_builds
+    from serkit.run import runner
+    from serkit.run.matrix import CONFIG_HEADER, MatrixEnvironment, asv_config, baseline
+
+    root, env = checkout
+    good = baseline(CURRENT)
+    bad = MatrixEnvironment(CURRENT, {**good.requirements, "msgpack": "9.9.9"}, "msgpack")
+    config = asv_config()
+    config["include"] = [good.as_include(), bad.as_include()]  # a test config: one cannot install
+    (root / "asv.conf.json").write_text(CONFIG_HEADER + json.dumps(config, indent=4))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(root)
+    plan = runner.plan(root, matrix=False)
+    plan = dataclasses.replace(plan, environments=(bad, good))
+    status = runner.run(root, plan, quick=True, extra=["-b", ONE_PAIR])
+    err = capsys.readouterr().err
+    assert status == 2
+    lines = [line for line in err.splitlines() if "was not built" in line]
+    (line,) = [line for line in lines if line.startswith("serkit:")]
+    assert f"py{CURRENT} msgpack 9.9.9" in line and "msgpack==9.9.9" in line
+    assert line.endswith("the other environments go on")
+    assert len(_dumps_samples(root)) == 5  # the good environment ran every round
+    (machine,) = [p for p in (root / ".asv" / "results").iterdir() if p.is_dir()]
+    (failure,) = read_builds(machine / BUILDS_FILE).values()
+    assert failure.label == f"py{CURRENT} msgpack 9.9.9"

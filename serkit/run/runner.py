@@ -270,6 +270,8 @@ def scratch_config(root: Path, scratch: Path) -> Path:
         "repo": str(root),
         "branches": ["main"],
         "environment_type": "existing",
+        # serkit's plugin, for its atomic writes (asv imports it from the installed serkit).
+        "plugins": [".serkit.run.asv_env"],
         "launch_method": "forkserver",
         "benchmark_dir": str(root / "benchmarks"),
         "env_dir": str(scratch / "env"),
