@@ -21,8 +21,8 @@ def test_a_failure_is_noted_replaced_and_cleared(tmp_path: Path) -> None:
     failures = read_builds(path)
     assert failures["env-a"].cause == "the disk is full" and len(failures) == 2
     assert [f.in_words() for f in machine_builds(tmp_path)] == [
-        "py3.11 msgpack 9.9.9: the disk is full",
-        "py3.12 baseline: a network failure",
+        "py3.11 msgpack 9.9.9 was not built: the disk is full",
+        "py3.12 baseline was not built: a network failure",
     ]
     note_failure(path, "env-a", "l", "c", "y" * 9000)
     assert len(read_builds(path)["env-a"].output) == 4000  # the end of it, not all

@@ -36,7 +36,7 @@ class BuildFailure:
     output: str = ""  # the end of the installer's output, for whoever digs further
 
     def in_words(self) -> str:
-        return f"{self.label}: {self.cause}"
+        return f"{self.label} was not built: {self.cause}"
 
 
 def _utc_now() -> str:
