@@ -185,6 +185,8 @@ def new_state(
     shard: str | None = None,
 ) -> RunState:
     """The state of a run about to begin, with an empty folder for its notes."""
+    # An older run's notes serve only its --resume, which a new run replaces.
+    shutil.rmtree(root / BENCH_NOTES, ignore_errors=True)
     selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
     stamp = time.strftime("%Y%m%d-%H%M%S")
     return RunState(
