@@ -58,6 +58,23 @@ def test_a_pair_timed_once_is_left_out_of_the_later_rounds() -> None:
         assert _selects([loads], f"{LOADS}({pair})")
 
 
+def test_the_later_rounds_leave_out_what_the_first_one_skipped(tmp_path: Path) -> None:
+    from serkit.run.rounds import first_round_values
+
+    results = {
+        "result_columns": ["result", "params"],
+        "results": {LOADS: [[1e-6, float("nan"), None, 2e-6], SUITE[LOADS]["params"]]},
+    }
+    path = tmp_path / "abcd1234-env.json"
+    path.write_text(json.dumps(results))  # NaN as asv writes it: a skip
+    measured = first_round_values(path)
+    assert measured[LOADS] == {("'json'", "'small-dict'"), ("'yaml'", "'random-dicts-1000'")}
+    (loads,) = [r for r in later_selection(SUITE, 1, [], [], measured) if "Loads" in r]
+    assert _selects([loads], f"{LOADS}('json', 'small-dict')")
+    assert not _selects([loads], f"{LOADS}('json', 'random-dicts-1000')")  # skipped: left out
+    assert first_round_values(tmp_path / "missing.json") == {}
+
+
 def test_the_users_regex_still_holds_in_the_later_rounds() -> None:
     once = SingleSample("bench_time.Loads", ("yaml", "random-dicts-1000"), 3.0, 14.0)
     chosen = later_selection(SUITE, 1, ["yaml"], [once])

@@ -79,9 +79,12 @@ def later_selection(
     round_index: int,
     user_regexes: Sequence[str],
     singles: Iterable[SingleSample],
+    measured: Mapping[str, set[tuple[str, ...]]] | None = None,
 ) -> list[str]:
     """asv `-b` regexes for a round after the first: each benchmark whose rounds reach it,
-    at the parameters the user selected, less the pairs timed once. [] when none is left."""
+    at the parameters the user selected, less the pairs timed once, and, where `measured`
+    says what the first round measured (by benchmark), less the pairs it skipped: a skip
+    costs a process each round. [] when nothing is left."""
     timed_once: set[tuple[str, tuple[str, ...]]] = {
         (s.benchmark, tuple(repr(p) for p in s.params)) for s in singles
     }
@@ -101,19 +104,33 @@ def later_selection(
             if not user_regexes
             or any(re.search(r, f"{name}({', '.join(combo)})") for r in user_regexes)
         ]
-        left_out = [combo for combo in chosen if (owner, combo) in timed_once]
+        if measured is not None and name in measured:
+            chosen = [combo for combo in chosen if combo in measured[name]]
         kept = [combo for combo in chosen if (owner, combo) not in timed_once]
         if not kept:
             continue
-        if user_regexes:  # only what the user chose: each parameter set by name
+        if kept == sets:
+            selected.append(f"^{re.escape(name)}\\(")
+        else:  # each parameter set by name
             listed = "|".join(re.escape(", ".join(combo)) for combo in kept)
             selected.append(f"^{re.escape(name)}\\((?:{listed})\\)$")
-        elif left_out:  # all but the pairs timed once
-            listed = "|".join(re.escape(", ".join(combo)) for combo in left_out)
-            selected.append(f"^{re.escape(name)}\\((?!(?:{listed})\\)$)")
-        else:
-            selected.append(f"^{re.escape(name)}\\(")
     return selected
+
+
+def first_round_values(path: Path) -> dict[str, set[tuple[str, ...]]]:
+    """By benchmark, the parameter sets an asv results file holds a value for; {} if unread."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        columns = data["result_columns"]
+        measured: dict[str, set[tuple[str, ...]]] = {}
+        for name, values in data["results"].items():
+            row = dict(zip(columns, values))
+            sets = [tuple(str(p) for p in c) for c in itertools.product(*(row["params"] or []))]
+            results = row["result"] or [None] * len(sets)
+            measured[name] = {c for c, v in zip(sets, results) if v is not None and v == v}
+        return measured
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
 
 
 @dataclass
@@ -242,7 +259,9 @@ class _Round:
             args += [part for regex in self.regexes for part in ("-b", regex)]
         else:
             benchmarks = _benchmarks(self.root)
-            chosen = later_selection(benchmarks, round_index, self.regexes, read_singles(notes))
+            measured = first_round_values(self.builds.parent / _results_file(state, name))
+            singles = read_singles(notes)
+            chosen = later_selection(benchmarks, round_index, self.regexes, singles, measured)
             if not chosen:
                 return None
             args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
@@ -296,6 +315,13 @@ def drive(
     state_path.unlink(missing_ok=True)
     shutil.rmtree(state.notes, ignore_errors=True)
     return status
+
+
+def _results_file(state: RunState, env_name: str) -> str:
+    """asv's name for an environment's results file (a long name becomes its hash)."""
+    from asv.results import get_filename  # deferred: asv is needed only to run
+
+    return Path(str(get_filename("m", state.commit, env_name))).name
 
 
 def _benchmarks(root: Path) -> dict[str, object]:
