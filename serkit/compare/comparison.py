@@ -297,10 +297,12 @@ def host_floor(tree: ResultsTree, hosts: Sequence[str], warnings: list[str]) -> 
     for host in hosts:
         record = read_noise(tree.root / host, warnings)
         if record is None:
-            warnings.append(
+            said = (
                 f"{host} has no noise measurement: timing verdicts assume a floor of "
                 f"{DEFAULT_FLOOR:.0%} (run `serkit noise --machine {host}` on that host)"
             )
+            if said not in warnings:  # once per host, however many views compare it
+                warnings.append(said)
             floors.append(DEFAULT_FLOOR)
         else:
             floors.append(record.floor)
