@@ -19,6 +19,10 @@ RESULTS_DIR = f"{ASV_DIR}/results"
 HTML_DIR = f"{ASV_DIR}/html"
 REPORTS_DIR = f"{ASV_DIR}/reports"
 PYTHONS_DIR = f"{ASV_DIR}/pythons"
+# `serkit bench`: held while it runs (one run at a time), and what it has done so far.
+BENCH_LOCK = f"{ASV_DIR}/bench.lock"
+BENCH_STATE = f"{ASV_DIR}/bench-run.json"
+BENCH_NOTES = f"{ASV_DIR}/bench-notes"
 # `serkit replicate` saves its document beside the results, where `serkit report` reads it.
 REPLICATION_FILE = "replication.json"
 # `serkit conformance` saves its matrix there too, for the report.

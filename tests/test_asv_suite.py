@@ -176,3 +176,50 @@ def test_adapter_and_direct_calls_are_timed_side_by_side(
         assert measured == {
             (c, "small-dict", call) for c in CODECS for call in ("adapter", "direct")
         }
+
+
+def test_results_files_still_parse_after_asv_is_killed_at_a_random_moment(
+    slice_scratch: Path, tmp_path: Path
+) -> None:
+    """`kill -9` of asv at a random point never leaves a cut-off JSON file (serkit's plugin
+    makes asv's writes atomic); the values written before are kept."""
+    import random
+    import shutil
+    import signal
+    import time
+
+    from serkit.run.process import kill_session
+
+    scratch = tmp_path / "scratch"
+    shutil.copytree(slice_scratch, scratch, ignore=shutil.ignore_patterns("reports"))
+    config = str(scratch_config(ROOT, scratch))
+    env = {**os.environ, "HOME": str(scratch), CODECS_ENV: "json", FIXTURES_ENV: "small-dict"}
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    command = [sys.executable, "-m", "asv", "run", "--config", config]
+    command += ["-E", f"existing:{sys.executable}", "--set-commit-hash", commit]
+    command += ["--machine", "serkit-test", "-a", "rounds=1", "-b", "bench_time.Dumps"]
+    seed = random.randrange(2**32)
+    moments = random.Random(seed).sample([i / 10 for i in range(2, 60)], 3)
+    for moment in moments:
+        asv = subprocess.Popen(
+            command, cwd=ROOT, env=env, start_new_session=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        time.sleep(moment)
+        if asv.poll() is None:
+            os.kill(asv.pid, signal.SIGKILL)
+        asv.wait()
+        kill_session(asv.pid)  # its benchmark server, left without asv
+        written = sorted((scratch / "results").rglob("*.json"))
+        assert len(written) >= 3, written  # machine.json, benchmarks.json, the results
+        for path in written:
+            try:
+                json.loads(path.read_text())
+            except ValueError as exc:
+                pytest.fail(f"{path} cut off by a kill {moment} s in (seed {seed}): {exc}")
+    (results_file,) = (scratch / "results" / "serkit-test").glob("*-*.json")
+    data = json.loads(results_file.read_text())
+    rows = {name: dict(zip(data["result_columns"], row)) for name, row in data["results"].items()}
+    assert _measured(_cells(rows["bench_time.Loads.time_loads"])["json", "small-dict"])

@@ -4,6 +4,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 
 from serkit.cli import main
 from serkit.results import hosts as hostinfo
+from serkit.run import rounds
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.matrix import baseline
@@ -96,7 +98,13 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
     seen: dict[str, object] = {}
 
     def fake_run(
-        root: Path, plan: bench.Plan, *, quick: bool, extra: list[str], memory: bool
+        root: Path,
+        plan: bench.Plan,
+        *,
+        quick: bool,
+        extra: list[str],
+        memory: bool,
+        state: object = None,
     ) -> int:
         seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
         assert not memory  # a quick run, not asked for memory
@@ -133,7 +141,13 @@ def test_bench_runs_one_shard_and_records_it(
     seen: dict[str, object] = {}
 
     def fake_run(
-        root: Path, plan: bench.Plan, *, quick: bool, extra: list[str], memory: bool
+        root: Path,
+        plan: bench.Plan,
+        *,
+        quick: bool,
+        extra: list[str],
+        memory: bool,
+        state: object = None,
     ) -> int:
         seen.update(quick=quick, labels=[env.label for env in plan.environments])
         return 0
@@ -198,28 +212,100 @@ def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None
     assert bench.machine_name([], tmp_path) == platform.node()
 
 
-def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _fake_rounds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, benchmarks: dict[str, Any]
+) -> list[tuple[list[str], dict[str, str]]]:
+    """Record each `asv run` serkit would start, in a checkout whose asv discovered `benchmarks`."""
     seen: list[tuple[list[str], dict[str, str]]] = []
 
-    def fake_asv(root: Path, args: list[str], env: dict[str, str] | None = None) -> int:
-        seen.append((list(args), dict(env or {})))
+    def fake_session(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+        seen.append((list(command[3:]), dict(env)))
         return 0
 
     monkeypatch.delenv(WARMUP_ENV, raising=False)
     monkeypatch.delenv(ROUNDS_ENV, raising=False)
-    monkeypatch.setattr(bench, "asv", fake_asv)
+    monkeypatch.setattr(rounds, "run_in_session", fake_session)
     monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None, name=None: None)
+    (tmp_path / ".asv" / "results").mkdir(parents=True)
+    (tmp_path / ".asv" / "results" / "benchmarks.json").write_text(json.dumps(benchmarks))
+    return seen
+
+
+SUITE = {
+    "bench_time.Dumps.time_dumps": {
+        "rounds": 5,
+        "params": [["'json'", "'yaml'"], ["'small-dict'", "'random-dicts-1000'"]],
+    },
+    "bench_import.ImportTime.timeraw_import": {"rounds": 2, "params": [["'json'", "'yaml'"]]},
+    "bench_size.EncodedSize.track_bytes": {"params": [["'json'"], ["'small-dict'"]]},
+    "version": 2,
+}
+
+
+def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, note_single
+
+    seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
     plan = bench.plan(ROOT, matrix=False)
-    bench.run(ROOT, plan, quick=True)
-    bench.run(ROOT, plan, quick=False)
-    (quick_args, quick_env), (full_args, full_env) = seen
-    assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
-    assert quick_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
-    assert WARMUP_ENV not in full_env and ROUNDS_ENV not in full_env and "-a" not in full_args
-    # Both keep every process's sample: the spreads and verdicts are computed from them.
-    assert {"--record-samples", "--interleave-rounds"} <= set(quick_args) & set(full_args)
+
+    def first_round_times_yaml_once(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+        if not seen:  # the first round's process notes the pair it timed once
+            pair = SingleSample("bench_time.Dumps", ("yaml", "random-dicts-1000"), 3.0, 3.0)
+            note_single(Path(env[NOTES_ENV]), pair)
+        seen.append((list(command[3:]), dict(env)))
+        return 0
+
+    monkeypatch.setattr(rounds, "run_in_session", first_round_times_yaml_once)
+    assert bench.run(tmp_path, plan, quick=True) == 0
+    assert len(seen) == bench.QUICK_ROUNDS
+    (first, first_env), *later = seen
+    assert first_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
+    assert first_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
+    assert first_env[BUDGET_ENV] == f"{bench.QUICK_BUDGET_S:g}"
+    assert "--append-samples" not in first and "-b" not in first  # everything, afresh
+    for args, env in later:
+        assert BUDGET_ENV not in env  # decided once, in the first round
+        assert {"--record-samples", "--append-samples"} <= set(args)
+        assert args[args.index("-a") + 1] == "rounds=1"
+    chosen = [a for args, _ in later for i, a in enumerate(args) if args[i - 1] == "-b"]
+    # The import time takes its 2 rounds, tracks only the first, and yaml's slow dumps,
+    # timed once, is left out of every later round.
+    assert sum("ImportTime" in r for r in chosen) == 1
+    assert not any("EncodedSize" in r for r in chosen)
+    dumps = [r for r in chosen if "Dumps" in r]
+    assert len(dumps) == bench.QUICK_ROUNDS - 1
+    name = "bench_time.Dumps.time_dumps"
+    assert re.search(dumps[0], f"{name}('yaml', 'small-dict')")
+    assert not re.search(dumps[0], f"{name}('yaml', 'random-dicts-1000')")
+    assert not (tmp_path / ".asv" / "bench-run.json").exists()  # finished: nothing to resume
+
+
+def test_the_full_run_keeps_every_pair_in_every_round_and_asvs_warm_up(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.suite.budget import BUDGET_ENV
+
+    # asv discovers the timed classes with the full run's rounds (serkit.suite.cases).
+    suite = {**SUITE, "bench_time.Dumps.time_dumps": {"rounds": 10, "params": [["'json'"]]}}
+    seen = _fake_rounds(monkeypatch, tmp_path, suite)
+    bench.run(tmp_path, bench.plan(ROOT, matrix=False), quick=False)
+    assert len(seen) == bench.FULL_ROUNDS
+    assert all(WARMUP_ENV not in env and BUDGET_ENV not in env for _, env in seen)
+    assert all(env[ROUNDS_ENV] == str(bench.FULL_ROUNDS) for _, env in seen)
+
+
+def test_the_users_bench_regex_narrows_every_round(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
+    bench.run(tmp_path, bench.plan(ROOT, matrix=False), quick=True, extra=["-b", "yaml", "-e"])
+    (first, _), (second, _), *_ = seen
+    assert first[first.index("-b") + 1] == "yaml" and "-e" in first
+    chosen = [a for i, a in enumerate(second) if second[i - 1] == "-b"]
+    assert len(chosen) == 2 and all("yaml" in r and "json" not in r for r in chosen)
+    assert "-e" in second
 
 
 @pytest.fixture
@@ -338,3 +424,82 @@ def test_uv_installs_the_checkout_fresh_and_other_install_commands_run_as_config
     monkeypatch.setattr(Virtualenv, "_install_project", lambda self, *a: seen.append("asv's"))
     one_call_env._install_project(Repo(), "0123456789", "/checkout")
     assert seen == ["asv's"] and len(calls) == 1
+
+
+def test_asvs_json_is_written_whole_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from asv import util
+
+    from serkit.run import asv_env
+
+    assert util.write_json is asv_env.write_json_atomically  # every asv module goes through it
+    path = tmp_path / "results" / "abc.json"
+    util.write_json(str(path), {"result": [1.5, float("nan")]}, api_version=2, compact=True)
+    written = json.loads(path.read_text())  # Python's json reads asv's NaN token
+    assert written["version"] == 2 and written["result"][0] == 1.5
+    before = path.read_text()
+
+    def dies_half_way(data: object, out: Any, **kw: object) -> None:
+        out.write('{"result": [1.')  # what a kill in the middle of asv's write would leave
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(asv_env.json, "dump", dies_half_way)
+    with pytest.raises(KeyboardInterrupt):
+        util.write_json(str(path), {"result": [2.0]}, api_version=2)
+    assert path.read_text() == before  # the old file, whole
+    assert [p.name for p in path.parent.iterdir()] == ["abc.json"]  # no temporary left
+
+
+@pytest.mark.parametrize(
+    ("output", "cause"),
+    [
+        (
+            "error: No solution found when resolving dependencies\n  cause: Because there is no "
+            "version of msgpack==9.9.9 and you require msgpack==9.9.9, we can conclude that your "
+            "requirements are unsatisfiable.",
+            "nothing installable for this Python (there is no version of msgpack==9.9.9)",
+        ),
+        (
+            "ERROR: Could not find a version that satisfies the requirement ujson==4.0.0\n"
+            "ERROR: No matching distribution found for ujson==4.0.0",
+            "nothing installable for this Python (Could not find a version that satisfies",
+        ),
+        (
+            "error: Failed to fetch: `https://pypi.org/simple/orjson/`\n  Caused by: dns error",
+            "a network failure (Failed to fetch: `https://pypi.org/simple/orjson/`)",
+        ),
+        ("OSError: [Errno 28] No space left on device: '/x'", "the disk is full ("),
+        ("something odd\nerror: the build backend crashed", "the installer failed (the build"),
+    ],
+)
+def test_a_failed_build_is_told_in_one_line(output: str, cause: str) -> None:
+    from serkit.run.asv_env import build_cause
+
+    found = build_cause(output)
+    assert found.startswith(cause) and "\n" not in found and len(found) < 200
+
+
+def test_a_failed_environment_is_noted_with_its_cause_and_cleared_once_built(
+    one_call_env: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from asv import util
+    from asv.plugins.virtualenv import Virtualenv
+
+    from serkit.results.builds import BUILDS_ENV, read_builds
+
+    record = tmp_path / "serkit-builds.yaml"
+    monkeypatch.setenv(BUILDS_ENV, str(record))
+
+    def no_wheel(self: object) -> None:
+        raise util.ProcessError(["uv"], 1, "", "  cause: Because there is no version of x==9")
+
+    monkeypatch.setattr(Virtualenv, "_setup", no_wheel)
+    with pytest.raises(util.UserError, match=f"py{CURRENT} baseline was not built: nothing"):
+        one_call_env._setup()
+    (failure,) = read_builds(record).values()
+    assert failure.env == one_call_env.name and failure.label == f"py{CURRENT} baseline"
+    assert failure.cause.startswith("nothing installable") and "x==9" in failure.output
+    monkeypatch.setattr(Virtualenv, "_setup", lambda self: None)
+    one_call_env._setup()
+    assert read_builds(record) == {} and not record.exists()

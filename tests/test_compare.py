@@ -41,7 +41,7 @@ from serkit.compare.comparison import (
     compare,
     geometric_mean,
 )
-from serkit.compare.render import format_value
+from serkit.compare.render import format_value, render
 from serkit.results.tree import read_tree
 from serkit.run.runner import scratch_config
 
@@ -578,3 +578,18 @@ def test_reads_the_results_of_a_real_asv_run(
     }
     assert report["summary"]["overall"]["geomean"] == pytest.approx(2.0)
     assert report["pairs"][0]["env"]["python"] == sys.executable
+
+
+def test_a_timing_from_a_single_process_gets_no_verdict_and_no_spread(tmp_path: Path) -> None:
+    from results_factory import per_process_tree
+
+    from serkit.compare.comparison import SAME, SINGLE_SAMPLE
+
+    steady = [1.00e-6, 1.01e-6, 0.99e-6, 1.02e-6, 0.98e-6]
+    # A pair over the quick run's budget on host b: timed once, in one process.
+    per_process_tree(tmp_path, [steady] * 4, [[3.0e-6]] + [steady] * 3)
+    result = compare(read_tree(tmp_path), "a", "b")
+    assert [p.verdict for p in result.pairs] == [SINGLE_SAMPLE] + [SAME] * 3  # equal medians
+    assert result.pairs[0].detectable is None and result.pairs[0].ratio == pytest.approx(3.0)
+    table = render(result)
+    assert "single sample (1 process)" in table and "inf" not in table

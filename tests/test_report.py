@@ -318,3 +318,19 @@ def gather_conformance(path: Path) -> Any:
     from serkit.report.views import conformance_view
 
     return conformance_view(*load(path))
+
+
+def test_the_overview_names_each_environment_that_could_not_be_built(tmp_path: Path) -> None:
+    from serkit.results.builds import BUILDS_FILE, note_failure
+
+    results = write_tree(tmp_path / "results", machines=("only-box",))
+    quiet = report_html.write_report(tmp_path, results, tmp_path / "r1", asv_runner=None)
+    assert "not built" not in (quiet.folder / "index.html").read_text()
+    cause = "nothing installable for this Python (there is no version of msgpack==9.9.9)"
+    note_failure(
+        results / "only-box" / BUILDS_FILE, "virtualenv-py3.11-x", "py3.11 msgpack 9.9.9", cause
+    )
+    written = report_html.write_report(tmp_path, results, tmp_path / "r2", asv_runner=None)
+    page = (written.folder / "index.html").read_text()
+    assert "Environments not built" in page and "py3.11 msgpack 9.9.9" in page
+    assert "there is no version of msgpack==9.9.9" in page

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import gzip
 import types
+from pathlib import Path
 
 import pytest
 
@@ -94,6 +95,42 @@ def test_a_long_first_call_is_the_warm_up_and_asv_skips_its_own(
     long = DumpsLike()
     assert ("orjson", "small-dict") not in long.skip_params
     assert (long.number, long.warmup_time) == (1, 0.0)
+
+
+def test_a_pair_over_the_budget_is_timed_once_and_noted_for_serkit(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
+
+    monkeypatch.setenv(CODECS_ENV, "json")
+    monkeypatch.setenv(FIXTURES_ENV, "small-dict,random-dicts-100")
+    monkeypatch.setenv(NOTES_ENV, str(tmp_path))
+    monkeypatch.delenv(WARMUP_ENV, raising=False)
+    monkeypatch.setenv(BUDGET_ENV, "1000")  # no pair is over it
+    under = DumpsLike()
+    assert ("json", "random-dicts-100") not in under.skip_params
+    assert "number" not in vars(under) and list(read_singles(tmp_path)) == []
+    monkeypatch.setenv(BUDGET_ENV, "1e-9")  # every pair is over it
+    over = DumpsLike()
+    assert ("json", "random-dicts-100") not in over.skip_params  # timed, not skipped
+    assert (over.number, over.warmup_time) == (1, 0.0)  # once: preparing was its warm-up
+    (noted,) = read_singles(tmp_path)
+    # Named as asv names it, without the suite's package (test_suite.DumpsLike here).
+    assert noted.benchmark == "DumpsLike" or noted.benchmark.endswith(".DumpsLike")
+    assert noted.params == ("json", "random-dicts-100")
+    assert noted.prepare_s > 0 and noted.call_s > 0
+
+
+def test_the_budget_is_read_in_seconds_and_checked() -> None:
+    from serkit.suite.budget import BUDGET_ENV, budget_from_env, pair_cost_s
+
+    assert budget_from_env({}) is None
+    assert budget_from_env({BUDGET_ENV: "2"}) == 2.0
+    for bad in ("soon", "0", "-1"):
+        with pytest.raises(SerkitError, match=BUDGET_ENV):
+            budget_from_env({BUDGET_ENV: bad})
+    # Five processes of a 0.25 s call, each preparing it first: 2.5 s, over a 2 s budget.
+    assert pair_cost_s(0.25, 0.25, 5) == 2.5
 
 
 def test_warmup_is_read_in_seconds_and_checked() -> None:

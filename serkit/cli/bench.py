@@ -14,6 +14,8 @@ from serkit.errors import SerkitError
 from serkit.run import runner
 from serkit.run.interpreters import find_pythons
 from serkit.run.matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
+from serkit.run.process import Interrupted
+from serkit.run.rounds import RunState
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
@@ -70,6 +72,11 @@ def add_commands(commands: Any) -> None:
         metavar="DIR",
         help="leave out the environments whose results for this machine and commit are "
         "already in DIR, a results tree (the CI store)",
+    )
+    bench.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the run that was interrupted in this checkout, as it was started",
     )
     bench.add_argument(
         "--no-report", action="store_true", help="skip the HTML report (serkit report)"
@@ -137,17 +144,44 @@ def run_matrix(args: argparse.Namespace) -> int:
 
 
 def run_bench(args: argparse.Namespace) -> int:
+    try:
+        return _bench(args)
+    except Interrupted as exc:  # asv and its processes are stopped; exc says what was kept
+        print(f"serkit: {exc}", file=sys.stderr)
+        return exc.exit_status
+
+
+def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunState]:
+    given = args.matrix or args.python or args.shard or args.skip_measured or args.asv_args
+    if given or args.quick is not None or args.memory:
+        raise SerkitError("--resume goes on as the interrupted run was started: give it alone")
+    plan, state = runner.resume(root)
+    print(
+        f"serkit: resuming the {'quick' if state.quick else 'full'} run of {state.commit[:8]} "
+        f"at round {state.next_round() + 1} of {state.rounds}",
+        file=sys.stderr,
+    )
+    return plan, state
+
+
+def _bench(args: argparse.Namespace) -> int:
     from serkit.results.hosts import record_host
 
     root = project_root()
-    quick = args.quick if args.quick is not None else not args.matrix
-    plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
-    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
+    state = None
+    if args.resume:
+        plan, state = _resumed(args, root)
+        quick, extra, memory = state.quick, state.extra, state.memory
+    else:
+        quick = args.quick if args.quick is not None else not args.matrix
+        plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
+        extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
+        memory = args.memory
     # The name asv files the results under (serkit.run.naming): derived from the hardware
     # on a CI runner, so that every shard of one runner kind lands under one name.
     machine = runner.machine_name(extra, Path(plan.asv_env.get("HOME") or Path.home()))
     commit = git_commit(root)
-    if args.skip_measured:
+    if args.skip_measured and not args.resume:
         if commit is None:
             raise SerkitError("--skip-measured needs a git checkout: no commit found")
         plan = runner.skip_measured(plan, Path(args.skip_measured), machine, commit)
@@ -161,14 +195,17 @@ def run_bench(args: argparse.Namespace) -> int:
             print("serkit: nothing left to measure", file=sys.stderr)
             return 0
     names = ", ".join(env.label for env in plan.environments)
-    mode = f"quick ({runner.QUICK_DESCRIPTION})" if quick else f"full ({runner.FULL_DESCRIPTION})"
-    shard = f", shard {plan.shard}" if plan.shard else ""
-    print(
-        f"serkit: machine {machine}{shard}: {len(plan.environments)} environment(s), "
-        f"{mode}: {names}",
-        file=sys.stderr,
-    )
-    status = runner.run(root, plan, quick=quick, extra=extra, memory=args.memory)
+    if not args.resume:
+        mode = (
+            f"quick ({runner.QUICK_DESCRIPTION})" if quick else f"full ({runner.FULL_DESCRIPTION})"
+        )
+        shard = f", shard {plan.shard}" if plan.shard else ""
+        print(
+            f"serkit: machine {machine}{shard}: {len(plan.environments)} environment(s), "
+            f"{mode}: {names}",
+            file=sys.stderr,
+        )
+    status = runner.run(root, plan, quick=quick, extra=extra, memory=memory, state=state)
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
     # What asv does not record (governor, turbo, Python builds) travels with the results,
@@ -186,5 +223,8 @@ def run_bench(args: argparse.Namespace) -> int:
         write_report(root, results_dir(root), reports_dir(root), with_asv=True)
     if status == 2:
         # asv also exits 2 when it refuses its arguments; its own message says which.
-        print("serkit: asv exited 2: some benchmarks failed (see above)", file=sys.stderr)
+        print(
+            "serkit: some benchmarks failed or an environment was not built (see above)",
+            file=sys.stderr,
+        )
     return 0 if status == 0 else 1

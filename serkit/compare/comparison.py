@@ -13,7 +13,10 @@ each stated once here and in the README:
   hosts' noise floor (the larger of the two, measured by `serkit noise`; 10 % where a
   host has none, said in a warning). Each pair states the smallest difference it could
   have called. A/A runs on a shared VM call at most 1 % of pairs different this way.
-- Noise, for values with one process or none recorded (older results, tracks): "within
+- A timing measured in one process on either side (a pair over the quick run's budget,
+  serkit.suite.budget) gets no verdict but "single sample": one value has no spread to
+  judge a difference against.
+- Noise, for values with no process recorded (older results, tracks): "within
   noise" when the 99 % confidence intervals overlap, or, where either host recorded
   no interval, the interquartile ranges do; only disjoint intervals make a difference.
 - Sizes: a `track_*` in bytes is a count, so in the same environment it must be equal
@@ -74,6 +77,7 @@ WITHIN_NOISE = "within noise"
 FASTER, SLOWER = "faster", "slower"
 LOWER, HIGHER = "lower", "higher"
 NO_SPREAD = "no spread recorded"
+SINGLE_SAMPLE = "single sample"
 DIFFERS = "differs"
 SIZE_MISMATCH = "SIZE MISMATCH"
 
@@ -254,6 +258,8 @@ def judge_pair(
     if a.value == b.value:
         return Verdict(SAME)
     on_a, on_b = processes
+    if benchmark.kind == "time" and 1 in (len(on_a), len(on_b)):
+        return Verdict(SINGLE_SAMPLE)  # see the module docstring
     if benchmark.kind == "time" and len(on_a) >= 2 and len(on_b) >= 2:
         found = difference(on_a, on_b, floor=floor)
         multimodal = spread(on_a).multimodal or spread(on_b).multimodal

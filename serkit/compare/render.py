@@ -135,6 +135,8 @@ def _spread_text(pair: Pair, m: Measurement, interval: Interval | None, kind: st
     """Between processes where recorded (quartiles, count, modes), else the interval judged."""
     processes = _processes(pair, m)
     unit = pair.benchmark.unit
+    if len(processes) == 1:
+        return "single sample (1 process)"
     if len(processes) >= 2:
         found = spread(processes)
         modes = f", {len(found.modes)} modes" if found.multimodal else ""

@@ -38,6 +38,7 @@ from serkit.report.versions import (
     LibraryView,
     library_views,
 )
+from serkit.results.builds import BuildFailure, machine_builds
 from serkit.results.tree import Measurement, ResultsTree, version_order
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
@@ -300,6 +301,8 @@ class ReportData:
     fidelity: list[FidelityGrid]
     overhead: list[tuple[Run, list[OverheadRow]]]
     hosts: list[HostComparison]
+    # Environments that could not be built, by machine (serkit.results.builds).
+    broken: list[tuple[str, BuildFailure]] = field(default_factory=list)
 
     @property
     def machines(self) -> list[str]:
@@ -338,4 +341,9 @@ def gather(tree: ResultsTree) -> ReportData:
         fidelity_grids(runs),
         [(run, rows) for run in baseline_runs(runs) if (rows := overhead_rows(run))],
         host_comparisons(tree),
+        [
+            (machine, failure)
+            for machine in sorted(tree.machines)
+            for failure in machine_builds(tree.root / machine, tree.warnings)
+        ],
     )

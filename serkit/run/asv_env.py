@@ -9,20 +9,119 @@ the checkout for each commit, in place of the config's pip command.
 asv loads this module through the `plugins` entry of asv.conf.json, and
 `environment_type` selects it. Environment names stay those of asv's own virtualenv
 type, so `asv run -E <name>` and the results already on disk keep their meaning.
+
+Two more things happen here because this is the one serkit module asv imports:
+asv's JSON files are written atomically (see `write_json_atomically`), and an
+environment that cannot be built is noted, with its cause in one line, where
+`serkit bench` and the report read it (serkit.results.builds).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import shutil
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from asv import environment, util
 from asv.console import log
 from asv.plugins.virtualenv import Virtualenv
 
+from serkit.results.builds import BUILDS_ENV, clear_failure, note_failure
 from serkit.run.matrix import INSTALL_COMMAND, PROJECT_EXTRAS
+from serkit.suite.cases import LIBRARY_ENV
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def write_json_atomically(
+    path: str, data: Any, api_version: int | None = None, compact: bool = False
+) -> None:
+    """asv.util.write_json, except that the file appears whole or not at all.
+
+    asv writes its results, benchmarks.json and machine.json in place, so a run stopped
+    while writing (Ctrl-C escalated to a kill, `kill -9`, a full disk) leaves a cut-off
+    file that no later asv or serkit command can read, and the values that file held
+    are lost. Here the JSON goes to a temporary file in the same folder first, then
+    replaces the old one in a single rename. The content is exactly asv's.
+    """
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    if api_version is not None:
+        data = dict(data)
+        data["version"] = api_version
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".json-tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            if compact:
+                json.dump(data, out)
+            else:
+                json.dump(data, out, indent=4, sort_keys=True)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # as open() would have made it, not mkstemp's 0600
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# Every asv module calls util.write_json through the module (asv.util.write_json), so
+# replacing the attribute reaches them all; this module is imported before asv writes.
+util.write_json = write_json_atomically
+
+# What an installer says, mapped to the cause a reader acts on. The first match wins.
+_CAUSES = (
+    (re.compile(r"No space left on device|\[Errno 28\]", re.I), "the disk is full"),
+    (
+        re.compile(
+            r"no version of|No matching distribution|Could not find a version|"
+            r"not found in the provided package locations|no wheels? (with|for)|"
+            r"only has wheels|unsatisfiable|is not available for",
+            re.I,
+        ),
+        "nothing installable for this Python",
+    ),
+    (
+        re.compile(
+            r"Failed to (fetch|download)|error sending request|dns error|name resolution|"
+            r"Name or service not known|Connection (refused|reset|aborted)|Network is unreachable|"
+            r"timed out|Max retries exceeded|NewConnectionError|ProxyError|SSLError",
+            re.I,
+        ),
+        "a network failure",
+    ),
+)
+_NOISE = re.compile(r"^\s*(?:(?:\u00d7|error:|ERROR:|cause:|hint:|Because)\s*)+", re.I)
+
+
+def _short(line: str, limit: int = 160) -> str:
+    text = _NOISE.sub("", line.strip())
+    text = re.split(r",? (?:and you require|we can conclude)", text)[0].strip(" .,")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def build_cause(output: str) -> str:
+    """One line saying why an environment could not be built, from the installer's output."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    for pattern, cause in _CAUSES:
+        for line in lines:
+            if pattern.search(line):
+                return f"{cause} ({_short(line)})"
+    flagged = [line for line in lines if _NOISE.match(line)]
+    last = (flagged or lines or ["no output"])[-1]
+    return f"the installer failed ({_short(last)})"
+
+
+def _failure_output(exc: BaseException) -> str:
+    if isinstance(exc, util.ProcessError):
+        return f"{exc.stdout or ''}\n{exc.stderr or ''}"
+    return f"{type(exc).__name__}: {exc}"
+
 
 TOOL_NAME = "serkit-virtualenv"
 # The type whose environment names (and folders) this one keeps.
@@ -80,6 +179,45 @@ class OneCallVirtualenv(Virtualenv):  # type: ignore[misc]
         )
         return hashlib.md5(name.encode("utf-8")).hexdigest()
 
+    @property
+    def label(self) -> str:
+        """serkit's name for this environment, as `serkit matrix` prints it."""
+        varied = dict(self._tagged_env_vars).get(("nobuild", LIBRARY_ENV))
+        if varied is None:
+            return f"py{self._python} baseline"
+        return f"py{self._python} {varied} {self._requirements.get(varied, '')}".rstrip()
+
+    def _note(self, exc: BaseException | None) -> str | None:
+        """Note a failed build (or clear an old note after a good one); the cause, if failed."""
+        record = os.environ.get(BUILDS_ENV)
+        if exc is None:
+            if record:
+                clear_failure(Path(record), self.name)
+            return None
+        output = _failure_output(exc)
+        cause = build_cause(output)
+        if record:
+            note_failure(Path(record), self.name, self.label, cause, output)
+        return cause
+
+    def _setup(self) -> None:
+        try:
+            super()._setup()
+        except (util.ProcessError, OSError) as exc:
+            cause = self._note(exc)
+            # One line, not asv's traceback: asv stops this run, `serkit bench` goes on
+            # with the next environment.
+            raise util.UserError(f"{self.label} was not built: {cause}") from exc
+        self._note(None)
+
+    def install_project(self, conf: Any, repo: Any, commit_hash: str) -> None:
+        try:
+            super().install_project(conf, repo, commit_hash)
+        except (util.ProcessError, OSError) as exc:
+            self._note(exc)
+            raise  # asv marks every benchmark of this environment failed, and goes on
+        self._note(None)
+
     def requirement_specs(self) -> list[str]:
         """Every requirement as installer arguments, read as asv's own plugin reads them."""
         specs: list[str] = []
@@ -107,15 +245,18 @@ class OneCallVirtualenv(Virtualenv):  # type: ignore[misc]
             if uv is not None:
                 command = [uv, "pip", "install", "--python", self._env_python(), "--upgrade"]
                 command += [*uv_index_options(env), *specs]
-                util.check_output(command, env=env, timeout=self._install_timeout)
+                # The cause goes into one line (see _setup), not uv's whole output.
+                util.check_output(
+                    command, env=env, timeout=self._install_timeout, display_error=False
+                )
             else:
-                self._run_pip(["install", "--upgrade", *specs], env=env)
-        except util.ProcessError:
+                self._run_pip(["install", "--upgrade", *specs], env=env, display_error=False)
+        except util.ProcessError as exc:
             # asv then deletes the half-built environment: none is left partly installed.
             installer = "uv" if uv is not None else "pip"
             log.error(
                 f"{installer} could not install the requirements of {self.name} "
-                f"in one call: {' '.join(specs)}"
+                f"in one call: {build_cause(_failure_output(exc))}"
             )
             raise
 

@@ -8,6 +8,7 @@ those under their `python3.X` names in one folder put first on PATH.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -90,12 +91,19 @@ def expose(pythons: dict[str, Path | None], folder: Path) -> dict[str, str]:
 
     The PATH returned starts with `folder` and drops pyenv's shims.
     """
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    for version, executable in pythons.items():
-        if executable is not None:
-            (folder / f"python{version}").symlink_to(executable)
+    # Link by link, each replaced in one rename: two serkit processes planning at once
+    # (a `serkit bench` refused by the lock, tests on several cores) never see it half made.
+    folder.mkdir(parents=True, exist_ok=True)
+    wanted = {f"python{v}": exe for v, exe in pythons.items() if exe is not None}
+    for stale in folder.iterdir():
+        if stale.name not in wanted:
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+    for name, executable in wanted.items():
+        temporary = folder / f".{name}.{os.getpid()}"
+        temporary.unlink(missing_ok=True)
+        temporary.symlink_to(executable)
+        os.replace(temporary, folder / name)
     path = os.environ.get("PATH", "").split(os.pathsep)
     kept = [folder for folder in path if folder and not _is_shim(Path(folder))]
     return {**os.environ, "PATH": os.pathsep.join([str(folder), *kept])}

@@ -19,12 +19,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from serkit.checkout import CONFIG_NAME, PYTHONS_DIR
+from serkit.checkout import BENCH_STATE, CONFIG_NAME, PYTHONS_DIR, git_commit, results_dir
 from serkit.errors import SerkitError
+from serkit.results.builds import BUILDS_ENV, BUILDS_FILE
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.interpreters import expose, find_pythons
+from serkit.run.lock import bench_lock
 from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
 from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
+from serkit.run.rounds import RunState, drive, new_state
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
     FULL_ROUNDS,
@@ -37,16 +40,21 @@ from serkit.suite.cases import (
 from serkit.suite.memory import MEMORY_ENV
 
 # Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
-# ROUNDS_ENV), interleaved over the grid, and asv keeps the samples: they are the
-# per-process values that spreads and verdicts are computed from.
-SAMPLE_ARGS = ("--record-samples", "--interleave-rounds")
+# ROUNDS_ENV), one per round, the rounds interleaved over the grid: serkit runs them,
+# one `asv run` each (serkit.run.rounds).
 # The quick run: the fewest processes that still give a between-process spread and a
 # test that can call a difference (with 5 processes a side, Welch's t on the logs).
 QUICK_ROUNDS = 5
 # Not `-a warmup_time`, which would also give a second warm-up to the long calls that
 # their preparation already warmed up (serkit.suite.cases.WARMED_CALL_S).
 QUICK_WARMUP_S = "0.02"
-QUICK_DESCRIPTION = f"{QUICK_ROUNDS} processes of 1 sample each per pair, 0.02 s of warm-up"
+# What one timed pair may cost in the quick run, warm-up included (serkit.suite.budget):
+# a pair over it is timed once, in one process, and shown as a single sample.
+QUICK_BUDGET_S = 2.0
+QUICK_DESCRIPTION = (
+    f"{QUICK_ROUNDS} processes of 1 sample each per pair, 0.02 s of warm-up; "
+    f"a pair that would cost over {QUICK_BUDGET_S:g} s: 1 process"
+)
 FULL_DESCRIPTION = f"{FULL_ROUNDS} processes of 1 sample each per pair, asv's warm-up"
 
 
@@ -64,6 +72,8 @@ class Plan:
     pythons: dict[str, Path]  # the interpreters the environments are built from
     shard: Shard | None = None
     measured: tuple[MatrixEnvironment, ...] = ()  # left out: already in the results (skip_measured)
+    matrix: bool = False
+    asked: tuple[str, ...] | None = None  # the Pythons asked for (--python), if any
 
 
 def plan(
@@ -108,7 +118,8 @@ def plan(
     runnable = tuple(env for env in chosen if env.python in present)
     asv_env = expose(found, root / PYTHONS_DIR)
     pythons_ = {p: path for p in present if (path := found[p])}
-    return Plan(runnable, missing, asv_env, pythons_, shard)
+    asked = tuple(pythons) if pythons else None
+    return Plan(runnable, missing, asv_env, pythons_, shard, matrix=matrix, asked=asked)
 
 
 def skip_measured(plan_: Plan, results: Path, machine: str, commit: str) -> Plan:
@@ -171,29 +182,80 @@ def _given_machine(extra: Sequence[str]) -> str | None:
 
 
 def run(
-    root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = (), memory: bool = False
+    root: Path,
+    plan_: Plan,
+    *,
+    quick: bool,
+    extra: Sequence[str] = (),
+    memory: bool = False,
+    state: RunState | None = None,
 ) -> int:
-    """`asv run` over the plan's environments, for the checked-out commit, filed under
-    `machine_name` (serkit.run.naming's rule)."""
-    for python in plan_.missing_pythons:
-        print(f"serkit: skipping Python {python}: no interpreter found", file=sys.stderr)
-    args = ["run", "HEAD^!"]
-    if _given_machine(extra) is None:
-        name = machine_name(extra, _home(plan_.asv_env))
-        ensure_machine(root, plan_.asv_env, name)
-        args += ["--machine", name]
-    else:
-        ensure_machine(root, plan_.asv_env, _given_machine(extra))
-    for environment in plan_.environments:
-        args += ["-E", environment.asv_name]
-    args += SAMPLE_ARGS
-    env = dict(plan_.asv_env)
-    if quick:
-        env.setdefault(ROUNDS_ENV, str(QUICK_ROUNDS))
-        env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
-    if memory or not quick:  # see serkit.suite.memory.MEMORY_ENV
-        env[MEMORY_ENV] = "1"
-    return asv(root, [*args, *extra], env)
+    """The suite over the plan's environments for the checked-out commit, round by round
+    (serkit.run.rounds), filed under `machine_name` (serkit.run.naming's rule).
+
+    0 when everything ran; 2 when a benchmark failed or an environment could not be built
+    (one line says which and why; the others go on). Raises Busy when another run holds
+    the checkout, and Interrupted, its message saying what was kept, on SIGINT or SIGTERM.
+    With `state` (see `resume`), goes on where that run stopped.
+    """
+    with bench_lock(root):
+        for python in plan_.missing_pythons:
+            print(f"serkit: skipping Python {python}: no interpreter found", file=sys.stderr)
+        if state is None:
+            rounds = QUICK_ROUNDS if quick else FULL_ROUNDS
+            if os.environ.get(ROUNDS_ENV, "").strip():
+                rounds = rounds_from_env()
+            state = new_state(
+                root,
+                [env.asv_name for env in plan_.environments],
+                quick=quick,
+                rounds=rounds,
+                extra=_with_machine(root, plan_, extra),
+                budget_s=QUICK_BUDGET_S if quick else None,
+                matrix=plan_.matrix,
+                pythons=plan_.asked,
+                memory=memory,
+                shard=str(plan_.shard) if plan_.shard else None,
+            )
+        machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
+        env = {**plan_.asv_env, **state.selection, ROUNDS_ENV: str(state.rounds)}
+        env[BUILDS_ENV] = str(results_dir(root) / machine / BUILDS_FILE)
+        if state.quick:
+            env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
+        if state.memory or not state.quick:  # see serkit.suite.memory.MEMORY_ENV
+            env[MEMORY_ENV] = "1"
+        labels = {e.asv_name: e.label for e in plan_.environments}
+        return drive(root, state, env, labels)
+
+
+def _with_machine(root: Path, plan_: Plan, extra: Sequence[str]) -> list[str]:
+    """`extra` naming the machine every round files its results under, its profile made."""
+    given = _given_machine(extra)
+    if given is not None:
+        ensure_machine(root, plan_.asv_env, given)
+        return list(extra)
+    name = machine_name(extra, _home(plan_.asv_env))
+    ensure_machine(root, plan_.asv_env, name)
+    return ["--machine", name, *extra]
+
+
+def resume(root: Path) -> tuple[Plan, RunState]:
+    """The plan and state of the interrupted run in this checkout, to pass to `run`."""
+    state = RunState.load(root / BENCH_STATE)
+    commit = git_commit(root) or ""
+    if state.commit != commit:
+        raise SerkitError(
+            f"the interrupted run was of commit {state.commit[:8]}, the checkout is now at "
+            f"{commit[:8]}: run `serkit bench` afresh"
+        )
+    os.environ.update(state.selection)  # the slice it began with, however this shell is set
+    shard = Shard.parse(state.shard) if state.shard else None
+    plan_ = plan(root, matrix=state.matrix, pythons=state.pythons, shard=shard)
+    kept = tuple(env for env in plan_.environments if env.asv_name in state.environments)
+    if len(kept) != len(state.environments):
+        gone = len(state.environments) - len(kept)
+        raise SerkitError(f"cannot resume: {gone} environment(s) of that run are gone")
+    return replace(plan_, environments=kept), state
 
 
 def scratch_config(root: Path, scratch: Path) -> Path:
@@ -208,6 +270,8 @@ def scratch_config(root: Path, scratch: Path) -> Path:
         "repo": str(root),
         "branches": ["main"],
         "environment_type": "existing",
+        # serkit's plugin, for its atomic writes (asv imports it from the installed serkit).
+        "plugins": [".serkit.run.asv_env"],
         "launch_method": "forkserver",
         "benchmark_dir": str(root / "benchmarks"),
         "env_dir": str(scratch / "env"),

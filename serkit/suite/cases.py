@@ -32,6 +32,7 @@ from typing import Any, Callable, cast
 from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
+from serkit.suite.budget import timed_once
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -351,20 +352,32 @@ class CaseBenchmark:
         """Prepare the pair; return why it is skipped, or None when it is ready."""
         reason = Selection.from_env().excludes(codec, fixture)
         if reason is None and self.inputs != "nothing":
-            try:
-                case = prepare(codec, fixture, decode=self.inputs == "round_trip")
-            except SerkitError as exc:  # not installed, or cannot encode or decode it
-                reason = str(exc)
-            else:
-                self.dumps, self.loads = case.config.dumps, case.config.loads
-                self.obj, self.payload = case.obj, case.payload
-                if self.operation is not None:
-                    self.inner_loops = case.inner_loops(self.operation)
-                    self.timer = per_call_timer(self.inner_loops)
-                    if case.warmed_up(self.operation):  # see WARMED_CALL_S
-                        self.number, self.warmup_time = 1, 0.0
-                    elif (warmup := warmup_from_env()) is not None:
-                        self.warmup_time = warmup
+            reason = self._prepare(codec, fixture, tuple(str(p) for p in (codec, fixture, *rest)))
         if reason is not None:
             print(f"serkit: skipped {codec} x {fixture}: {reason}")
         return reason
+
+    def _prepare(self, codec: str, fixture: str, params: tuple[str, ...]) -> str | None:
+        try:
+            case = prepare(codec, fixture, decode=self.inputs == "round_trip")
+        except SerkitError as exc:  # not installed, or cannot encode or decode it
+            return str(exc)
+        self.dumps, self.loads = case.config.dumps, case.config.loads
+        self.obj, self.payload = case.obj, case.payload
+        if self.operation is None:
+            return None
+        self.inner_loops = case.inner_loops(self.operation)
+        self.timer = per_call_timer(self.inner_loops)
+        # asv imports the suite as a package named after its folder (benchmarks.bench_time)
+        # and leaves that package out of benchmark names (bench_time.Dumps.time_dumps).
+        module = type(self).__module__.partition(".")[2] or type(self).__module__
+        name = f"{module}.{type(self).__name__}"
+        call_s = case.first_call_s(self.operation) or 0.0
+        if timed_once(name, params, case.prepare_s, call_s, self.rounds):
+            # One sample, now (serkit.suite.budget); preparing made the call: its warm-up.
+            self.number, self.warmup_time = 1, 0.0
+        elif case.warmed_up(self.operation):  # see WARMED_CALL_S
+            self.number, self.warmup_time = 1, 0.0
+        elif (warmup := warmup_from_env()) is not None:
+            self.warmup_time = warmup
+        return None

@@ -1,0 +1,351 @@
+"""`serkit bench` runs the rounds itself: one `asv run` per round and environment.
+
+Each timed pair takes one sample in each of `rounds` processes, one process per round,
+the rounds interleaved over the whole grid. asv can interleave rounds itself, but it
+saves an environment's results only when its run ends, and counts rounds per benchmark,
+never per pair. Driving them from here gives three things:
+
+- every finished round is saved (asv saves at the end of each `asv run`), so an
+  interrupted run keeps them, and `serkit bench --resume` goes on from the next one;
+- the quick run's budget (serkit.suite.budget): in the first round a pair too slow for
+  it is timed once, and the later rounds leave it out by asv's parameter selection (a
+  skipped pair would lose the sample: asv keeps only what a selected pair measured);
+- a broken environment costs its own runs only: the others go on.
+
+A benchmark declared with `rounds = r` (asv's attribute: 1 for tracks, 2 for import
+time) takes part in the first r rounds; later rounds append their samples to the
+earlier ones (`asv run --append-samples`), with asv's `number` kept per pair.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
+from serkit.errors import SerkitError
+from serkit.results.builds import BUILDS_ENV, read_builds
+from serkit.results.tree import BENCHMARKS_FILE
+from serkit.run.process import Interrupted, run_in_session
+from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, SLOW_ENV, WARMUP_ENV
+
+BENCH_OPTIONS = ("-b", "--bench")
+# Each `asv run` is one round, and asv keeps every sample: the per-process values that
+# spreads and verdicts are computed from.
+ROUND_ARGS = ("--record-samples", "-a", "rounds=1")
+
+
+def split_bench_args(extra: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The `-b` regexes among asv arguments, and the other arguments."""
+    regexes: list[str] = []
+    rest: list[str] = []
+    args = iter(extra)
+    for arg in args:
+        if arg in BENCH_OPTIONS:
+            regexes.append(next(args, ""))
+        elif arg.startswith("--bench="):
+            regexes.append(arg.split("=", 1)[1])
+        elif arg.startswith("-b") and len(arg) > 2:
+            regexes.append(arg[2:])
+        else:
+            rest.append(arg)
+    return regexes, rest
+
+
+def _param_sets(info: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    params = info.get("params") or []
+    if not params:
+        return []
+    return [tuple(str(p) for p in combo) for combo in itertools.product(*params)]
+
+
+def later_selection(
+    benchmarks: Mapping[str, Any],
+    round_index: int,
+    user_regexes: Sequence[str],
+    singles: Iterable[SingleSample],
+    measured: Mapping[str, set[tuple[str, ...]]] | None = None,
+) -> list[str]:
+    """asv `-b` regexes for a round after the first: each benchmark whose rounds reach it,
+    at the parameters the user selected, less the pairs timed once, and, where `measured`
+    says what the first round measured (by benchmark), less the pairs it skipped: a skip
+    costs a process each round. [] when nothing is left."""
+    timed_once: set[tuple[str, tuple[str, ...]]] = {
+        (s.benchmark, tuple(repr(p) for p in s.params)) for s in singles
+    }
+    selected: list[str] = []
+    for name, info in sorted(benchmarks.items()):
+        if not isinstance(info, dict) or int(info.get("rounds") or 1) <= round_index:
+            continue
+        sets = _param_sets(info)
+        if not sets:
+            if not user_regexes or any(re.search(r, name) for r in user_regexes):
+                selected.append(f"^{re.escape(name)}$")
+            continue
+        owner = name.rsplit(".", 1)[0]  # the class a process notes a single sample under
+        chosen = [
+            combo
+            for combo in sets
+            if not user_regexes
+            or any(re.search(r, f"{name}({', '.join(combo)})") for r in user_regexes)
+        ]
+        if measured is not None and name in measured:
+            chosen = [combo for combo in chosen if combo in measured[name]]
+        kept = [combo for combo in chosen if (owner, combo) not in timed_once]
+        if not kept:
+            continue
+        if kept == sets:
+            selected.append(f"^{re.escape(name)}\\(")
+        else:  # each parameter set by name
+            listed = "|".join(re.escape(", ".join(combo)) for combo in kept)
+            selected.append(f"^{re.escape(name)}\\((?:{listed})\\)$")
+    return selected
+
+
+def first_round_values(path: Path) -> dict[str, set[tuple[str, ...]]]:
+    """By benchmark, the parameter sets an asv results file holds a value for; {} if unread."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        columns = data["result_columns"]
+        measured: dict[str, set[tuple[str, ...]]] = {}
+        for name, values in data["results"].items():
+            row = dict(zip(columns, values))
+            sets = [tuple(str(p) for p in c) for c in itertools.product(*(row["params"] or []))]
+            results = row["result"] or [None] * len(sets)
+            measured[name] = {c for c, v in zip(sets, results) if v is not None and v == v}
+        return measured
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+@dataclass
+class RunState:
+    """What one `serkit bench` set out to do, and what it has done: for `--resume`."""
+
+    commit: str
+    quick: bool
+    matrix: bool
+    pythons: list[str] | None
+    rounds: int
+    environments: list[str]  # asv names, in the order they run
+    selection: dict[str, str]  # SERKIT_BENCH_* as the run began
+    extra: list[str]  # passed on to `asv run`
+    notes: str  # the folder of the pairs timed once
+    budget_s: float | None = None  # the quick run's budget per pair (serkit.suite.budget)
+    memory: bool = False  # memory per call measured (a quick run leaves it out unless asked)
+    shard: str | None = None
+    done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
+    failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
+
+    def is_done(self, round_index: int, env: str) -> bool:
+        return (round_index, env) in self.done
+
+    def next_round(self) -> int:
+        """The first round not finished in every environment that builds (0-based)."""
+        for round_index in range(self.rounds):
+            for env in self.environments:
+                if env not in self.failed and not self.is_done(round_index, env):
+                    return round_index
+        return self.rounds
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".bench-run-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(dataclasses.asdict(self), out, indent=1)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path) -> RunState:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            data["done"] = [(int(r), str(e)) for r, e in data.get("done", [])]
+            return cls(**data)
+        except FileNotFoundError:
+            raise SerkitError(
+                "nothing to resume: no interrupted `serkit bench` in this checkout"
+            ) from None
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise SerkitError(f"{path} is not a serkit run state ({exc}); run afresh") from exc
+
+
+# The SERKIT_BENCH_* settings a run keeps, so that --resume goes on with the same slice.
+SELECTION = (CODECS_ENV, FIXTURES_ENV, SLOW_ENV, WARMUP_ENV, ROUNDS_ENV)
+
+
+def new_state(
+    root: Path,
+    environments: Sequence[str],
+    *,
+    quick: bool,
+    rounds: int,
+    extra: Sequence[str],
+    budget_s: float | None = None,
+    matrix: bool = False,
+    pythons: Sequence[str] | None = None,
+    memory: bool = False,
+    shard: str | None = None,
+) -> RunState:
+    """The state of a run about to begin, with an empty folder for its notes."""
+    # An older run's notes serve only its --resume, which a new run replaces.
+    shutil.rmtree(root / BENCH_NOTES, ignore_errors=True)
+    selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return RunState(
+        commit=git_commit(root) or "",
+        quick=quick,
+        matrix=matrix,
+        pythons=list(pythons) if pythons else None,
+        rounds=rounds,
+        environments=list(environments),
+        selection=selection,
+        extra=list(extra),
+        notes=str(root / BENCH_NOTES / f"{stamp}-{os.getpid()}"),
+        budget_s=budget_s,
+        memory=memory,
+        shard=shard,
+    )
+
+
+class _Stopped(Exception):
+    """SIGTERM while serkit itself, not asv, was running."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped(signum)
+
+
+@dataclass
+class _Round:
+    """What every `asv run` of one `serkit bench` shares."""
+
+    root: Path
+    state: RunState
+    base_env: dict[str, str]
+    builds: Path  # the machine's record of environments not built
+    labels: dict[str, str]
+    regexes: list[str]  # the user's -b
+    rest: list[str]  # the user's other asv arguments
+
+    def run(self, round_index: int, name: str) -> int | None:
+        """One round in one environment: asv's status, or None when nothing was left to run."""
+        state = self.state
+        notes = Path(state.notes) / hashlib.sha1(name.encode()).hexdigest()[:12]
+        env = {**self.base_env, NOTES_ENV: str(notes)}
+        # The commit the run began at: a commit made meanwhile is not what it measures.
+        args = ["run", f"{state.commit or 'HEAD'}^!", "-E", name, *ROUND_ARGS]
+        if round_index == 0:
+            if state.budget_s is not None:
+                env[BUDGET_ENV] = f"{state.budget_s:g}"
+            args += [part for regex in self.regexes for part in ("-b", regex)]
+        else:
+            benchmarks = _benchmarks(self.root)
+            measured = first_round_values(self.builds.parent / _results_file(state, name))
+            singles = read_singles(notes)
+            chosen = later_selection(benchmarks, round_index, self.regexes, singles, measured)
+            if not chosen:
+                return None
+            args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
+        where = f", {self.labels[name]}" if len(state.environments) > 1 else ""
+        print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
+        command = [sys.executable, "-m", "asv", *args, *self.rest]
+        code = run_in_session(command, cwd=self.root, env=env)
+        failure = read_builds(self.builds).get(name)
+        if failure is not None:
+            others = len(state.environments) - len(state.failed) > 1
+            go_on = "; the other environments go on" if others else ""
+            print(f"serkit: {failure.in_words()}{go_on}", file=sys.stderr)
+            state.failed[name] = failure.cause
+            return 2
+        if code not in (0, 2):
+            raise SerkitError(f"asv run failed (exit {code}); see its output above")
+        return code
+
+
+def drive(
+    root: Path, state: RunState, base_env: Mapping[str, str], labels: Mapping[str, str]
+) -> int:
+    """Run every round not yet done, saving `state` after each; 0 or 2, as asv exits.
+
+    `base_env` is asv's environment; `labels` names each environment for people.
+    Raises Interrupted, its message saying what was kept, on SIGINT or SIGTERM.
+    """
+    builds = Path(base_env[BUILDS_ENV])
+    regexes, rest = split_bench_args(state.extra)
+    rounds = _Round(root, state, dict(base_env), builds, dict(labels), regexes, rest)
+    state_path = root / BENCH_STATE
+    status, where = 0, (0, "")
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        for round_index in range(state.next_round(), state.rounds):
+            for name in state.environments:
+                if name in state.failed or state.is_done(round_index, name):
+                    continue
+                where = (round_index, name)
+                status = max(status, rounds.run(round_index, name) or 0)
+                state.done.append((round_index, name))
+                state.save(state_path)
+    except (Interrupted, KeyboardInterrupt, _Stopped) as exc:
+        signum: int = signal.SIGINT
+        if isinstance(exc, (Interrupted, _Stopped)):
+            signum = exc.signum
+        state.save(state_path)
+        raise Interrupted(signum, _interrupted(root, state, where, dict(labels))) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    state_path.unlink(missing_ok=True)
+    shutil.rmtree(state.notes, ignore_errors=True)
+    return status
+
+
+def _results_file(state: RunState, env_name: str) -> str:
+    """asv's name for an environment's results file (a long name becomes its hash)."""
+    from asv.results import get_filename  # deferred: asv is needed only to run
+
+    return Path(str(get_filename("m", state.commit, env_name))).name
+
+
+def _benchmarks(root: Path) -> dict[str, object]:
+    """asv's benchmarks.json, as the last `asv run` discovered the suite."""
+    try:
+        data = json.loads((results_dir(root) / BENCHMARKS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)}
+
+
+def _interrupted(
+    root: Path, state: RunState, where: tuple[int, str], labels: dict[str, str]
+) -> str:
+    """The one line saying what an interrupted run kept and how to go on."""
+    round_index, name = where
+    runs = state.rounds * (len(state.environments) - len(state.failed))
+    place = f"round {round_index + 1} of {state.rounds}"
+    if len(state.environments) > 1 and name:
+        place += f" ({labels.get(name, name)})"
+    if not state.done:
+        return f"interrupted in {place}, before any round had finished; nothing was kept"
+    kept = results_dir(root).relative_to(root)
+    return (
+        f"interrupted in {place}: {len(state.done)} of {runs} asv runs finished, their values "
+        f"kept in {kept}; `serkit bench --resume` goes on from there"
+    )

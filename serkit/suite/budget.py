@@ -1,0 +1,93 @@
+"""The quick run's time budget per timed pair: a call too long for it is timed once.
+
+A timed pair takes one sample in each of `rounds` processes, and each process first
+prepares the pair, which makes the call cold (serkit.suite.cases). For most pairs that
+costs milliseconds; pure-Python YAML on random-dicts-1000 makes a 14 s call, and five
+processes of it took minutes. So when BUDGET_ENV is set (the quick run's first round), a
+process whose preparation shows that `rounds` processes of the pair would cost more than
+the budget times the pair right away, once: the call preparation made is its warm-up.
+It notes the pair in NOTES_ENV, and `serkit bench` leaves it out of the later rounds
+(serkit.run.runner), so the results keep that one sample (asv's `stats_repeat` is 1)
+and every view says *single sample*, never a spread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from serkit.errors import SerkitError
+
+BUDGET_ENV = "SERKIT_BENCH_BUDGET"  # seconds one timed pair may cost; unset: no budget
+NOTES_ENV = "SERKIT_BENCH_NOTES"  # where a process notes the pairs it timed only once
+
+
+def budget_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
+    """SERKIT_BENCH_BUDGET in seconds, or None when unset (every pair in every process)."""
+    value = environ.get(BUDGET_ENV, "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= 3600:
+        raise SerkitError(f"{BUDGET_ENV}={value!r}: give seconds per pair, above 0")
+    return seconds
+
+
+def pair_cost_s(prepare_s: float, call_s: float, rounds: int) -> float:
+    """The least that timing a pair in `rounds` processes costs: each one prepares the pair,
+    then makes the call at least once more to time it."""
+    return rounds * (prepare_s + call_s)
+
+
+@dataclass(frozen=True)
+class SingleSample:
+    """A pair timed once: its benchmark class (`module.Class`) and its parameters."""
+
+    benchmark: str
+    params: tuple[str, ...]
+    prepare_s: float
+    call_s: float
+
+
+def note_single(folder: Path, single: SingleSample) -> None:
+    """Note, for `serkit bench`, that this pair was timed once and must not be timed again."""
+    key = f"{single.benchmark} {' '.join(single.params)}"
+    path = folder / (hashlib.sha1(key.encode()).hexdigest()[:16] + ".json")
+    folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(single.__dict__ | {"params": list(single.params)}))
+
+
+def read_singles(folder: Path) -> Iterator[SingleSample]:
+    """Every pair noted in `folder`; an unreadable note is left out (the pair is re-timed)."""
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            params: Sequence[str] = data["params"]
+            yield SingleSample(
+                str(data["benchmark"]),
+                tuple(str(p) for p in params),
+                float(data["prepare_s"]),
+                float(data["call_s"]),
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+
+
+def timed_once(
+    benchmark: str, params: tuple[str, ...], prepare_s: float, call_s: float, rounds: int
+) -> bool:
+    """Whether the pair goes over the run's budget; if so, noted (see the module docstring)."""
+    budget = budget_from_env()
+    folder = os.environ.get(NOTES_ENV, "").strip()
+    if budget is None or pair_cost_s(prepare_s, call_s, rounds) <= budget:
+        return False
+    if folder:
+        note_single(Path(folder), SingleSample(benchmark, params, prepare_s, call_s))
+    return True

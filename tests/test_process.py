@@ -1,0 +1,98 @@
+"""Stopping asv and everything it started: a real process tree, a real signal."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from serkit.run.process import Interrupted, run_in_session, session_members
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# What asv does: a child in a process group of its own (its benchmark server), here one
+# that ignores SIGINT, as a benchmark deep in a C call may; then wait for it.
+ASV_LIKE = textwrap.dedent(
+    """
+    import os, signal, subprocess, sys, time
+    child = subprocess.Popen(
+        [sys.executable, "-c",
+         "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(60)"],
+        preexec_fn=lambda: os.setpgid(0, 0),
+    )
+    print(child.pid, flush=True)
+    child.wait()
+    """
+)
+
+# serkit's side: run ASV_LIKE in a session and report how it ended.
+SERKIT_LIKE = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from serkit.run.process import Interrupted, run_in_session
+    try:
+        run_in_session([sys.executable, "-c", sys.argv[1]], cwd=Path("."))
+    except Interrupted as exc:
+        print(f"stopped {exc.exit_status}", flush=True)
+        sys.exit(exc.exit_status)
+    """
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads sessions from /proc")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_asv_and_the_process_group_it_made_within_two_seconds(
+    signum: int,
+) -> None:
+    serkit = subprocess.Popen(
+        [sys.executable, "-c", SERKIT_LIKE, ASV_LIKE],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert serkit.stdout is not None
+    grandchild = int(serkit.stdout.readline())  # asv's child is running
+    assert _alive(grandchild)
+    started = time.monotonic()
+    serkit.send_signal(signum)
+    status = serkit.wait(timeout=10)
+    took = time.monotonic() - started
+    assert status == 128 + signum
+    assert serkit.stdout.read().strip() == f"stopped {128 + signum}"
+    assert took < 2.0
+    assert not _alive(grandchild)  # in its own group, ignoring SIGINT: killed all the same
+
+
+def test_a_normal_exit_returns_the_status_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    script = "import sys; sys.exit(3)"
+    assert run_in_session([sys.executable, "-c", script], cwd=tmp_path) == 3
+
+
+def test_session_members_lists_a_session_by_its_leader() -> None:
+    sleeper = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert session_members(sleeper.pid) == [sleeper.pid]
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert session_members(sleeper.pid) == []
+
+
+def test_interrupted_reports_as_a_shell_does() -> None:
+    assert Interrupted(signal.SIGINT).exit_status == 130
+    assert Interrupted(signal.SIGTERM, "kept 3 rounds").exit_status == 143
+    assert str(Interrupted(signal.SIGTERM, "kept 3 rounds")) == "kept 3 rounds"

@@ -1,0 +1,229 @@
+"""serkit's rounds: which benchmarks each `asv run` selects, and what a run keeps for --resume."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from serkit.checkout import BENCH_STATE
+from serkit.errors import SerkitError
+from serkit.run.rounds import RunState, later_selection, split_bench_args
+from serkit.suite.budget import SingleSample
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = {
+    "bench_time.Loads.time_loads": {
+        "rounds": 5,
+        "params": [["'json'", "'yaml'"], ["'small-dict'", "'random-dicts-1000'"]],
+    },
+    "bench_import.ImportTime.timeraw_import": {"rounds": 2, "params": [["'json'", "'yaml'"]]},
+    "bench_facts.Implementation.track_compiled": {"params": [["'json'", "'yaml'"]]},
+    "plain.time_it": {"rounds": 3, "params": []},
+}
+LOADS = "bench_time.Loads.time_loads"
+
+
+def _selects(regexes: list[str], name: str) -> bool:
+    return any(re.search(r, name) for r in regexes)
+
+
+def test_each_benchmark_takes_part_in_as_many_rounds_as_it_declares() -> None:
+    assert later_selection(SUITE, 1, [], []) == [
+        r"^bench_import\.ImportTime\.timeraw_import\(",
+        r"^bench_time\.Loads\.time_loads\(",
+        r"^plain\.time_it$",
+    ]
+    assert len(later_selection(SUITE, 2, [], [])) == 2  # import time has had its 2 rounds
+    assert later_selection(SUITE, 5, [], []) == []
+
+
+def test_a_pair_timed_once_is_left_out_of_the_later_rounds() -> None:
+    once = SingleSample("bench_time.Loads", ("yaml", "random-dicts-1000"), 3.0, 14.0)
+    (loads,) = [r for r in later_selection(SUITE, 1, [], [once]) if "Loads" in r]
+    assert not _selects([loads], f"{LOADS}('yaml', 'random-dicts-1000')")
+    for pair in ("'yaml', 'small-dict'", "'json', 'random-dicts-1000'"):
+        assert _selects([loads], f"{LOADS}({pair})")
+
+
+def test_the_later_rounds_leave_out_what_the_first_one_skipped(tmp_path: Path) -> None:
+    from serkit.run.rounds import first_round_values
+
+    results = {
+        "result_columns": ["result", "params"],
+        "results": {LOADS: [[1e-6, float("nan"), None, 2e-6], SUITE[LOADS]["params"]]},
+    }
+    path = tmp_path / "abcd1234-env.json"
+    path.write_text(json.dumps(results))  # NaN as asv writes it: a skip
+    measured = first_round_values(path)
+    assert measured[LOADS] == {("'json'", "'small-dict'"), ("'yaml'", "'random-dicts-1000'")}
+    (loads,) = [r for r in later_selection(SUITE, 1, [], [], measured) if "Loads" in r]
+    assert _selects([loads], f"{LOADS}('json', 'small-dict')")
+    assert not _selects([loads], f"{LOADS}('json', 'random-dicts-1000')")  # skipped: left out
+    assert first_round_values(tmp_path / "missing.json") == {}
+
+
+def test_the_users_regex_still_holds_in_the_later_rounds() -> None:
+    once = SingleSample("bench_time.Loads", ("yaml", "random-dicts-1000"), 3.0, 14.0)
+    chosen = later_selection(SUITE, 1, ["yaml"], [once])
+    assert _selects(chosen, f"{LOADS}('yaml', 'small-dict')")
+    assert not _selects(chosen, f"{LOADS}('yaml', 'random-dicts-1000')")
+    assert not _selects(chosen, f"{LOADS}('json', 'small-dict')")
+    assert not _selects(chosen, "plain.time_it")
+
+
+def test_bench_arguments_are_told_from_the_others() -> None:
+    extra = ["-b", "Dumps", "--bench=Loads", "-bRound", "-e", "--machine", "m1"]
+    assert split_bench_args(extra) == (["Dumps", "Loads", "Round"], ["-e", "--machine", "m1"])
+
+
+def test_the_run_state_survives_a_round_trip_and_knows_where_to_go_on(tmp_path: Path) -> None:
+    state = RunState("c0ffee", True, False, None, 5, ["env-a", "env-b"], {}, [], "notes")
+    state.done += [(0, "env-a"), (0, "env-b"), (1, "env-a")]
+    state.failed["env-b"] = "the disk is full"
+    path = tmp_path / "bench-run.json"
+    state.save(path)
+    again = RunState.load(path)
+    assert again == state
+    assert again.next_round() == 2  # env-b failed: round 2 is the first left to do
+
+
+def test_resuming_nothing_says_so(tmp_path: Path) -> None:
+    with pytest.raises(SerkitError, match="nothing to resume"):
+        RunState.load(tmp_path / "bench-run.json")
+    (tmp_path / "bench-run.json").write_text("{")
+    with pytest.raises(SerkitError, match="not a serkit run state"):
+        RunState.load(tmp_path / "bench-run.json")
+
+
+# --- real runs: `serkit bench` in a copy of this checkout, its own environment built ----
+
+CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
+ONE_PAIR = r"bench_time\.Dumps\.time_dumps\('json', 'small-dict'\)"
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """This working tree, copied and committed (asv installs a commit), with a HOME of its own
+    (the user's asv machine profile is neither read nor written) and the environment
+    `serkit bench` runs in."""
+    root = tmp_path_factory.mktemp("checkout")
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split("\n")  # fmt: skip
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, root / name)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q", "-b", "main"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "copy"], cwd=root, check=True)
+    home = root / ".home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), CODECS_ENV: "json", FIXTURES_ENV: "small-dict"}
+    # The installers' caches, as the user has them: a wheel is not fetched again.
+    env.setdefault("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv"))
+    env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
+    env.pop(ROUNDS_ENV, None)
+    return root, env
+
+
+def _results(root: Path) -> dict[str, dict[str, Any]]:
+    (path,) = (root / ".asv" / "results").glob("*/*-*.json")
+    data = json.loads(path.read_text())
+    return {name: dict(zip(data["result_columns"], row)) for name, row in data["results"].items()}
+
+
+def _dumps_samples(root: Path) -> list[float]:
+    row = _results(root)["bench_time.Dumps.time_dumps"]
+    index = list(itertools.product(*row["params"])).index(("'json'", "'small-dict'"))
+    return list(row["samples"][index] or [])
+
+
+def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
+    checkout: tuple[Path, dict[str, str]],
+) -> None:
+    root, env = checkout
+    command = [sys.executable, "-m", "serkit", "bench", "--no-report", "--", "-b", ONE_PAIR]
+    log = root / "bench.log"  # a file, not a pipe: asv writes more than a pipe holds
+    with log.open("w") as out:
+        bench = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=out)
+    state = root / BENCH_STATE
+    deadline = time.monotonic() + 600  # the first round builds the environment
+    while time.monotonic() < deadline and bench.poll() is None:
+        if state.is_file() and RunState.load(state).done:
+            break
+        time.sleep(0.2)
+    assert bench.poll() is None, log.read_text()[-3000:]
+    started = time.monotonic()
+    bench.send_signal(signal.SIGINT)
+    bench.wait(timeout=30)
+    took = time.monotonic() - started
+    err = log.read_text()
+    assert bench.returncode == 130, err[-3000:]
+    assert took < 2.0
+    (last,) = [line for line in err.splitlines() if line.startswith("serkit: interrupted")]
+    assert "kept in .asv/results" in last and "`serkit bench --resume`" in last
+    kept = RunState.load(state)
+    assert 1 <= len(kept.done) < kept.rounds
+    assert len(_dumps_samples(root)) == len(kept.done)  # every finished round's process
+    assert not [line for line in _processes() if str(root) in line]  # asv and its own: gone
+
+    resumed = subprocess.run(
+        [sys.executable, "-m", "serkit", "bench", "--resume", "--no-report"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert f"at round {len(kept.done) + 1} of 5" in resumed.stderr
+    assert len(_dumps_samples(root)) == 5  # the quick run's processes, all of them
+    assert not state.exists()  # finished: nothing left to resume
+
+
+def _processes() -> list[str]:
+    listed = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True)
+    return listed.stdout.splitlines()
+
+
+def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
+    checkout: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    from serkit.results.builds import BUILDS_FILE, read_builds
+    from serkit.run import runner
+    from serkit.run.matrix import CONFIG_HEADER, MatrixEnvironment, asv_config, baseline
+
+    root, env = checkout
+    good = baseline(CURRENT)
+    bad = MatrixEnvironment(CURRENT, {**good.requirements, "msgpack": "9.9.9"}, "msgpack")
+    config = asv_config()
+    config["include"] = [good.as_include(), bad.as_include()]  # a test config: one cannot install
+    (root / "asv.conf.json").write_text(CONFIG_HEADER + json.dumps(config, indent=4))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(root)
+    plan = runner.plan(root, matrix=False)
+    plan = dataclasses.replace(plan, environments=(bad, good))
+    status = runner.run(root, plan, quick=True, extra=["-b", ONE_PAIR])
+    err = capsys.readouterr().err
+    assert status == 2
+    lines = [line for line in err.splitlines() if "was not built" in line]
+    (line,) = [line for line in lines if line.startswith("serkit:")]
+    assert f"py{CURRENT} msgpack 9.9.9" in line and "msgpack==9.9.9" in line
+    assert line.endswith("the other environments go on")
+    assert len(_dumps_samples(root)) == 5  # the good environment ran every round
+    (machine,) = [p for p in (root / ".asv" / "results").iterdir() if p.is_dir()]
+    (failure,) = read_builds(machine / BUILDS_FILE).values()
+    assert failure.label == f"py{CURRENT} msgpack 9.9.9"
