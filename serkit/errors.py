@@ -39,3 +39,11 @@ class UnknownFixture(SerkitError, KeyError):
 
 class FixtureSourceError(SerkitError):
     """A fetched fixture source is missing, unreachable or fails its sha256 check."""
+
+
+class DocumentError(SerkitError):
+    """A user's document is missing, too large, refused (a pickle), or no reader can read it."""
+
+
+class FixtureChanged(SerkitError):
+    """A declared document no longer has the content hash it was declared with."""

@@ -7,8 +7,12 @@ per-round ratios, never the ratio of two medians.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+from serkit.errors import SerkitError
 
 
 def paired_ratios(numerators: Sequence[float], denominators: Sequence[float]) -> list[float]:
@@ -29,3 +33,116 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float]:
         return (values[0],) * 3
     q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
     return q1, q2, q3
+
+
+# --- values measured in several processes ---------------------------------------------------
+
+# Two processes whose values differ by more than this (as a ratio) are in separate modes:
+# on a shared VM one process can read a call 2x slower than another throughout.
+MODE_GAP = 0.25
+# The verdict's false-positive rate per pair, before the host's noise floor: an A/A
+# comparison of two runs should call at most this share of pairs different.
+ALPHA = 0.01
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One value per process: their median, quartiles, range and modes."""
+
+    values: tuple[float, ...]  # sorted
+    median: float
+    q1: float
+    q3: float
+    modes: tuple[tuple[float, int], ...]  # each cluster's median and how many processes
+
+    @property
+    def low(self) -> float:
+        return self.values[0]
+
+    @property
+    def high(self) -> float:
+        return self.values[-1]
+
+    @property
+    def multimodal(self) -> bool:
+        return len(self.modes) > 1
+
+    @property
+    def cv(self) -> float:
+        """The spread between processes as a coefficient of variation (of the logs)."""
+        return log_std(self.values)
+
+
+def spread(values: Sequence[float]) -> Spread:
+    """The between-process spread of `values` (each one process's time, all above 0)."""
+    ordered = tuple(sorted(values))
+    if not ordered or ordered[0] <= 0:
+        raise ValueError("a spread needs one or more values above 0")
+    q1, median, q3 = quartiles(ordered)
+    return Spread(ordered, median, q1, q3, modes(ordered))
+
+
+def modes(values: Sequence[float], gap: float = MODE_GAP) -> tuple[tuple[float, int], ...]:
+    """Clusters of processes: sorted values split wherever one is over (1 + gap) x the last."""
+    ordered = sorted(values)
+    clusters: list[list[float]] = [[ordered[0]]]
+    for value in ordered[1:]:
+        if value > clusters[-1][-1] * (1 + gap):
+            clusters.append([value])
+        else:
+            clusters[-1].append(value)
+    return tuple((statistics.median(c), len(c)) for c in clusters)
+
+
+def log_std(values: Sequence[float]) -> float:
+    """The sample standard deviation of the natural logs: about the CV for small spreads."""
+    if len(values) < 2:
+        return 0.0
+    return statistics.stdev(math.log(v) for v in values)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Whether B's processes differ from A's, and the smallest difference this could tell."""
+
+    ratio: float  # B's median / A's median
+    p_value: float | None  # Welch's t-test on the logs; None when it cannot be run
+    detectable: float  # smallest relative difference this pair could call (0.12: 12 %)
+    differs: bool
+
+
+def difference(
+    a: Sequence[float], b: Sequence[float], *, floor: float = 0.0, alpha: float = ALPHA
+) -> Difference:
+    """Welch's t-test on the logs of the per-process values, and the host's noise floor.
+
+    A pair differs only when the test rejects "no difference" at `alpha` and the change
+    exceeds `floor`: differences between whole runs (another tenant busy during one of
+    them) move every process of a run alike, which no per-pair test can see, so the floor
+    is measured on the host by an A/A run (`serkit noise`). `detectable` is the larger of
+    the floor and the shift the test needed, given these processes' spread.
+    """
+    try:  # slow to import, and only comparisons need it
+        from scipy import stats as scipy_stats
+    except ImportError:
+        raise SerkitError("comparing processes needs scipy: pip install 'serkit[stats]'") from None
+
+    if len(a) < 2 or len(b) < 2:
+        raise ValueError("a test between processes needs two or more values a side")
+    ratio = statistics.median(b) / statistics.median(a)
+    log_a, log_b = [math.log(v) for v in a], [math.log(v) for v in b]
+    var_a, var_b = statistics.variance(log_a), statistics.variance(log_b)
+    standard_error = math.sqrt(var_a / len(a) + var_b / len(b))
+    if standard_error == 0:  # identical values a side: only the floor can hold them apart
+        shift = 0.0
+        p_value = None if ratio == 1 else 0.0
+    else:
+        dof = standard_error**4 / (
+            (var_a / len(a)) ** 2 / (len(a) - 1) + (var_b / len(b)) ** 2 / (len(b) - 1)
+        )
+        shift = float(scipy_stats.t.ppf(1 - alpha / 2, dof)) * standard_error
+        test = scipy_stats.ttest_ind(log_b, log_a, equal_var=False)
+        p_value = float(test.pvalue)
+    detectable = max(floor, math.exp(shift) - 1)
+    differs = p_value is not None and p_value < alpha and abs(math.log(ratio)) > math.log1p(floor)
+    return Difference(ratio, p_value, detectable, differs)

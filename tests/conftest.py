@@ -6,7 +6,21 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from serkit.inputs.fixtures import MIRROR_ENV, SENATE_SOURCE, FixtureSourceError, source_path
+# Before serkit is imported: the tests see serkit's own fixtures, never the documents a
+# developer declared in this checkout's fixtures/user (tests that need some declare them).
+os.environ["SERKIT_USER_FIXTURES"] = str(Path(__file__).parent / "no-user-fixtures")
+
+import serkit
+from serkit.codecs.registry import CodecRegistry
+from serkit.inputs.fixtures import (
+    MIRROR_ENV,
+    SENATE_SOURCE,
+    SOURCES,
+    FixtureSourceError,
+    source_path,
+)
+
+TESTS = Path(__file__).resolve().parent
 
 # Shared, noisy machines: a slow example is not a failure.
 settings.register_profile("serkit", deadline=None)
@@ -18,6 +32,16 @@ def senate_available() -> None:
     """Fail, saying what to run, when the Senate source is neither fetched nor mirrored."""
     try:
         source_path(SENATE_SOURCE)
+    except FixtureSourceError as exc:
+        pytest.fail(f"{exc} (or set {MIRROR_ENV})")
+
+
+@pytest.fixture(scope="session")
+def sources_available() -> None:
+    """Fail, saying what to run, when any fixture source is neither fetched nor mirrored."""
+    try:
+        for source in SOURCES:
+            source_path(source)
     except FixtureSourceError as exc:
         pytest.fail(f"{exc} (or set {MIRROR_ENV})")
 
@@ -38,3 +62,24 @@ def mirror_dir() -> Path:
     """
     configured = os.environ.get(MIRROR_ENV)
     return Path(configured) if configured else source_path(SENATE_SOURCE).parent
+
+
+@pytest.fixture
+def misbehaving_codec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> serkit.Codec:
+    """Install tests/misbehaving_codec.py as an entry-point codec, for the workers too."""
+    info = tmp_path / "serkit_misbehaving_codec-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: serkit-misbehaving-codec\nVersion: 1.0\n"
+    )
+    (info / "entry_points.txt").write_text(
+        "[serkit.codecs]\nmisbehaving = misbehaving_codec:SPEC\n"
+    )
+    paths = [str(tmp_path), str(TESTS), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    # This process gets a registry of its own, which finds the entry point as workers do;
+    # the global registry is left untouched for the other tests.
+    codec = CodecRegistry().get("misbehaving")
+    assert codec.name == "misbehaving"
+    return codec

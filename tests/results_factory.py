@@ -7,11 +7,21 @@ one size, one memory track and one unparameterized timing, two codecs and two fi
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from serkit.suite.benchmark_names import COMPILED, DUMPS, LOADS, ROUND_TRIP_EXACT, SIZE
+from serkit.suite.benchmark_names import (
+    ALLOCATIONS,
+    COMPILED,
+    DUMPS,
+    LOADS,
+    MEMORY_CHECK,
+    PEAK,
+    ROUND_TRIP_EXACT,
+    SIZE,
+)
 from serkit.suite.benchmark_names import OVERHEAD as OVERHEAD_BENCHMARKS
 from serkit.suite.cases import LIBRARY_ENV
 
@@ -64,6 +74,7 @@ def _row(
     result: Sequence[float | None],
     spread: float | None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
+    samples: Sequence[Sequence[float] | None] | None = None,
 ) -> list[Any]:
     info = benchmarks.get(name, {"type": "time", "grid": []})
     row: dict[str, Any] = {
@@ -80,6 +91,8 @@ def _row(
         row["stats_q_75"] = [None if v is None else v * (1 + spread / 2) for v in result]
         row["stats_number"] = [None if v is None else 100 for v in result]
         row["stats_repeat"] = [None if v is None else 3 for v in result]
+    if samples is not None:  # asv run --record-samples: one list per parameter set
+        row["samples"] = [None if s is None else list(s) for s in samples]
     out = [row.get(column) for column in COLUMNS]
     while out and out[-1] is None:  # asv drops trailing empty columns
         out.pop()
@@ -96,8 +109,11 @@ def results_file(
     spread: float | None = 0.05,
     profile: Mapping[str, str] | None = None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
+    samples: Mapping[str, Sequence[Sequence[float] | None]] | None = None,
 ) -> dict[str, Any]:
-    """One asv results file's content; the host's own fields go into `params`, as asv does."""
+    """One asv results file's content; the host's own fields go into `params`, as asv does.
+
+    `samples` gives, by benchmark, the samples asv kept of each parameter set."""
     requirements = dict(env["requirements"])
     return {
         "commit_hash": commit,
@@ -111,7 +127,8 @@ def results_file(
         "env_vars": dict(env.get("env_vars", {})),
         "result_columns": COLUMNS,
         "results": {
-            name: _row(name, result, spread, benchmarks) for name, result in results.items()
+            name: _row(name, result, spread, benchmarks, (samples or {}).get(name))
+            for name, result in results.items()
         },
         "durations": {},
         "version": 2,
@@ -146,6 +163,7 @@ def write_benchmarks(root: Path, benchmarks: Mapping[str, Mapping[str, Any]] = B
             "param_names": list(info.get("param_names", ["codec", "fixture"][: len(info["grid"])])),
             "params": info["grid"],
             "version": f"code-of-{name}",
+            **({"repeat": info["repeat"]} if "repeat" in info else {}),
         }
         for name, info in benchmarks.items()
     }
@@ -200,6 +218,15 @@ SUITE = {
         "grid": CODEC_GRID,
         "param_names": ["codec"],
     },
+    **{name: {"type": "track", "unit": "bytes", "grid": PAIR_GRID} for name in PEAK.values()},
+    **{
+        name: {"type": "track", "unit": "allocations", "grid": PAIR_GRID}
+        for name in ALLOCATIONS.values()
+    },
+    **{
+        name: {"type": "track", "unit": "1 = peak reaches its floor", "grid": PAIR_GRID}
+        for name in MEMORY_CHECK.values()
+    },
     OVERHEAD_DUMPS: {
         "type": "time",
         "unit": "seconds",
@@ -216,10 +243,22 @@ NEW = {
     COMPILED: [1, 1],
     # json's adapter 10 % over its direct call (beyond ±2.5 % IQRs), ujson's 1 %.
     OVERHEAD_DUMPS: [1.10e-6, 1.0e-6, 1.0e-6, 0.99e-6],
+    # Memory per call as measured here (python -m serkit.suite.memory), bytes and counts;
+    # ujson's loads of small-dict is marked suspect, below its floor.
+    PEAK["dumps"]: [26749, 265661, 3064, 58428],
+    PEAK["loads"]: [15019, 112292, 15804, 236176],
+    ALLOCATIONS["dumps"]: [502, 7278, 100, 2955],
+    ALLOCATIONS["loads"]: [343, 5259, 114, 2167],
+    MEMORY_CHECK["dumps"]: [1, 1, 1, 1],
+    MEMORY_CHECK["loads"]: [1, 1, 0, 1],
 }
 # ujson's older release: dumps of small-dict 2x slower (beyond the noise), random-dicts-10
 # 1 % faster (inside it), and one size smaller: its float output grew in the newer release.
 OLD_UJSON = {**NEW, DUMPS: [None, None, 10e-6, 19.8e-6], SIZE: [None, None, 1400, 2800]}
+# Its dumps made 120 allocations of small-dict, not 100 (exact: a change); its peak on
+# random-dicts-10 was 2.7 % larger (a change), on small-dict 0.2 % (within 1 %: the same).
+OLD_UJSON[ALLOCATIONS["dumps"]] = [None, None, 120, 2955]
+OLD_UJSON[PEAK["dumps"]] = [None, None, 3070, 60000]
 BASELINE = {"python": "3.11", "requirements": {"ujson": "6.1.0"}}
 AXIS = {**BASELINE, "requirements": {"ujson": "5.10.0"}, "env_vars": {LIBRARY_ENV: "ujson"}}
 
@@ -229,15 +268,121 @@ def serkit_tree(root: Path, machines: tuple[str, ...] = ("box-a", "box-b")) -> P
     each machine's timings are the first's times (1 + its index)."""
     write_benchmarks(root, SUITE)
     for i, machine in enumerate(machines):
-        slower = {k: [v * (1 + i) if v else v for v in vals] for k, vals in NEW.items()}
-        slower[SIZE], slower[ROUND_TRIP_EXACT], slower[COMPILED] = (
-            NEW[SIZE],
-            NEW[ROUND_TRIP_EXACT],
-            NEW[COMPILED],
-        )
+        # Only timings differ between machines: sizes, facts and memory are counted.
+        slower = {
+            k: [v * (1 + i) if v and SUITE[k]["type"] == "time" else v for v in vals]
+            for k, vals in NEW.items()
+        }
         files = [
             results_file(machine, slower, env=BASELINE, benchmarks=SUITE),
             results_file(machine, OLD_UJSON, env=AXIS, benchmarks=SUITE),
         ]
         write_machine(root, machine, files)
+    return root
+
+
+# serkit's timed benchmarks keep one sample per process (asv's repeat = 1).
+PER_PROCESS = {
+    "bench_time.Dumps.time_dumps": {"type": "time", "unit": "seconds", "grid": GRID, "repeat": 1}
+}
+
+
+def per_process_tree(
+    root: Path,
+    processes_a: Sequence[Sequence[float]],
+    processes_b: Sequence[Sequence[float]],
+    *,
+    hosts: tuple[str, str] = ("a", "b"),
+) -> Path:
+    """Two hosts' dumps timings, each parameter set with its per-process samples."""
+    write_benchmarks(root, PER_PROCESS)
+    for host, processes in zip(hosts, (processes_a, processes_b)):
+        medians = [statistics.median(p) for p in processes]
+        data = results_file(
+            host,
+            {"bench_time.Dumps.time_dumps": medians},
+            benchmarks=PER_PROCESS,
+            samples={"bench_time.Dumps.time_dumps": processes},
+        )
+        write_machine(root, host, [data])
+    return root
+
+
+# --- many hosts, sharded: what a CI runner matrix uploads -------------------------------
+
+# Three kinds of runner, as bench.yml's matrix has them: a name, asv's profile, the CPU
+# serkit records, and how much slower than the first its timings are.
+RUNNERS = {
+    "ubuntu24-linux-x86-64-amd-epyc-7763-64-core-4cpu-66cc232b": (
+        {"cpu": "AMD EPYC 7763", "num_cpu": "4", "arch": "x86_64", "os": "Linux 6.8"},
+        "AMD EPYC 7763 64-Core Processor",
+        1.0,
+    ),
+    "ubuntu24-linux-aarch64-arm-neoverse-n2-0x41-0xd49-4cpu-87c2317b": (
+        {"cpu": "", "num_cpu": "4", "arch": "aarch64", "os": "Linux 6.8"},
+        "ARM Neoverse-N2 (0x41:0xd49)",
+        1.5,
+    ),
+    "macos14-macos-arm64-apple-m1-virtual-3cpu-d3656341": (
+        {"cpu": "Apple M1 (Virtual)", "num_cpu": "3", "arch": "arm64", "os": "Darwin 23.6"},
+        "Apple M1 (Virtual)",
+        0.8,
+    ),
+}
+SHARDED_ENVS = [
+    BASELINE,
+    AXIS,
+    {"python": "3.12", "requirements": {"ujson": "6.1.0"}},
+    {"python": "3.12", "requirements": {"ujson": "5.10.0"}, "env_vars": {LIBRARY_ENV: "ujson"}},
+]
+
+
+def write_results(
+    root: Path,
+    machine: str,
+    files: Sequence[Mapping[str, Any]],
+    profile: Mapping[str, str] | None = None,
+) -> Path:
+    """Like write_machine, each file named as asv names it: <commit8>-<env_name>.json."""
+    folder = root / machine
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "machine.json").write_text(
+        json.dumps({**(profile or {}), "machine": machine, "version": 1})
+    )
+    for data in files:
+        name = f"{data['commit_hash'][:8]}-{data['env_name']}.json"
+        (folder / name).write_text(json.dumps(data, separators=(",", ":")))
+    return folder
+
+
+def shard_results(
+    root: Path, machine: str, shard: int, shards: int, *, cpu_model: str | None = None
+) -> Path:
+    """One CI job's artifact: the results tree of shard K of N on one kind of runner."""
+    from serkit.results.host_file import HOST_FILE, write_runs
+
+    profile, model, factor = RUNNERS[machine]
+    files = []
+    for env in SHARDED_ENVS[shard - 1 :: shards]:
+        axis = "env_vars" in env
+        timed = OLD_UJSON if axis else NEW
+        scaled = {
+            k: [v * factor if v and k in (DUMPS, LOADS) else v for v in vals]
+            for k, vals in timed.items()
+        }
+        files.append(results_file(machine, scaled, env=env, benchmarks=SUITE, profile=profile))
+    write_benchmarks(
+        root, {**SUITE, "stale.Old.time_gone": BENCHMARKS["bench_plain.Startup.time_startup"]}
+    )
+    folder = write_results(root, machine, files, profile)
+    run = {
+        "recorded_at": f"2026-11-2{shard}T0{shard}:00:00+00:00",
+        "hostname": f"fv-az{shard}{len(machine)}-{shard}",
+        "shard": f"{shard}/{shards}",
+        "commit": COMMIT,
+        "environments": [str(env["python"]) for env in SHARDED_ENVS[shard - 1 :: shards]],
+        "cpu_model": cpu_model or model,
+        "logical_cpus": int(profile["num_cpu"]),
+    }
+    write_runs(folder / HOST_FILE, machine, [run])
     return root

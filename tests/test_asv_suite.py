@@ -21,6 +21,7 @@ from serkit import codec_names, fixture_names
 from serkit.checks.sizes import measure_fixture
 from serkit.run.runner import scratch_config
 from serkit.suite.cases import CODECS_ENV, COMPRESSORS, FIXTURES_ENV
+from serkit.suite.memory import MEMORY_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CODECS = ["json", "orjson", "msgpack"]
@@ -40,6 +41,7 @@ def slice_scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Its own HOME, so that the user's asv machine profile is neither read nor written.
     env = {**os.environ, "HOME": str(scratch), CODECS_ENV: ",".join(CODECS)}
     env[FIXTURES_ENV] = ",".join(FIXTURES)
+    env[MEMORY_ENV] = "1"  # as a full run measures memory per call
     machine = _asv(["machine", "--yes", "--machine", "serkit-test"], env)
     assert machine.returncode == 0, machine.stdout + machine.stderr
     commit = subprocess.run(
@@ -119,6 +121,25 @@ def test_facts_are_recorded_beside_the_timings(slice_results: dict[str, dict[str
     imports = _cells(slice_results["bench_import.ImportTime.timeraw_import"])
     assert all(_measured(imports[(c,)]) for c in CODECS)
     assert not _measured(imports[("ujson",)])  # outside the slice: skipped
+
+
+def test_memory_per_call_is_measured_and_checked(slice_results: dict[str, dict[str, Any]]) -> None:
+    from serkit.suite.allocations import unavailable
+    from serkit.suite.benchmark_names import ALLOCATIONS, MEMORY_CHECK, PEAK
+
+    if unavailable() is not None:
+        pytest.skip(str(unavailable()))
+    sizes = _cells(slice_results["bench_size.EncodedSize.track_bytes"])
+    for operation in ("dumps", "loads"):
+        peaks = _cells(slice_results[PEAK[operation]])
+        counts = _cells(slice_results[ALLOCATIONS[operation]])
+        checks = _cells(slice_results[MEMORY_CHECK[operation]])
+        assert slice_results[ALLOCATIONS[operation]]["result"] is not None
+        for pair in ((c, f) for c in CODECS for f in FIXTURES):
+            assert checks[pair] == 1 and counts[pair] >= 1, (operation, pair)
+            if operation == "dumps":
+                assert peaks[pair] >= sizes[pair], pair
+        assert not _measured(peaks["ujson", "small-dict"])  # outside the slice: skipped
 
 
 def test_the_report_reads_a_real_run_and_asv_publishes_beside_it(slice_scratch: Path) -> None:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -14,7 +15,7 @@ from serkit.results import hosts as hostinfo
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.matrix import baseline
-from serkit.suite.cases import CODECS_ENV, WARMUP_ENV
+from serkit.suite.cases import CODECS_ENV, ROUNDS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -94,12 +95,15 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
 ) -> None:
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, *, quick: bool, extra: list[str]) -> int:
+    def fake_run(
+        root: Path, plan: bench.Plan, *, quick: bool, extra: list[str], memory: bool
+    ) -> int:
         seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
+        assert not memory  # a quick run, not asked for memory
         return 0
 
-    def fake_record(results: Path, machine: str, pythons: dict[str, Path]) -> Path:
-        seen.update(results=results, machine=machine, pythons=sorted(pythons))
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
+        seen.update(results=results, machine=machine, pythons=sorted(pythons), shard=run["shard"])
         return results
 
     monkeypatch.chdir(ROOT)
@@ -115,7 +119,72 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         "results": ROOT / ".asv" / "results",
         "machine": "m1",
         "pythons": [CURRENT],
+        "shard": None,
     }
+
+
+def test_bench_runs_one_shard_and_records_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.checkout import git_commit
+    from serkit.run.matrix import environments
+    from serkit.run.shards import Shard, shard_slice
+
+    seen: dict[str, object] = {}
+
+    def fake_run(
+        root: Path, plan: bench.Plan, *, quick: bool, extra: list[str], memory: bool
+    ) -> int:
+        seen.update(quick=quick, labels=[env.label for env in plan.environments])
+        return 0
+
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
+        seen.update(machine=machine, **run)
+        return results
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
+    assert main([*argv, "--", "--machine", "kind-1"]) == 0
+    expected = [env.label for env in shard_slice(environments((CURRENT,)), Shard(2, 3))]
+    assert seen == {
+        "quick": False,  # --matrix runs the full statistics
+        "labels": expected,
+        "machine": "kind-1",
+        "shard": "2/3",
+        "commit": git_commit(ROOT),
+        "environments": expected,
+    }
+    assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
+
+
+def test_bench_skips_what_the_store_already_holds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.checkout import git_commit
+    from serkit.run.shards import Shard
+
+    planned = bench.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 9))
+    commit = git_commit(ROOT)
+    assert commit is not None
+    (tmp_path / "kind-1").mkdir()
+    for env in planned.environments:
+        name = env.asv_name  # asv's file name: the env's md5 when its name is 128 or longer
+        name = "env-" + hashlib.md5(name.encode()).hexdigest() if len(name) >= 128 else name
+        (tmp_path / "kind-1" / f"{commit[:8]}-{name}.json").write_text("{}")
+
+    def no_run(*args: object, **kwargs: object) -> int:
+        raise AssertionError("nothing should run")
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", no_run)
+    argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "1/9", "--no-report"]
+    argv += ["--skip-measured", str(tmp_path), "--", "--machine", "kind-1"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert f"{len(planned.environments)} environment(s) already measured on kind-1" in err
+    assert "nothing left to measure" in err
 
 
 def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None:
@@ -139,14 +208,18 @@ def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
         return 0
 
     monkeypatch.delenv(WARMUP_ENV, raising=False)
+    monkeypatch.delenv(ROUNDS_ENV, raising=False)
     monkeypatch.setattr(bench, "asv", fake_asv)
-    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None: None)
+    monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None, name=None: None)
     plan = bench.plan(ROOT, matrix=False)
     bench.run(ROOT, plan, quick=True)
     bench.run(ROOT, plan, quick=False)
     (quick_args, quick_env), (full_args, full_env) = seen
-    assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S and "repeat=(2,3,1.0)" in quick_args
-    assert WARMUP_ENV not in full_env and "-a" not in full_args
+    assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
+    assert quick_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
+    assert WARMUP_ENV not in full_env and ROUNDS_ENV not in full_env and "-a" not in full_args
+    # Both keep every process's sample: the spreads and verdicts are computed from them.
+    assert {"--record-samples", "--interleave-rounds"} <= set(quick_args) & set(full_args)
 
 
 @pytest.fixture
@@ -257,7 +330,8 @@ def test_uv_installs_the_checkout_fresh_and_other_install_commands_run_as_config
     [(command, cwd)] = calls
     # The same folder holds every commit's checkout: uv must build it afresh.
     assert command[command.index("--refresh-package") + 1] == "serkit"
-    assert command[-1] == "/checkout" and cwd == one_call_env._path
+    # With the extras every environment needs (memray, for memory per call).
+    assert command[-1] == "/checkout[memory]" and cwd == one_call_env._path
 
     seen: list[str] = []
     monkeypatch.setattr(one_call_env, "_install_command", ["python -m pip install -e ."])

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,7 +94,40 @@ def test_fixtures_fetch_from_mirror(
     code, out, _ = run(capsys, "fixtures", "fetch", "--mirror", str(mirror_dir))
     assert code == 0
     assert (isolated_data / SENATE_SOURCE.filename).is_file()
+    assert (isolated_data / "corpora" / "github.json.xz").is_file()
+    assert len(list((isolated_data / "JSONTestSuite" / "test_parsing").iterdir())) == 318
     assert "sha256 verified" in out
+    code, out, _ = run(capsys, "fixtures", "verify")  # now from the data dir alone
+    assert code == 0 and "ok    JSONTestSuite test_parsing (318 files" in out
+    assert "ok    canada" in out  # slow for the grid, quick to verify
+
+
+# --- serkit conformance ------------------------------------------------------------------
+
+
+def test_conformance_names_what_each_codec_gets_wrong_and_saves_the_matrix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from serkit.checks.conformance_document import load
+
+    saved = tmp_path / "conformance.json"
+    code, out, err = run(
+        capsys, "conformance", "--codec", "json,orjson", "--save", str(saved), "--timeout", "10"
+    )
+    assert code == 0, err
+    lines = out.splitlines()
+    rows = {line.split()[0]: line for line in lines[3:5]}  # under the title, headers and rule
+    assert "95/95" in rows["json"] and "185/188" in rows["json"]
+    assert rows["json"].endswith("accepts 3 invalid") and rows["orjson"].endswith("conforms")
+    assert (
+        "json accepts 3 invalid: n_number_NaN.json, n_number_infinity.json, "
+        "n_number_minus_infinity.json" in out
+    )
+    assert "n_number_NaN.json" in out and "accepted *" in out  # the matrix marks it
+    assert "capped at 1.00 GiB of address space, 10.0 s per file" in out
+    doc, results = load(saved)
+    assert doc["suite"]["files"] == 318 and doc["limits"]["timeout_s"] == 10
+    assert list(results) == ["json", "orjson"] and len(results["orjson"].files) == 318
 
 
 # --- serkit fidelity ---------------------------------------------------------------------
@@ -193,6 +227,9 @@ def test_fidelity_hostile_adds_a_column_and_an_object_per_codec(
         (["fixtures", "verify"], "run `serkit fixtures fetch`"),
         (["sizes", "--codec", "json"], "run `serkit fixtures fetch`"),
         (["fixtures", "fetch", "--mirror", "/nonexistent"], "is missing from mirror /nonexistent"),
+        (["conformance", "--codec", "json,msgpack"], "JSON codecs only (msgpack is msgpack)"),
+        (["conformance", "--codec", "json"], "run `serkit fixtures fetch`"),
+        (["conformance", "--timeout", "0"], "--timeout must be a positive number of seconds"),
     ],
 )
 def test_user_mistakes_get_one_line_and_exit_1(
@@ -207,7 +244,12 @@ def test_user_mistakes_get_one_line_and_exit_1(
 
 @pytest.mark.parametrize(
     "argv",
-    [["frobnicate"], ["fidelity", "--format", "xml"], ["fidelity", "--hostile-count", "0"]],
+    [
+        ["frobnicate"],
+        ["fidelity", "--format", "xml"],
+        ["fidelity", "--hostile-count", "0"],
+        ["conformance", "--memory", "0"],
+    ],
 )
 def test_bad_arguments_exit_2_with_usage(
     capsys: pytest.CaptureFixture[str], argv: list[str]
@@ -223,3 +265,158 @@ def test_console_script_runs() -> None:
         [sys.executable, "-m", "serkit", "--version"], capture_output=True, text=True, check=True
     )
     assert done.stdout.startswith("serkit ")
+
+
+# --- one convention: --format table|json|markdown, --json deprecated, positive counts -------
+
+# Cheap runs of every command that prints results; the asv-driven ones are faked below.
+PRINTING = [
+    ["list"],
+    ["fixtures", "list"],
+    ["sizes", "--codec", "json,orjson", "--fixture", "small-dict"],
+    ["fidelity", "--codec", "json", "--fixture", "int-keys", "--no-probes"],
+    ["matrix"],
+    ["doctor"],
+    ["replicate", "002", "--rounds", "3", "--no-save"],
+    ["conformance", "--codec", "json,orjson", "--no-save"],
+]
+
+
+def assert_github_table(out: str) -> None:
+    """At least one GitHub-flavoured table: a header row, a |---| rule, rows; all aligned."""
+    lines = out.splitlines()
+    rules = [i for i, line in enumerate(lines) if line.startswith("|--")]
+    assert rules, out
+    for i in rules:
+        header = lines[i - 1]
+        assert header.startswith("| ") and header.endswith(" |")
+        assert lines[i + 1].startswith("| ")
+        table = []
+        for line in lines[i - 1 :]:
+            if not line.startswith("|"):
+                break
+            table.append(line)
+        assert len({line.count("|") for line in table}) == 1, table
+
+
+@pytest.fixture
+def fake_asv(monkeypatch: pytest.MonkeyPatch) -> None:
+    """agreement, validate and overhead, measured by canned numbers instead of asv runs."""
+    from serkit.trust import agreement, overhead
+
+    def measure(root: Path, codec: str, fixture: str, operation: str, rounds: int) -> Any:
+        return agreement.Agreement(codec, fixture, operation, [1.0e-6] * rounds, [1.02e-6] * rounds)
+
+    def validate(root: Path, pairs: Any, rounds: int, processes: int) -> Any:
+        times = [2e-6] * rounds
+        harness = agreement.PYPERF
+        return [
+            agreement.Agreement(p.codec, p.fixture, p.operation, times, times, harness)
+            for p in pairs
+        ]
+
+    def overhead_measure(root: Path, codecs: Any, rounds: int) -> Any:
+        adapter, direct = (1.01e-6,) * rounds, (1e-6,) * rounds
+        return [overhead.Overhead(c, "dumps", adapter, direct) for c in codecs]
+
+    monkeypatch.setattr(agreement, "measure_agreement", measure)
+    monkeypatch.setattr(agreement, "validate", validate)
+    monkeypatch.setattr(overhead, "measure_overheads", overhead_measure)
+
+
+FAKED = [
+    ["agreement", "--rounds", "2"],
+    ["validate", "--rounds", "2", "--processes", "1"],
+    ["overhead", "--codec", "json,orjson", "--rounds", "2"],
+]
+
+
+def results_argv(tmp_path: Path, command: str) -> list[str]:
+    from results_factory import two_hosts
+
+    root = str(two_hosts(tmp_path))
+    return [command, "--results", root] + (["a", "b"] if command == "compare" else [])
+
+
+@pytest.mark.parametrize("argv", PRINTING + FAKED, ids=" ".join)
+def test_markdown_is_a_github_table(
+    capsys: pytest.CaptureFixture[str], fake_asv: None, argv: list[str]
+) -> None:
+    code, out, err = run(capsys, *argv, "--format", "markdown")
+    assert code == 0, err
+    assert_github_table(out)
+
+
+@pytest.mark.parametrize("command", ["compare", "hosts"])
+def test_markdown_of_results(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    code, out, err = run(capsys, *results_argv(tmp_path, command), "--format", "markdown")
+    assert code == 0, err
+    assert_github_table(out)
+
+
+@pytest.mark.parametrize("argv", PRINTING + FAKED, ids=" ".join)
+def test_json_and_the_deprecated_alias_agree(
+    capsys: pytest.CaptureFixture[str], fake_asv: None, argv: list[str]
+) -> None:
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert "deprecated" not in err
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0
+    again = json.loads(out)
+    if argv[0] in ("replicate", "doctor", "conformance"):  # measured anew: compare the shape
+        document, again = sorted(document), sorted(again)
+    assert again == document
+    assert "serkit: --json is deprecated; use --format json" in err.splitlines()
+
+
+@pytest.mark.parametrize("command", ["compare", "hosts"])
+def test_json_of_results(capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str) -> None:
+    argv = results_argv(tmp_path, command)
+    code, out, _ = run(capsys, *argv, "--format", "json")
+    assert code == 0
+    document = json.loads(out)
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0 and json.loads(out) == document
+    assert "--json is deprecated" in err
+
+
+def test_validate_json_keeps_its_document(
+    capsys: pytest.CaptureFixture[str], fake_asv: None
+) -> None:
+    code, out, _ = run(capsys, "validate", "--rounds", "2", "--processes", "1", "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    assert list(document) == ["rounds", "processes", "load_average", "pairs"]
+    assert document["rounds"] == 2 and document["processes"] == 1
+    assert set(document["load_average"]) == {"before", "after"}
+    assert all(pair["within"] and pair["harness"] == "pyperf" for pair in document["pairs"])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["agreement", "--rounds", "0"],
+        ["validate", "--rounds", "0"],
+        ["validate", "--processes", "0"],
+        ["overhead", "--rounds", "0"],
+        ["replicate", "--rounds", "0"],
+        ["fidelity", "--hostile-count", "0"],
+        ["agreement", "--rounds", "two"],
+    ],
+    ids=" ".join,
+)
+def test_a_count_of_zero_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    # argparse names the subcommand: `serkit agreement: error: argument --rounds: ...`
+    errors = [line for line in err.splitlines() if line.startswith(f"serkit {argv[0]}: error:")]
+    assert info.value.code == 2
+    assert len(errors) == 1 and f"argument {argv[1]}: must be a " in errors[0]
+    assert "Traceback" not in err

@@ -136,6 +136,38 @@ def test_a_changed_size_is_flagged_loudly(
     assert memory and all(p.verdict == "differs" and p.ratio == 2 for p in memory)
 
 
+ALLOCATIONS = "bench_memory.Allocations.track_dumps_allocations"
+PEAK = "bench_memory.PeakMemory.track_dumps_peak"
+
+
+def test_memory_counted_at_the_allocator_is_judged_exactly_and_never_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    grid = [["'json'", "'orjson'"], ["'small'", "'large'"]]
+    suite = {
+        ALLOCATIONS: {"type": "track", "unit": "allocations", "grid": grid},
+        PEAK: {"type": "track", "unit": "bytes", "grid": grid},
+    }
+    write_benchmarks(tmp_path, suite)
+    a = {ALLOCATIONS: [502, 7278, 3, 1096], PEAK: [26749, 265661, 32481, 71165]}
+    # b: one allocation more, one fewer; one peak 0.5 % up (the same), one 5 % down.
+    b = {ALLOCATIONS: [503, 7278, 2, 1096], PEAK: [26749 * 1.005, 265661, 32481 * 0.95, 71165]}
+    for host, found in (("a", a), ("b", b)):
+        write_machine(tmp_path, host, [results_file(host, found, benchmarks=suite, spread=None)])
+    result = compare(read_tree(tmp_path), "a", "b")
+    verdicts = {
+        (p.benchmark.name, p.params["codec"], p.params["fixture"]): p.verdict for p in result.pairs
+    }
+    assert verdicts[ALLOCATIONS, "json", "small"] == "higher"
+    assert verdicts[ALLOCATIONS, "orjson", "small"] == "lower"
+    assert verdicts[ALLOCATIONS, "json", "large"] == SAME
+    assert verdicts[PEAK, "json", "small"] == SAME  # within 1 %
+    assert verdicts[PEAK, "orjson", "small"] == "lower"
+    assert not result.size_mismatches  # another Python patch release may allocate otherwise
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(tmp_path))
+    assert code == 0 and "503 allocations" in out
+
+
 def test_one_sided_benchmarks_environments_and_values_get_no_ratio(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -263,7 +295,7 @@ def test_json_output_is_documented_and_stable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = compare_json(capsys, two_hosts(tmp_path, time_factor=2.0))
-    assert data["schema"] == "serkit-compare/1"
+    assert data["schema"] == "serkit-compare/2"
     assert {"host_a", "host_b", "commit", "commit_rule", "noise_rule", "pairs", "summary"} <= set(
         data
     )
@@ -271,7 +303,7 @@ def test_json_output_is_documented_and_stable(
     pair = pairs_of(data, TIMING)["orjson", "small"]
     assert set(pair) == {
         *("benchmark", "params", "env", "commit", "kind", "unit", "a", "b", "ratio"),
-        *("a_spread", "b_spread", "verdict", "group"),
+        *("a_spread", "b_spread", "verdict", "detectable", "multimodal", "group"),
     }
     assert pair["env"] == {**ENV, "env_vars": {}}
     assert pair["a"] == TIMES[2] and pair["b"] == 2 * TIMES[2]
@@ -315,6 +347,7 @@ def test_table_and_markdown_show_units_spreads_and_the_summary(
         (52003, "bytes", "50.8 KiB"),
         (3_223_269, "bytes", "3.07 MiB"),
         (1, "1 = compiled, 0 = pure Python", "1"),
+        (109008.0, "allocations", "109,008 allocations"),
         (None, "seconds", "-"),
     ],
 )

@@ -19,13 +19,16 @@ import serkit
 from serkit.checks.sizes import EXACT, LOSSY, UNSUPPORTED, measure_fixture
 from serkit.inputs.fixtures import (
     FIXTURES,
+    GITHUB_SOURCE,
     SENATE_BIOS_MAX_YAML_BYTES,
     SENATE_SOURCE,
+    SOURCES,
     ImuSample,
     Vec3,
     content_hash,
     fetch_source,
     senate_bios,
+    source_bytes,
     source_path,
 )
 from serkit.replicate.published import POST_000_SIZES, as_disk_kib
@@ -47,6 +50,10 @@ def test_fixture_names_cover_the_posts() -> None:
         "sensor-record",
         "sensor-stream",
         "senate-bios",
+        "twitter",
+        "citm-catalog",
+        "canada",
+        "github",
     ]
 
 
@@ -56,7 +63,7 @@ def test_unknown_fixture_is_named() -> None:
 
 
 @pytest.mark.parametrize("name", serkit.fixture_names())
-def test_every_fixture_builds_to_its_pinned_hash(name: str, senate_available: None) -> None:
+def test_every_fixture_builds_to_its_pinned_hash(name: str, sources_available: None) -> None:
     assert serkit.fixture_hash(name) == FIXTURES[name].sha256
 
 
@@ -235,6 +242,57 @@ def test_fetch_from_a_bad_mirror_keeps_nothing(isolated_data: Path, tmp_path: Pa
     assert not (isolated_data / SENATE_SOURCE.filename).exists()
 
 
+# --- the standard JSON corpora ---------------------------------------------------------
+
+CORPORA = {
+    "twitter": ("twitter.json", 631_514),
+    "citm-catalog": ("citm_catalog.json", 1_727_204),
+    "canada": ("canada.json", 2_251_051),
+    "github": ("github.json.xz", 55_827),  # decompressed
+}
+
+
+@pytest.mark.parametrize("name", list(CORPORA))
+def test_a_corpus_is_its_file_parsed_by_the_standard_library(
+    name: str, sources_available: None
+) -> None:
+    fixture = FIXTURES[name]
+    assert fixture.source is not None and fixture.source.folder == "corpora"
+    assert fixture.source.filename == CORPORA[name][0]
+    assert "MIT" in fixture.source.license
+    data = source_bytes(fixture.source)
+    assert len(data) == CORPORA[name][1]
+    assert serkit.load_fixture(name) == json.loads(data)
+
+
+def test_github_is_decompressed_and_checked_twice(
+    mirror_dir: Path, isolated_data: Path, sources_available: None
+) -> None:
+    from dataclasses import replace
+
+    path = source_path(GITHUB_SOURCE, mirror=str(mirror_dir))
+    assert path.name == "github.json.xz" and path.stat().st_size == 8_264
+    assert source_bytes(GITHUB_SOURCE, mirror=str(mirror_dir)).startswith(b"[")
+    wrong = replace(GITHUB_SOURCE, decompressed_sha256="0" * 64)
+    with pytest.raises(serkit.FixtureSourceError, match="decompresses to the wrong bytes"):
+        source_bytes(wrong, mirror=str(mirror_dir))
+    # A mirror whose .xz passes its own check but not the decompressed one gives nothing.
+    with pytest.raises(serkit.FixtureSourceError, match="decompresses to the wrong bytes"):
+        fetch_source(wrong, mirror=str(mirror_dir))
+    assert not (isolated_data / GITHUB_SOURCE.relative_path).exists()
+
+
+def test_fetch_from_mirror_keeps_the_mirror_layout(
+    isolated_data: Path, mirror_dir: Path, sources_available: None
+) -> None:
+    for source in SOURCES:
+        path = fetch_source(source, mirror=str(mirror_dir))
+        assert path == isolated_data / source.relative_path
+        assert source_path(source) == path
+    assert (isolated_data / "corpora" / "github.json.xz").is_file()
+    assert serkit.fixture_hash("github") == FIXTURES["github"].sha256
+
+
 # --- every codec on every fixture it supports --------------------------------------------
 
 # Pairs a codec refuses outright; anything else must encode and decode.
@@ -247,7 +305,7 @@ UNSUPPORTED_PAIRS = {
 
 @pytest.mark.parametrize("fixture", [n for n in serkit.fixture_names() if not FIXTURES[n].slow])
 def test_every_codec_round_trips_every_fixture_it_supports(
-    fixture: str, senate_available: None
+    fixture: str, sources_available: None
 ) -> None:
     obj = serkit.load_fixture(fixture)
     for result in measure_fixture(fixture, serkit.codec_names()):
@@ -290,6 +348,7 @@ def local_server(
     served = tmp_path / "served"
     served.mkdir()
     shutil.copyfile(mirror_dir / SENATE_SOURCE.filename, served / SENATE_SOURCE.filename)
+    shutil.copyfile(mirror_dir / GITHUB_SOURCE.relative_path, served / GITHUB_SOURCE.filename)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
     handler.log_message = lambda *args: None  # type: ignore[attr-defined]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -333,3 +392,19 @@ def test_fetch_from_an_unreachable_host_says_what_to_do(isolated_data: Path) -> 
         port = probe.getsockname()[1]
     with pytest.raises(serkit.FixtureSourceError, match=r"could not download .* --mirror"):
         fetch_source(_served(f"http://127.0.0.1:{port}"), progress=False)
+
+
+def test_fetch_downloads_a_compressed_corpus_and_checks_both_hashes(
+    isolated_data: Path, local_server: str, sources_available: None
+) -> None:
+    from dataclasses import replace
+
+    served = replace(GITHUB_SOURCE, url=f"{local_server}/{GITHUB_SOURCE.filename}")
+    path = fetch_source(served, progress=False)
+    assert path == isolated_data / "corpora" / "github.json.xz"
+    assert serkit.fixture_hash("github") == FIXTURES["github"].sha256
+    path.unlink()
+    wrong = replace(served, decompressed_sha256="0" * 64)
+    with pytest.raises(serkit.FixtureSourceError, match="decompresses to the wrong bytes"):
+        fetch_source(wrong, progress=False)
+    assert not path.exists()

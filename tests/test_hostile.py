@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from misbehaving_codec import ABORT, HANG, SEGFAULT, SPEC, misbehaviour, valid_json
+from misbehaving_codec import ABORT, HANG, SEGFAULT, misbehaviour, valid_json
 
 import serkit
 from serkit.checks import hostile
@@ -15,7 +14,6 @@ from serkit.checks.hostile import (
     EXCEPTION,
     FED,
     MUTATIONS,
-    NOT_INSTALLED,
     VALUE,
     Incident,
     hostile_payload,
@@ -23,9 +21,7 @@ from serkit.checks.hostile import (
     run_hostile,
     seed_payloads,
 )
-from serkit.codecs.registry import CodecRegistry
-
-TESTS = Path(__file__).resolve().parent
+from serkit.checks.workers import NOT_INSTALLED
 
 
 def test_payloads_are_reproducible_from_codec_seed_and_index() -> None:
@@ -85,27 +81,6 @@ print(out.getvalue().splitlines()[-1])
     )
     assert done.stdout.strip() == "0\tblocked\tpickle.find_class"
     assert not marker.exists()
-
-
-@pytest.fixture
-def misbehaving_codec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> serkit.Codec:
-    """Install tests/misbehaving_codec.py as an entry-point codec, for the workers too."""
-    info = tmp_path / "serkit_misbehaving_codec-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: serkit-misbehaving-codec\nVersion: 1.0\n"
-    )
-    (info / "entry_points.txt").write_text(
-        "[serkit.codecs]\nmisbehaving = misbehaving_codec:SPEC\n"
-    )
-    paths = [str(tmp_path), str(TESTS), os.environ.get("PYTHONPATH", "")]
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    # This process gets a registry of its own, which finds the entry point as workers do;
-    # the global registry is left untouched for the other tests.
-    codec = CodecRegistry().get("misbehaving")
-    assert codec.name == SPEC.name
-    return codec
 
 
 def test_crashes_and_hangs_are_recorded_and_the_run_goes_on(

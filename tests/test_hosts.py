@@ -10,13 +10,21 @@ from pathlib import Path
 
 import pytest
 import yaml
-from results_factory import results_file, two_hosts, values, write_machine
+from results_factory import COMMIT, results_file, two_hosts, values, write_machine
 
 from serkit.cli import main
 from serkit.compare.comparison import compare
-from serkit.results.hosts import (
+from serkit.results.host_file import (
     FORMAT_KEY,
     HOST_FILE,
+    MAX_RUNS,
+    cpus_seen,
+    merge_runs,
+    mixed_cpu_warnings,
+    read_runs,
+    write_runs,
+)
+from serkit.results.hosts import (
     UNREADABLE,
     collect,
     cpu_model,
@@ -75,6 +83,18 @@ def test_cpu_model_from_cpuinfo(tmp_path: Path) -> None:
     assert cpu_model(cpuinfo) == "Intel(R) Xeon(R) Gold 6230"
 
 
+def test_an_arm_cpu_is_named_by_its_part_numbers(tmp_path: Path) -> None:
+    """Linux on arm64 names no model: two ARM servers must still read differently."""
+    cpuinfo = tmp_path / "cpuinfo"
+    core = "processor\t: {}\nBogoMIPS\t: 2000.00\nCPU implementer\t: 0x41\nCPU part\t: {}\n\n"
+    cpuinfo.write_text(core.format(0, "0xd49") + core.format(1, "0xd49"))
+    assert cpu_model(cpuinfo, "Linux") == "ARM Neoverse-N2 (0x41:0xd49)"
+    cpuinfo.write_text(core.format(0, "0xd0c"))
+    assert cpu_model(cpuinfo, "Linux") == "ARM Neoverse-N1 (0x41:0xd0c)"
+    cpuinfo.write_text(core.format(0, "0xfff"))
+    assert cpu_model(cpuinfo, "Linux") == "ARM unknown (0x41:0xfff)"
+
+
 def test_python_build_of_this_interpreter() -> None:
     build = python_build(Path(sys.executable))
     assert build["implementation"] == platform.python_implementation()
@@ -93,15 +113,89 @@ def test_record_host_writes_beside_asv_files(tmp_path: Path) -> None:
     path = record_host(tmp_path / "results", "box-1", {"3.99": None})
     assert path == tmp_path / "results" / "box-1" / HOST_FILE
     data = yaml.safe_load(path.read_text())
-    assert data["machine"] == "box-1" and data[FORMAT_KEY] == 1
+    assert data["machine"] == "box-1" and data[FORMAT_KEY] == 2
     # asv reads every *.json in a machine's folder as results, and warns about this one.
     assert not path.name.endswith(".json")
     # No `version` key: `asv update` would rewrite a file whose version is below its own.
     assert "version" not in data
-    assert {"cpu_model", "logical_cpus", "governor", "turbo", "os", "pythons"} <= set(data)
+    (run_,) = data["runs"]
+    assert {"cpu_model", "logical_cpus", "governor", "turbo", "os", "pythons"} <= set(run_)
     this = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    assert list(data["pythons"]) == [this]  # no interpreter for 3.99: this one instead
-    assert data["os"] == platform.platform()
+    assert list(run_["pythons"]) == [this]  # no interpreter for 3.99: this one instead
+    assert run_["os"] == platform.platform() and run_["hostname"] == platform.node()
+
+
+def test_each_run_and_shard_adds_an_entry(tmp_path: Path) -> None:
+    record_host(tmp_path, "kind-1", shard="1/2", commit=COMMIT, environments=["py3.11 baseline"])
+    record_host(tmp_path, "kind-1", shard="2/2", commit=COMMIT)
+    runs = read_runs(tmp_path / "kind-1", [])
+    assert runs is not None and [r["shard"] for r in runs] == ["1/2", "2/2"]
+    assert runs[0]["environments"] == ["py3.11 baseline"] and runs[1]["commit"] == COMMIT
+
+
+def test_a_format_1_host_file_reads_as_one_run(tmp_path: Path) -> None:
+    old = {FORMAT_KEY: 1, "machine": "old", "recorded_at": "2026-01-01T00:00:00+00:00"}
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / HOST_FILE).write_text(yaml.safe_dump({**old, "cpu_model": "Xeon"}))
+    warnings: list[str] = []
+    assert read_runs(tmp_path / "old", warnings) == [
+        {"recorded_at": "2026-01-01T00:00:00+00:00", "cpu_model": "Xeon"}
+    ]
+    assert not warnings
+    record_host(tmp_path, "old")  # the old host stays on record, beside the new run
+    runs = read_runs(tmp_path / "old", warnings)
+    assert runs is not None and len(runs) == 2 and runs[0]["cpu_model"] == "Xeon"
+
+
+def test_an_unreadable_host_file_is_kept_aside_not_overwritten(tmp_path: Path) -> None:
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / HOST_FILE).write_text("serkit_host_format: 99\n")
+    record_host(tmp_path, "m")
+    assert (tmp_path / "m" / (HOST_FILE + ".unreadable")).read_text() == "serkit_host_format: 99\n"
+    assert len(read_runs(tmp_path / "m", []) or []) == 1
+
+
+def test_merged_runs_are_each_run_once_oldest_first_and_capped() -> None:
+    runs = [{"recorded_at": f"2026-01-{d:02d}", "shard": "1/2"} for d in range(1, 29)]
+    assert merge_runs([runs[::2], runs, runs[::-1]]) == runs
+    many = [{"recorded_at": f"{i:05d}"} for i in range(MAX_RUNS + 5)]
+    assert merge_runs([many]) == many[5:]
+
+
+def _runs_on(cpus: list[tuple[str, int]]) -> list[dict[str, object]]:
+    return [
+        {
+            "recorded_at": f"2026-02-0{i + 1}",
+            "shard": f"{i + 1}/{len(cpus)}",
+            "commit": COMMIT,
+            "cpu_model": model,
+            "logical_cpus": count,
+        }
+        for i, (model, count) in enumerate(cpus)
+    ]
+
+
+def test_mixed_cpus_are_flagged_per_machine_name() -> None:
+    same = cpus_seen(_runs_on([("AMD EPYC 7763", 4), ("AMD EPYC 7763", 4)]))
+    assert len(same) == 1 and same[0]["runs"] == 2 and same[0]["shards"] == ["1/2", "2/2"]
+    mixed = cpus_seen(_runs_on([("AMD EPYC 7763", 4), ("Intel Xeon 8272CL", 4)]))
+    rows = [{"machine": "kind", "cpus": mixed}, {"machine": "fine", "cpus": same}]
+    (warning,) = mixed_cpu_warnings(rows)
+    assert warning.startswith("machine kind: its runs saw 2 different CPUs")
+    assert "Intel Xeon 8272CL x4 (1 runs, shards 2/2, commits 12345678)" in warning
+    # The same model with fewer cores is other hardware too.
+    assert len(cpus_seen(_runs_on([("AMD EPYC 7763", 4), ("AMD EPYC 7763", 2)]))) == 2
+
+
+def test_hosts_flags_a_machine_whose_shards_saw_different_cpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path)
+    write_runs(root / "a" / HOST_FILE, "a", _runs_on([("AMD EPYC 7763", 4), ("Intel Xeon", 4)]))
+    code, out, _ = run(capsys, "hosts", "--results", str(root))
+    assert code == 0
+    assert "MIXED CPUS: machine a: its runs saw 2 different CPUs" in out
+    assert "MIXED: AMD EPYC 7763 x4: 1 runs" in out
 
 
 def test_collect_records_each_given_python_in_version_order() -> None:

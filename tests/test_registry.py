@@ -192,12 +192,11 @@ def test_a_plugin_that_crashes_while_binding_gets_a_named_error(
     with pytest.raises(serkit.SerkitError, match="codec 'buggy' failed to load: RuntimeError"):
         fresh.get("buggy")
     # `serkit list` still lists every other codec, and says what is wrong with this one.
-    from serkit import cli
+    from serkit.cli import codecs, main
 
-    monkeypatch.setattr(cli, "registry", fresh)
-    monkeypatch.setattr(cli, "codec_names", fresh.names)
-    monkeypatch.setattr(cli, "get_codec", fresh.get)
-    assert cli.main(["list", "--json"]) == 0
+    monkeypatch.setattr(codecs, "registry", fresh)
+    monkeypatch.setattr(codecs, "codec_names", fresh.names)
+    assert main(["list", "--json"]) == 0
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
     assert rows["buggy"]["available"] is False and "plugin bug" in rows["buggy"]["reason"]
     assert rows["orjson"]["available"] is True

@@ -10,22 +10,10 @@ from serkit import codec_names, get_codec, load_fixture
 from serkit.checkout import replication_path, results_dir
 from serkit.checks.sizes import measure_fixture
 from serkit.cli import build_parser, main
-from serkit.replicate.posts import (
-    SCHEMA,
-    VERDICTS,
-    Claim,
-    Measured,
-    Options,
-    ReplicationFileError,
-    Timing,
-    UnknownPost,
-    judge,
-    load,
-    render,
-    resolve_post,
-    run,
-    save,
-)
+from serkit.replicate.claims import VERDICTS, Claim, judge_claim
+from serkit.replicate.document import SCHEMA, ReplicationFileError, load, save
+from serkit.replicate.measure import Measured, Timing, sample_interleaved
+from serkit.replicate.posts import Options, UnknownPost, resolve_post, run
 from serkit.replicate.published import (
     POST_000_DUMPS,
     POST_000_LOADS,
@@ -40,6 +28,7 @@ from serkit.replicate.published import (
     PublishedTable,
     as_disk_kib,
 )
+from serkit.replicate.render import render
 
 TABLES: list[PublishedTable | PublishedFigures] = [
     POST_000_SIZES,
@@ -264,7 +253,7 @@ def _measured(fast: list[float], slow: list[float]) -> Measured:
 
 def _verdict(published: dict[str, float], measured: Measured, factor: float = 1.0) -> str:
     claim = Claim("a dumps faster than b", ((("a", "dumps"), ("b", "dumps")),), factor)
-    result = judge(
+    result = judge_claim(
         claim,
         (0,),
         lambda side, _site: published[side[0]],
@@ -315,7 +304,7 @@ def test_json_output_is_saved_where_asked(
 
 def test_a_full_run_saves_into_the_checkout_by_default() -> None:
     from serkit.checkout import project_root
-    from serkit.cli import _replication_target
+    from serkit.cli.replicate import replication_target as _replication_target
 
     parser = build_parser()
     assert _replication_target(parser.parse_args(["replicate"])) == replication_path(
@@ -323,3 +312,15 @@ def test_a_full_run_saves_into_the_checkout_by_default() -> None:
     )
     assert _replication_target(parser.parse_args(["replicate", "002"])) is None
     assert _replication_target(parser.parse_args(["replicate", "--no-save"])) is None
+
+
+def test_samples_interleave_round_by_round_rotated() -> None:
+    order: list[str] = []
+    calls = {(name, "dumps"): (lambda name=name: order.append(name)) for name in "abc"}
+    counts = {("a", "dumps"): 3, ("b", "dumps"): 3, ("c", "dumps"): 1}
+    samples = sample_interleaved(calls, dict.fromkeys(calls, 1), counts, "test")
+    assert order == ["a", "b", "c", "b", "a", "a", "b"]
+    assert {k: len(v) for k, v in samples.items()} == counts
+    order.clear()
+    sample_interleaved(calls, dict.fromkeys(calls, 1), counts, "test", deadline=0.0)
+    assert order == []  # past the deadline, no round starts

@@ -19,7 +19,7 @@ from serkit.cli import main
 from serkit.report import html as report_html
 from serkit.report.views import gather
 from serkit.results.tree import read_tree
-from serkit.suite.benchmark_names import DUMPS, SIZE
+from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, PEAK, SIZE
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -54,6 +54,28 @@ def test_library_view_puts_releases_in_order_and_judges_changes_by_noise(tmp_pat
     assert verdicts[SIZE, "random-dicts-10"] == "same"
 
 
+def test_snapshot_rows_carry_memory_per_call_and_its_check(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path)))
+    table = data.snapshots["small-dict"][0]
+    assert table.has_memory
+    json_row, ujson_row = table.rows
+    assert json_row.peak == {"dumps": 26749, "loads": 15019}
+    assert json_row.allocations == {"dumps": 502, "loads": 343}
+    assert json_row.peak_per_byte("dumps") == pytest.approx(26749 / 1762)
+    assert ujson_row.memory_sane == {"dumps": True, "loads": False}  # below its floor
+
+
+def test_library_view_judges_memory_as_counts(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path)))
+    (view,) = [v for v in data.libraries if v.machine == "box-a"]
+    verdicts = {(c.benchmark, c.fixture): c.verdict for c in view.changes}
+    # Allocations are exact: 120 -> 100 is a change, however small.
+    assert verdicts[ALLOCATIONS["dumps"], "small-dict"] == "smaller"
+    assert verdicts[ALLOCATIONS["dumps"], "random-dicts-10"] == "same"
+    assert verdicts[PEAK["dumps"], "small-dict"] == "same"  # 0.2 %: within 1 %
+    assert verdicts[PEAK["dumps"], "random-dicts-10"] == "smaller"  # 2.7 %
+
+
 def test_report_writes_versioned_pages_and_keeps_older_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,11 +105,30 @@ def test_snapshot_page_shows_units_spread_and_lossy(tmp_path: Path) -> None:
     results = write_tree(tmp_path / "results")
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     html = (written.folder / "fixture-random-dicts-10.html").read_text()
-    assert "40 µs" in html and "±2.5 %" in html  # the median, and half its IQR
+    assert "40.0 µs" in html and "±2.5 %" in html  # the median, and half its IQR
     assert "2,800 B" in html and 'class="lossy"' in html
     versions = (written.folder / "versions.html").read_text()
     assert "1 change beyond the noise" not in versions  # both the time and the size moved
-    assert re.search(r"2 changes beyond the noise, of \d+ compared", versions)
+    # The time, the size, an allocation count and a peak moved; a 0.2 % peak did not.
+    assert re.search(r"4 changes beyond the noise, of \d+ compared", versions)
+
+
+def test_snapshot_page_shows_peak_allocations_and_the_chart_of_peak_per_byte(
+    tmp_path: Path,
+) -> None:
+    results = write_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    html = (written.folder / "fixture-small-dict.html").read_text()
+    assert "<th>peak, dumps</th><th>allocations, dumps</th>" in html
+    assert "26.1 KiB" in html and "<td>502</td>" in html  # json's dumps peak and count
+    assert "15.2x the encoded size" in html  # 26,749 B peak / 1,762 B encoded
+    assert (
+        html.count('<br><span class="lossy">suspect</span>') == 2
+    )  # ujson's loads, in box-a's and box-b's tables
+    assert "peak memory ÷ encoded size" in html
+    versions = (written.folder / "versions.html").read_text()
+    assert "dumps allocations" in versions and "<td>120</td><td>100</td>" in versions
+    assert "dumps peak memory" in versions and "58.6 KiB" in versions
 
 
 def test_names_from_results_are_escaped(tmp_path: Path) -> None:
@@ -178,11 +219,11 @@ def test_overhead_page_judges_each_adapter_against_its_target(tmp_path: Path) ->
         tmp_path, tmp_path / "results", tmp_path / "r", asv_runner=None
     )
     html = (written.folder / "overhead.html").read_text()
-    assert "+100 ns" in html and "over target" in html and "5% or 50 ns" in html
+    assert "+100 ns" in html and "over target" in html and "5 % or 50.0 ns" in html
 
 
 def test_releases_measured_by_different_benchmark_code_are_not_compared(tmp_path: Path) -> None:
-    from serkit.report.views import CODE_CHANGED
+    from serkit.report.versions import CODE_CHANGED
 
     results = write_tree(tmp_path / "results", machines=("box-a",))
     axis_file = next((results / "box-a").glob("*-env-1.json"))  # the older ujson release
@@ -193,3 +234,87 @@ def test_releases_measured_by_different_benchmark_code_are_not_compared(tmp_path
     verdicts = {(c.benchmark, c.fixture): c.verdict for c in view.changes}
     assert verdicts[DUMPS, "small-dict"] == CODE_CHANGED  # was "faster" with the same code
     assert verdicts[SIZE, "small-dict"] == "larger"  # the size track's code did not change
+
+
+def _conformance_results() -> dict[str, Any]:
+    from serkit.checks.conformance import (
+        ACCEPTED,
+        RAN,
+        REJECTED,
+        CodecConformance,
+        FileOutcome,
+    )
+    from serkit.checks.workers import NOT_INSTALLED
+
+    def files(*outcomes: tuple[str, str, str]) -> list[FileOutcome]:
+        from serkit.inputs.jsontestsuite import expectation
+
+        return [FileOutcome(name, expectation(name), out, detail) for name, out, detail in outcomes]
+
+    return {
+        "json": CodecConformance(
+            "json",
+            RAN,
+            "3.11.7",
+            "c",
+            files(
+                ("y_array_empty.json", ACCEPTED, "list"),
+                ("n_number_NaN.json", ACCEPTED, "list"),
+                ("n_array_extra_comma.json", REJECTED, "JSONDecodeError"),
+                ("i_number_huge_exp.json", ACCEPTED, "<b>list</b>"),  # escaped, never HTML
+            ),
+        ),
+        "orjson": CodecConformance(
+            "orjson",
+            RAN,
+            "3.13.0",
+            "c",
+            files(
+                ("y_array_empty.json", ACCEPTED, "list"),
+                ("n_number_NaN.json", REJECTED, "orjson.JSONDecodeError"),
+                ("n_array_extra_comma.json", REJECTED, "orjson.JSONDecodeError"),
+                ("i_number_huge_exp.json", REJECTED, "orjson.JSONDecodeError"),
+            ),
+        ),
+        "ujson": CodecConformance("ujson", NOT_INSTALLED, detail="pip install ujson"),
+    }
+
+
+def test_conformance_page_from_a_saved_matrix_and_a_bad_one_is_a_warning(tmp_path: Path) -> None:
+    from serkit.checks import conformance_document
+
+    results = write_tree(tmp_path / "results")
+    saved = tmp_path / "conformance.json"  # where `serkit conformance` saves, beside results/
+    found = _conformance_results()
+    conformance_document.save(conformance_document.document(found, wall_s=1.5), saved)
+
+    view = gather_conformance(saved)
+    assert view.codecs == ["json", "orjson"]  # ujson did not run: no column
+    assert [row.file for row in view.matrix] == ["i_number_huge_exp.json", "n_number_NaN.json"]
+    assert view.findings == [
+        "json accepts 1 invalid: n_number_NaN.json",
+        "ujson: not installed: pip install ujson",
+    ]
+    assert view.verdict("json") == "accepts 1 invalid" and view.verdict("orjson") == "conforms"
+
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    page = (written.folder / "conformance.html").read_text()
+    assert 'href="conformance.html"' in (written.folder / "index.html").read_text()
+    assert "json accepts 1 invalid: n_number_NaN.json" in page
+    assert "1 of 2" in page and "2 of 2" in page  # n_ files rejected, by json and orjson
+    assert "1.00 GiB" in page and "5.00 s" in page  # the limits, with units
+    assert 'class="mismatch" title="list">accepted' in page  # json on n_number_NaN.json
+    assert "n_array_extra_comma.json" not in page  # every codec agreed, as the rule asks
+    assert "<b>list" not in page and 'title="&lt;b&gt;list&lt;/b&gt;"' in page
+
+    saved.write_text('{"kind": "serkit conformance", "schema": 99}')
+    again = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    assert not (again.folder / "conformance.html").exists()
+    assert any(w.startswith(f"skipped {saved}") and "schema" in w for w in again.warnings)
+
+
+def gather_conformance(path: Path) -> Any:
+    from serkit.checks.conformance_document import load
+    from serkit.report.views import conformance_view
+
+    return conformance_view(*load(path))

@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass
 from types import MappingProxyType
 from typing import Any, Optional
 
-from serkit.codecs.registry import get_codec
-from serkit.errors import CodecNotInstalled, DecodeError, EncodeError, SerkitError, UnknownFixture
+from serkit.codecs.registry import Codec, RoundTrip, get_codec
+from serkit.errors import CodecNotInstalled, EncodeError, SerkitError, UnknownFixture
 from serkit.inputs.fixtures import FIXTURES, load_fixture
 from serkit.inputs.probes import PROBES, load_probe
 
@@ -125,27 +125,42 @@ def check_round_trip(codec_name: str, fixture: str, obj: Any) -> FidelityResult:
     """Round-trip `obj` (document `fixture`) through a codec and decide the pair's status."""
     try:
         codec = get_codec(codec_name)
-    except CodecNotInstalled as exc:
+        trip = codec.round_trip(obj)
+    except SerkitError as exc:
+        return failed(codec_name, fixture, exc)
+    return judge_round_trip(codec, fixture, obj, trip)
+
+
+def failed(codec_name: str, fixture: str, exc: SerkitError) -> FidelityResult:
+    """The status of a pair whose codec could not be bound, or whose round trip raised."""
+    if isinstance(exc, CodecNotInstalled):
         return FidelityResult(codec_name, fixture, NOT_INSTALLED, detail=str(exc))
-    except SerkitError as exc:  # a plugin that fails to bind
+    try:
+        codec = get_codec(codec_name)
+    except SerkitError:  # a plugin that fails to bind
         return FidelityResult(codec_name, fixture, ERROR, detail=str(exc))
     facts: dict[str, Any] = {"implementation": codec.implementation, "version": codec.version}
-    try:
-        trip = codec.round_trip(obj)
-    except EncodeError as exc:
-        return FidelityResult(codec_name, fixture, UNSUPPORTED, detail=str(exc), **facts)
-    except DecodeError as exc:
-        return FidelityResult(codec_name, fixture, ERROR, detail=str(exc), **facts)
-    facts.update(bytes=len(trip.payload), options=trip.config.options)
+    status = UNSUPPORTED if isinstance(exc, EncodeError) else ERROR  # DecodeError: ERROR
+    return FidelityResult(codec_name, fixture, status, detail=str(exc), **facts)
+
+
+def judge_round_trip(codec: Codec, fixture: str, obj: Any, trip: RoundTrip) -> FidelityResult:
+    """The status of a round trip already made, e.g. by a caller that also times it."""
+    facts: dict[str, Any] = {
+        "implementation": codec.implementation,
+        "version": codec.version,
+        "bytes": len(trip.payload),
+        "options": trip.config.options,
+    }
     try:
         differences = compare(obj, trip.decoded)
     except Exception as exc:  # a decoded type whose == raises, or nesting past the stack
-        detail = f"cannot compare what {codec_name} gave back: {type(exc).__name__}: {exc}"
-        return FidelityResult(codec_name, fixture, ERROR, detail=detail[:200], **facts)
+        detail = f"cannot compare what {codec.name} gave back: {type(exc).__name__}: {exc}"
+        return FidelityResult(codec.name, fixture, ERROR, detail=detail[:200], **facts)
     if not differences:
-        return FidelityResult(codec_name, fixture, EXACT, **facts)
+        return FidelityResult(codec.name, fixture, EXACT, **facts)
     return FidelityResult(
-        codec_name, fixture, LOSSY, differences, detail=describe(differences), **facts
+        codec.name, fixture, LOSSY, differences, detail=describe(differences), **facts
     )
 
 

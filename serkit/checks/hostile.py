@@ -25,11 +25,8 @@ import argparse
 import os
 import queue
 import random
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -38,7 +35,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from serkit.errors import CodecNotInstalled, DecodeError, SerkitError
+from serkit.checks.workers import (
+    EOF,
+    ERROR,
+    Worker,
+    bind_in_worker,
+    class_name,
+    limit_resources,
+)
+from serkit.errors import DecodeError, SerkitError
 
 # What a worker can report of one payload, and what the parent adds.
 EXCEPTION = "exception"  # loads raised: the clean outcome
@@ -53,8 +58,6 @@ MUTATIONS = ("truncated", "bit-flipped", "random")
 
 # Statuses of a whole codec's run.
 FED = "fed"
-NOT_INSTALLED = "not installed"
-ERROR = "error"  # no worker could start, so nothing was fed
 
 DEFAULT_SEED = 0
 DEFAULT_COUNT = 3000
@@ -208,27 +211,6 @@ def _opens_for_writing(mode: str | None, flags: int | None) -> bool:
     return bool((flags or 0) & _WRITE_FLAGS) or any(c in (mode or "") for c in "wax+")
 
 
-def _limit_resources() -> None:
-    try:
-        import resource
-    except ImportError:  # not on Windows; the parent's timeouts still hold
-        return
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crash must not litter core files
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard == resource.RLIM_INFINITY or hard > WORKER_MEMORY_BYTES:
-        resource.setrlimit(resource.RLIMIT_AS, (WORKER_MEMORY_BYTES, hard))
-
-
-def _class_name(exc: BaseException) -> str:
-    kind = type(exc)
-    module = kind.__module__
-    return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())[:200]
-
-
 def _decodes(codec: Any, payload: bytes) -> bool:
     try:
         codec.loads(payload)
@@ -239,19 +221,12 @@ def _decodes(codec: Any, payload: bytes) -> bool:
 
 def run_worker(codec_name: str, seed: int, start: int, stop: int, out: TextIO) -> int:
     """Decode payloads start..stop-1 with one codec, one result line each, in this process."""
-    from serkit.codecs.registry import get_codec
-
     sys.dont_write_bytecode = True  # a lazy import must not need to write a file
-    _limit_resources()
+    limit_resources(WORKER_MEMORY_BYTES)
     sandbox = _Sandbox()
     sys.addaudithook(sandbox.hook)
-    try:
-        codec = get_codec(codec_name)
-    except CodecNotInstalled as exc:
-        out.write(f"unavailable\t{NOT_INSTALLED}\t{_one_line(str(exc))}\n")
-        return 0
-    except SerkitError as exc:
-        out.write(f"unavailable\t{ERROR}\t{_one_line(str(exc))}\n")
+    codec = bind_in_worker(codec_name, out)
+    if codec is None:
         return 0
     # Our own bytes, so trusted: decoding them teaches the sandbox the pickle globals
     # that valid payloads use, and imports what a decoder imports lazily.
@@ -269,7 +244,7 @@ def run_worker(codec_name: str, seed: int, start: int, stop: int, out: TextIO) -
             if isinstance(cause, Blocked):
                 outcome, detail = BLOCKED, str(cause)
             else:
-                outcome, detail = EXCEPTION, _class_name(cause)
+                outcome, detail = EXCEPTION, class_name(cause)
         else:
             outcome, detail = VALUE, type(value).__name__
         out.write(f"{index}\t{outcome}\t{detail}\n")
@@ -278,60 +253,6 @@ def run_worker(codec_name: str, seed: int, start: int, stop: int, out: TextIO) -
 
 
 # --- the parent --------------------------------------------------------------------------
-
-_EOF = None  # what a worker's line queue yields once the worker is gone
-
-
-class _Worker:
-    """One worker subprocess, its output lines read on a thread so reads can time out."""
-
-    def __init__(self, codec: str, seed: int, start: int, stop: int, scratch: Path) -> None:
-        self.stderr_path = scratch / f"worker-{start}.stderr"
-        command = [sys.executable, "-X", "faulthandler", "-m", "serkit.checks.hostile"]
-        command += ["--codec", codec, "--seed", str(seed), "--start", str(start)]
-        command += ["--stop", str(stop)]
-        with self.stderr_path.open("wb") as stderr:
-            self.process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                cwd=scratch,  # anything it might still write lands in a temporary folder
-                env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-                text=True,
-            )
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        with self.process.stdout:  # closed here, once the worker is gone
-            for line in self.process.stdout:
-                self.lines.put(line.rstrip("\n"))
-        self.lines.put(_EOF)
-
-    def next_line(self, timeout: float) -> str | None:
-        """The next line; _EOF when the worker is gone; raises queue.Empty on timeout."""
-        return self.lines.get(timeout=timeout)
-
-    def end(self) -> str:
-        """Kill the worker if it still runs; how it ended, e.g. 'SIGSEGV' or 'exit 1'."""
-        if self.process.poll() is None:
-            self.process.kill()
-        code = self.process.wait()
-        if code < 0:
-            try:
-                return signal.Signals(-code).name
-            except ValueError:
-                return f"signal {-code}"
-        return f"exit {code}"
-
-    def stderr_tail(self) -> str:
-        try:
-            lines = self.stderr_path.read_text(errors="replace").strip().splitlines()
-        except OSError:
-            return ""
-        return _one_line(lines[-1]) if lines else ""
 
 
 def run_codec(
@@ -353,7 +274,9 @@ def run_codec(
             if time.monotonic() >= deadline:
                 result.detail = f"stopped by the {budget:g} s time budget"
                 break
-            worker = _Worker(codec, seed, index, count, Path(scratch))
+            args = ["--codec", codec, "--seed", str(seed), "--start", str(index)]
+            args += ["--stop", str(count)]
+            worker = Worker("serkit.checks.hostile", args, Path(scratch), str(index))
             try:
                 index = _feed(worker, index, count, deadline, payload_timeout, tally)
             finally:
@@ -392,13 +315,13 @@ class _Tally:
 
 
 def _feed(
-    worker: _Worker, index: int, count: int, deadline: float, timeout: float, tally: _Tally
+    worker: Worker, index: int, count: int, deadline: float, timeout: float, tally: _Tally
 ) -> int:
     """Read one worker's results from payload `index` on; return the next index to feed."""
     try:
         first = worker.next_line(STARTUP_TIMEOUT)
     except queue.Empty:
-        first = _EOF
+        first = EOF
     if first is not None and first.startswith("unavailable\t"):
         _, status, detail = first.split("\t", 2)
         tally.fail(status, detail)

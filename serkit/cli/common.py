@@ -1,4 +1,4 @@
-"""What every command shares: output format, count checks, id lists, JSON printing.
+"""What every command shares: output format, count checks, id lists, tables, JSON printing.
 
 Each command group is a module in `serkit.cli` with one function,
 `add_commands(commands)`, that declares its subcommands and their arguments (as asv's
@@ -10,9 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from serkit.inputs.fixtures import MIRROR_ENV
+from tabulate import tabulate
+
+from serkit.checkout import project_root, results_dir
+from serkit.errors import SerkitError
+from serkit.inputs.fixtures import FIXTURES, MIRROR_ENV, check_fixtures, source_path
 from serkit.suite.cases import split_ids
 
 FORMATS = ("table", "json", "markdown")
@@ -21,6 +27,49 @@ FORMATS = ("table", "json", "markdown")
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def print_table(
+    rows: Iterable[Sequence[Any]], headers: Sequence[str], fmt: str, **options: Any
+) -> None:
+    """A text table, or with `--format markdown` a GitHub-flavoured one."""
+    tablefmt = "github" if fmt == "markdown" else "simple"
+    print(tabulate(rows, headers=headers, tablefmt=tablefmt, **options))
+
+
+def warn(warnings: Iterable[str]) -> None:
+    for warning in warnings:
+        print(f"serkit: warning: {warning}", file=sys.stderr)
+
+
+def print_hazards(hazards: Mapping[str, str | None], heading: str) -> None:
+    """The codecs whose loads must not see untrusted bytes, grouped by what they risk."""
+    grouped: dict[str, list[str]] = {}
+    for codec, hazard in hazards.items():
+        if hazard:
+            grouped.setdefault(hazard, []).append(codec)
+    if grouped:
+        print(heading)
+    for hazard, codecs in grouped.items():
+        print(f"    {', '.join(codecs)}: {hazard}")
+
+
+def require_sources(names: Iterable[str]) -> None:
+    """A fixture whose fetched source is missing fails now, not after an hour of work."""
+    for name in names:
+        fixture = FIXTURES.get(name)
+        if fixture is not None and fixture.source is not None:
+            source_path(fixture.source)
+
+
+def chosen_fixtures(args: argparse.Namespace) -> list[str]:
+    """The --fixture ids (by default every fixture but the slow ones), sources checked first."""
+    if args.fixture:
+        names = check_fixtures(args.fixture)
+    else:
+        names = [f.name for f in FIXTURES.values() if args.slow or not f.slow]
+    require_sources(names)
+    return names
 
 
 def positive_int(value: str) -> int:
@@ -68,12 +117,28 @@ def codec_parent() -> argparse.ArgumentParser:
     return parent
 
 
-def fixture_parent() -> argparse.ArgumentParser:
+def fixture_parent(ids: str = "fixture ids") -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument(
-        "--fixture", type=split_ids, action="extend", help="fixture ids, comma-separated"
+        "--fixture", type=split_ids, action="extend", help=f"{ids}, comma-separated"
     )
     parent.add_argument(
         "--slow", action="store_true", help="include the slow fixtures (hundreds of MB)"
     )
     return parent
+
+
+def save_target(
+    args: argparse.Namespace, default: Callable[[Path], Path], *, partial: bool
+) -> Path | None:
+    """Where a command's JSON document goes: --save FILE, else `default(results folder)` in the
+    checkout after a full run; nowhere with --no-save or a partial run (`partial`)."""
+    if args.save:
+        return Path(args.save)
+    if args.no_save or partial:
+        return None
+    try:
+        return default(results_dir(project_root()))
+    except SerkitError as exc:
+        print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
+        return None

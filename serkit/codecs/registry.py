@@ -237,6 +237,13 @@ class CodecRegistry:
         except SerkitError as exc:
             return CodecFacts(spec, None, str(exc))
 
+    def check(self, names: Iterable[str]) -> list[str]:
+        """The ids in order, repeats dropped; UnknownCodec for a typo, before any work starts."""
+        chosen = list(dict.fromkeys(names))
+        for name in chosen:
+            self.spec(name)
+        return chosen
+
     def get(self, name: str) -> Codec:
         """Import and bind a codec. Raises CodecNotInstalled when its library is missing."""
         if name in self._codecs:
@@ -292,4 +299,5 @@ class CodecRegistry:
 registry = CodecRegistry()
 codec_names = registry.names
 get_codec = registry.get
+check_codecs = registry.check
 register_codec = registry.register

@@ -7,12 +7,22 @@ each stated once here and in the README:
 - Commit: with `--commit`, that commit (a prefix) on both hosts; otherwise, for each
   matched value, the newest commit (by the commit date asv recorded) at which both hosts
   measured it.
-- Noise: a difference is "within noise" when the two hosts' 99 % confidence intervals
-  overlap, or, where either host recorded no interval, their interquartile ranges do.
-  Only disjoint intervals make a pair faster or slower.
+- Noise, for timings measured in several processes a side (serkit's runs keep one
+  sample per process): faster or slower only when Welch's t-test on the logs of the
+  per-process values rejects "no difference" at 1 % and the difference exceeds the
+  hosts' noise floor (the larger of the two, measured by `serkit noise`; 10 % where a
+  host has none, said in a warning). Each pair states the smallest difference it could
+  have called. A/A runs on a shared VM call at most 1 % of pairs different this way.
+- Noise, for values with one process or none recorded (older results, tracks): "within
+  noise" when the 99 % confidence intervals overlap, or, where either host recorded
+  no interval, the interquartile ranges do; only disjoint intervals make a difference.
 - Sizes: a `track_*` in bytes is a count, so in the same environment it must be equal
   on both hosts; a difference means the hosts did not run the same thing. Memory tracks
-  (names with rss, mem or peak) are measured, not counted, and are exempt.
+  (names with rss, mem or peak) are exempt.
+- Memory per call is counted at the allocator, not sampled, so it has no noise: an
+  allocation count that differs is higher or lower, exactly; a peak within
+  PEAK_TOLERANCE (1 %) is the same. Neither fails the comparison the way a size does:
+  "3.11" on two hosts may be two patch releases, which allocate differently.
 - Summary: the geometric mean of B/A over the timings, per codec (the `codec`
   parameter) or, for a benchmark without one, per benchmark, and over all of them.
 """
@@ -28,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serkit.errors import SerkitError
+from serkit.results.noise import DEFAULT_FLOOR, read_noise
 from serkit.results.tree import (
     Benchmark,
     Environment,
@@ -36,17 +47,27 @@ from serkit.results.tree import (
     ResultsTree,
     version_order,
 )
+from serkit.stats import difference, spread
 
-SCHEMA = "serkit-compare/1"
+# 2: timings judged between processes; pairs carry detectable, multimodal and processes.
+SCHEMA = "serkit-compare/2"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
-    "within noise when the 99% confidence intervals overlap (the interquartile ranges "
-    "where either host recorded no interval); faster or slower only when they are disjoint"
+    "timings measured in several processes: faster or slower only when Welch's t-test on the "
+    "logs of the per-process values rejects no-difference at 1% and the difference exceeds "
+    "the hosts' noise floor; other values: within noise when the 99% confidence intervals "
+    "overlap (the interquartile ranges where either host recorded no interval)"
 )
 GROUP_PARAM = "codec"
 KIND_ORDER = {"time": 0, "memory": 1, "track": 2}  # timings first: what a reader came for
-# Resident memory is measured, and differs between hosts even when their code does not.
+# Memory tracks: never held to the size rule (resident memory, where recorded, differs
+# between hosts even when their code does not).
 MEMORY_NAME = re.compile(r"rss|mem|peak", re.IGNORECASE)
+ALLOCATIONS_UNIT = "allocations"  # serkit's allocation counts (benchmarks/bench_memory.py)
+PEAK_NAME = re.compile(r"\.track_\w*_peak$")  # serkit's peaks at the allocator
+# A peak at the allocator moved by up to a few hundred bytes between processes (hash
+# seeds, interned keys): a difference within this fraction is no difference.
+PEAK_TOLERANCE = 0.01
 
 SAME = "same"
 WITHIN_NOISE = "within noise"
@@ -85,6 +106,11 @@ class Pair:
     ratio: float | None  # B/A; None unless both values are above 0
     verdict: str
     group: str
+    # The smallest relative difference the verdict could have called (0.12: 12 %); None
+    # where the pair was judged by its intervals (one process a side, or a track).
+    detectable: float | None = None
+    # Whether either side's processes fell into separate modes (see serkit.stats.modes).
+    multimodal: bool = False
 
     @property
     def commit(self) -> str:
@@ -123,6 +149,7 @@ class Comparison:
     only_values: dict[str, list[OneSide]]
     not_comparable: list[OneSide]
     warnings: list[str] = field(default_factory=list)
+    floor: float = DEFAULT_FLOOR  # the noise floor the timing verdicts used
 
     @property
     def size_mismatches(self) -> list[Pair]:
@@ -146,6 +173,21 @@ def is_exact_size(benchmark: Benchmark) -> bool:
         and short.startswith("track_")
         and not MEMORY_NAME.search(benchmark.name)
     )
+
+
+def counted_verdict(benchmark: Benchmark, a: float, b: float) -> str | None:
+    """The verdict on memory counted at the allocator, or None for anything else."""
+    if benchmark.kind != "track":
+        return None
+    if benchmark.unit == ALLOCATIONS_UNIT:
+        tolerance = 0.0
+    elif benchmark.unit == "bytes" and PEAK_NAME.search(benchmark.name):
+        tolerance = PEAK_TOLERANCE * a
+    else:
+        return None
+    if abs(b - a) <= tolerance:
+        return SAME
+    return HIGHER if b > a else LOWER
 
 
 def geometric_mean(ratios: Sequence[float]) -> float | None:
@@ -188,11 +230,47 @@ def spreads(a: Measurement, b: Measurement) -> tuple[str, Interval, Interval] | 
     return None
 
 
-def judge_pair(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    detectable: float | None = None
+    multimodal: bool = False
+
+
+def judge_pair(
+    benchmark: Benchmark,
+    a: Measurement,
+    b: Measurement,
+    processes: tuple[Sequence[float], Sequence[float]] = ((), ()),
+    floor: float = DEFAULT_FLOOR,
+) -> Verdict:
     """The verdict on one pair, by the rules in this module's docstring."""
     assert a.value is not None and b.value is not None
     if is_exact_size(benchmark):
+        return Verdict(SAME if a.value == b.value else SIZE_MISMATCH)
+    counted = counted_verdict(benchmark, a.value, b.value)
+    if counted is not None:
+        return Verdict(counted)
+    if a.value == b.value:
+        return Verdict(SAME)
+    on_a, on_b = processes
+    if benchmark.kind == "time" and len(on_a) >= 2 and len(on_b) >= 2:
+        found = difference(on_a, on_b, floor=floor)
+        multimodal = spread(on_a).multimodal or spread(on_b).multimodal
+        if not found.differs:
+            return Verdict(WITHIN_NOISE, found.detectable, multimodal)
+        return Verdict(SLOWER if found.ratio > 1 else FASTER, found.detectable, multimodal)
+    return Verdict(judge_overlap(benchmark, a, b))
+
+
+def judge_overlap(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
+    """The rule for values without per-process samples: do their intervals overlap?"""
+    assert a.value is not None and b.value is not None
+    if is_exact_size(benchmark):
         return SAME if a.value == b.value else SIZE_MISMATCH
+    counted = counted_verdict(benchmark, a.value, b.value)
+    if counted is not None:
+        return counted
     if a.value == b.value:
         return SAME
     used = spreads(a, b)
@@ -205,6 +283,24 @@ def judge_pair(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
     if benchmark.kind == "time":
         return FASTER if below else SLOWER
     return LOWER if below else HIGHER
+
+
+def host_floor(tree: ResultsTree, hosts: Sequence[str], warnings: list[str]) -> float:
+    """The larger of the hosts' measured noise floors; the default, said, where one has none."""
+    floors = []
+    for host in hosts:
+        record = read_noise(tree.root / host, warnings)
+        if record is None:
+            said = (
+                f"{host} has no noise measurement: timing verdicts assume a floor of "
+                f"{DEFAULT_FLOOR:.0%} (run `serkit noise --machine {host}` on that host)"
+            )
+            if said not in warnings:  # once per host, however many views compare it
+                warnings.append(said)
+            floors.append(DEFAULT_FLOOR)
+        else:
+            floors.append(record.floor)
+    return max(floors)
 
 
 def _ratio(a: float, b: float) -> float | None:
@@ -296,6 +392,7 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
         only_values={host_a: [], host_b: []},
         not_comparable=[],
         warnings=warnings,
+        floor=host_floor(tree, hosts, warnings),
     )
     # A stable sort of the keys as read keeps each benchmark's parameters in asv's order.
     keys = dict.fromkeys([*index_a, *index_b])
@@ -346,8 +443,10 @@ def _match(
         return
     assert a.value is not None and b.value is not None
     group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
+    found = judge_pair(benchmark, a, b, (tree.processes(a), tree.processes(b)), result.floor)
+    ratio = _ratio(a.value, b.value)
     pair = Pair(
-        benchmark, named, env, a, b, _ratio(a.value, b.value), judge_pair(benchmark, a, b), group
+        benchmark, named, env, a, b, ratio, found.verdict, group, found.detectable, found.multimodal
     )
     result.pairs.append(pair)
 

@@ -20,41 +20,15 @@ from serkit.compare.comparison import (
     spreads,
 )
 from serkit.results.tree import Environment, Interval, Measurement
-
-BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
-TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
-
-
-def _three_digits(x: float) -> str:
-    return f"{x:.0f}" if abs(x) >= 100 else f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
-
-
-def format_value(value: float | None, unit: str) -> str:
-    """A value in its unit: seconds as ns/µs/ms/s, bytes as B/KiB/MiB; others as numbers."""
-    if value is None:
-        return "-"
-    if unit == "seconds":
-        for scale, name in TIME_UNITS:
-            if abs(value) >= scale or scale == TIME_UNITS[-1][0]:
-                return f"{_three_digits(value / scale)} {name}"
-    if unit == "bytes":
-        if abs(value) < 1024:
-            return f"{value:.0f} B" if value == int(value) else f"{value:.1f} B"
-        scaled, power = value, 0
-        while abs(scaled) >= 1024 and power < len(BINARY_UNITS) - 1:
-            scaled, power = scaled / 1024, power + 1
-        return f"{_three_digits(scaled)} {BINARY_UNITS[power]}"
-    return f"{value:g}"
+from serkit.stats import spread
+from serkit.units import bytes_exact, decimal, percent
+from serkit.units import format_value as format_value  # re-exported: the CLI imports it here
 
 
 def _interval_text(interval: Interval | None, unit: str) -> str:
     if interval is None:
         return "-"
     return f"{format_value(interval[0], unit)} to {format_value(interval[1], unit)}"
-
-
-def _ratio_text(ratio: float | None) -> str:
-    return "-" if ratio is None else f"{ratio:.3f}"
 
 
 def _params_text(params: dict[str, Any]) -> str:
@@ -64,10 +38,15 @@ def _params_text(params: dict[str, Any]) -> str:
 # --- JSON ------------------------------------------------------------------------------
 
 
-def _spread_json(m: Measurement) -> dict[str, list[float] | None]:
+def _processes(pair: Pair, m: Measurement) -> tuple[float, ...]:
+    return m.samples if pair.benchmark.one_sample_per_process else ()
+
+
+def _spread_json(pair: Pair, m: Measurement) -> dict[str, list[float] | None]:
     return {
         "ci_99": list(m.ci_99) if m.ci_99 else None,
         "iqr": list(m.iqr) if m.iqr else None,
+        "processes": list(_processes(pair, m)) or None,  # one value per process, seconds
     }
 
 
@@ -82,9 +61,11 @@ def _pair_json(pair: Pair) -> dict[str, Any]:
         "a": pair.a.value,
         "b": pair.b.value,
         "ratio": pair.ratio,
-        "a_spread": _spread_json(pair.a),
-        "b_spread": _spread_json(pair.b),
+        "a_spread": _spread_json(pair, pair.a),
+        "b_spread": _spread_json(pair, pair.b),
         "verdict": pair.verdict,
+        "detectable": pair.detectable,
+        "multimodal": pair.multimodal,
         "group": pair.group,
     }
 
@@ -127,6 +108,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "commit": result.commit,
         "commit_rule": f"commit {result.commit}" if result.commit else COMMIT_RULE,
         "noise_rule": NOISE_RULE,
+        "noise_floor": result.floor,
         "pairs": [_pair_json(p) for p in result.pairs],
         "summary": {"groups": [_group_json(g) for g in groups], "overall": _group_json(overall)},
         "size_mismatches": len(result.size_mismatches),
@@ -149,21 +131,35 @@ def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str], markdown: bool
     return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True)
 
 
+def _spread_text(pair: Pair, m: Measurement, interval: Interval | None, kind: str) -> str:
+    """Between processes where recorded (quartiles, count, modes), else the interval judged."""
+    processes = _processes(pair, m)
+    unit = pair.benchmark.unit
+    if len(processes) >= 2:
+        found = spread(processes)
+        modes = f", {len(found.modes)} modes" if found.multimodal else ""
+        text = _interval_text((found.q1, found.q3), unit)
+        return f"{text} (IQR of {len(processes)} processes{modes})"
+    if interval is None:
+        return _interval_text(None, unit)
+    return _interval_text(interval, unit) + ("" if kind == CI_99 else f" ({kind})")
+
+
 def _pair_rows(pairs: Iterable[Pair], with_commit: bool) -> list[list[str]]:
     rows = []
     for p in pairs:
         unit = p.benchmark.unit
         used = spreads(p.a, p.b)
         kind, a_spread, b_spread = used if used else (CI_99, None, None)
-        mark = "" if kind == CI_99 else f" ({kind})"
         row = [
             p.benchmark.name,
             _params_text(p.params),
             format_value(p.a.value, unit),
-            _interval_text(a_spread, unit) + (mark if a_spread else ""),
+            _spread_text(p, p.a, a_spread, kind),
             format_value(p.b.value, unit),
-            _interval_text(b_spread, unit) + (mark if b_spread else ""),
-            _ratio_text(p.ratio),
+            _spread_text(p, p.b, b_spread, kind),
+            decimal(p.ratio),
+            "-" if p.detectable is None else percent(p.detectable),
             p.verdict,
         ]
         rows.append([*row, p.commit[:8]] if with_commit else row)
@@ -183,7 +179,7 @@ def _mismatch_lines(result: Comparison) -> list[str]:
         a, b = int(p.a.value or 0), int(p.b.value or 0)
         lines.append(
             f"  - {p.benchmark.name} [{_params_text(p.params)}] in {p.env.label}: "
-            f"{a:,} B on {result.host_a}, {b:,} B on {result.host_b}{note}"
+            f"{bytes_exact(a)} on {result.host_a}, {bytes_exact(b)} on {result.host_b}{note}"
         )
     return lines
 
@@ -196,7 +192,7 @@ def _summary_rows(groups: Sequence[GroupSummary], overall: GroupSummary) -> list
             [
                 g.group,
                 str(g.timings),
-                _ratio_text(g.geomean),
+                decimal(g.geomean),
                 str(g.verdicts.get("faster", 0)),
                 str(g.verdicts.get("slower", 0)),
                 str(g.verdicts.get("within noise", 0)),
@@ -217,13 +213,16 @@ def render(result: Comparison, markdown: bool = False) -> str:
     out = [
         f"A = {a}, B = {b}. B/A below 1: B is faster (or smaller).",
         f"Commit: {rule}.",
-        f"Noise: {NOISE_RULE}.",
+        f"Noise: {NOISE_RULE}. Noise floor: {percent(result.floor)}.",
+        "detectable: the smallest change each timing could have called; spread: 99% CI unless "
+        "marked.",
     ]
     out += _mismatch_lines(result)
     if markdown:  # each note its own paragraph
         out = [line if line.startswith("  - ") else line + "\n" for line in out]
     with_commit = len({p.commit for p in result.pairs}) > 1
-    headers = ["benchmark", "params", "A", "A 99% CI", "B", "B 99% CI", "B/A", "verdict"]
+    headers = ["benchmark", "params", "A", "A spread", "B", "B spread", "B/A", "detectable"]
+    headers += ["verdict"]
     headers += ["commit"] if with_commit else []
     by_env: dict[Environment, list[Pair]] = {}
     for pair in result.pairs:

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
+import lzma
 import os
 import random
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, NamedTuple
 
 from serkit.errors import FixtureSourceError, SerkitError, UnknownFixture
+from serkit.inputs.hashing import content_hash as content_hash  # also imported from here
+from serkit.inputs.user_fixtures import USER_ORIGIN, Declaration, declared_fixtures
 
 # --- the Senate source: pinned, fetched, never committed ---------------------------------
 
@@ -31,6 +35,14 @@ class Source:
     url: str
     sha256: str
     license: str
+    # Where it sits, in the mirror and in the data dir alike ("" for the top).
+    folder: str = ""
+    # For a file that ships compressed (.xz): the sha256 of its decompressed bytes.
+    decompressed_sha256: str = ""
+
+    @property
+    def relative_path(self) -> str:
+        return f"{self.folder}/{self.filename}" if self.folder else self.filename
 
 
 SENATE_SOURCE = Source(
@@ -42,7 +54,47 @@ SENATE_SOURCE = Source(
     sha256="423f7bdf2d4ee46589eed93361451408d309c2f81b45e5d7bb6fe9fa4ff0c321",
     license="CC0 1.0 (public domain), congress-legislators project",
 )
-SOURCES = (SENATE_SOURCE,)
+
+# The documents most JSON benchmarks use (nativejson-benchmark, orjson, simdjson, serde's
+# json-benchmark), so that serkit's numbers can be set beside theirs.
+_NATIVEJSON = (
+    "https://raw.githubusercontent.com/miloyip/nativejson-benchmark/"
+    "478d5727c2a4048e835a29c65adecc7d795360d5/data/"
+)
+_NATIVEJSON_LICENSE = "MIT, nativejson-benchmark (Milo Yip)"
+TWITTER_SOURCE = Source(
+    filename="twitter.json",
+    url=_NATIVEJSON + "twitter.json",
+    sha256="a08b769f32b95f426cbc3abafcec65c1a19d3eb544d4ddf320eae142c99efc5d",
+    license=_NATIVEJSON_LICENSE,
+    folder="corpora",
+)
+CITM_CATALOG_SOURCE = Source(
+    filename="citm_catalog.json",
+    url=_NATIVEJSON + "citm_catalog.json",
+    sha256="a73e7a883f6ea8de113dff59702975e60119b4b58d451d518a929f31c92e2059",
+    license=_NATIVEJSON_LICENSE,
+    folder="corpora",
+)
+CANADA_SOURCE = Source(
+    filename="canada.json",  # nativejson's LF copy; orjson's canada.json.xz holds a CRLF one
+    url=_NATIVEJSON + "canada.json",
+    sha256="f83b3b354030d5dd58740c68ac4fecef64cb730a0d12a90362a7f23077f50d78",
+    license=_NATIVEJSON_LICENSE,
+    folder="corpora",
+)
+GITHUB_SOURCE = Source(
+    filename="github.json.xz",
+    url=(
+        "https://raw.githubusercontent.com/ijl/orjson/"
+        "5cbb3d0398a2f42de51210270286fecd798c5d78/data/github.json.xz"
+    ),
+    sha256="6f3c83af7cac5b0159ee4eafb4148efec4af730bda256b3fc7d619bb058bfd76",
+    license="Apache-2.0 or MIT, orjson (ijl)",
+    folder="corpora",
+    decompressed_sha256="275e688d9081f1528483eccc7d87290957a67768d4413817e30e092a68cb2124",
+)
+SOURCES = (SENATE_SOURCE, TWITTER_SOURCE, CITM_CATALOG_SOURCE, CANADA_SOURCE, GITHUB_SOURCE)
 
 DATA_DIR_ENV = "SERKIT_DATA_DIR"
 MIRROR_ENV = "SERKIT_FIXTURE_MIRROR"
@@ -78,10 +130,10 @@ def source_path(source: Source = SENATE_SOURCE, *, mirror: str | None = None) ->
     """
     folder = _mirror(mirror)
     where = f"mirror {folder}" if folder else f"{data_dir()}"
-    path = (folder or data_dir()) / source.filename
+    path = (folder or data_dir()) / source.relative_path
     if not path.is_file():
         raise FixtureSourceError(
-            f"{source.filename} is missing from {where}: run `serkit fixtures fetch`"
+            f"{source.relative_path} is missing from {where}: run `serkit fixtures fetch`"
         )
     actual = _sha256(path)
     if actual != source.sha256:
@@ -92,40 +144,71 @@ def source_path(source: Source = SENATE_SOURCE, *, mirror: str | None = None) ->
     return path
 
 
+def source_bytes(source: Source, *, mirror: str | None = None) -> bytes:
+    """The verified contents of `source`, decompressed and checked again when it ships as .xz."""
+    return _contents(source, source_path(source, mirror=mirror))
+
+
+def _contents(source: Source, path: Path) -> bytes:
+    data = path.read_bytes()
+    if not source.decompressed_sha256:
+        return data
+    try:
+        data = lzma.decompress(data)
+    except lzma.LZMAError as exc:
+        raise FixtureSourceError(f"{path} does not decompress: {exc}") from exc
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != source.decompressed_sha256:
+        raise FixtureSourceError(
+            f"{path} decompresses to the wrong bytes (sha256 {actual[:12]}…, pinned "
+            f"{source.decompressed_sha256[:12]}…): delete it and run `serkit fixtures fetch`"
+        )
+    return data
+
+
 def fetch_source(
     source: Source = SENATE_SOURCE, *, mirror: str | None = None, progress: bool = True
 ) -> Path:
     """Copy `source` into the data dir from the mirror, or download it from its pinned URL.
 
-    Either way the file is checked against the pinned sha256 before it is kept.
+    Either way the file is checked against the pinned sha256 (and, compressed, its
+    decompressed bytes against theirs) before it is kept.
     """
-    target = data_dir() / source.filename
+    target = data_dir() / source.relative_path
     folder = _mirror(mirror)
     if folder is not None:
         verified = source_path(source, mirror=str(folder))
+        _contents(source, verified)
         target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(".partial")
+        partial = target.with_name(target.name + ".partial")
         shutil.copyfile(verified, partial)
         partial.replace(target)
         return target
     import pooch
 
     try:
-        fetched = pooch.retrieve(
-            source.url,
-            known_hash=f"sha256:{source.sha256}",
-            fname=source.filename,
-            path=target.parent,
-            progressbar=progress,
+        fetched = Path(
+            pooch.retrieve(
+                source.url,
+                known_hash=f"sha256:{source.sha256}",
+                fname=source.filename,
+                path=target.parent,
+                progressbar=progress,
+            )
         )
     except ValueError as exc:  # pooch's hash mismatch
         raise FixtureSourceError(f"{source.url} does not match its pinned sha256: {exc}") from exc
     except Exception as exc:  # network errors come in many classes
         raise FixtureSourceError(
             f"could not download {source.url} ({type(exc).__name__}); "
-            f"offline, point {MIRROR_ENV} or --mirror at a folder holding {source.filename}"
+            f"offline, point {MIRROR_ENV} or --mirror at a folder holding {source.relative_path}"
         ) from exc
-    return Path(fetched)
+    try:
+        _contents(source, fetched)
+    except FixtureSourceError:
+        fetched.unlink()  # nothing half-checked is kept
+        raise
+    return fetched
 
 
 # --- the documents ---------------------------------------------------------------------
@@ -263,6 +346,30 @@ def _random_dicts_fixture(count: int, sha256: str) -> Fixture:
     )
 
 
+def json_document(source: Source) -> Any:
+    """A standard JSON corpus, parsed once by the standard library: the one reference parse."""
+    return json.loads(source_bytes(source))
+
+
+def _corpus_fixture(
+    name: str, source: Source, sha256: str, description: str, *, slow: bool = False
+) -> Fixture:
+    return Fixture(
+        name=name,
+        build=lambda: json_document(source),
+        sha256=sha256,
+        origin=f"corpus: {source.filename}",
+        description=description,
+        slow=slow,
+        source=source,
+        large=slow,  # the two slow ones are the two over a megabyte
+    )
+
+
+# What each corpus adds to a quick run, estimated from every codec's dumps and loads on
+# it (docs/cost.md): twitter about 5 % and github 1 %, so they join the default grid;
+# citm-catalog about 15 % and canada 60 %, nearly all of it pure-Python yaml (2 s and
+# 11 s per loads), so they are opt-in like the large random-dicts.
 _FIXTURES: dict[str, Fixture] = {
     f.name: f
     for f in (
@@ -310,6 +417,32 @@ _FIXTURES: dict[str, Fixture] = {
             "the first senators by (last, first) name, ~48 KB as YAML",
             source=SENATE_SOURCE,
         ),
+        _corpus_fixture(
+            "twitter",
+            TWITTER_SOURCE,
+            "6926b35bc1f73fedfad05e0a101c6941c898d1f199e06188bdcc424f6b0aeb90",
+            "tweets from the Twitter search API: Unicode text, nested objects, big ids",
+        ),
+        _corpus_fixture(
+            "citm-catalog",
+            CITM_CATALOG_SOURCE,
+            "74a775a1807fc0c7d97d3cf0df232ecfb9c640fedcc5860900fc6a4f244f94a0",
+            "a ticketing catalogue: int-heavy objects with many repeated keys",
+            slow=True,
+        ),
+        _corpus_fixture(
+            "canada",
+            CANADA_SOURCE,
+            "8fb65ca7a1ece8849069cb92d9e3d74364f4f29d32b9d6ba945f0428f38d5a01",
+            "Canada's border as GeoJSON: arrays of float coordinate pairs",
+            slow=True,
+        ),
+        _corpus_fixture(
+            "github",
+            GITHUB_SOURCE,
+            "532e8c2df5e37439d407c11984fea1b19efe3280892f735f4d859a4918aa8343",
+            "GitHub API responses (orjson's benchmark document): strings, URLs, nulls",
+        ),
     )
 }
 FIXTURES: Mapping[str, Fixture] = MappingProxyType(_FIXTURES)
@@ -327,6 +460,14 @@ def get_fixture(name: str) -> Fixture:
         raise UnknownFixture(
             f"unknown fixture {name!r}; known fixtures: {', '.join(_FIXTURES)}"
         ) from None
+
+
+def check_fixtures(names: Iterable[str]) -> list[str]:
+    """The ids in order, repeats dropped; UnknownFixture for a typo, before any work starts."""
+    chosen = list(dict.fromkeys(names))
+    for name in chosen:
+        get_fixture(name)
+    return chosen
 
 
 # Documents derived from a fetched source, built once per process and verified source
@@ -359,56 +500,30 @@ def adopt_built(name: str, document: Any) -> None:
     _BUILT_FROM_SOURCE[(name, source_path(fixture.source))] = document
 
 
-# --- the content hash ------------------------------------------------------------------
-
-
-def _tokens(obj: Any) -> Iterator[bytes]:
-    # Type-tagged and length-prefixed, so no two different objects share a stream;
-    # floats by their exact hex form, which no Python version formats differently.
-    kind = type(obj)
-    if obj is None or kind is bool:
-        yield repr(obj).encode()
-    elif kind is int:
-        yield b"i%d;" % obj
-    elif kind is float:
-        yield b"f" + obj.hex().encode() + b";"
-    elif kind is str:
-        raw = obj.encode("utf-8", "surrogatepass")
-        yield b"s%d:" % len(raw)
-        yield raw
-    elif kind is bytes:
-        yield b"b%d:" % len(obj)
-        yield obj
-    elif kind is dict:
-        yield b"d%d:" % len(obj)
-        for key, value in obj.items():
-            yield from _tokens(key)
-            yield from _tokens(value)
-    elif kind is list or kind is tuple:
-        yield b"l%d:" % len(obj) if kind is list else b"t%d:" % len(obj)
-        for item in obj:
-            yield from _tokens(item)
-    elif isinstance(obj, tuple) and hasattr(kind, "_fields"):
-        yield b"n%s:%d:" % (kind.__qualname__.encode(), len(obj))
-        for item in obj:
-            yield from _tokens(item)
-    else:
-        raise TypeError(f"fixture_hash cannot hash {kind.__name__}")
-
-
-def content_hash(obj: Any) -> str:
-    """sha256 of a canonical, type-tagged walk of `obj`, stable across Python versions."""
-    digest = hashlib.sha256()
-    chunk: list[bytes] = []
-    for token in _tokens(obj):
-        chunk.append(token)
-        if len(chunk) >= 65536:
-            digest.update(b"".join(chunk))
-            chunk.clear()
-    digest.update(b"".join(chunk))
-    return digest.hexdigest()
+# --- the content hash (serkit.inputs.hashing) ------------------------------------------
 
 
 def fixture_hash(name: str) -> str:
     """The content hash of fixture `name` as built here and now."""
     return content_hash(load_fixture(name))
+
+
+# --- the user's own documents (serkit.inputs.user_fixtures) ----------------------------
+
+
+def _user_fixture(declared: Declaration) -> Fixture:
+    return Fixture(
+        name=declared.id,
+        build=declared.build,  # reads the file and checks its content hash, every time
+        sha256=declared.sha256,
+        origin=USER_ORIGIN,
+        description=declared.about,
+        slow=declared.slow,
+        large=declared.large,
+    )
+
+
+# After the built-ins; a malformed fixtures.json leaves them out with a warning (not an
+# error, which would stop every command and asv's discovery of the whole suite).
+for _declared in declared_fixtures():
+    _FIXTURES.setdefault(_declared.id, _user_fixture(_declared))

@@ -3,7 +3,8 @@
 Layout under the output folder (`.asv/reports` by default):
 
     index.html                 every report version, newest first
-    <stamp>/report.json        what this version is (serkit version, commit, date, hosts)
+    <stamp>/report.json        what this version is (serkit version, commit, date, hosts,
+                               when each host last ran)
     <stamp>/index.html ...     serkit's pages, with plotly.min.js beside them
     <stamp>/asv/               `asv publish`'s own pages for the same results
 
@@ -16,29 +17,30 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from serkit import __version__
-from serkit.checkout import ENV_DIR, git_commit, replication_path
+from serkit import __version__, units
+from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.errors import SerkitError
+from serkit.report.charts import hosts_chart, library_chart, snapshot_chart
+from serkit.report.versions import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
-    CODE_CHANGED,
-    MEASURE_NAMES,
-    LibraryView,
+    ConformanceView,
     ReportData,
-    SnapshotTable,
+    conformance_view,
     gather,
 )
-from serkit.results.hosts import describe_hosts
+from serkit.results.host_file import mixed_cpu_warnings
+from serkit.results.hosts import NOT_MEASURED, describe_hosts
 from serkit.results.tree import Measurement, ResultsTree, read_tree
-from serkit.suite.benchmark_names import DUMPS, LOADS, SIZE
+from serkit.stats import Spread
+from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
 MANIFEST = "report.json"
@@ -50,51 +52,40 @@ class ReportError(SerkitError):
     """The report could not be written."""
 
 
-# --- numbers with units -----------------------------------------------------------------
+# --- numbers with units (serkit.units), as the templates' filters --------------------------
 
 
-def fmt_time(seconds: float | None) -> str:
-    if seconds is None or math.isnan(seconds):
-        return "n/a"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
-
-
-def fmt_bytes(count: float | None) -> str:
-    return "n/a" if count is None else f"{count:,.0f} B"
-
-
-def fmt_memory(count: float | None) -> str:
-    if count is None:
-        return "n/a"
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if count >= scale:
-            return f"{count / scale:.3g} {unit}"
-    return f"{count:,.0f} B"
-
-
-def fmt_ratio(ratio: float | None) -> str:
-    # Three significant digits, kept when they are zeros: 1.00x, not 1x.
-    return "n/a" if ratio is None else f"{ratio:#.3g}".rstrip(".") + "x"
-
-
-def spread_text(m: Measurement | None) -> str:
-    """The interquartile range asv recorded, as ± percent of the median."""
+def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
+    """The spread between processes where recorded (their modes, when they split), else the
+    interquartile range asv recorded, as ± percent of the median."""
     if m is None or m.value is None:
         return ""
+    if between is not None:
+        count = len(between.values)
+        if count == 1:
+            return "1 process: single sample"
+        if between.multimodal:
+            modes = ", ".join(f"{units.seconds(c)} in {n}" for c, n in between.modes)
+            return f"{count} processes in {len(between.modes)} modes: {modes}"
+        half = (between.q3 - between.q1) / 2 / between.median
+        return f"±{units.percent(half, 1)}, {count} processes"
     if m.iqr is None:
         return "no spread recorded"
     low, high = m.iqr
-    return f"±{(high - low) / 2 / m.value * 100:.1f} %" if m.value else ""
+    return f"±{units.percent((high - low) / 2 / m.value, 1)}" if m.value else ""
 
 
-def spread_title(m: Measurement | None) -> str:
+def spread_title(m: Measurement | None, between: Spread | None = None) -> str:
+    if between is not None:
+        return (
+            f"{len(between.values)} processes, one sample each: {units.seconds(between.low)} "
+            f"to {units.seconds(between.high)}, interquartile range "
+            f"{units.seconds(between.q1)} to {units.seconds(between.q3)}"
+        )
     if m is None or m.iqr is None:
         return ""
     low, high = m.iqr
-    return f"interquartile range {fmt_time(low)} to {fmt_time(high)}"
+    return f"interquartile range {units.seconds(low)} to {units.seconds(high)}"
 
 
 def date_text(millis: int) -> str:
@@ -104,158 +95,34 @@ def date_text(millis: int) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-# --- charts -------------------------------------------------------------------------------
+def moment_text(iso: str | None) -> str:
+    """An ISO 8601 moment, as serkit-host.yaml records it, in UTC as people read it."""
+    if not iso:
+        return "not recorded"
+    try:
+        moment = datetime.datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _figure_html(figure: Any, div_id: str) -> str:
-    # The library is loaded once per page from the report's own copy: no CDN.
-    return str(
-        figure.to_html(
-            full_html=False,
-            include_plotlyjs=False,
-            div_id=div_id,
-            config={"displaylogo": False, "responsive": True},
-        )
-    )
+def hosts_last_ran(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every host of every report version: when it last ran, and the newest version with it.
 
-
-def _error(values: Sequence[Measurement | None], side: int) -> list[float | None]:
-    out: list[float | None] = []
-    for m in values:
-        if m is None or m.value is None or m.iqr is None:
-            out.append(None)
-        else:
-            out.append(abs(m.iqr[side] - m.value))
-    return out
-
-
-def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
-    from plotly import graph_objects as go
-    from plotly.subplots import make_subplots
-
-    rows = [r for r in table.rows if r.measured]
-    codecs = [r.codec for r in rows]
-    figure = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=("time per call (log scale; bars: interquartile range)", "encoded size"),
-        horizontal_spacing=0.14,
-    )
-    for name in ("dumps", "loads"):
-        values: list[Measurement | None] = [getattr(r, name) for r in rows]
-        figure.add_trace(
-            go.Bar(
-                name=name,
-                y=codecs,
-                x=[None if m is None else m.value for m in values],
-                orientation="h",
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": _error(values, 1),
-                    "arrayminus": _error(values, 0),
-                },
-                hovertemplate="%{y} " + name + ": %{x:.3s}s<extra></extra>",
-            ),
-            row=1,
-            col=1,
-        )
-    figure.add_trace(
-        go.Bar(
-            name="size",
-            y=codecs,
-            x=[r.size for r in rows],
-            orientation="h",
-            hovertemplate="%{y}: %{x:,} B<extra></extra>",
-        ),
-        row=1,
-        col=2,
-    )
-    figure.update_xaxes(type="log", title_text="seconds per call", row=1, col=1)
-    figure.update_xaxes(title_text="bytes", row=1, col=2)
-    figure.update_yaxes(autorange="reversed")
-    figure.update_layout(
-        barmode="group", height=140 + 34 * len(rows), margin={"t": 40, "l": 10, "r": 10}
-    )
-    return _figure_html(figure, div_id)
-
-
-def library_chart(view: LibraryView, div_id: str) -> str:
-    """Per release, each measurement relative to the newest release: a change stands out."""
-    from plotly import graph_objects as go
-    from plotly.subplots import make_subplots
-
-    panels = ((DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size"))
-    figure = make_subplots(
-        rows=1,
-        cols=3,
-        subplot_titles=[f"{t}, relative to {view.points[-1].version}" for _, t in panels],
-    )
-    versions = [p.version for p in view.points]
-    for col, (benchmark, _) in enumerate(panels, start=1):
-        for codec in view.codecs:
-            for fixture in view.fixtures:
-                values = [p.run.get(benchmark, codec, fixture) for p in view.points]
-                newest = values[-1]
-                if newest is None or not newest.value or all(v is None for v in values):
-                    continue
-                scale = newest.value
-                absolute = [
-                    "n/a"
-                    if m is None
-                    else (fmt_bytes(m.value) if benchmark == SIZE else fmt_time(m.value))
-                    for m in values
-                ]
-                figure.add_trace(
-                    go.Scatter(
-                        x=versions,
-                        y=[
-                            None if m is None or m.value is None else m.value / scale
-                            for m in values
-                        ],
-                        mode="lines+markers",
-                        name=f"{codec} / {fixture}",
-                        legendgroup=f"{codec}/{fixture}",
-                        showlegend=col == 1,
-                        customdata=absolute,
-                        hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
-                        "(%{customdata})<extra></extra>",
-                    ),
-                    row=1,
-                    col=col,
-                )
-    figure.update_xaxes(type="category", title_text=f"{view.library} release")
-    figure.update_yaxes(title_text="x newest release", row=1, col=1)
-    figure.update_layout(height=420, margin={"t": 40, "l": 10, "r": 10})
-    return _figure_html(figure, div_id)
-
-
-def hosts_chart(data: ReportData, div_id: str) -> str | None:
-    from plotly import graph_objects as go
-
-    shown = [h for h in data.hosts if h.comparison is not None]
-    if not shown:
-        return None
-    figure = go.Figure()
-    for host in shown:
-        assert host.comparison is not None
-        groups, overall = host.comparison.summary()
-        figure.add_trace(
-            go.Bar(
-                name=f"{host.other} / {host.reference}",
-                x=[g.group for g in groups] + ["overall"],
-                y=[g.geomean for g in groups] + [overall.geomean],
-                hovertemplate="%{x}: %{y:.3f}x<extra></extra>",
-            )
-        )
-    figure.add_hline(y=1.0, line_dash="dot")
-    figure.update_layout(
-        barmode="group",
-        height=420,
-        yaxis_title="geometric mean of time ratios (x reference host)",
-        margin={"t": 30},
-    )
-    return _figure_html(figure, div_id)
+    `reports` newest first, as the index lists them; a manifest written before hosts'
+    run times were kept has none, and its hosts show as not recorded.
+    """
+    hosts: dict[str, dict[str, Any]] = {}
+    for report in reports:
+        times = report.get("hosts_last_ran") or {}
+        for host in report.get("hosts") or []:
+            entry = hosts.setdefault(host, {"host": host, "last_ran": None, "report": report})
+            ran = times.get(host) if isinstance(times, dict) else None
+            if ran and (entry["last_ran"] is None or str(ran) > str(entry["last_ran"])):
+                entry["last_ran"] = str(ran)
+    return sorted(hosts.values(), key=lambda h: (h["last_ran"] or "", h["host"]), reverse=True)
 
 
 # --- provenance and pages --------------------------------------------------------------
@@ -298,13 +165,15 @@ def _environment() -> Any:
         lstrip_blocks=True,
     )
     env.filters.update(
-        time=fmt_time,
-        bytes=fmt_bytes,
-        memory=fmt_memory,
-        ratio=fmt_ratio,
+        time=units.seconds,
+        bytes=units.bytes_exact,
+        memory=units.bytes_binary,
+        count=units.whole,
+        ratio=units.times,
         spread=spread_text,
         spread_title=spread_title,
         date=date_text,
+        moment=moment_text,
     )
     return env
 
@@ -317,10 +186,23 @@ def load_replication(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     """`serkit replicate`'s saved document, when there is one; a bad one is skipped, named."""
     if not path.is_file():
         return None
-    from serkit.replicate.posts import load
+    from serkit.replicate.document import load
 
     try:
         return load(path)
+    except SerkitError as exc:
+        warnings.append(f"skipped {path}: {exc}")
+        return None
+
+
+def load_conformance(path: Path, warnings: list[str]) -> ConformanceView | None:
+    """`serkit conformance`'s saved matrix, when there is one; a bad one is skipped, named."""
+    if not path.is_file():
+        return None
+    from serkit.checks.conformance_document import load
+
+    try:
+        return conformance_view(*load(path))
     except SerkitError as exc:
         warnings.append(f"skipped {path}: {exc}")
         return None
@@ -333,6 +215,7 @@ def write_pages(
     *,
     asv_pages: bool,
     replication: dict[str, Any] | None,
+    conformance: ConformanceView | None = None,
 ) -> list[Path]:
     env = _environment()
     folder.mkdir(parents=True, exist_ok=True)
@@ -343,6 +226,8 @@ def write_pages(
     nav += [(page_name(f), f) for f in data.snapshots]
     nav += [("versions.html", "Library versions"), ("hosts.html", "Hosts")]
     nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
+    if conformance is not None:
+        nav.append(("conformance.html", "JSON conformance"))
     if replication is not None:
         nav.append(("replication.html", "Replication"))
     common = {"prov": prov, "nav": nav, "asv_pages": asv_pages, "warnings": data.tree.warnings}
@@ -375,17 +260,22 @@ def write_pages(
             "Library versions",
             views=list(zip(data.libraries, charts)),
             size_benchmark=SIZE,
+            peak_benchmarks=tuple(PEAK.values()),
+            allocation_benchmarks=tuple(ALLOCATIONS.values()),
             measure_names=MEASURE_NAMES,
             code_changed=CODE_CHANGED,
         )
     )
+    hosts = describe_hosts(data.tree)
     written.append(
         render(
             "hosts.html",
             "hosts.html",
             "Hosts",
             data=data,
-            hosts=describe_hosts(data.tree),
+            hosts=hosts,
+            mixed_cpus=mixed_cpu_warnings(hosts),
+            not_measured=NOT_MEASURED,
             chart=hosts_chart(data, "hosts-chart"),
         )
     )
@@ -396,9 +286,16 @@ def write_pages(
             "overhead.html",
             "Adapter overhead",
             data=data,
-            target=f"{TARGET_RATIO:.0%} or {TARGET_FLOOR_S * 1e9:.0f} ns, whichever is larger",
+            target=(
+                f"{units.percent(TARGET_RATIO)} or {units.seconds(TARGET_FLOOR_S)}, "
+                "whichever is larger"
+            ),
         )
     )
+    if conformance is not None:
+        written.append(
+            render("conformance.html", "conformance.html", "JSON conformance", view=conformance)
+        )
     if replication is not None:
         written.append(
             render("replication.html", "replication.html", "Replication", doc=replication)
@@ -412,6 +309,8 @@ def write_pages(
                 "commit": prov.commit,
                 "generated": prov.generated,
                 "hosts": prov.hosts,
+                # When each host last ran (its newest serkit-host.yaml entry), for the index.
+                "hosts_last_ran": {h["machine"]: h["last_ran"] for h in hosts},
                 "result_commits": prov.result_commits,
             },
             indent=2,
@@ -432,7 +331,8 @@ def write_index(output: Path) -> Path:
         if isinstance(info, dict) and info.get("serkit_report") == MANIFEST_FORMAT:
             reports.append({**info, "path": manifest.parent.name + "/index.html"})
     reports.sort(key=lambda r: str(r.get("generated")), reverse=True)
-    html = _environment().get_template("versions_index.html").render(reports=reports)
+    template = _environment().get_template("versions_index.html")
+    html = template.render(reports=reports, hosts=hosts_last_ran(reports))
     path = output / "index.html"
     path.write_text(html, encoding="utf-8")
     return path
@@ -509,5 +409,8 @@ def write_report(
         if not asv_pages:
             tree.warnings.append("asv publish failed (see its output): asv's pages are missing")
     doc = load_replication(replication or replication_path(results), tree.warnings)
-    pages = write_pages(data, folder, prov, asv_pages=asv_pages, replication=doc)
+    matrix = load_conformance(conformance_path(results), tree.warnings)
+    pages = write_pages(
+        data, folder, prov, asv_pages=asv_pages, replication=doc, conformance=matrix
+    )
     return Written(folder, write_index(output), pages, asv_pages, tree.warnings)

@@ -1,49 +1,60 @@
 """What serkit's report shows, read from an asv results tree: data only.
 
-`report_html` renders these views; nothing here formats or writes a page. The views:
+`serkit.report.html` renders these views; nothing here formats or writes a page. The views
+(runs in serkit.report.runs, library versions in serkit.report.versions):
 
 - runs: per machine and environment, the newest commit that measured anything there;
-- snapshot: per fixture, every codec against the suite's timings, sizes, memory and facts,
-  from each baseline environment (the newest release of every library);
+- snapshot: per fixture, every codec against the suite's timings, sizes, memory per call
+  (peak and allocations, with their check) and facts, from each baseline environment
+  (the newest release of every library);
 - library versions: per axis library, the same measurements per release, the release on
   the x axis, from the baseline plus that library's axis environments;
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
-- hosts: `serkit compare` of each machine against the first, in one view.
+- hosts: `serkit compare` of each machine against the first, in one view;
+- conformance: a saved `serkit conformance` run (not asv's), when there is one.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from serkit.codecs.registry import codec_names, registry
+from serkit.checks.conformance import RAN, CodecConformance, MatrixRow
+from serkit.checks.conformance import findings as conformance_findings
+from serkit.checks.conformance import matrix as conformance_matrix
+from serkit.checks.conformance import verdict as conformance_verdict
 from serkit.compare.comparison import (
     Comparison,
     NothingToCompare,
     compare,
-    decode_param,
-    judge_pair,
 )
-from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
-from serkit.results.tree import Environment, Measurement, ResultsTree, version_order
-from serkit.run.matrix import LIBRARIES
+
+# Re-exported: the report's pages read every view from here.
+from serkit.report.runs import NoResults, Run, baseline_runs, in_registry_order, latest_runs
+from serkit.report.versions import (
+    LibraryView,
+    library_views,
+)
+from serkit.results.tree import Measurement, ResultsTree, version_order
+from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
+    ALLOCATIONS,
     COMPILED,
     COMPRESSED,
     DUMPS,
     IMPORT,
     LOADS,
+    MEMORY_CHECK,
     OVERHEAD,
+    PEAK,
     ROUND_TRIP,
     ROUND_TRIP_EXACT,
-    RSS_DUMPS,
-    RSS_LOADS,
     SIZE,
+    TIME,
 )
-from serkit.suite.cases import LIBRARY_ENV
 from serkit.suite.overhead import ADAPTER, DIRECT
 from serkit.suite.overhead import FIXTURE as OVERHEAD_FIXTURE
 from serkit.suite.overhead import variants as overhead_variants
@@ -56,103 +67,16 @@ READ_BENCHMARKS = (
     ROUND_TRIP,
     SIZE,
     COMPRESSED,
-    RSS_DUMPS,
-    RSS_LOADS,
+    *PEAK.values(),
+    *ALLOCATIONS.values(),
+    *MEMORY_CHECK.values(),
     COMPILED,
     ROUND_TRIP_EXACT,
     IMPORT,
 )
 COMPRESSORS = ("gzip-6", "zstd-3")
 REFERENCE_CODEC = "json"  # the posts normalized to the standard library's json
-AXIS_LIBRARIES = tuple(lib.name for lib in LIBRARIES if lib.axis)
-MEASURE_NAMES = {DUMPS: "dumps time", LOADS: "loads time", SIZE: "encoded size"}
-CODE_CHANGED = "not comparable: the benchmark's code changed"
-
-Params = tuple[Any, ...]
-
-
-class NoResults(SerkitError):
-    """The results tree holds no measurement the report could show."""
-
-
-@dataclass
-class Run:
-    """One machine's newest results in one environment."""
-
-    machine: str
-    env: Environment
-    commit: str
-    date: int  # the commit's date, milliseconds since the epoch, as asv records it
-    values: dict[tuple[str, Params], Measurement] = field(default_factory=dict)
-
-    def get(self, benchmark: str, *params: Any) -> Measurement | None:
-        found = self.values.get((benchmark, params))
-        return found if found is not None and found.value is not None else None
-
-    def value(self, benchmark: str, *params: Any) -> float | None:
-        found = self.get(benchmark, *params)
-        return None if found is None else found.value
-
-    @property
-    def library(self) -> str | None:
-        """The axis library this environment varies, or None for a baseline."""
-        return dict(self.env.env_vars).get(LIBRARY_ENV)
-
-    @property
-    def codecs(self) -> list[str]:
-        return _ordered({p[0] for (_, p) in self.values if p}, codec_names())
-
-    @property
-    def fixtures(self) -> list[str]:
-        return _ordered({p[1] for (_, p) in self.values if len(p) > 1}, fixture_names())
-
-    def version_of(self, codec: str) -> str:
-        """The release of the codec's library this environment installed."""
-        library = library_of(codec)
-        if library is None:
-            return "?"
-        if library == "stdlib":
-            return f"Python {self.env.python}"
-        return dict(self.env.requirements).get(library, "not installed")
-
-
-def _ordered(found: Iterable[Any], order: Sequence[str]) -> list[Any]:
-    """Registry order first, then anything the registry does not know (a plugin's)."""
-    found = set(found)
-    known = [name for name in order if name in found]
-    return known + sorted((str(x) for x in found - set(known)), key=str)
-
-
-def library_of(codec: str) -> str | None:
-    spec = registry.specs.get(codec)
-    return None if spec is None else spec.library
-
-
-def latest_runs(tree: ResultsTree) -> list[Run]:
-    """For every machine and environment, the newest commit with a measured value."""
-    grouped: dict[tuple[str, Environment, str], list[Measurement]] = defaultdict(list)
-    for host in tree.machines.values():
-        for m in host.measurements:
-            grouped[host.name, m.env, m.commit].append(m)
-    newest: dict[tuple[str, Environment], Run] = {}
-    for (machine, env, commit), measurements in grouped.items():
-        if all(m.value is None for m in measurements):
-            continue
-        date = max(m.date for m in measurements)
-        current = newest.get((machine, env))
-        if current is not None and (current.date, current.commit) >= (date, commit):
-            continue
-        run = Run(machine, env, commit, date)
-        for m in measurements:
-            key = (m.benchmark, tuple(decode_param(p) for p in m.params))
-            if key not in run.values or run.values[key].value is None:
-                run.values[key] = m
-        newest[machine, env] = run
-    return sorted(newest.values(), key=_run_order)
-
-
-def _run_order(run: Run) -> tuple[Any, ...]:
-    return (run.machine, version_order(run.env.python), run.library or "", run.env.label)
+MEMORY_OPERATIONS = tuple(PEAK)
 
 
 # --- snapshot ---------------------------------------------------------------------------
@@ -169,14 +93,23 @@ class SnapshotRow:
     round_trip: Measurement | None
     size: float | None
     compressed: dict[str, float | None]
-    rss_dumps: float | None
-    rss_loads: float | None
+    # Memory per call, by operation ("dumps", "loads"): peak bytes, allocations, and
+    # whether the peak reached its floor (False: the figures are suspect; None: not run).
+    peak: dict[str, float | None]
+    allocations: dict[str, float | None]
+    memory_sane: dict[str, bool | None]
     dumps_vs_reference: float | None
     loads_vs_reference: float | None
+    # Between the processes that timed "dumps", "loads" and "round_trip", where recorded.
+    spreads: dict[str, Spread | None] = field(default_factory=dict)
 
     @property
     def measured(self) -> bool:
         return any(x is not None for x in (self.dumps, self.loads, self.size))
+
+    def peak_per_byte(self, operation: str) -> float | None:
+        """Peak memory of one call per byte encoded: what a message costs to hold."""
+        return _ratio(self.peak.get(operation), self.size)
 
 
 @dataclass(frozen=True)
@@ -187,8 +120,8 @@ class SnapshotTable:
 
     @property
     def has_memory(self) -> bool:
-        """Peak memory is measured on the large fixtures only."""
-        return any(r.rss_dumps is not None or r.rss_loads is not None for r in self.rows)
+        """Whether memory per call was measured (memray installed, the calls short enough)."""
+        return any(v is not None for r in self.rows for v in r.peak.values())
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -217,141 +150,22 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 round_trip=run.get(ROUND_TRIP, codec, fixture),
                 size=run.value(SIZE, codec, fixture),
                 compressed={c: run.value(COMPRESSED, codec, fixture, c) for c in COMPRESSORS},
-                rss_dumps=run.value(RSS_DUMPS, codec, fixture),
-                rss_loads=run.value(RSS_LOADS, codec, fixture),
+                peak={op: run.value(PEAK[op], codec, fixture) for op in MEMORY_OPERATIONS},
+                allocations={
+                    op: run.value(ALLOCATIONS[op], codec, fixture) for op in MEMORY_OPERATIONS
+                },
+                memory_sane={
+                    op: _fact(run.value(MEMORY_CHECK[op], codec, fixture))
+                    for op in MEMORY_OPERATIONS
+                },
                 dumps_vs_reference=_ratio(dumps.value if dumps else None, ref_dumps),
                 loads_vs_reference=_ratio(loads.value if loads else None, ref_loads),
+                spreads={
+                    operation: run.spread(name, codec, fixture) for operation, name in TIME.items()
+                },
             )
         )
     return SnapshotTable(fixture, run, rows)
-
-
-def baseline_runs(runs: Sequence[Run]) -> list[Run]:
-    return [run for run in runs if run.library is None]
-
-
-# --- library versions -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class VersionPoint:
-    version: str
-    run: Run
-
-
-@dataclass(frozen=True)
-class Change:
-    """How one measurement moved from one release to the next."""
-
-    benchmark: str
-    codec: str
-    fixture: str
-    before: str  # release
-    after: str
-    a: float
-    b: float
-    verdict: str  # times: compare.judge's (same, within noise, faster, ...); sizes: larger...
-
-    @property
-    def percent(self) -> float:
-        return (self.b / self.a - 1) * 100 if self.a else float("nan")
-
-
-@dataclass(frozen=True)
-class LibraryView:
-    """One axis library on one machine and Python: its releases, oldest first."""
-
-    library: str
-    machine: str
-    python: str
-    points: list[VersionPoint]
-    codecs: list[str]
-    fixtures: list[str]
-    changes: list[Change]
-
-    @property
-    def commits(self) -> list[str]:
-        """The suite commits the releases were measured at: more than one is a caveat."""
-        return sorted({p.run.commit for p in self.points})
-
-
-def library_views(runs: Sequence[Run], tree: ResultsTree) -> list[LibraryView]:
-    """Per machine, Python and axis library: the baseline and every axis env of it."""
-    by_place: dict[tuple[str, str], list[Run]] = defaultdict(list)
-    for run in runs:
-        by_place[run.machine, run.env.python].append(run)
-    views = []
-    for (machine, python), place_runs in sorted(
-        by_place.items(), key=lambda kv: (kv[0][0], version_order(kv[0][1]))
-    ):
-        for library in AXIS_LIBRARIES:
-            points: dict[str, Run] = {}
-            for run in place_runs:
-                if run.library not in (None, library):
-                    continue
-                version = dict(run.env.requirements).get(library)
-                if version and (version not in points or run.library is not None):
-                    points[version] = run
-            if len(points) < 2:
-                continue  # one release is no axis
-            ordered = [VersionPoint(v, points[v]) for v in sorted(points, key=version_order)]
-            codecs = [c for c in codec_names() if library_of(c) == library]
-            fixtures = _ordered({f for p in ordered for f in p.run.fixtures}, fixture_names())
-            views.append(
-                LibraryView(
-                    library,
-                    machine,
-                    python,
-                    ordered,
-                    codecs,
-                    fixtures,
-                    _changes(tree, ordered, codecs, fixtures),
-                )
-            )
-    return views
-
-
-def _changes(
-    tree: ResultsTree,
-    points: Sequence[VersionPoint],
-    codecs: Sequence[str],
-    fixtures: Sequence[str],
-) -> list[Change]:
-    out = []
-    for before, after in zip(points, points[1:]):
-        for benchmark in (DUMPS, LOADS, SIZE):
-            for codec in codecs:
-                for fixture in fixtures:
-                    a = before.run.get(benchmark, codec, fixture)
-                    b = after.run.get(benchmark, codec, fixture)
-                    if a is None or b is None:
-                        continue
-                    assert a.value is not None and b.value is not None
-                    if a.code_version != b.code_version:
-                        # Measured by different code (asv's hash of the benchmark): the
-                        # difference may be the suite's, not the library's.
-                        verdict = CODE_CHANGED
-                    elif benchmark == SIZE:  # a count: any change is real, and no regression
-                        verdict = (
-                            "same"
-                            if a.value == b.value
-                            else ("larger" if b.value > a.value else "smaller")
-                        )
-                    else:
-                        verdict = judge_pair(tree.benchmark(benchmark), a, b)
-                    out.append(
-                        Change(
-                            benchmark,
-                            codec,
-                            fixture,
-                            before.version,
-                            after.version,
-                            a.value,
-                            b.value,
-                            verdict,
-                        )
-                    )
-    return out
 
 
 # --- fidelity ---------------------------------------------------------------------------
@@ -444,6 +258,36 @@ def host_comparisons(tree: ResultsTree) -> list[HostComparison]:
     return out
 
 
+# --- JSON conformance ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConformanceView:
+    """A saved `serkit conformance` run: counts per codec, what each gets wrong, the matrix."""
+
+    meta: dict[str, Any]  # the document's provenance: host, python, date, suite, limits
+    results: dict[str, CodecConformance]
+    findings: list[str]
+    codecs: list[str]  # the matrix's columns: the codecs that ran
+    matrix: list[MatrixRow]  # only the files where the codecs differ or one breaks the rule
+    files: int  # in the suite, for "n of them" beside the matrix
+
+    def counts(self, codec: str) -> dict[str, dict[str, int]]:
+        return self.results[codec].counts()
+
+    def verdict(self, codec: str) -> str:
+        return conformance_verdict(self.results[codec])
+
+
+def conformance_view(doc: dict[str, Any], results: dict[str, CodecConformance]) -> ConformanceView:
+    meta = {key: value for key, value in doc.items() if key != "codecs"}
+    rows = conformance_matrix(results)
+    ran = [name for name, result in results.items() if result.status == RAN]
+    return ConformanceView(
+        meta, results, conformance_findings(results), ran, rows, int(doc["suite"]["files"])
+    )
+
+
 # --- the whole report ---------------------------------------------------------------------
 
 
@@ -485,7 +329,7 @@ def gather(tree: ResultsTree) -> ReportData:
             table = snapshot(run, fixture)
             if any(row.measured for row in table.rows):
                 snapshots[fixture].append(table)
-    ordered = {f: snapshots[f] for f in _ordered(snapshots, fixture_names())}
+    ordered = {f: snapshots[f] for f in in_registry_order(snapshots, fixture_names())}
     return ReportData(
         tree,
         runs,

@@ -6,10 +6,15 @@ governor, the turbo (boost) state or how each Python was built, and each of thes
 timings by tens of percent. `record_host` writes them beside asv's profile, as
 `results/<machine>/serkit-host.yaml`, so they travel with the results. (Not a .json
 name: asv reads every .json file in a machine's folder as a results file, and warns.)
+
+The file holds one entry per run (format 2): the shards of a CI matrix land under one
+machine name, and each shard's host is recorded, so that `serkit hosts` can flag a
+machine name whose runs saw different CPUs. Format 1 held one host and is read as one run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import os
@@ -18,23 +23,27 @@ import shlex
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from tabulate import tabulate
 
+from serkit.results.host_file import (
+    HOST_FILE,
+    cpus_seen,
+    merge_runs,
+    mixed_cpu_warnings,
+    read_runs,
+    write_runs,
+)
+from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise
 from serkit.results.tree import (
     ASV_MACHINE_FIELDS,
     ResultsTree,
     version_order,
 )
 
-HOST_FILE = "serkit-host.yaml"
-# Not asv's `version` key: `asv update` rewrites any file in the results tree whose
-# `version` is below its own, and asv only warns about a file without one.
-FORMAT_KEY, FORMAT = "serkit_host_format", 1
 UNREADABLE = "unreadable"
 CPU_ROOT = Path("/sys/devices/system/cpu")
 # Configure flags that change how fast the same Python code runs.
@@ -66,12 +75,54 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    for line in (_read(cpuinfo) or "").splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in ("model name", "Model", "cpu model") and value.strip():
-            return value.strip()
-    return platform.processor() or UNREADABLE
+# ARM CPUs by (implementer, part) as /proc/cpuinfo gives them: Linux on arm64 names no model.
+ARM_PARTS = {
+    ("0x41", "0xd0c"): "Neoverse-N1",
+    ("0x41", "0xd40"): "Neoverse-V1",
+    ("0x41", "0xd49"): "Neoverse-N2",
+    ("0x41", "0xd4f"): "Neoverse-V2",
+    ("0x41", "0xd8e"): "Neoverse-N3",
+    ("0x41", "0xd84"): "Neoverse-V3",
+    ("0x41", "0xd08"): "Cortex-A72",
+    ("0x41", "0xd0b"): "Cortex-A76",
+    ("0xc0", "0xac3"): "Ampere-1",
+    ("0xc0", "0xac4"): "Ampere-1a",
+}
+
+
+def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo"), system: str | None = None) -> str:
+    """The CPU's model name: /proc/cpuinfo on Linux (ARM by its part numbers), sysctl on macOS."""
+    text = _read(cpuinfo) or ""
+    parts: set[tuple[str, str]] = set()
+    implementer = ""
+    for line in text.splitlines():
+        key, _, value = (s.strip() for s in line.partition(":"))
+        if key in ("model name", "Model", "cpu model") and value:
+            return value
+        if key == "CPU implementer":
+            implementer = value
+        elif key == "CPU part" and implementer:
+            parts.add((implementer, value))
+    if parts:
+        return "ARM " + " + ".join(
+            f"{ARM_PARTS.get(p, 'unknown')} ({p[0]}:{p[1]})" for p in sorted(parts)
+        )
+    if (system or platform.system()) == "Darwin":
+        try:
+            brand = subprocess.run(
+                ["sysctl", "-n", "machdep.cpu.brand_string"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            brand = ""
+        if brand:
+            return brand
+    # Linux on a plain `aarch64` says only the architecture: no model at all.
+    processor = platform.processor()
+    return processor if processor and processor != platform.machine() else UNREADABLE
 
 
 def governor(cpu_root: Path = CPU_ROOT) -> str:
@@ -146,8 +197,8 @@ def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:
         chosen = {f"{sys.version_info[0]}.{sys.version_info[1]}": Path(sys.executable)}
     affinity = getattr(os, "sched_getaffinity", None)
     return {
-        FORMAT_KEY: FORMAT,
         "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "hostname": platform.node(),
         "cpu_model": cpu_model(),
         "logical_cpus": os.cpu_count(),
         "usable_cpus": len(affinity(0)) if affinity else None,
@@ -159,33 +210,32 @@ def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:
 
 
 def record_host(
-    results_dir: Path, machine: str, pythons: Mapping[str, Path | None] | None = None
+    results_dir: Path,
+    machine: str,
+    pythons: Mapping[str, Path | None] | None = None,
+    *,
+    shard: str | None = None,
+    commit: str | None = None,
+    environments: Sequence[str] = (),
 ) -> Path:
-    """Write what `collect` finds to results_dir/<machine>/serkit-host.yaml; its path."""
+    """Add this run's host (what `collect` finds) to results_dir/<machine>/serkit-host.yaml.
+
+    `shard` ("K/N"), `commit` and `environments` (labels) say what the run measured.
+    """
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"machine": machine, **collect(pythons)}
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    warnings: list[str] = []
+    earlier = read_runs(path.parent, warnings) or []
+    if warnings:  # not serkit's, or broken: kept aside, never overwritten unread
+        path.replace(path.with_name(HOST_FILE + ".unreadable"))
+    run = {
+        "shard": shard,
+        "commit": commit,
+        "environments": list(environments),
+        **collect(pythons),
+    }
+    write_runs(path, machine, merge_runs([earlier, [run]]))
     return path
-
-
-def read_host(folder: Path, warnings: list[str]) -> dict[str, Any] | None:
-    path = folder / HOST_FILE
-    if not path.is_file():
-        return None
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        warnings.append(f"skipped {path}: not valid YAML, truncated or corrupted ({problem})")
-        return None
-    if not isinstance(data, dict) or data.get(FORMAT_KEY) != FORMAT:
-        warnings.append(f"skipped {path}: not a serkit host file of format {FORMAT}")
-        return None
-    return data
-
-
-# --- `serkit hosts` ------------------------------------------------------------------
 
 
 def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
@@ -193,6 +243,7 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
     rows = []
     for name, machine in sorted(tree.machines.items()):
         envs = {m.env for m in machine.measurements}
+        runs = read_runs(tree.root / name, tree.warnings) or []
         rows.append(
             {
                 "machine": name,
@@ -200,7 +251,11 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
                 "asv_extra": {
                     k: v for k, v in machine.profile.items() if k not in ASV_MACHINE_FIELDS
                 },
-                "host": read_host(tree.root / name, tree.warnings),
+                "host": runs[-1] if runs else None,
+                "runs": len(runs),
+                "cpus": cpus_seen(runs),
+                "last_ran": str(runs[-1].get("recorded_at")) if runs else None,
+                "noise": _noise(read_noise(tree.root / name, tree.warnings)),
                 "results": {
                     "files": machine.files,
                     "environments": len(envs),
@@ -210,6 +265,16 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+NOT_MEASURED = (
+    f"not measured (`serkit noise`); verdicts assume differences under {DEFAULT_FLOOR:.0%} "
+    "are noise"
+)
+
+
+def _noise(record: NoiseRecord | None) -> dict[str, Any] | None:
+    return {**dataclasses.asdict(record), "in_words": record.in_words()} if record else None
 
 
 def _python_text(version: str, build: Mapping[str, Any]) -> str:
@@ -228,8 +293,8 @@ def _text(value: Any) -> str:
     return "-" if value in (None, "") else str(value)
 
 
-def render_hosts(rows: list[dict[str, Any]]) -> str:
-    """One column per machine, so that hosts compare side by side."""
+def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
+    """One column per machine, so that hosts compare side by side (or a GitHub table)."""
     fields: list[tuple[str, Any]] = [
         ("asv: cpu", lambda r: r["asv"]["cpu"]),
         ("asv: num_cpu", lambda r: r["asv"]["num_cpu"]),
@@ -243,17 +308,37 @@ def render_hosts(rows: list[dict[str, Any]]) -> str:
         ("python builds", _pythons),
         ("platform", lambda r: r["host"] and r["host"].get("os")),
         ("host recorded", lambda r: r["host"] and r["host"].get("recorded_at")),
+        ("runs recorded", lambda r: r["runs"] or None),
+        ("cpus seen", _cpus_seen),
+        ("noise", lambda r: r["noise"]["in_words"] if r["noise"] else NOT_MEASURED),
         ("results", _coverage),
     ]
     table = [[label, *(_text(get(r)) for r in rows)] for label, get in fields]
-    out = tabulate(table, headers=["", *(r["machine"] for r in rows)], disable_numparse=True)
+    if markdown:  # a Markdown cell is one line
+        table = [[cell.replace("\n", "<br>") for cell in row] for row in table]
+    out = tabulate(
+        table,
+        headers=["", *(r["machine"] for r in rows)],
+        disable_numparse=True,
+        tablefmt="github" if markdown else "simple",
+    )
     missing = [r["machine"] for r in rows if r["host"] is None]
     if missing:
         out += (
             f"\n\n- : not recorded. asv's profile may hold only the name (asv machine --yes "
             f"--machine NAME); no {HOST_FILE} for {', '.join(missing)}."
         )
+    for warning in mixed_cpu_warnings(rows):
+        out += f"\n\nMIXED CPUS: {warning}."
     return out
+
+
+def _cpus_seen(row: Mapping[str, Any]) -> str | None:
+    cpus = row["cpus"]
+    if not cpus:
+        return None
+    shown = "\n".join(f"{c['cpu_model']} x{c['logical_cpus']}: {c['runs']} runs" for c in cpus)
+    return ("MIXED: " if len(cpus) > 1 else "") + shown
 
 
 def _cpus(row: Mapping[str, Any]) -> str | None:

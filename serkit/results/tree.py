@@ -99,6 +99,12 @@ class Benchmark:
     kind: str  # asv's type: time, track, memory (mem_/peakmem_), or unknown
     unit: str
     param_names: tuple[str, ...] = ()
+    repeat: Any = None  # asv's samples per process (an int, a (min, max, time) tuple, 0)
+
+    @property
+    def one_sample_per_process(self) -> bool:
+        """Whether each recorded sample is one process's value (serkit's timed benchmarks)."""
+        return self.kind == "time" and self.repeat == 1
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,7 @@ class Measurement:
     iqr: Interval | None
     code_version: str | None  # asv's hash of the benchmark's code
     file: Path
+    samples: tuple[float, ...] = ()  # every sample asv kept (`asv run --record-samples`)
 
 
 @dataclass
@@ -134,6 +141,10 @@ class ResultsTree:
     warnings: list[str]
 
     guessed: set[str] = field(default_factory=set)
+
+    def processes(self, m: Measurement) -> tuple[float, ...]:
+        """`m`'s per-process values, when asv kept one sample per process; else ()."""
+        return m.samples if self.benchmark(m.benchmark).one_sample_per_process else ()
 
     def benchmark(self, name: str) -> Benchmark:
         """What benchmarks.json says of `name`, or else what its name implies (asv's prefixes)."""
@@ -170,6 +181,15 @@ def _number(value: Any) -> float | None:
     if isinstance(value, float) and math.isnan(value):
         return None
     return value  # an int stays an int: sizes are counts
+
+
+def _samples(values: Any) -> tuple[float, ...]:
+    if values is None:
+        return ()
+    if not isinstance(values, list):
+        raise ResultsFileError(f"a samples entry is {values!r}, not a list")
+    numbers = (_number(v) for v in values)
+    return tuple(float(v) for v in numbers if v is not None and v > 0)
 
 
 def _interval(low: Any, high: Any) -> Interval | None:
@@ -233,6 +253,7 @@ def _read_results_file(path: Path, machine: str, profile: Mapping[str, Any]) -> 
         result = _column(row, "result", size)
         ci_a, ci_b = _column(row, "stats_ci_99_a", size), _column(row, "stats_ci_99_b", size)
         q25, q75 = _column(row, "stats_q_25", size), _column(row, "stats_q_75", size)
+        samples = _column(row, "samples", size)
         version = row.get("version")
         for i, params in enumerate(grid):
             out.append(
@@ -248,6 +269,7 @@ def _read_results_file(path: Path, machine: str, profile: Mapping[str, Any]) -> 
                     iqr=_interval(q25[i], q75[i]),
                     code_version=str(version) if version is not None else None,
                     file=path,
+                    samples=_samples(samples[i]),
                 )
             )
     return out
@@ -267,6 +289,7 @@ def _read_benchmarks(root: Path, warnings: list[str]) -> dict[str, Benchmark]:
                 str(info.get("type", "unknown")),
                 str(info.get("unit", "")),
                 tuple(str(p) for p in info.get("param_names") or ()),
+                info.get("repeat"),
             )
             for name, info in data.items()
             if isinstance(info, dict)

@@ -22,7 +22,7 @@ from asv import environment, util
 from asv.console import log
 from asv.plugins.virtualenv import Virtualenv
 
-from serkit.run.matrix import INSTALL_COMMAND
+from serkit.run.matrix import INSTALL_COMMAND, PROJECT_EXTRAS
 
 TOOL_NAME = "serkit-virtualenv"
 # The type whose environment names (and folders) this one keeps.
@@ -132,7 +132,8 @@ class OneCallVirtualenv(Virtualenv):  # type: ignore[misc]
         log.info(f"Installing {commit} into {self.name} with uv")
         # Every commit is checked out in the same folder: never reuse a cached build.
         command = [uv, "pip", "install", "--python", self._env_python()]
-        command += ["--refresh-package", self._project, *uv_index_options(env), build_dir]
+        command += ["--refresh-package", self._project, *uv_index_options(env)]
+        command.append(build_dir + PROJECT_EXTRAS)
         # Run from the env folder, as the pip command does: not where the checkout's
         # own packages would look installed already.
         util.check_output(command, env=env, cwd=self._path, timeout=self._install_timeout)

@@ -159,9 +159,12 @@ def unused_releases(pythons: tuple[str, ...] = PYTHONS) -> Iterator[tuple[str, s
                     yield python, library.name, release.version
 
 
+# The checkout's extras every environment installs: memray, for memory per call
+# (benchmarks/bench_memory.py); the codec libraries come from the matrix, pinned.
+PROJECT_EXTRAS = "[memory]"
 # How asv installs the checkout into an environment. serkit.run.asv_env runs uv in its
 # place when uv is installed, and this command as it is otherwise.
-INSTALL_COMMAND = ["in-dir={env_dir} python -m pip install {build_dir}"]
+INSTALL_COMMAND = [f"in-dir={{env_dir}} python -m pip install {{build_dir}}{PROJECT_EXTRAS}"]
 
 
 def asv_config() -> dict[str, object]:

@@ -13,25 +13,41 @@ import os
 import platform
 import subprocess
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from serkit.checkout import CONFIG_NAME, PYTHONS_DIR
 from serkit.errors import SerkitError
+from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
-from serkit.suite.cases import WARMUP_ENV, Selection, warmup_from_env
+from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
+from serkit.run.shards import Shard, shard_slice
+from serkit.suite.cases import (
+    FULL_ROUNDS,
+    ROUNDS_ENV,
+    WARMUP_ENV,
+    Selection,
+    rounds_from_env,
+    warmup_from_env,
+)
+from serkit.suite.memory import MEMORY_ENV
 
-# asv's defaults give 2 rounds of up to 5 samples; the quick run takes 3 samples in
-# one round: enough for a median and a spread, at a fraction of the time. A benchmark
-# still sampling after 1 s (calls over 0.5 s: pure-Python YAML on random-dicts-1000)
-# stops at 2 samples, which still give a spread.
-QUICK_ATTRIBUTES = ("-a", "rounds=1", "-a", "repeat=(2,3,1.0)")
+# Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
+# ROUNDS_ENV), interleaved over the grid, and asv keeps the samples: they are the
+# per-process values that spreads and verdicts are computed from.
+SAMPLE_ARGS = ("--record-samples", "--interleave-rounds")
+# The quick run: the fewest processes that still give a between-process spread and a
+# test that can call a difference (with 5 processes a side, Welch's t on the logs).
+QUICK_ROUNDS = 5
 # Not `-a warmup_time`, which would also give a second warm-up to the long calls that
 # their preparation already warmed up (serkit.suite.cases.WARMED_CALL_S).
 QUICK_WARMUP_S = "0.02"
-QUICK_DESCRIPTION = "1 round of 3 samples, 2 for calls over 0.5 s, 0.02 s of warm-up"
+QUICK_DESCRIPTION = f"{QUICK_ROUNDS} processes of 1 sample each per pair, 0.02 s of warm-up"
+FULL_DESCRIPTION = f"{FULL_ROUNDS} processes of 1 sample each per pair, asv's warm-up"
 
 
 def current_python() -> str:
@@ -46,12 +62,24 @@ class Plan:
     missing_pythons: tuple[str, ...]
     asv_env: dict[str, str]  # the process environment asv runs with
     pythons: dict[str, Path]  # the interpreters the environments are built from
+    shard: Shard | None = None
+    measured: tuple[MatrixEnvironment, ...] = ()  # left out: already in the results (skip_measured)
 
 
-def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> Plan:
-    """Which environments to run: the current Python's baseline, or the whole matrix."""
+def plan(
+    root: Path,
+    *,
+    matrix: bool,
+    pythons: Sequence[str] | None = None,
+    shard: Shard | None = None,
+) -> Plan:
+    """Which environments to run: the current Python's baseline, or the whole matrix
+    (or one shard of it: see serkit.run.shards)."""
     Selection.from_env()  # a typo in SERKIT_BENCH_* fails here, before any env is built
     warmup_from_env()
+    rounds_from_env()
+    if shard is not None and not matrix:
+        raise SerkitError("--shard slices the matrix: use it with --matrix")
     if not matrix:
         wanted: tuple[str, ...] = (current_python(),)
         if wanted[0] not in PYTHONS:
@@ -64,13 +92,37 @@ def plan(root: Path, *, matrix: bool, pythons: Sequence[str] | None = None) -> P
     # asv builds an object for every environment in its config, then picks; exposing
     # every Python found keeps it from warning about the ones this run leaves out.
     found = find_pythons(PYTHONS)
+    if matrix:
+        # Sliced before interpreters are looked for: every runner cuts the same slices.
+        everything = tuple(environments(wanted))
+        chosen = shard_slice(everything, shard) if shard else everything
+        if not chosen:
+            raise SerkitError(f"shard {shard} is empty: the matrix has {len(everything)} envs")
+        wanted = tuple(p for p in wanted if any(env.python == p for env in chosen))
+    else:
+        chosen = tuple(baseline(p) for p in wanted)
     missing = tuple(p for p in wanted if found[p] is None)
     present = tuple(p for p in wanted if p not in missing)
     if not present:
         raise SerkitError(f"no interpreter found for Python {', '.join(wanted)}")
-    chosen = environments(present) if matrix else (baseline(p) for p in present)
+    runnable = tuple(env for env in chosen if env.python in present)
     asv_env = expose(found, root / PYTHONS_DIR)
-    return Plan(tuple(chosen), missing, asv_env, {p: path for p in present if (path := found[p])})
+    pythons_ = {p: path for p in present if (path := found[p])}
+    return Plan(runnable, missing, asv_env, pythons_, shard)
+
+
+def skip_measured(plan_: Plan, results: Path, machine: str, commit: str) -> Plan:
+    """The plan without the environments whose results for this machine and commit are
+    already in `results` (a results tree, such as the results branch checked out)."""
+    from asv.results import get_filename  # asv's own name: a long env name becomes its hash
+
+    done = tuple(
+        env
+        for env in plan_.environments
+        if (results / get_filename(machine, commit, env.asv_name)).is_file()
+    )
+    kept = tuple(env for env in plan_.environments if env not in done)
+    return replace(plan_, environments=kept, measured=plan_.measured + done)
 
 
 def asv(
@@ -85,25 +137,62 @@ def asv(
     return done.returncode
 
 
-def ensure_machine(root: Path, env: dict[str, str] | None = None) -> None:
-    """Create asv's machine profile (CPU, OS, RAM) once, without asv's interactive prompt."""
-    home = Path((env or os.environ).get("HOME") or Path.home())
-    if not (home / ".asv-machine.json").exists() and asv(root, ["machine", "--yes"], env) != 0:
-        raise SerkitError("asv machine --yes failed; run it yourself to see why")
+PROFILES_FILE = ".asv-machine.json"
 
 
-def run(root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = ()) -> int:
-    """`asv run` over the plan's environments, for the checked-out commit."""
+def _home(env: Mapping[str, str] | None) -> Path:
+    return Path((env or os.environ).get("HOME") or Path.home())
+
+
+def ensure_machine(root: Path, env: dict[str, str] | None = None, name: str | None = None) -> None:
+    """Create asv's machine profile (CPU, OS, RAM) once, without asv's interactive prompt:
+    under the hostname, or under `name` (which `asv machine --yes --machine` would record
+    without the CPU, OS and RAM)."""
+    path = _home(env) / PROFILES_FILE
+    if name is None:
+        if not path.exists() and asv(root, ["machine", "--yes"], env) != 0:
+            raise SerkitError("asv machine --yes failed; run it yourself to see why")
+        return
+    if name in _profiles(path):
+        return
+    from asv.machine import Machine, MachineCollection  # deferred: asv is only needed to run
+
+    info = {**Machine.get_defaults(), "machine": name}
+    MachineCollection.save(name, info, _path=str(path))
+
+
+def _given_machine(extra: Sequence[str]) -> str | None:
+    for i, arg in enumerate(extra):
+        if arg.startswith("--machine="):
+            return arg.split("=", 1)[1]
+        if arg in ("--machine", "-m") and i + 1 < len(extra):
+            return extra[i + 1]
+    return None
+
+
+def run(
+    root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = (), memory: bool = False
+) -> int:
+    """`asv run` over the plan's environments, for the checked-out commit, filed under
+    `machine_name` (serkit.run.naming's rule)."""
     for python in plan_.missing_pythons:
         print(f"serkit: skipping Python {python}: no interpreter found", file=sys.stderr)
-    ensure_machine(root, plan_.asv_env)
     args = ["run", "HEAD^!"]
+    if _given_machine(extra) is None:
+        name = machine_name(extra, _home(plan_.asv_env))
+        ensure_machine(root, plan_.asv_env, name)
+        args += ["--machine", name]
+    else:
+        ensure_machine(root, plan_.asv_env, _given_machine(extra))
     for environment in plan_.environments:
         args += ["-E", environment.asv_name]
+    args += SAMPLE_ARGS
     env = dict(plan_.asv_env)
     if quick:
-        args += QUICK_ATTRIBUTES
+        env.setdefault(ROUNDS_ENV, str(QUICK_ROUNDS))
         env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
+    if memory or not quick:  # see serkit.suite.memory.MEMORY_ENV
+        env[MEMORY_ENV] = "1"
     return asv(root, [*args, *extra], env)
 
 
@@ -130,19 +219,61 @@ def scratch_config(root: Path, scratch: Path) -> Path:
     return path
 
 
-def machine_name(extra: Sequence[str] = (), home: Path | None = None) -> str:
-    """The machine name `asv run` files its results under, as asv itself picks it:
-    `--machine`, else the only profile in ~/.asv-machine.json, else the host name's."""
-    for i, arg in enumerate(extra):
-        if arg.startswith("--machine="):
-            return arg.split("=", 1)[1]
-        if arg in ("--machine", "-m") and i + 1 < len(extra):
-            return extra[i + 1]
-    node = platform.node()
+def _profiles(path: Path) -> dict[str, dict[str, Any]]:
     try:
-        profiles = json.loads(((home or Path.home()) / ".asv-machine.json").read_text())
+        profiles = json.loads(path.read_text())
     except (OSError, ValueError):
-        return node
-    entries = {k: v for k, v in profiles.items() if k != "version" and isinstance(v, dict)}
-    chosen = entries.get(node) or (next(iter(entries.values())) if len(entries) == 1 else None)
+        return {}
+    if not isinstance(profiles, dict):
+        return {}
+    return {k: v for k, v in profiles.items() if k != "version" and isinstance(v, dict)}
+
+
+def machine_name(
+    extra: Sequence[str] = (),
+    home: Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    node: str | None = None,
+    hardware: Hardware | None = None,
+) -> str:
+    """The machine name `serkit bench` files results under, by serkit.run.naming's rule:
+    `--machine`; else, on a host named by hand, asv's choice (the host's profile in
+    ~/.asv-machine.json, the only profile, or the hostname); else a lone profile named by
+    hand, or the name derived from the hardware."""
+    given = _given_machine(extra)
+    if given is not None:
+        return given
+    node = platform.node() if node is None else node
+    entries = _profiles((home or Path.home()) / PROFILES_FILE)
+    lone = next(iter(entries.values())) if len(entries) == 1 else None
+    if looks_generated(node, environ):
+        if lone and named_by_hand(str(lone.get("machine", ""))):
+            return str(lone["machine"])
+        derived = derived_name(hardware or Hardware.here(environ))
+        if derived is not None:
+            return derived
+    chosen = entries.get(node) or lone
     return str(chosen.get("machine", node)) if chosen else node
+
+
+def discover_benchmarks(root: Path, into: Path) -> Path:
+    """Write the suite's benchmarks.json into `into`: `asv run --bench just-discover` in
+    this interpreter (2-3 s), never a copy of an older one."""
+    with tempfile.TemporaryDirectory(prefix="serkit-discover-") as scratch:
+        folder = Path(scratch)
+        config = scratch_config(root, folder)
+        name = "serkit-discover"
+        env = {**os.environ, "HOME": str(folder)}  # not the user's asv machine profile
+        (folder / PROFILES_FILE).write_text(json.dumps({name: {"machine": name}, "version": 1}))
+        args = ["run", "--bench", "just-discover", "--config", str(config)]
+        args += ["-E", f"existing:{sys.executable}", "--machine", name]
+        if asv(root, args, env, quiet=True) != 0:
+            raise SerkitError("asv could not discover the suite's benchmarks; see its output")
+        written = folder / "results" / BENCHMARKS_FILE
+        if not written.is_file():
+            raise SerkitError(f"asv discovered the suite but wrote no {BENCHMARKS_FILE}")
+        into.mkdir(parents=True, exist_ok=True)
+        target = into / BENCHMARKS_FILE
+        target.write_bytes(written.read_bytes())
+        return target

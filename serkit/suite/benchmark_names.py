@@ -14,8 +14,19 @@ TIME = {"dumps": DUMPS, "loads": LOADS, "round_trip": ROUND_TRIP}
 
 SIZE = "bench_size.EncodedSize.track_bytes"
 COMPRESSED = "bench_size.CompressedSize.track_bytes"
-RSS_DUMPS = "bench_memory.PeakMemory.track_dumps_rss"
-RSS_LOADS = "bench_memory.PeakMemory.track_loads_rss"
+# Memory per call, measured at the allocator, by operation ("dumps", "loads").
+PEAK = {
+    "dumps": "bench_memory.PeakMemory.track_dumps_peak",
+    "loads": "bench_memory.PeakMemory.track_loads_peak",
+}
+ALLOCATIONS = {
+    "dumps": "bench_memory.Allocations.track_dumps_allocations",
+    "loads": "bench_memory.Allocations.track_loads_allocations",
+}
+MEMORY_CHECK = {
+    "dumps": "bench_memory.MemoryCheck.track_dumps_sane",
+    "loads": "bench_memory.MemoryCheck.track_loads_sane",
+}
 COMPILED = "bench_facts.Implementation.track_compiled"
 ROUND_TRIP_EXACT = "bench_facts.Fidelity.track_exact"
 IMPORT = "bench_import.ImportTime.timeraw_import"

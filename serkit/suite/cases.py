@@ -26,12 +26,12 @@ import gzip
 import os
 import timeit
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
-from serkit.codecs.registry import Config, codec_names, get_codec, registry
+from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import fixture_names, get_fixture, load_fixture
+from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -44,6 +44,13 @@ LIBRARY_ENV = "SERKIT_BENCH_LIBRARY"
 WARMUP_ENV = "SERKIT_BENCH_WARMUP"
 # Count instructions per call under valgrind too (serkit.suite.instructions): opt-in.
 INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
+# How many processes time each pair (asv's `rounds`; asv interleaves them, one round over
+# the whole grid, then the next). Each process takes one sample, so asv's samples are the
+# per-process values and every spread serkit states is the spread between processes: on
+# a shared VM one process can read a call 2x slower than another, which samples taken in
+# one process never show. `serkit bench` sets it (quick run: QUICK_ROUNDS).
+ROUNDS_ENV = "SERKIT_BENCH_ROUNDS"
+FULL_ROUNDS = 10
 
 # How long one timed body should last; calls shorter than this are repeated inside it.
 INNER_TARGET_S = 20e-6
@@ -94,7 +101,18 @@ def warmup_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
     return seconds
 
 
-def _truthy(value: str | None) -> bool:
+def rounds_from_env(environ: Mapping[str, str] = os.environ) -> int:
+    """SERKIT_BENCH_ROUNDS: processes per timed pair (default FULL_ROUNDS), at least 2."""
+    value = environ.get(ROUNDS_ENV, "").strip()
+    if not value:
+        return FULL_ROUNDS
+    if not value.isdigit() or not 2 <= int(value) <= 100:
+        raise SerkitError(f"{ROUNDS_ENV}={value!r}: give a whole number of processes, 2 to 100")
+    return int(value)
+
+
+def truthy(value: str | None) -> bool:
+    """Whether an environment variable says yes (1, true, yes, on)."""
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
@@ -119,16 +137,14 @@ class Selection:
             if environ.get(FIXTURES_ENV, "").strip()
             else None
         )
-        for name in codecs or ():
-            registry.spec(name)
-        for name in fixtures or ():
-            get_fixture(name)
+        check_codecs(codecs or ())
+        check_fixtures(fixtures or ())
         return cls(
             codecs,
             fixtures,
-            _truthy(environ.get(SLOW_ENV)),
+            truthy(environ.get(SLOW_ENV)),
             environ.get(LIBRARY_ENV),
-            _truthy(environ.get(INSTRUCTIONS_ENV)),
+            truthy(environ.get(INSTRUCTIONS_ENV)),
         )
 
     def excludes_codec(self, codec: str) -> str | None:
@@ -176,6 +192,8 @@ class Case:
     prepare_s: float  # preparing it, cold: only to tell slow pairs from fast ones
     dumps_s: float  # the first dumps of `obj` with `config`, cold
     loads_s: float | None  # the first loads of `payload`, cold; None when not decoded
+    # What the first loads gave back, kept only when asked (prepare_object's keep_decoded).
+    decoded: Any = field(default=None, repr=False, compare=False)
 
     def operation(self, name: str) -> Callable[[], object]:
         """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
@@ -248,18 +266,37 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     Every harness that times a pair prepares it here, so each settles the allocator first.
     """
     settle_allocator()
+    get_codec(codec)  # a missing library fails before the fixture is built
+    return prepare_object(codec, fixture, load_fixture(fixture), decode=decode)
+
+
+def prepare_object(
+    codec: str,
+    document: str,
+    obj: Any,
+    *,
+    decode: bool = True,
+    keep_decoded: bool = False,
+) -> Case:
+    """:func:`prepare` for a document already built, e.g. one a user brought.
+
+    `keep_decoded` keeps what the codec gave back (Case.decoded), for a caller that
+    checks fidelity on the same round trip it times.
+    """
+    settle_allocator()
     bound = get_codec(codec)
-    obj = load_fixture(fixture)
     start = timeit.default_timer()
-    if decode or len(bound.configs) > 1:
+    decoded = None
+    if decode or keep_decoded or len(bound.configs) > 1:
         trip = bound.round_trip(obj)
         config, payload = trip.config, trip.payload
         dumps_s, loads_s = trip.dumps_s, trip.loads_s
+        decoded = trip.decoded if keep_decoded else None
     else:
         config, payload = bound.configs[0], bound.dumps(obj)
         dumps_s, loads_s = timeit.default_timer() - start, None
     elapsed = timeit.default_timer() - start
-    return Case(codec, fixture, config, obj, payload, elapsed, dumps_s, loads_s)
+    return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
@@ -298,15 +335,23 @@ class CaseBenchmark:
 
     params: tuple[list[str], ...] = (codec_names(), fixture_names())
     param_names: tuple[str, ...] = ("codec", "fixture")
-    timeout = SLOW_TIMEOUT_S if _truthy(os.environ.get(SLOW_ENV)) else TIMEOUT_S
+    timeout = SLOW_TIMEOUT_S if truthy(os.environ.get(SLOW_ENV)) else TIMEOUT_S
 
     dumps: Callable[[Any], bytes]
     loads: Callable[[bytes], Any]
     obj: Any
     payload: bytes
     inner_loops: int = 1
+    repeat: int  # asv's samples per process, and `rounds` its processes: set on timed classes
+    rounds: int
     number: int  # asv's; set only for a pair whose preparation was its warm-up
     warmup_time: float
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.operation is not None:  # timed: one sample in each of `rounds` processes
+            cls.repeat = 1
+            cls.rounds = rounds_from_env()
 
     def __init__(self) -> None:
         self.skip_params = _PreparedOnCheck(self)

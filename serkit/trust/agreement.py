@@ -28,8 +28,10 @@ from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
-from serkit.results.tree import read_tree
+from serkit.results.hosts import load_average
+from serkit.results.tree import ResultsTree, read_tree
 from serkit.run.runner import asv, ensure_machine, scratch_config
+from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.cases import prepare
 
@@ -81,13 +83,12 @@ class Agreement:
 
     @property
     def ratios(self) -> list[float]:
-        return [a / t for a, t in zip(self.asv_s, self.other_s)]
+        return paired_ratios(self.asv_s, self.other_s)
 
     @property
     def ratio(self) -> float:
-        # The median of per-round ratios: each round's pair ran back to back, so a
-        # machine that speeds up or slows down between rounds moves both alike.
-        return statistics.median(self.ratios)
+        # Each round's pair ran back to back (serkit.stats says why this is steadier).
+        return median_paired_ratio(self.asv_s, self.other_s)
 
     @property
     def within(self) -> bool:
@@ -141,21 +142,9 @@ class ScratchSuite:
     def run(self, patterns: Iterable[str], attributes: Iterable[str] = ()) -> Values:
         """One `asv run` of the benchmarks matching `patterns`: seconds by (name, params).
 
-        asv's --bench regexes match `name(param, ...)`, params as repr(); a value asv
-        skipped or failed is left out.
+        A value asv skipped or failed is left out.
         """
-        results = self.scratch / "results"
-        for old in results.glob("*/*-*.json"):  # each round starts from nothing
-            old.unlink()
-        args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
-        args += ["--set-commit-hash", self.commit]
-        for pattern in patterns:
-            args += ["-b", pattern]
-        for attribute in attributes:
-            args += ["-a", attribute]
-        if asv(self.root, args, self.env, quiet=True) not in (0, 2):
-            raise SerkitError("asv run failed; see its output above")
-        tree = read_tree(results)
+        tree = self.run_tree(patterns, attributes)
         values: Values = {}
         for machine in tree.machines.values():
             for m in machine.measurements:
@@ -164,6 +153,29 @@ class ScratchSuite:
         if not values:
             raise SerkitError("asv recorded no timings; see its output above")
         return values
+
+    def run_tree(
+        self, patterns: Iterable[str], attributes: Iterable[str] = (), *, sample: bool = False
+    ) -> ResultsTree:
+        """One `asv run` of the benchmarks matching `patterns`, read back as a results tree;
+        with `sample`, asv keeps every sample (one per process in serkit's timed classes).
+
+        asv's --bench regexes match `name(param, ...)`, params as repr().
+        """
+        results = self.scratch / "results"
+        for old in results.glob("*/*-*.json"):  # each run starts from nothing
+            old.unlink()
+        args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
+        args += ["--set-commit-hash", self.commit]
+        if sample:
+            args += ["--record-samples"]
+        for pattern in patterns:
+            args += ["-b", pattern]
+        for attribute in attributes:
+            args += ["-a", attribute]
+        if asv(self.root, args, self.env, quiet=True) not in (0, 2):
+            raise SerkitError("asv run failed; see its output above")
+        return read_tree(results)
 
 
 def _asv_value(values: Values, pair: SuiteCall) -> float:
@@ -235,6 +247,49 @@ def validate(
     return [
         Agreement(p.codec, p.fixture, p.operation, asv_s[p], pyperf_s[p], PYPERF) for p in chosen
     ]
+
+
+LoadAverage = tuple[float, float, float] | None
+
+
+@dataclass(frozen=True)
+class Validation:
+    """`serkit validate`'s run: each pair's agreement, and the machine's load around it."""
+
+    rounds: int
+    processes: int
+    pairs: list[Agreement]
+    load_before: LoadAverage
+    load_after: LoadAverage
+
+    @property
+    def within(self) -> bool:
+        return all(pair.within for pair in self.pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "processes": self.processes,
+            "load_average": {
+                "before": _load_field(self.load_before),
+                "after": _load_field(self.load_after),
+            },
+            "pairs": [pair.as_dict() for pair in self.pairs],
+        }
+
+
+def _load_field(load: LoadAverage) -> str:
+    # The document's own spelling since its first version: tools already read it.
+    return " ".join(f"{x:.2f}" for x in load) if load is not None else "unreadable"
+
+
+def run_validation(
+    root: Path, rounds: int = 3, processes: int = 10, pairs: Iterable[SuiteCall] = PANEL
+) -> Validation:
+    """validate(), with the load average read before and after: a busy machine disagrees."""
+    before = load_average()
+    results = validate(root, pairs, rounds, processes)
+    return Validation(rounds, processes, results, before, load_average())
 
 
 def progress_rounds(count: int) -> Iterator[int]:

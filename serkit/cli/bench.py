@@ -1,0 +1,190 @@
+"""`serkit matrix` and `serkit bench`: the asv environments, and running the suite in them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from serkit.checkout import git_commit, project_root, reports_dir, results_dir
+from serkit.cli.common import add_format, print_json, print_table
+from serkit.cli.results import write_report
+from serkit.errors import SerkitError
+from serkit.run import runner
+from serkit.run.interpreters import find_pythons
+from serkit.run.matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
+from serkit.run.shards import BadShard, Shard
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
+
+
+def add_commands(commands: Any) -> None:
+    matrix = commands.add_parser("matrix", help="the asv environments: Pythons x library releases")
+    add_format(matrix)
+    matrix.add_argument(
+        "--write-config", metavar="PATH", help="write the asv configuration (asv.conf.json)"
+    )
+    matrix.set_defaults(run=run_matrix)
+
+    bench = commands.add_parser(
+        "bench",
+        help="run the asv suite: quick on this Python, or the whole matrix; then the report",
+        description=(
+            "Run the asv suite for the checked-out commit, record this host's facts beside "
+            "the results, then write the HTML report (serkit report). "
+            f"Narrow the grid with {CODECS_ENV}, {FIXTURES_ENV} and {SLOW_ENV}."
+        ),
+    )
+    bench.add_argument(
+        "--matrix", action="store_true", help="every environment of every Python found"
+    )
+    bench.add_argument(
+        "--python", type=split_ids, action="extend", help="with --matrix: these Pythons only"
+    )
+    speed = bench.add_mutually_exclusive_group()
+    speed.add_argument(
+        "--quick",
+        action="store_true",
+        default=None,
+        help=f"{runner.QUICK_DESCRIPTION} (default alone)",
+    )
+    speed.add_argument(
+        "--full",
+        dest="quick",
+        action="store_false",
+        help=f"{runner.FULL_DESCRIPTION} (default --matrix)",
+    )
+    bench.add_argument(
+        "--memory",
+        action="store_true",
+        help="a quick run also measures memory per call (full runs always do; about 5 min)",
+    )
+    bench.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="with --matrix: the K-th of N disjoint slices of the environments (2/3)",
+    )
+    bench.add_argument(
+        "--skip-measured",
+        metavar="DIR",
+        help="leave out the environments whose results for this machine and commit are "
+        "already in DIR, a results tree (the CI store)",
+    )
+    bench.add_argument(
+        "--no-report", action="store_true", help="skip the HTML report (serkit report)"
+    )
+    bench.add_argument(
+        "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
+    )
+    bench.set_defaults(run=run_bench)
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except BadShard as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def run_matrix(args: argparse.Namespace) -> int:
+    if args.write_config:
+        path = Path(args.write_config)
+        path.write_text(render_asv_config())
+        print(f"wrote {path}")
+        return 0
+    envs = list(environments())
+    found = find_pythons(PYTHONS)
+    if args.format == "json":
+        print_json(
+            [
+                {
+                    "name": env.asv_name,
+                    "python": env.python,
+                    "varied": env.varied,
+                    "requirements": env.requirements,
+                    "not_installed": list(env.missing),
+                    "interpreter": str(found[env.python] or "") or None,
+                }
+                for env in envs
+            ]
+        )
+        return 0
+    axes = sum(1 for library in LIBRARIES if library.axis)
+    print(
+        f"{len(envs)} environments: {len(PYTHONS)} Pythons, each with a baseline of the newest "
+        f"releases and one environment per older release of {axes} libraries, one at a time."
+    )
+    table = [
+        [
+            env.python,
+            env.varied or "baseline",
+            env.requirements[env.varied] if env.varied else "newest",
+            str(found[env.python] or "-"),
+        ]
+        for env in envs
+    ]
+    headers = ["python", "varies", "release", "interpreter here"]
+    print_table(table, headers, args.format, disable_numparse=True)
+    for python in PYTHONS:
+        if found[python] is None:
+            print(f"Python {python} was not found here: its environments will be skipped.")
+    unused = [f"{lib} {ver} on {py}" for py, lib, ver in unused_releases()]
+    print(f"Left out, no compiled wheel on PyPI: {', '.join(unused)}.")
+    missing = sorted({(env.python, m) for env in envs for m in env.missing})
+    print("Not installed, no wheel at all: " + ", ".join(f"{m} on {p}" for p, m in missing) + ".")
+    return 0
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    from serkit.results.hosts import record_host
+
+    root = project_root()
+    quick = args.quick if args.quick is not None else not args.matrix
+    plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
+    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
+    # The name asv files the results under (serkit.run.naming): derived from the hardware
+    # on a CI runner, so that every shard of one runner kind lands under one name.
+    machine = runner.machine_name(extra, Path(plan.asv_env.get("HOME") or Path.home()))
+    commit = git_commit(root)
+    if args.skip_measured:
+        if commit is None:
+            raise SerkitError("--skip-measured needs a git checkout: no commit found")
+        plan = runner.skip_measured(plan, Path(args.skip_measured), machine, commit)
+        if plan.measured:
+            print(
+                f"serkit: {len(plan.measured)} environment(s) already measured on {machine} at "
+                f"{commit[:8]} in {args.skip_measured}, left out",
+                file=sys.stderr,
+            )
+        if not plan.environments:
+            print("serkit: nothing left to measure", file=sys.stderr)
+            return 0
+    names = ", ".join(env.label for env in plan.environments)
+    mode = f"quick ({runner.QUICK_DESCRIPTION})" if quick else f"full ({runner.FULL_DESCRIPTION})"
+    shard = f", shard {plan.shard}" if plan.shard else ""
+    print(
+        f"serkit: machine {machine}{shard}: {len(plan.environments)} environment(s), "
+        f"{mode}: {names}",
+        file=sys.stderr,
+    )
+    status = runner.run(root, plan, quick=quick, extra=extra, memory=args.memory)
+    if status not in (0, 2):
+        raise SerkitError(f"asv run failed (exit {status}); see its output above")
+    # What asv does not record (governor, turbo, Python builds) travels with the results,
+    # one entry per run, so each shard's host stays on record.
+    record_host(
+        results_dir(root),
+        machine,
+        plan.pythons,
+        shard=str(plan.shard) if plan.shard else None,
+        commit=commit,
+        environments=[env.label for env in plan.environments],
+    )
+    # Report what was measured even when some benchmarks failed: nothing is lost.
+    if not args.no_report:
+        write_report(root, results_dir(root), reports_dir(root), with_asv=True)
+    if status == 2:
+        # asv also exits 2 when it refuses its arguments; its own message says which.
+        print("serkit: asv exited 2: some benchmarks failed (see above)", file=sys.stderr)
+    return 0 if status == 0 else 1

@@ -1,0 +1,195 @@
+"""`serkit fidelity`: what each codec gives back of each document, and of hostile input."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from serkit.checks import fidelity, hostile
+from serkit.cli.common import (
+    add_format,
+    codec_parent,
+    fixture_parent,
+    mirror_parent,
+    positive_int,
+    print_hazards,
+    print_json,
+    print_table,
+    require_sources,
+)
+from serkit.codecs.registry import check_codecs, codec_names, registry
+from serkit.progress import progress
+
+
+def add_commands(commands: Any) -> None:
+    parser = commands.add_parser(
+        "fidelity",
+        parents=[mirror_parent(), codec_parent(), fixture_parent("fixture or probe ids")],
+        help="what each codec gives back of each fixture and probe; --hostile: of bad input",
+    )
+    parser.add_argument(
+        "--probes",
+        action=argparse.BooleanOptionalAction,
+        help="add every probe (the default unless --fixture names documents)",
+    )
+    add_format(parser)
+    parser.add_argument(
+        "--hostile",
+        action="store_true",
+        help="also feed each codec's loads hostile payloads, in sandboxed subprocesses",
+    )
+    parser.add_argument(
+        "--hostile-count",
+        type=positive_int,
+        default=hostile.DEFAULT_COUNT,
+        metavar="N",
+        help=f"hostile payloads per codec (default {hostile.DEFAULT_COUNT})",
+    )
+    parser.add_argument("--hostile-seed", type=int, default=hostile.DEFAULT_SEED, metavar="SEED")
+    parser.add_argument(
+        "--hostile-budget",
+        type=float,
+        default=hostile.DEFAULT_BUDGET,
+        metavar="SECONDS",
+        help=f"time limit per codec (default {hostile.DEFAULT_BUDGET:g})",
+    )
+    parser.set_defaults(run=run_fidelity)
+
+
+def fidelity_documents(args: argparse.Namespace) -> list[str]:
+    """The --fixture ids (fixtures or probes), else the defaults; sources checked first."""
+    if args.fixture:
+        names = list(dict.fromkeys(args.fixture))
+        for name in names:
+            fidelity.document_kind(name)  # fail on a typo before any work starts
+        if args.probes:
+            probes = fidelity.default_documents(fixtures=False)
+            names += [p for p in probes if p not in names]
+    else:
+        names = fidelity.default_documents(slow=args.slow, probes=args.probes is not False)
+    require_sources(names)
+    return names
+
+
+def _fidelity_cell(result: fidelity.FidelityResult) -> str:
+    if result.status == fidelity.LOSSY:
+        return "lossy: " + ", ".join(d.kind for d in result.differences)
+    return result.status
+
+
+def _hostile_cell(result: hostile.HostileResult | None) -> str:
+    if result is None:
+        return "-"
+    if result.status != hostile.FED:
+        return result.status
+    counts = result.outcomes
+    parts = [f"{counts[hostile.EXCEPTION]} raised", f"{counts[hostile.VALUE]} returned"]
+    parts += [
+        f"{counts[outcome]} {label}"
+        for outcome, label in (
+            (hostile.BLOCKED, "blocked"),
+            (hostile.HANG, "HUNG"),
+            (hostile.CRASH, "CRASHED"),
+        )
+        if counts[outcome]
+    ]
+    stopped = "" if result.fed == result.requested else f" (stopped at {result.fed})"
+    return ", ".join(parts) + stopped
+
+
+def _codec_facts(name: str, hostile_result: hostile.HostileResult | None) -> dict[str, Any]:
+    known = registry.facts(name)
+    spec = known.spec
+    facts: dict[str, Any] = {"codec": name, "format": spec.format, "library": spec.library}
+    facts.update(implementation=known.implementation, version=known.version)
+    facts.update(
+        safe_for_untrusted_input=spec.safe_for_untrusted_input,
+        untrusted_input_hazard=spec.untrusted_input_hazard,
+        hostile=hostile_result.as_dict() if hostile_result else None,
+    )
+    return facts
+
+
+def _run_hostile(args: argparse.Namespace, codecs: list[str]) -> dict[str, hostile.HostileResult]:
+    with progress(total=len(codecs), desc="hostile input", unit="codec") as bar:
+
+        def advance(_: hostile.HostileResult) -> None:
+            bar.update(1)
+
+        return hostile.run_hostile(
+            codecs,
+            seed=args.hostile_seed,
+            count=args.hostile_count,
+            budget=args.hostile_budget,
+            done=advance,
+        )
+
+
+def run_fidelity(args: argparse.Namespace) -> int:
+    """What each codec gives back of each document, and optionally of hostile input."""
+    codecs = check_codecs(args.codec or codec_names())
+    documents = fidelity_documents(args)
+    results: list[fidelity.FidelityResult] = []
+    for name in progress(documents, desc="round trips", unit="fixture"):
+        results.extend(fidelity.check_document(name, codecs))
+    hostile_results = _run_hostile(args, codecs) if args.hostile else {}
+    facts = [_codec_facts(name, hostile_results.get(name)) for name in codecs]
+    if args.format == "json":
+        kinds = {name: fidelity.document_kind(name) for name in documents}
+        rows = [{**r.as_dict(), "kind": kinds[r.fixture]} for r in results]
+        print_json({"cells": rows, "codecs": facts})
+        return 0
+    cells = {(r.codec, r.fixture): r for r in results}
+    headers = ["codec", "untrusted"] + (["hostile"] if args.hostile else []) + documents
+    table = [
+        [f["codec"], "safe" if f["safe_for_untrusted_input"] else "UNSAFE"]
+        + ([_hostile_cell(hostile_results.get(f["codec"]))] if args.hostile else [])
+        + [_fidelity_cell(cells[f["codec"], d]) for d in documents]
+        for f in facts
+    ]
+    print("What each codec gives back of each fixture and probe")
+    print_table(table, headers, args.format)
+    _print_legend(args, results, facts, hostile_results)
+    return 0
+
+
+def _print_legend(
+    args: argparse.Namespace,
+    results: list[fidelity.FidelityResult],
+    facts: list[dict[str, Any]],
+    hostile_results: dict[str, hostile.HostileResult],
+) -> None:
+    print()
+    seen = {d.kind for r in results for d in r.differences}
+    for status, meaning in fidelity.STATUSES.items():
+        print(f"{status}: {meaning}")
+        if status == fidelity.LOSSY:
+            for kind, what in fidelity.DIFFERENCE_KINDS.items():
+                if kind in seen:
+                    print(f"    {kind}: {what}")
+    print("(--format json adds each difference's count and the path of its first example)")
+    print_hazards(
+        {f["codec"]: f["untrusted_input_hazard"] for f in facts},
+        "untrusted: UNSAFE codecs must never decode bytes you did not write:",
+    )
+    if not args.hostile:
+        return
+    print(
+        f"hostile: {args.hostile_count:,} truncated, bit-flipped and random payloads per codec "
+        f"(seed {args.hostile_seed}), decoded only in sandboxed subprocesses:\n"
+        "    raised: a clean exception; returned: decoded to some value; "
+        "blocked: the sandbox refused what loads tried;\n"
+        f"    HUNG: no answer within {hostile.DEFAULT_PAYLOAD_TIMEOUT:g} s; "
+        "CRASHED: the process died"
+    )
+    for name, result in hostile_results.items():
+        if result.detail:
+            print(f"    {name}: {result.detail}")
+        for incident in result.incidents[:10]:
+            print(
+                f"    {name}: payload {incident.index} ({incident.mutation}) {incident.outcome}: "
+                f"{incident.how}; reproduce with python -m serkit.checks.hostile --codec {name} "
+                f"--seed {result.seed} --start {incident.index} --stop {incident.index + 1}"
+            )
+        if len(result.incidents) > 10:
+            print(f"    {name}: {len(result.incidents) - 10} more in --format json")

@@ -1,0 +1,68 @@
+"""`serkit list`: each codec, its library and version, and whether its loads is safe."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from serkit.cli.common import add_format, print_hazards, print_json, print_table
+from serkit.codecs.registry import codec_names, registry
+
+
+def add_commands(commands: Any) -> None:
+    listing = commands.add_parser(
+        "list", help="each codec: format, library, version, implementation"
+    )
+    add_format(listing)
+    listing.set_defaults(run=run_list)
+
+
+def codec_rows() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for name in codec_names():
+        spec = registry.spec(name)
+        row: dict[str, Any] = {"id": name, "format": spec.format, "library": spec.library}
+        row.update(
+            safe_for_untrusted_input=spec.safe_for_untrusted_input,
+            untrusted_input_hazard=spec.untrusted_input_hazard,
+            variant=spec.variant,
+            direct=dataclasses.asdict(spec.direct) if spec.direct else None,
+        )
+        known = registry.facts(name)  # one missing or broken codec must not hide the others
+        row.update(
+            version=known.version,
+            implementation=known.implementation,
+            available=known.codec is not None,
+            reason=known.reason,
+        )
+        if known.codec is not None:
+            row.update(call=known.codec.summary)
+        rows.append(row)
+    return rows
+
+
+def run_list(args: argparse.Namespace) -> int:
+    rows = codec_rows()
+    if args.format == "json":
+        print_json(rows)
+        return 0
+    table = [
+        [
+            r["id"],
+            r["format"],
+            r["library"],
+            r["version"] or "-",
+            r["implementation"] or "-",
+            "safe" if r["safe_for_untrusted_input"] else "UNSAFE",
+            "yes" if r["available"] else f"no: {r['reason']}",
+        ]
+        for r in rows
+    ]
+    headers = ["codec", "format", "library", "version", "impl", "untrusted", "available"]
+    print_table(table, headers, args.format)
+    print_hazards(
+        {r["id"]: r["untrusted_input_hazard"] for r in rows},
+        "\nUNSAFE on untrusted input: never give their loads bytes you did not write",
+    )
+    return 0

@@ -1,0 +1,208 @@
+"""`serkit fixtures list|fetch|verify|add` and `serkit sizes`: the documents, and their sizes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from serkit.checks.sizes import EXACT, LOSSY, SizeResult, measure_fixture
+from serkit.cli.common import (
+    add_format,
+    chosen_fixtures,
+    codec_parent,
+    fixture_parent,
+    mirror_parent,
+    print_json,
+    print_table,
+)
+from serkit.codecs.registry import check_codecs, codec_names
+from serkit.errors import DocumentError, FixtureChanged
+from serkit.inputs import jsontestsuite, user_fixtures
+from serkit.inputs.fixtures import (
+    FIXTURES,
+    SOURCES,
+    content_hash,
+    data_dir,
+    fetch_source,
+    get_fixture,
+    load_fixture,
+    source_path,
+)
+from serkit.inputs.user_fixtures import FOLDER_ENV, MANIFEST, add_document, declarations
+from serkit.progress import progress
+from serkit.suite.cases import FIXTURES_ENV
+from serkit.units import bytes_binary
+
+
+def add_commands(commands: Any) -> None:
+    mirror, selection = mirror_parent(), fixture_parent()
+    fixtures = commands.add_parser("fixtures", help="list, fetch and verify fixture documents")
+    actions = fixtures.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="the fixtures")
+    add_format(listing)
+    listing.set_defaults(run=run_fixtures_list)
+    actions.add_parser(
+        "fetch", parents=[mirror], help="download sources from pinned URLs, check sha256"
+    ).set_defaults(run=run_fixtures_fetch)
+    actions.add_parser(
+        "verify", parents=[mirror, selection], help="check sources and fixture content hashes"
+    ).set_defaults(run=run_fixtures_verify)
+    adding = actions.add_parser(
+        "add",
+        help="make one of your documents a fixture of the suite, pinned by its content hash",
+        description=(
+            "Copy a document (JSON, YAML, msgpack, or pickle with --allow-pickle) into this "
+            f"checkout's {folder_text()} and declare it in {MANIFEST} there. Its id is "
+            "NAME@HASH, the first 8 hex digits of its content sha256: a changed document "
+            "is a new fixture, never new results under an old id."
+        ),
+    )
+    adding.add_argument("path", metavar="PATH", help="the document file")
+    adding.add_argument("--name", help="the fixture's name (default: from the file name)")
+    adding.add_argument("--description", default="", help="what the document is, in words")
+    adding.add_argument("--allow-pickle", action="store_true", help="read a pickle (runs code)")
+    adding.add_argument(
+        "--replace",
+        action="store_true",
+        help="let changed content take a declared name (the old id's results stay under it)",
+    )
+    adding.set_defaults(run=run_fixtures_add)
+
+    sizes = commands.add_parser(
+        "sizes", parents=[mirror, selection, codec_parent()], help="encoded size of each fixture"
+    )
+    add_format(sizes)
+    sizes.set_defaults(run=run_sizes)
+
+
+def run_fixtures_list(args: argparse.Namespace) -> int:
+    rows: list[dict[str, Any]] = [
+        {
+            "id": f.name,
+            "origin": f.origin,
+            "slow": f.slow,
+            "sha256": f.sha256,
+            "source": f.source.url if f.source else None,
+            "license": f.source.license if f.source else None,
+            "description": f.description,
+        }
+        for f in FIXTURES.values()
+    ]
+    if args.format == "json":
+        print_json(rows)
+        return 0
+    table = [
+        [r["id"], r["origin"], "yes" if r["slow"] else "", r["sha256"][:12], r["description"]]
+        for r in rows
+    ]
+    print_table(table, ["fixture", "from", "slow", "sha256", "what"], args.format)
+    print(f"\nFetched sources live in {data_dir()} (set SERKIT_DATA_DIR to move them).")
+    print(f"Your own documents are declared in {folder_text()}/{MANIFEST} (serkit fixtures add).")
+    return 0
+
+
+def folder_text() -> str:
+    where = user_fixtures.folder()
+    return str(where) if where is not None else f"fixtures/user (or ${FOLDER_ENV})"
+
+
+def run_fixtures_add(args: argparse.Namespace) -> int:
+    known = {d.id for d in declarations()}
+    declared = add_document(
+        args.path,
+        name=args.name,
+        description=args.description,
+        allow_pickle=args.allow_pickle,
+        replace=args.replace,
+    )
+    verb = "already declared" if declared.id in known else "added"
+    print(
+        f"{verb}: {declared.id} ({bytes_binary(declared.size)}, content sha256 "
+        f"{declared.sha256[:12]}…), {declared.file}"
+    )
+    print(f"time it in the suite: {FIXTURES_ENV}={declared.id} serkit bench")
+    return 0
+
+
+def run_fixtures_fetch(args: argparse.Namespace) -> int:
+    for source in SOURCES:
+        path = fetch_source(source)
+        print(f"{source.filename} ({source.license}): sha256 verified, at {path}")
+    folder = jsontestsuite.fetch(progress=True)
+    print(
+        f"JSONTestSuite test_parsing, {len(jsontestsuite.sources())} files "
+        f"({jsontestsuite.LICENSE}): each sha256 verified, at {folder}"
+    )
+    return 0
+
+
+def run_fixtures_verify(args: argparse.Namespace) -> int:
+    """Check each source's sha256, then that each fixture builds to its pinned hash."""
+    failures = 0
+    for source in SOURCES:
+        path = source_path(source)
+        print(f"ok    {source.filename} (sha256 {source.sha256[:12]}…, {path})")
+    declarations()  # a malformed fixtures.json, which the registry only warns of, fails here
+    suite = jsontestsuite.verified_files()
+    folder = next(iter(suite.values())).parent
+    print(f"ok    JSONTestSuite test_parsing ({len(suite)} files, each sha256 checked, {folder})")
+    names = chosen_fixtures(args)
+    if not args.fixture:
+        # Slow for the grid, but quick to build: a document parsed from a fetched source.
+        names += [f.name for f in FIXTURES.values() if f.source and f.name not in names]
+    with progress(names, desc="verifying", unit="fixture") as bar:
+        for name in bar:
+            fixture = get_fixture(name)
+            try:
+                actual = content_hash(load_fixture(name))
+            except (FixtureChanged, DocumentError) as exc:  # one of your documents
+                failures += 1
+                bar.write(f"FAIL  {name}: {exc}", file=sys.stdout)
+                continue
+            if actual == fixture.sha256:
+                bar.write(f"ok    {name} (content sha256 {actual[:12]}…)", file=sys.stdout)
+            else:
+                failures += 1
+                bar.write(
+                    f"FAIL  {name}: built {actual[:12]}…, pinned {fixture.sha256[:12]}…; "
+                    "results for it would not be comparable",
+                    file=sys.stdout,
+                )
+    skipped = [f.name for f in FIXTURES.values() if f.slow and f.name not in names]
+    if skipped:
+        print(f"skipped slow fixtures: {', '.join(skipped)} (add --slow)")
+    return 1 if failures else 0
+
+
+def _size_cell(result: SizeResult) -> str:
+    if result.bytes is None:
+        return result.status
+    mark = ("*" if result.status == LOSSY else "") + ("+" if result.options else "")
+    return f"{result.bytes:,}{mark}"
+
+
+def run_sizes(args: argparse.Namespace) -> int:
+    codecs = check_codecs(args.codec or codec_names())
+    fixtures = chosen_fixtures(args)
+    results: list[SizeResult] = []
+    for fixture in progress(fixtures, desc="encoding", unit="fixture"):
+        results.extend(measure_fixture(fixture, codecs))
+    if args.format == "json":
+        print_json([r.as_dict() for r in results])
+        return 0
+    cells = {(r.codec, r.fixture): r for r in results}
+    table = [[c] + [_size_cell(cells[c, f]) for f in fixtures] for c in codecs]
+    print("Encoded size in bytes (B)")
+    print_table(table, ["codec", *fixtures], args.format, stralign="right")
+    print(f"\n* {LOSSY}: decodes to different types or values than it encoded")
+    needed: dict[tuple[str, str], list[str]] = {}
+    for r in results:
+        if r.options:
+            needed.setdefault((r.codec, r.options), []).append(r.fixture)
+    if needed:
+        print("+ used an option this data needs:")
+    for (codec, options), names in needed.items():
+        print(f"    {codec}: {options} ({', '.join(names)})")
+    print(f"unmarked sizes round-trip {EXACT}ly.")
+    return 0

@@ -1,0 +1,95 @@
+"""`serkit replicate`: the posts' published tables beside today's measurements."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from serkit.checkout import ASV_DIR, REPLICATION_FILE, replication_path
+from serkit.cli.common import add_format, mirror_parent, positive_int, print_json, save_target
+from serkit.errors import SerkitError
+
+
+def add_commands(commands: Any) -> None:
+    from serkit.replicate.posts import DEFAULT_ROUNDS, MIN_ROUNDS, SLOW_DEFAULT_ROUNDS, post_ids
+
+    replicate = commands.add_parser(
+        "replicate",
+        parents=[mirror_parent()],
+        help="the posts' published tables beside today's measurements, with verdicts",
+        description=(
+            "Re-run the experiments of the posts serkit grew from and show the published "
+            "numbers beside today's: both normalized to a reference codec, the ranking then "
+            "and now, and a verdict on each claim. Run with every post, the JSON document is "
+            f"also saved to {ASV_DIR}/{REPLICATION_FILE} in the checkout (see --save, --no-save)."
+        ),
+    )
+    replicate.add_argument(
+        "post",
+        nargs="?",
+        metavar="POST",
+        help=f"one post: {', '.join(post_ids())} (000 and 001 are one post); default all",
+    )
+    add_format(replicate)
+    replicate.add_argument(
+        "--slow",
+        action="store_true",
+        help="include post 000's 10,000 and 100,000 records (minutes, GBs of memory)",
+    )
+    replicate.add_argument(
+        "--rounds",
+        type=positive_int,
+        metavar="N",
+        help=f"interleaved rounds per measurement, at least {MIN_ROUNDS} "
+        f"(default {DEFAULT_ROUNDS}, or {SLOW_DEFAULT_ROUNDS} with --slow)",
+    )
+    saving = replicate.add_mutually_exclusive_group()
+    saving.add_argument("--save", metavar="FILE", help="also write the JSON document to FILE")
+    saving.add_argument(
+        "--no-save",
+        action="store_true",
+        help=f"do not write {ASV_DIR}/{REPLICATION_FILE} after a full run",
+    )
+    replicate.set_defaults(run=run_replicate)
+
+
+def replication_target(args: argparse.Namespace) -> Path | None:
+    """Where the JSON document goes: --save, else the checkout's .asv/ after a full run."""
+    return save_target(args, replication_path, partial=bool(args.post))
+
+
+def run_replicate(args: argparse.Namespace) -> int:
+    from serkit.replicate.posts import (
+        DEFAULT_ROUNDS,
+        SLOW_DEFAULT_ROUNDS,
+        Options,
+        render,
+        resolve_post,
+        run,
+        save,
+    )
+
+    posts = [resolve_post(args.post)] if args.post else None  # a typo fails before any work
+    target = replication_target(args)
+    rounds = args.rounds or (SLOW_DEFAULT_ROUNDS if args.slow else DEFAULT_ROUNDS)
+    document = run(posts, Options(rounds=rounds, slow=args.slow))
+    if target is not None:
+        try:
+            save(document, target)
+        except OSError as exc:
+            raise SerkitError(f"cannot write {target}: {exc}") from exc
+        print(f"serkit: saved the replication document to {target}", file=sys.stderr)
+    if args.format == "json":
+        print_json(document)
+    else:
+        sys.stdout.write(render(document, markdown=args.format == "markdown"))
+    count = len(document["posts"])
+    print(f"serkit: replicated {count} post(s) in {document['wall_s']:.0f} s", file=sys.stderr)
+    if not args.slow and any(post["post"] == "000/001" for post in document["posts"]):
+        print(
+            "serkit: post 000/001's 10,000 and 100,000 records were left out (add --slow)",
+            file=sys.stderr,
+        )
+    return 0

@@ -1,0 +1,67 @@
+"""`serkit try PATH...`: every codec on your own documents, measured here, without asv."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from serkit.cli.common import add_format, codec_parent, print_hazards, print_json
+from serkit.codecs.registry import check_codecs
+from serkit.inputs.documents import MAX_BYTES_ENV, PICKLE_HAZARD
+from serkit.trial.measure import TARGET_S, try_paths
+from serkit.trial.render import hazards, render
+
+
+def positive_seconds(value: str) -> float:
+    """argparse type for a time budget: seconds, more than 0."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {value!r}") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {value}")
+    return number
+
+
+def add_commands(commands: Any) -> None:
+    trial = commands.add_parser(
+        "try",
+        parents=[codec_parent()],
+        help="every codec on your own documents: time, size, fidelity (no asv)",
+        description=(
+            "Time every codec's dumps and loads on your documents (JSON, YAML, msgpack, or "
+            "pickle with --allow-pickle; chosen by extension, else by content), in this "
+            "process, with their encoded and compressed sizes, whether each gives back "
+            "what it was given, and the implementation that ran. Fastest first. "
+            f"Documents over 256 MiB are refused unless {MAX_BYTES_ENV} allows them."
+        ),
+    )
+    trial.add_argument("paths", nargs="+", metavar="PATH", help="document files")
+    trial.add_argument(
+        "--allow-pickle",
+        action="store_true",
+        help=f"read pickle files ({PICKLE_HAZARD.split(':')[0]})",
+    )
+    trial.add_argument(
+        "--budget",
+        type=positive_seconds,
+        default=TARGET_S,
+        metavar="SECONDS",
+        help=f"time to spend on each document, preparing included (default: {TARGET_S:g})",
+    )
+    add_format(trial)
+    trial.set_defaults(run=run_try)
+
+
+def run_try(args: argparse.Namespace) -> int:
+    codecs = check_codecs(args.codec) if args.codec else None
+    documents = try_paths(args.paths, codecs, allow_pickle=args.allow_pickle, budget_s=args.budget)
+    if args.format == "json":
+        print_json([d.as_dict() for d in documents])
+        return 0
+    print(render(documents, markdown=args.format == "markdown"))
+    print_hazards(
+        hazards(documents),
+        "\nUNSAFE on untrusted input: never give their loads bytes you did not write",
+    )
+    return 0

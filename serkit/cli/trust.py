@@ -1,0 +1,270 @@
+"""Can timings be trusted: `agreement`, `validate`, `overhead`, `doctor`, `noise` and `aa`."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from typing import Any
+
+from serkit.checkout import project_root, results_dir
+from serkit.cli.common import (
+    add_format,
+    codec_parent,
+    fixture_parent,
+    positive_int,
+    print_json,
+    print_table,
+)
+from serkit.codecs.registry import check_codecs
+from serkit.errors import SerkitError
+from serkit.results.hosts import load_average, load_text
+
+
+def add_commands(commands: Any) -> None:
+    agreement = commands.add_parser(
+        "agreement", help="check the asv suite's timing of one call against plain timeit"
+    )
+    agreement.add_argument("--codec", default="orjson")
+    agreement.add_argument("--fixture", default="small-dict")
+    agreement.add_argument("--operation", choices=["dumps", "loads", "round_trip"], default="dumps")
+    agreement.add_argument("--rounds", type=positive_int, default=5)
+    add_format(agreement)
+    agreement.set_defaults(run=run_agreement)
+
+    validate = commands.add_parser(
+        "validate", help="check the asv suite's timings of a fixed panel of calls against pyperf"
+    )
+    validate.add_argument("--rounds", type=positive_int, default=3)
+    validate.add_argument(
+        "--processes", type=positive_int, default=10, help="pyperf worker processes per pair"
+    )
+    add_format(validate)
+    validate.set_defaults(run=run_validate)
+
+    overhead = commands.add_parser(
+        "overhead",
+        parents=[codec_parent()],
+        help="what serkit's adapter adds over the direct library call (asv, small-dict)",
+    )
+    overhead.add_argument(
+        "--rounds", type=positive_int, default=5, help="asv runs, one round each (default 5)"
+    )
+    add_format(overhead)
+    overhead.set_defaults(run=run_overhead)
+
+    doctor = commands.add_parser(
+        "doctor", help="the state of this machine and Python that matters for benchmarking"
+    )
+    add_format(doctor)
+    doctor.set_defaults(run=run_doctor)
+
+    noise = commands.add_parser(
+        "noise",
+        help="A/A-run a fixed panel (about a minute) and record this host's noise floor",
+    )
+    noise.add_argument(
+        "--machine", help="the machine name to file it under (default: as `serkit bench` picks)"
+    )
+    noise.add_argument(
+        "--processes", type=positive_int, default=None, help="processes per pair and run"
+    )
+    add_format(noise)
+    noise.set_defaults(run=run_noise)
+
+    aa = commands.add_parser(
+        "aa",
+        parents=[codec_parent(), fixture_parent()],
+        help="run a slice of the suite twice and count the verdicts that call it different",
+    )
+    aa.add_argument(
+        "--processes", type=positive_int, default=None, help="processes per pair and run"
+    )
+    aa.add_argument("--machine", help="whose recorded noise floor the verdicts use")
+    add_format(aa)
+    aa.set_defaults(run=run_aa)
+
+
+def _seconds(value: float) -> str:
+    from serkit.compare.render import format_value
+
+    return format_value(value, "seconds")
+
+
+def run_agreement(args: argparse.Namespace) -> int:
+    from serkit.trust.agreement import TOLERANCE, measure_agreement
+
+    result = measure_agreement(
+        project_root(), args.codec, args.fixture, args.operation, args.rounds
+    )
+    if args.format == "json":
+        print_json(result.as_dict())
+        return 0 if result.within else 1
+    rows = [
+        [i + 1, f"{a * 1e9:,.0f}", f"{t * 1e9:,.0f}", f"{r:.3f}"]
+        for i, (a, t, r) in enumerate(zip(result.asv_s, result.other_s, result.ratios))
+    ]
+    print(f"{result.operation} of {result.fixture} with {result.codec}, ns per call")
+    print_table(rows, ["round", "asv suite (ns)", "timeit (ns)", "ratio"], args.format)
+    verdict = "agree" if result.within else "DISAGREE"
+    print(
+        f"median of the rounds' ratios asv/timeit: {result.ratio:.3f} "
+        f"(range {min(result.ratios):.3f}-{max(result.ratios):.3f}): {verdict}, "
+        f"tolerance {TOLERANCE:.0%}"
+    )
+    return 0 if result.within else 1
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from serkit.trust.agreement import TOLERANCE, run_validation
+
+    validation = run_validation(project_root(), args.rounds, args.processes)
+    if args.format == "json":
+        print_json(validation.as_dict())
+        return 0 if validation.within else 1
+    rows = [
+        [
+            f"{r.codec} {r.operation} {r.fixture}",
+            _seconds(statistics.median(r.asv_s)),
+            _seconds(statistics.median(r.other_s)),
+            f"{r.ratio:.3f}",
+            f"{min(r.ratios):.3f}-{max(r.ratios):.3f}",
+            "agree" if r.within else "DISAGREE",
+        ]
+        for r in validation.pairs
+    ]
+    print(
+        f"The asv suite against pyperf ({args.processes} worker processes each), "
+        f"{args.rounds} interleaved rounds; time per call, medians over the rounds"
+    )
+    headers = ["pair", "asv suite", "pyperf", "ratio asv/pyperf", "range", "verdict"]
+    print_table(rows, headers, args.format, disable_numparse=True)
+    print(
+        f"ratio: the median of the rounds' ratios; tolerance {TOLERANCE:.0%}. "
+        f"Load average: {load_text(validation.load_before)} before, "
+        f"{load_text(validation.load_after)} after."
+    )
+    return 0 if validation.within else 1
+
+
+def run_overhead(args: argparse.Namespace) -> int:
+    from serkit.suite.overhead import FIXTURE
+    from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO, measure_overheads
+
+    codecs = check_codecs(args.codec) if args.codec else None  # typos fail before asv starts
+    load_before = load_average()
+    results = measure_overheads(project_root(), codecs, args.rounds)
+    if not results:
+        raise SerkitError("asv recorded no overhead timings; see its output above")
+    if args.format == "json":
+        print_json([r.as_dict() for r in results])
+        return 0 if all(r.within for r in results) else 1
+    rows = [
+        [
+            r.codec,
+            r.operation,
+            _seconds(r.adapter_median_s),
+            _seconds(r.direct_median_s),
+            f"{r.overhead_s * 1e9:+,.0f} ns",
+            f"{r.ratio:.3f}",
+            f"{min(r.ratios):.3f}-{max(r.ratios):.3f}",
+            "within" if r.within else "OVER",
+            r.variant,
+        ]
+        for r in results
+    ]
+    print(f"serkit's adapter against the direct library call, on {FIXTURE}, time per call")
+    headers = [
+        "codec",
+        "op",
+        "adapter",
+        "direct",
+        "overhead",
+        "ratio",
+        "range",
+        "target",
+        "variant",
+    ]
+    print_table(rows, headers, args.format, disable_numparse=True)
+    print(
+        f"target: overhead at most max({TARGET_RATIO:.0%} of direct, "
+        f"{TARGET_FLOOR_S * 1e9:.0f} ns). adapter, direct: medians of {args.rounds} asv runs; "
+        "ratio: the median of the runs' ratios, overhead: (ratio - 1) x direct.\n"
+        f"Load average: {load_text(load_before)} before, {load_text()} after."
+    )
+    return 0 if all(r.within for r in results) else 1
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    from serkit.trust.doctor import as_json, diagnose
+
+    items = diagnose()
+    if args.format == "json":
+        print_json(as_json(items))
+        return 0
+    rows = [[i.name, i.value, f"WARNING: {i.warning}" if i.warning else ""] for i in items]
+    print_table(rows, ["", "state", "for benchmarking"], args.format, disable_numparse=True)
+    count = sum(1 for i in items if i.warning)
+    print(f"\n{count} warning(s). See README, Measurement you can trust, for a stable setup.")
+    return 0
+
+
+def _processes(args: argparse.Namespace) -> int:
+    from serkit.run.runner import QUICK_ROUNDS
+
+    if args.processes is not None and args.processes < 2:
+        raise SerkitError("--processes: a spread between processes needs at least 2")
+    return int(args.processes or QUICK_ROUNDS)
+
+
+def _print_aa(args: argparse.Namespace, result: Any, floor_source: str, extra: list[str]) -> None:
+    from serkit.trust import noise
+
+    if args.format == "json":
+        print_json({**noise.as_dict(result), "floor_source": floor_source})
+        return
+    lines = [*noise.summary_lines(result, floor_source), *extra]
+    if args.format == "markdown":
+        print("\n".join(f"- {line}" for line in lines))
+    else:
+        print("\n".join(lines))
+
+
+def run_noise(args: argparse.Namespace) -> int:
+    from serkit.results.noise import record_noise
+    from serkit.run.runner import machine_name
+    from serkit.trust import noise
+
+    root = project_root()
+    machine = machine_name(["--machine", args.machine] if args.machine else [])
+    result = noise.measure(
+        root, noise.PANEL_CODECS, noise.PANEL_FIXTURES, processes=_processes(args)
+    )
+    record = result.record(noise.panel_description())
+    path = record_noise(results_dir(root) / machine, record)
+    _print_aa(args, result, "measured by this run", [f"{machine}: {record.in_words()}"])
+    if args.format != "json":
+        print(f"recorded in {path}; `serkit compare` and the report use it for {machine}")
+    return 0
+
+
+def run_aa(args: argparse.Namespace) -> int:
+    from serkit.codecs.registry import codec_names
+    from serkit.inputs.fixtures import FIXTURES, check_fixtures
+    from serkit.results.noise import DEFAULT_FLOOR, read_noise
+    from serkit.run.runner import machine_name
+    from serkit.trust import noise
+
+    root = project_root()
+    codecs = check_codecs(args.codec) if args.codec else [c for c in codec_names() if c != "yaml"]
+    fixtures = (
+        check_fixtures(args.fixture)
+        if args.fixture
+        else [name for name, f in FIXTURES.items() if args.slow or not f.slow]
+    )
+    machine = machine_name(["--machine", args.machine] if args.machine else [])
+    record = read_noise(results_dir(root) / machine)
+    floor = record.floor if record else DEFAULT_FLOOR
+    source = f"{machine}'s recorded floor" if record else "the default: no noise recorded"
+    result = noise.measure(root, codecs, fixtures, processes=_processes(args), floor=floor)
+    _print_aa(args, result, source, [])
+    return 0

@@ -1,0 +1,318 @@
+"""The user's own documents as fixtures: a folder in the checkout, each document pinned by hash.
+
+The folder is ``fixtures/user/`` in the serkit checkout (or ``$SERKIT_USER_FIXTURES``).
+Its ``fixtures.json`` declares each document::
+
+    {"fixtures": {"orders": {"file": "orders@3f2ab496.json",
+                             "sha256": "3f2ab4963e6c2d02…",
+                             "description": "one day of orders"}}}
+
+``sha256`` is the document's content hash (:func:`serkit.inputs.hashing.content_hash`,
+the same hash as every built-in fixture's), and the fixture's id carries its first eight
+hex digits: ``orders@3f2ab496``. A document that changes is therefore a new fixture with a
+new id, never new results under an old one, and a file whose content no longer matches its
+declaration is refused, naming both hashes (:class:`~serkit.errors.FixtureChanged`).
+
+:func:`add_document` copies a document into the folder and declares it, so the entry
+cannot drift from the copy. The folder is found from the current directory's checkout;
+inside asv, whose benchmarks run in a temporary folder, from ``ASV_CONF_DIR``, which asv
+sets to the checkout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from serkit.checkout import project_root
+from serkit.errors import DocumentError, FixtureChanged, SerkitError
+from serkit.inputs.documents import (
+    CANONICAL_EXTENSION,
+    FORMATS,
+    Document,
+    decode,
+    read_bytes,
+    read_document,
+)
+from serkit.inputs.hashing import content_hash
+from serkit.units import bytes_binary
+
+FOLDER_ENV = "SERKIT_USER_FIXTURES"
+FOLDER = Path("fixtures") / "user"  # in the checkout
+MANIFEST = "fixtures.json"
+USER_ORIGIN = "your data"  # a declared document's `origin` in the fixture registry
+ID_HASH_DIGITS = 8
+# Sizes as file bytes: a document this large is slow (left out unless --slow) or large
+# (its peak memory is measured), as random-dicts-10000 and -1000 are as JSON.
+SLOW_BYTES = 10 * 10**6
+LARGE_BYTES = 10**6
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One entry of fixtures.json, checked for shape (its file is checked when built)."""
+
+    name: str
+    file: Path  # absolute
+    sha256: str
+    description: str = ""
+    format: str | None = None  # None: from the extension, else sniffed
+    allow_pickle: bool = False
+    declared_slow: bool | None = None  # None: from the file's size
+
+    @property
+    def id(self) -> str:
+        return fixture_id(self.name, self.sha256)
+
+    @property
+    def size(self) -> int:
+        """The file's size in bytes; 0 when it is missing (building it then says so)."""
+        try:
+            return self.file.stat().st_size
+        except OSError:
+            return 0
+
+    @property
+    def about(self) -> str:
+        return f"{self.description or self.file.name} ({bytes_binary(self.size)})"
+
+    @property
+    def slow(self) -> bool:
+        return self.declared_slow if self.declared_slow is not None else self.size >= SLOW_BYTES
+
+    @property
+    def large(self) -> bool:
+        return self.size >= LARGE_BYTES
+
+    def build(self) -> Any:
+        """The document, read from its file and checked against its content hash."""
+        return read_declared(self).obj
+
+
+def fixture_id(name: str, sha256: str) -> str:
+    """`orders@3f2ab496`: the name, bound to the content hash it was declared with."""
+    return f"{name}@{sha256[:ID_HASH_DIGITS]}"
+
+
+def folder(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """The user fixtures folder: $SERKIT_USER_FIXTURES, else the checkout's; None outside one."""
+    configured = environ.get(FOLDER_ENV, "").strip()
+    if configured:
+        return Path(configured).expanduser().resolve()
+    starts: list[Path | None] = [None]
+    if environ.get("ASV_CONF_DIR"):  # inside asv: the benchmark's cwd is a temporary folder
+        starts.append(Path(environ["ASV_CONF_DIR"]))
+    for start in starts:
+        with contextlib.suppress(SerkitError):
+            return project_root(start) / FOLDER
+    return None
+
+
+# --- reading the declarations -----------------------------------------------------------
+
+
+def _declaration(name: str, entry: Any, base: Path) -> Declaration:
+    if not _NAME.fullmatch(name):
+        raise SerkitError(
+            f"{name!r} is not a fixture name: up to 40 letters, digits, '.', '_' or '-'"
+        )
+    if not isinstance(entry, dict):
+        raise SerkitError(f"{name}: expected an object with file and sha256")
+    unknown = set(entry) - {"file", "sha256", "description", "format", "allow_pickle", "slow"}
+    if unknown:
+        raise SerkitError(f"{name}: unknown keys {', '.join(sorted(unknown))}")
+    file, sha256 = entry.get("file"), entry.get("sha256")
+    if not isinstance(file, str) or not file:
+        raise SerkitError(f"{name}: no file")
+    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+        raise SerkitError(
+            f"{name}: sha256 must be the document's 64-hex-digit content hash "
+            "(`serkit fixtures add` computes it)"
+        )
+    fmt = entry.get("format")
+    if fmt is not None and fmt not in FORMATS:
+        raise SerkitError(f"{name}: format must be one of {', '.join(FORMATS)}")
+    for flag in ("allow_pickle", "slow"):
+        if not isinstance(entry.get(flag, False), bool):
+            raise SerkitError(f"{name}: {flag} must be true or false")
+    return Declaration(
+        name=name,
+        file=(base / file).resolve(),
+        sha256=sha256,
+        description=str(entry.get("description", "")),
+        format=fmt,
+        allow_pickle=entry.get("allow_pickle", False),
+        declared_slow=entry.get("slow"),
+    )
+
+
+def _read_manifest(where: Path) -> dict[str, Any]:
+    path = where / MANIFEST
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"fixtures": {}}
+    except (OSError, ValueError) as exc:
+        raise SerkitError(f"{path} cannot be read: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("fixtures"), dict):
+        raise SerkitError(f'{path}: expected {{"fixtures": {{name: {{file, sha256}}, …}}}}')
+    return document
+
+
+def declarations(where: Path | None = None) -> list[Declaration]:
+    """Every entry of the folder's fixtures.json, in file order; SerkitError if one is malformed."""
+    where = where if where is not None else folder()
+    if where is None:
+        return []
+    manifest = _read_manifest(where)
+    try:
+        return [_declaration(n, e, where) for n, e in manifest["fixtures"].items()]
+    except SerkitError as exc:
+        raise SerkitError(f"{where / MANIFEST}: {exc}") from None
+
+
+# --- building one --------------------------------------------------------------------
+
+
+def read_declared(declaration: Declaration) -> Document:
+    """Read the declared file and check its content hash; FixtureChanged when it differs."""
+    document = read_document(
+        declaration.file,
+        allow_pickle=declaration.allow_pickle,
+        format=declaration.format,
+    )
+    actual = pin(document)
+    if actual != declaration.sha256:
+        raise FixtureChanged(
+            f"{declaration.file} has changed: its content sha256 is {actual[:12]}…, "
+            f"declared {declaration.sha256[:12]}… as {declaration.id}; to keep the new "
+            f"content, make it a new fixture: `serkit fixtures add {declaration.file} "
+            f"--name {declaration.name} --replace`"
+        )
+    return document
+
+
+def pin(document: Document) -> str:
+    """The document's content hash; DocumentError when it holds a type the hash cannot pin."""
+    try:
+        return content_hash(document.obj)
+    except TypeError as exc:  # content_hash walks plain data only
+        raise DocumentError(
+            f"{document.path}: {exc}; a fixture may hold only None, bool, int, float, str, "
+            "bytes, list, tuple, dict and named tuples"
+        ) from None
+
+
+def declared_fixtures() -> list[Declaration]:
+    """The registry's hook: the folder's declarations, or none, with a warning, if malformed.
+
+    The registry is built on import, where an error would stop every command and asv's
+    discovery of the whole suite; `serkit fixtures verify` reports the problem as an error.
+    """
+    try:
+        return declarations()
+    except SerkitError as exc:
+        print(f"serkit: warning: your fixtures are left out: {exc}", file=sys.stderr)
+        return []
+
+
+# --- adding one -------------------------------------------------------------------------
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write a sibling temporary file, then rename it over `path`: never half a file."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def default_name(path: Path) -> str:
+    """A fixture name from a file name: `My Orders (v2).json` -> `My-Orders-v2`."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-._")[:40]
+    return stem or "document"
+
+
+def add_document(
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    description: str = "",
+    allow_pickle: bool = False,
+    replace: bool = False,
+    where: Path | None = None,
+) -> Declaration:
+    """Copy a document into the user fixtures folder and declare it there, pinned by hash.
+
+    The copy is written first and the manifest last, each by an atomic rename, so a
+    failure at any step leaves the folder as it was. Re-adding the same content under the
+    same name changes nothing; other content under a declared name needs `replace`.
+    """
+    source = Path(path)
+    data = read_bytes(source)  # read once: the bytes hashed are the bytes kept
+    document = decode(source, data, allow_pickle=allow_pickle)
+    sha256 = pin(document)
+    chosen = name or default_name(source)
+    if not _NAME.fullmatch(chosen):
+        raise DocumentError(
+            f"{chosen!r} is not a fixture name: up to 40 letters, digits, '.', '_' or '-'"
+        )
+    target_dir = where if where is not None else folder()
+    if target_dir is None:
+        raise DocumentError(
+            f"no serkit checkout here to keep {source} in: run this in one, or set {FOLDER_ENV}"
+        )
+    manifest = _read_manifest(target_dir)
+    existing = declarations(target_dir)
+    previous = next((d for d in existing if d.name == chosen), None)
+    if previous is not None and previous.sha256 == sha256:
+        return previous
+    if previous is not None and not replace:
+        raise DocumentError(
+            f"{chosen} is already declared as {previous.id}; this document's content sha256 "
+            f"is {sha256[:12]}…: a changed document is a new fixture, so give it another "
+            f"name, or replace {previous.id} (its results keep that id)"
+        )
+    stored = f"{fixture_id(chosen, sha256)}{CANONICAL_EXTENSION[document.format]}"
+    target_dir.mkdir(parents=True, exist_ok=True)
+    entry: dict[str, Any] = {"file": stored, "sha256": sha256}
+    if description:
+        entry["description"] = description
+    if document.format == "pickle":
+        entry["allow_pickle"] = True
+    manifest["fixtures"][chosen] = entry
+    copy = target_dir / stored
+    copied = not copy.exists()
+    _atomic_write(copy, data)
+    try:
+        text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+        _atomic_write(target_dir / MANIFEST, text.encode("utf-8"))
+    except BaseException:
+        if copied:
+            with contextlib.suppress(OSError):
+                copy.unlink()
+        raise
+    if (
+        previous is not None
+        and previous.file != copy
+        and not any(d.file == previous.file for d in existing if d.name != chosen)
+    ):
+        with contextlib.suppress(OSError):
+            previous.file.unlink()  # no entry refers to it any more
+    return _declaration(chosen, entry, target_dir)

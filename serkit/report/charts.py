@@ -1,0 +1,186 @@
+"""The report's charts, drawn by plotly into each page (the library is the report's own copy)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from serkit import units
+from serkit.report.versions import MEASURE_NAMES, LibraryView
+from serkit.report.views import ReportData, SnapshotTable
+from serkit.results.tree import Measurement
+from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, LOADS, PEAK, SIZE
+
+# How the library chart's hover shows each measure's absolute value (times: seconds).
+_LIBRARY_UNITS = {
+    SIZE: units.bytes_exact,
+    **{name: units.bytes_binary for name in PEAK.values()},
+    **{name: units.whole for name in ALLOCATIONS.values()},
+}
+
+
+def _figure_html(figure: Any, div_id: str) -> str:
+    # The library is loaded once per page from the report's own copy: no CDN.
+    return str(
+        figure.to_html(
+            full_html=False,
+            include_plotlyjs=False,
+            div_id=div_id,
+            config={"displaylogo": False, "responsive": True},
+        )
+    )
+
+
+def _error(values: Sequence[Measurement | None], side: int) -> list[float | None]:
+    out: list[float | None] = []
+    for m in values:
+        if m is None or m.value is None or m.iqr is None:
+            out.append(None)
+        else:
+            out.append(abs(m.iqr[side] - m.value))
+    return out
+
+
+def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
+    from plotly import graph_objects as go
+    from plotly.subplots import make_subplots
+
+    rows = [r for r in table.rows if r.measured]
+    codecs = [r.codec for r in rows]
+    titles = ["time per call (log scale; bars: interquartile range)", "encoded size"]
+    if table.has_memory:
+        titles.append("peak memory ÷ encoded size (log scale)")
+    figure = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, horizontal_spacing=0.1)
+    for name in ("dumps", "loads"):
+        values: list[Measurement | None] = [getattr(r, name) for r in rows]
+        figure.add_trace(
+            go.Bar(
+                name=name,
+                y=codecs,
+                x=[None if m is None else m.value for m in values],
+                orientation="h",
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": _error(values, 1),
+                    "arrayminus": _error(values, 0),
+                },
+                hovertemplate="%{y} " + name + ": %{x:.3s}s<extra></extra>",
+            ),
+            row=1,
+            col=1,
+        )
+    figure.add_trace(
+        go.Bar(
+            name="size",
+            y=codecs,
+            x=[r.size for r in rows],
+            orientation="h",
+            hovertemplate="%{y}: %{x:,} B<extra></extra>",
+        ),
+        row=1,
+        col=2,
+    )
+    if table.has_memory:
+        for operation in ("dumps", "loads"):
+            figure.add_trace(
+                go.Bar(
+                    name=f"{operation} peak",
+                    y=codecs,
+                    x=[r.peak_per_byte(operation) for r in rows],
+                    orientation="h",
+                    customdata=[units.bytes_binary(r.peak.get(operation)) for r in rows],
+                    hovertemplate="%{y} " + operation + ": %{x:.3g}x the encoded size "
+                    "(peak %{customdata})<extra></extra>",
+                ),
+                row=1,
+                col=3,
+            )
+        figure.update_xaxes(type="log", title_text="x encoded size", row=1, col=3)
+    figure.update_xaxes(type="log", title_text="seconds per call", row=1, col=1)
+    figure.update_xaxes(title_text="bytes", row=1, col=2)
+    figure.update_yaxes(autorange="reversed")
+    figure.update_layout(
+        barmode="group", height=140 + 34 * len(rows), margin={"t": 40, "l": 10, "r": 10}
+    )
+    return _figure_html(figure, div_id)
+
+
+def library_chart(view: LibraryView, div_id: str) -> str:
+    """Per release, each measurement relative to the newest release: a change stands out."""
+    from plotly import graph_objects as go
+    from plotly.subplots import make_subplots
+
+    panels = [(DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size")]
+    for name in (*PEAK.values(), *ALLOCATIONS.values()):  # where the releases measured them
+        if any(
+            p.run.get(name, c, f) for p in view.points for c in view.codecs for f in view.fixtures
+        ):
+            panels.append((name, MEASURE_NAMES[name]))
+    figure = make_subplots(
+        rows=(len(panels) + 2) // 3,
+        cols=3,
+        subplot_titles=[f"{t}, relative to {view.points[-1].version}" for _, t in panels],
+    )
+    versions = [p.version for p in view.points]
+    for index, (benchmark, _) in enumerate(panels):
+        row, col = index // 3 + 1, index % 3 + 1
+        for codec in view.codecs:
+            for fixture in view.fixtures:
+                values = [p.run.get(benchmark, codec, fixture) for p in view.points]
+                newest = values[-1]
+                if newest is None or not newest.value or all(v is None for v in values):
+                    continue
+                scale = newest.value
+                shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
+                absolute = [units.MISSING if m is None else shown(m.value) for m in values]
+                figure.add_trace(
+                    go.Scatter(
+                        x=versions,
+                        y=[
+                            None if m is None or m.value is None else m.value / scale
+                            for m in values
+                        ],
+                        mode="lines+markers",
+                        name=f"{codec} / {fixture}",
+                        legendgroup=f"{codec}/{fixture}",
+                        showlegend=index == 0,
+                        customdata=absolute,
+                        hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
+                        "(%{customdata})<extra></extra>",
+                    ),
+                    row=row,
+                    col=col,
+                )
+    figure.update_xaxes(type="category", title_text=f"{view.library} release")
+    figure.update_yaxes(title_text="x newest release", col=1)
+    figure.update_layout(height=420 * ((len(panels) + 2) // 3), margin={"t": 40, "l": 10, "r": 10})
+    return _figure_html(figure, div_id)
+
+
+def hosts_chart(data: ReportData, div_id: str) -> str | None:
+    from plotly import graph_objects as go
+
+    shown = [h for h in data.hosts if h.comparison is not None]
+    if not shown:
+        return None
+    figure = go.Figure()
+    for host in shown:
+        assert host.comparison is not None
+        groups, overall = host.comparison.summary()
+        figure.add_trace(
+            go.Bar(
+                name=f"{host.other} / {host.reference}",
+                x=[g.group for g in groups] + ["overall"],
+                y=[g.geomean for g in groups] + [overall.geomean],
+                hovertemplate="%{x}: %{y:.3f}x<extra></extra>",
+            )
+        )
+    figure.add_hline(y=1.0, line_dash="dot")
+    figure.update_layout(
+        barmode="group",
+        height=420,
+        yaxis_title="geometric mean of time ratios (x reference host)",
+        margin={"t": 30},
+    )
+    return _figure_html(figure, div_id)

@@ -1,0 +1,143 @@
+"""serkit-host.yaml: the hosts a machine name's runs ran on, one entry per run.
+
+`serkit.results.hosts.record_host` adds an entry after every run (each shard of a CI
+matrix is a run), and `serkit results merge` unites the entries of many trees. Format 2
+holds a list of runs; format 1, written before shards, held one host and reads as one
+run. A machine name whose runs saw different CPUs is flagged (`mixed_cpu_warnings`):
+results filed under one name are honest only if they came from one kind of hardware.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HOST_FILE = "serkit-host.yaml"
+# Not asv's `version` key: `asv update` rewrites any file in the results tree whose
+# `version` is below its own, and asv only warns about a file without one.
+FORMAT_KEY, FORMAT = "serkit_host_format", 2
+READABLE_FORMATS = (1, 2)
+RUNS_KEY = "runs"
+# The newest runs kept per machine: a nightly matrix adds a few entries a night.
+MAX_RUNS = 200
+
+
+def _run_order(run: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (str(run.get("recorded_at") or ""), str(run.get("hostname") or ""), _canonical(run))
+
+
+def _canonical(run: Mapping[str, Any]) -> str:
+    return json.dumps(run, sort_keys=True, default=str)
+
+
+def merge_runs(run_lists: Iterable[Iterable[Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """Every run of the lists once, oldest first; the newest MAX_RUNS of them."""
+    unique = {_canonical(run): dict(run) for runs in run_lists for run in runs}
+    return sorted(unique.values(), key=_run_order)[-MAX_RUNS:]
+
+
+def render_runs(machine: str, runs: Sequence[Mapping[str, Any]]) -> str:
+    data = {FORMAT_KEY: FORMAT, "machine": machine, RUNS_KEY: [dict(r) for r in runs]}
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def write_runs(path: Path, machine: str, runs: Sequence[Mapping[str, Any]]) -> bool:
+    """Write the host file atomically, and only when its text changes; whether it did."""
+    text = render_runs(machine, runs)
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    atomic_write(path, text.encode("utf-8"))
+    return True
+
+
+def atomic_write(path: Path, content: bytes) -> None:
+    """Whole or not at all: a temporary file beside `path`, then renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+        # mkstemp's file is private (0600); the file replaced keeps its mode, a new one
+        # gets the one any new file would.
+        os.chmod(temporary, path.stat().st_mode if path.exists() else _new_file_mode())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _new_file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:
+    """Every run recorded in folder/serkit-host.yaml, oldest first; None without the file."""
+    path = folder / HOST_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        warnings.append(f"skipped {path}: not valid YAML, truncated or corrupted ({problem})")
+        return None
+    found = data.get(FORMAT_KEY) if isinstance(data, dict) else None
+    if not isinstance(data, dict) or found not in READABLE_FORMATS:
+        formats = " or ".join(str(f) for f in READABLE_FORMATS)
+        warnings.append(f"skipped {path}: not a serkit host file of format {formats}")
+        return None
+    if found == 1:  # one host, as recorded before shards: one run
+        return [{k: v for k, v in data.items() if k not in (FORMAT_KEY, "machine")}]
+    runs = data.get(RUNS_KEY)
+    if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+        warnings.append(f"skipped {path}: its {RUNS_KEY} are not a list of entries")
+        return None
+    return sorted(runs, key=_run_order)
+
+
+def cpus_seen(runs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each distinct CPU (model and logical count) the runs saw, with its runs and shards."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for run in runs:
+        key = (str(run.get("cpu_model") or "not recorded"), str(run.get("logical_cpus") or "?"))
+        entry = seen.setdefault(
+            key,
+            {"cpu_model": key[0], "logical_cpus": run.get("logical_cpus"), "runs": 0},
+        )
+        entry["runs"] += 1
+        entry.setdefault("shards", set()).add(run.get("shard") or "whole")
+        entry.setdefault("commits", set()).add(str(run.get("commit") or "?")[:8])
+        entry["last"] = max(str(entry.get("last") or ""), str(run.get("recorded_at") or ""))
+    return [
+        {**e, "shards": sorted(e["shards"]), "commits": sorted(e["commits"])}
+        for _, e in sorted(seen.items())
+    ]
+
+
+def mixed_cpu_warnings(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One line per machine name whose runs saw different CPUs (from `describe_hosts`)."""
+    out = []
+    for row in rows:
+        cpus = row.get("cpus") or []
+        if len(cpus) > 1:
+            each = "; ".join(
+                f"{c['cpu_model']} x{c['logical_cpus']} ({c['runs']} runs, shards "
+                f"{', '.join(c['shards'])}, commits {', '.join(c['commits'])})"
+                for c in cpus
+            )
+            out.append(
+                f"machine {row['machine']}: its runs saw {len(cpus)} different CPUs, so its "
+                f"results do not all come from one kind of hardware: {each}"
+            )
+    return out
+
+
+# --- `serkit hosts` ------------------------------------------------------------------

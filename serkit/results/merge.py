@@ -1,0 +1,212 @@
+"""Merging asv results trees into one store: CI artifacts, another checkout, an rsync'd folder.
+
+The rules, each tested:
+
+- Every results file (`<machine>/<commit8>-<env>.json`) of every source lands in the store.
+  A file already there with the same content (as JSON: asv's formatting may differ) is
+  left alone, so merging twice changes nothing.
+- A file that would overwrite a different result for the same machine, commit and
+  environment is refused, with one line naming both files, and nothing is written: the
+  store keeps one result per machine, commit and environment, as asv does, and a silent
+  overwrite would lose values.
+- Each machine's host record (serkit-host.yaml) becomes the union of every source's
+  runs, so each shard's host stays on record.
+- asv's machine profile (machine.json) describes the machine and is not a result: the
+  last source's wins, with a warning when it changes the store's.
+- benchmarks.json is never copied: asv's sources carry whichever suite ran last there.
+  It is written from the suite by the `discover` callable (serkit.run.runner's
+  `discover_benchmarks`: `asv run --bench just-discover`).
+- Everything is checked before anything is written, and each file is written whole
+  (a temporary file renamed over it). A merge stopped half-way by a crash leaves whole
+  files only, and running it again completes it.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from serkit.errors import SerkitError
+from serkit.results.host_file import HOST_FILE, atomic_write, merge_runs, read_runs, write_runs
+from serkit.results.tree import (
+    BENCHMARKS_FILE,
+    MACHINE_FILE,
+    RESULTS_FILE,
+    RESULTS_VERSION,
+    ResultsFileError,
+    load_json,
+    machine_folders,
+)
+
+Discover = Callable[[Path], Path]  # writes benchmarks.json into the folder given; its path
+
+
+class MergeError(SerkitError):
+    """The trees cannot be merged as they are; nothing was written."""
+
+
+@dataclass
+class MergeResult:
+    into: Path
+    sources: list[Path]
+    machines: list[str]
+    added: list[Path] = field(default_factory=list)  # relative to `into`
+    identical: int = 0  # results files already in the store, unchanged
+    profiles: list[str] = field(default_factory=list)  # machine.json written, by machine
+    hosts: list[str] = field(default_factory=list)  # serkit-host.yaml written, by machine
+    benchmarks_rewritten: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.profiles or self.hosts or self.benchmarks_rewritten)
+
+
+@dataclass
+class _Plan:
+    files: dict[Path, Path] = field(default_factory=dict)  # relative target -> source file
+    profiles: dict[str, Path] = field(default_factory=dict)  # machine -> source machine.json
+    host_runs: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
+    identical: int = 0
+    machines: set[str] = field(default_factory=set)
+
+
+def _canonical(path: Path) -> str:
+    """A file's content as JSON, so that formatting does not make two results differ."""
+    return json.dumps(load_json(path), sort_keys=True)
+
+
+def _check_results_file(path: Path, machine: str) -> None:
+    """A results file asv wrote for this machine, or MergeError naming it."""
+    try:
+        data = load_json(path)
+        if not isinstance(data, dict) or data.get("version") != RESULTS_VERSION:
+            raise ResultsFileError(f"not an asv results file of version {RESULTS_VERSION}")
+        params = data.get("params")
+        recorded = params.get("machine") if isinstance(params, dict) else None
+        if recorded != machine:
+            raise ResultsFileError(f"it holds results of machine {recorded!r}, not {machine!r}")
+        commit = str(data.get("commit_hash", ""))
+        if not commit.lower().startswith(path.name[:8].lower()):
+            raise ResultsFileError(f"its commit {commit[:12]!r} is not the one its name gives")
+    except ResultsFileError as exc:
+        raise MergeError(f"refusing to merge {path}: {exc}; nothing was written") from None
+
+
+def _describe(path: Path) -> str:
+    data = load_json(path)
+    return f"machine {path.parent.name}, commit {str(data.get('commit_hash'))[:12]}, " + (
+        f"environment {data.get('env_name') or path.stem[9:]}"
+    )
+
+
+def _plan_file(plan: _Plan, into: Path, relative: Path, source: Path, results: bool) -> None:
+    """Add one file to the plan, or refuse it: the store's or an earlier source's differs."""
+    if results:
+        _check_results_file(source, relative.parent.name)
+    earlier = plan.files.get(relative)
+    stored = into / relative
+    against = earlier if earlier is not None else (stored if stored.is_file() else None)
+    if against is None:
+        plan.files[relative] = source
+        return
+    try:
+        same = against.read_bytes() == source.read_bytes() or (
+            results and _canonical(against) == _canonical(source)
+        )
+    except ResultsFileError:
+        same = False
+    if not same:
+        what = _describe(source) if results else "the same file"
+        raise MergeError(
+            f"refusing to merge {source}: {against} holds a different result for {what}; "
+            "nothing was written (remove one of the two to keep the other)"
+        )
+    if earlier is None:
+        plan.identical += 1
+
+
+def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Plan:
+    plan = _Plan()
+    for source in sources:
+        if not source.is_dir():
+            raise MergeError(f"no results folder at {source}; nothing was written")
+        if source.resolve() == into.resolve():
+            continue  # the store itself: everything in it is already there
+        folders = machine_folders(source)
+        if not folders:
+            warnings.append(f"{source} holds no asv results (no machine folders): nothing from it")
+        skipped = [
+            p.name
+            for p in sorted(source.iterdir())
+            if p.name != BENCHMARKS_FILE and p not in folders and not p.name.startswith(".")
+        ]
+        if skipped:
+            warnings.append(f"left out of {source}, not asv results: {', '.join(skipped)}")
+        for folder in folders:
+            machine = folder.name
+            plan.machines.add(machine)
+            for path in sorted(folder.iterdir()):
+                relative = Path(machine) / path.name
+                if path.name.startswith("."):
+                    continue
+                if path.is_dir():
+                    warnings.append(f"left out {path}: a folder inside a machine's folder")
+                elif path.name == MACHINE_FILE:
+                    plan.profiles[machine] = path
+                elif path.name == HOST_FILE:
+                    runs = read_runs(folder, warnings)
+                    if runs is not None:
+                        plan.host_runs.setdefault(machine, []).append(runs)
+                else:
+                    _plan_file(plan, into, relative, path, bool(RESULTS_FILE.match(path.name)))
+    return plan
+
+
+def merge(sources: Sequence[Path], into: Path, discover: Discover) -> MergeResult:
+    """Merge the results trees `sources` into the store `into` (created if missing)."""
+    warnings: list[str] = []
+    plan = _plan([Path(s) for s in sources], into, warnings)
+    result = MergeResult(into, list(sources), sorted(plan.machines), warnings=warnings)
+    # The suite's benchmarks.json, discovered before anything is written: if discovery
+    # fails, the store is left as it was.
+    with tempfile.TemporaryDirectory(prefix="serkit-merge-") as scratch:
+        fresh = discover(Path(scratch)).read_bytes()
+        for relative, source in sorted(plan.files.items()):
+            atomic_write(into / relative, source.read_bytes())
+            result.added.append(relative)
+        result.identical = plan.identical
+        for machine, source in sorted(plan.profiles.items()):
+            if _write_profile(into / machine / MACHINE_FILE, source, warnings):
+                result.profiles.append(machine)
+        for machine, run_lists in sorted(plan.host_runs.items()):
+            path = into / machine / HOST_FILE
+            stored = read_runs(path.parent, warnings) or []
+            if write_runs(path, machine, merge_runs([stored, *run_lists])):
+                result.hosts.append(machine)
+        target = into / BENCHMARKS_FILE
+        if not target.is_file() or target.read_bytes() != fresh:
+            atomic_write(target, fresh)
+            result.benchmarks_rewritten = True
+    return result
+
+
+def _write_profile(target: Path, source: Path, warnings: list[str]) -> bool:
+    content = source.read_bytes()
+    if target.is_file():
+        if target.read_bytes() == content:
+            return False
+        try:
+            old, new = load_json(target), load_json(source)
+            changed = sorted(k for k in {*old, *new} if old.get(k) != new.get(k))
+        except (ResultsFileError, AttributeError):
+            changed = ["(unreadable before)"]
+        warnings.append(
+            f"{target}: asv's machine profile replaced by {source} (changed: {', '.join(changed)})"
+        )
+    atomic_write(target, content)
+    return True

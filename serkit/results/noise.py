@@ -1,0 +1,72 @@
+"""A host's measured noise: what an A/A run on it found (`serkit noise`), kept per machine.
+
+It lives beside asv's files in the machine's results folder, as `serkit-noise.yaml` (not
+`.json`: asv reads every .json there as results), so it travels with the results it
+qualifies when a results tree is copied or merged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+NOISE_FILE = "serkit-noise.yaml"
+# Where a host has no measurement yet: the floor verdicts use, and say they use.
+# 10 % is below what `serkit noise` measured on the shared 2-vCPU VM serkit is developed
+# on (see docs/trust.md), so on such a host an unmeasured floor errs towards verdicts.
+DEFAULT_FLOOR = 0.10
+
+
+@dataclass(frozen=True)
+class NoiseRecord:
+    """The result of one A/A run of a fixed panel on a host."""
+
+    measured_at: str  # ISO 8601, UTC
+    panel: str  # which pairs, e.g. "12 pairs: json, orjson, msgpack x small-dict, ..."
+    pairs: int
+    processes: int  # per pair and run
+    between_process_cv: float  # the median over pairs of the per-process log spread
+    floor: float  # relative difference two runs of the same code can show here
+    false_verdicts: float  # share of the panel's pairs the new rule called different
+    false_verdicts_old_rule: float  # the same, with the overlapping-intervals rule
+    load_before: str = ""
+    load_after: str = ""
+
+    def in_words(self) -> str:
+        return (
+            f"differences under {self.floor:.0%} cannot be told apart here "
+            f"(between-process CV {self.between_process_cv:.1%}, {self.measured_at[:10]})"
+        )
+
+
+def record_noise(folder: Path, record: NoiseRecord) -> Path:
+    """Write `record` into a machine's results folder, atomically."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / NOISE_FILE
+    text = yaml.safe_dump(dataclasses.asdict(record), sort_keys=False)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".noise-", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(tmp, path)
+    return path
+
+
+def read_noise(folder: Path, warnings: list[str] | None = None) -> NoiseRecord | None:
+    """The machine's noise record, or None; a broken file is a named warning, not an error."""
+    path = folder / NOISE_FILE
+    if not path.is_file():
+        return None
+    try:
+        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        fields = {f.name for f in dataclasses.fields(NoiseRecord)}
+        return NoiseRecord(**{k: v for k, v in data.items() if k in fields})
+    except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
+        if warnings is not None:
+            warnings.append(f"skipped {path}: not a serkit noise record ({exc})")
+        return None

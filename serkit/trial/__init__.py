@@ -1,0 +1,1 @@
+"""`serkit try`: every codec on the user's own documents, measured here without asv."""

@@ -1,0 +1,282 @@
+"""`serkit try`: every codec on the user's own documents, measured here, without asv.
+
+Each codec's pair is prepared as the asv suite prepares it
+(:func:`serkit.suite.cases.prepare_object`), and the round trip that preparation makes
+also decides fidelity (:func:`serkit.checks.fidelity.judge_round_trip`). Then dumps and
+loads are sampled as `serkit replicate` samples them (:mod:`serkit.replicate.measure`):
+samples of about 10 ms, interleaved round by round across every codec in one process, so
+load from other jobs falls on every codec alike.
+
+The answer must come in well under a minute, so rounds are budgeted by time: the whole
+document gets at most :data:`TARGET_S`, preparation included. Cheap calls get up to
+:data:`MAX_ROUNDS` samples; each call gets at most a fair share of what the cheaper ones
+left, and never more than :data:`KEY_CAP_S`, and a call too slow for even one sample in
+its share (pure-Python YAML on a megabyte) is reported from its first call, and says so.
+"""
+
+from __future__ import annotations
+
+import math
+import timeit
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from serkit.checks.fidelity import (
+    ERROR,
+    EXACT,
+    LOSSY,
+    NOT_INSTALLED,
+    UNSUPPORTED,
+    FidelityResult,
+    failed,
+    judge_round_trip,
+)
+from serkit.codecs.registry import RoundTrip, codec_names, get_codec, registry
+from serkit.errors import SerkitError
+from serkit.inputs.documents import Document, read_document
+from serkit.inputs.hashing import content_hash
+from serkit.progress import progress
+from serkit.replicate.measure import Timing, sample_interleaved, sample_size
+from serkit.suite.cases import COMPRESSORS, Case, prepare_object
+
+TARGET_S = 25.0  # per document, preparation included: "well under a minute" for 1 MB
+MIN_SAMPLING_S = 3.0  # sampling still gets this much when preparation took the whole target
+MAX_ROUNDS = 15
+# Sampling time one call may take: more buys little for a call already this slow beside the
+# others, and a small document should not wait on pure-Python YAML for the whole budget.
+KEY_CAP_S = 2.0
+OPERATIONS = ("dumps", "loads")
+# Rows that ran come first, fastest first; then the rest in this order.
+_STATUS_ORDER = (EXACT, LOSSY, UNSUPPORTED, ERROR, NOT_INSTALLED)
+
+Key = tuple[str, str]  # (codec, operation)
+
+
+@dataclass(frozen=True)
+class CodecTrial:
+    """One codec on one document: what it did, how fast, and how small."""
+
+    codec: str
+    format: str
+    library: str
+    fidelity: FidelityResult  # status, why (detail), bytes, options, implementation, version
+    pure_python_by_design: bool = False
+    dumps: Timing | None = None
+    loads: Timing | None = None
+    compressed: Mapping[str, int] = field(default_factory=dict)  # COMPRESSORS name -> bytes
+
+    @property
+    def status(self) -> str:
+        return self.fidelity.status
+
+    @property
+    def round_trip_s(self) -> float | None:
+        """Median dumps plus median loads: what the table is ordered by."""
+        if self.dumps is None or self.loads is None:
+            return None
+        return self.dumps.median + self.loads.median
+
+    def as_dict(self) -> dict[str, Any]:
+        result = self.fidelity
+        return {
+            "codec": self.codec,
+            "format": self.format,
+            "library": self.library,
+            "version": result.version,
+            "implementation": result.implementation,
+            "pure_python_by_design": self.pure_python_by_design,
+            "status": result.status,
+            "why": result.detail,
+            "options": result.options,
+            "bytes": result.bytes,
+            "compressed_bytes": dict(self.compressed),
+            "dumps": timing_dict(self.dumps),
+            "loads": timing_dict(self.loads),
+        }
+
+
+@dataclass(frozen=True)
+class DocumentTrial:
+    """Every codec on one document, fastest first."""
+
+    path: str
+    format: str
+    bytes: int  # the file's size
+    content_sha256: str | None  # None when the document holds types the hash cannot pin
+    codecs: tuple[CodecTrial, ...]
+    wall_s: float
+    budget_s: float
+    max_rounds: int
+    key_cap_s: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "format": self.format,
+            "bytes": self.bytes,
+            "content_sha256": self.content_sha256,
+            "wall_s": round(self.wall_s, 2),
+            "budget_s": self.budget_s,
+            "max_rounds": self.max_rounds,
+            "key_cap_s": self.key_cap_s,
+            "codecs": [c.as_dict() for c in self.codecs],
+        }
+
+
+def timing_dict(timing: Timing | None) -> dict[str, Any] | None:
+    """A timing for JSON: its quartiles in seconds, and how it was sampled."""
+    if timing is None:
+        return None
+    q1, median, q3 = timing.quartiles
+    return {
+        "median_s": median,
+        "q1_s": q1,
+        "q3_s": q3,
+        "samples": len(timing.samples),
+        "calls_per_sample": timing.calls_per_sample,
+        "first_call_only": timing.first_call_only,
+    }
+
+
+# --- planning the rounds --------------------------------------------------------------
+
+
+def plan_samples(
+    costs: Mapping[Key, float], budget_s: float, max_rounds: int, key_cap_s: float = math.inf
+) -> dict[Key, int]:
+    """Samples per key within `budget_s`: the cheapest first, each at most a fair share.
+
+    A key's share is what the cheaper keys left, split evenly among it and the dearer
+    ones, so no call can starve the rest and a slow call gets what the fast ones spare;
+    no key's share exceeds `key_cap_s`. A key may get 0 samples: its share cannot pay
+    for one.
+    """
+    counts: dict[Key, int] = {}
+    left = budget_s
+    ordered = sorted(costs, key=lambda key: costs[key])
+    for position, key in enumerate(ordered):
+        share = min(key_cap_s, left / (len(ordered) - position))
+        cost = max(costs[key], 1e-9)
+        counts[key] = min(max_rounds, math.floor(share / cost))
+        left -= counts[key] * cost
+    return counts
+
+
+# --- one document ---------------------------------------------------------------------
+
+
+def _prepared(
+    codecs: Sequence[str], label: str, obj: Any, desc: str
+) -> tuple[dict[str, Case], dict[str, CodecTrial]]:
+    """Prepare every codec's pair; the round trip also decides its fidelity."""
+    cases: dict[str, Case] = {}
+    trials: dict[str, CodecTrial] = {}
+    for name in progress(codecs, desc=desc, unit="codec"):
+        spec = registry.spec(name)
+        facts: dict[str, Any] = {
+            "codec": name,
+            "format": spec.format,
+            "library": spec.library,
+            "pure_python_by_design": spec.pure_python,
+        }
+        try:
+            case = prepare_object(name, label, obj, keep_decoded=True)
+        except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
+            trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts)
+            continue
+        trip = RoundTrip(case.config, case.payload, case.decoded)
+        judged = judge_round_trip(get_codec(name), label, obj, trip)
+        cases[name] = replace(case, decoded=None)  # the copy is judged: free it
+        sizes = {compressor: len(pack(case.payload)) for compressor, pack in COMPRESSORS.items()}
+        trials[name] = CodecTrial(fidelity=judged, compressed=sizes, **facts)
+        if judged.status == ERROR:  # it gave back something it cannot even compare
+            del cases[name]
+    return cases, trials
+
+
+def _pin(obj: Any) -> str | None:
+    try:
+        return content_hash(obj)
+    except (TypeError, RecursionError):
+        return None
+
+
+def _order(trial: CodecTrial) -> tuple[int, float, str]:
+    rank = _STATUS_ORDER.index(trial.status) if trial.status in _STATUS_ORDER else 9
+    measured = trial.round_trip_s
+    return (0 if measured is not None else 1 + rank, measured or 0.0, trial.codec)
+
+
+def try_document(
+    document: Document,
+    codecs: Iterable[str] | None = None,
+    *,
+    budget_s: float = TARGET_S,
+    max_rounds: int = MAX_ROUNDS,
+    min_sampling_s: float = MIN_SAMPLING_S,
+    key_cap_s: float = KEY_CAP_S,
+) -> DocumentTrial:
+    """Every codec (or `codecs`) on `document`: timings, sizes and fidelity, fastest first."""
+    clock = timeit.default_timer
+    start = clock()
+    names = list(codecs) if codecs is not None else codec_names()
+    label = document.path.name
+    cases, trials = _prepared(names, label, document.obj, f"{label}: preparing")
+
+    calls: dict[Key, Callable[[], object]] = {}
+    numbers: dict[Key, int] = {}
+    costs: dict[Key, float] = {}
+    first: dict[Key, float] = {}
+    for name, case in cases.items():
+        for operation in OPERATIONS:
+            key = (name, operation)
+            first[key] = case.first_call_s(operation) or 0.0
+            calls[key] = case.operation(operation)
+            numbers[key], costs[key] = sample_size(case, operation)
+    sampling_s = max(min_sampling_s, budget_s - (clock() - start))
+    counts = plan_samples(costs, sampling_s, max_rounds, key_cap_s)
+    deadline = clock() + sampling_s
+    samples = sample_interleaved(calls, numbers, counts, f"{label}: timing", deadline)
+
+    def timing(key: Key) -> Timing:
+        if not samples[key]:
+            return Timing((first[key],), first_call_only=True)
+        return Timing(tuple(samples[key]), numbers[key])
+
+    done = [
+        replace(trial, dumps=timing((name, "dumps")), loads=timing((name, "loads")))
+        if name in cases
+        else trial
+        for name, trial in trials.items()
+    ]
+    return DocumentTrial(
+        path=str(document.path),
+        format=document.format,
+        bytes=document.bytes,
+        content_sha256=_pin(document.obj),
+        codecs=tuple(sorted(done, key=_order)),
+        wall_s=clock() - start,
+        budget_s=budget_s,
+        max_rounds=max_rounds,
+        key_cap_s=key_cap_s,
+    )
+
+
+def try_paths(
+    paths: Sequence[str],
+    codecs: Iterable[str] | None = None,
+    *,
+    allow_pickle: bool = False,
+    budget_s: float = TARGET_S,
+    max_rounds: int = MAX_ROUNDS,
+) -> list[DocumentTrial]:
+    """Read every document first (a bad one fails before any measuring), then try each."""
+    documents = [read_document(path, allow_pickle=allow_pickle) for path in paths]
+    chosen = list(codecs) if codecs is not None else None
+    for name in chosen or ():
+        registry.spec(name)  # an unknown codec fails now, naming the known ones
+    return [
+        try_document(document, chosen, budget_s=budget_s, max_rounds=max_rounds)
+        for document in documents
+    ]

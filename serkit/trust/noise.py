@@ -1,0 +1,261 @@
+"""A/A runs: how far two runs of the same code apart on this host, and what verdicts make of it.
+
+The suite runs twice, one run after the other, in this interpreter, with the quick
+run's settings (one sample in each of several processes per pair, interleaved) and
+results in a temporary folder. Nothing differs between the runs, so every "faster" or
+"slower" between them is a false verdict:
+
+- `serkit noise` runs a fixed panel (about a minute), then records in the machine's
+  results folder the between-process spread, the noise floor and the false-verdict
+  rates (serkit.results.noise). Verdicts on that machine use the floor from then on.
+- `serkit aa` runs a slice the user picks, and reports the same rates without
+  recording anything: the check that a change to the statistics keeps its promise.
+
+The floor is the relative difference that two runs' medians of one pair exceed only 1 %
+of the time here: 2.576 robust standard deviations (1.4826 x the median absolute log
+ratio) of the panel's run-to-run log ratios. It includes the processes' own spread, so
+it errs on the side of calling a difference noise.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import os
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from serkit.compare.comparison import (
+    FASTER,
+    SLOWER,
+    judge_overlap,
+    judge_pair,
+)
+from serkit.errors import SerkitError
+from serkit.progress import progress
+from serkit.results.hosts import load_text
+from serkit.results.noise import NoiseRecord
+from serkit.results.tree import Measurement, ResultsTree
+from serkit.run.runner import QUICK_ROUNDS, QUICK_WARMUP_S
+from serkit.stats import log_std
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, WARMUP_ENV
+from serkit.trust.agreement import ScratchSuite
+
+# The fixed panel: cheap, common codecs (C and stdlib) on a small and a mid-sized
+# document, both directions: 24 pairs, about a minute for two runs of 5 processes.
+PANEL_CODECS = ("json", "orjson", "msgpack", "ujson", "pickle-p5", "cbor2")
+PANEL_FIXTURES = ("small-dict", "senate-bios")
+TIMINGS = r"^bench_time\.(Dumps|Loads)\."
+Z_99 = 2.576  # two-sided 1 % of a normal distribution
+MAD_TO_SD = 1.4826  # a normal distribution's standard deviation per median absolute deviation
+RUNS = ("A", "B")
+
+
+@dataclass(frozen=True)
+class PairAA:
+    """One pair measured in both runs."""
+
+    benchmark: str
+    params: tuple[str, ...]
+    a: Measurement
+    b: Measurement
+    processes_a: tuple[float, ...]
+    processes_b: tuple[float, ...]
+
+    @property
+    def log_ratio(self) -> float:
+        assert self.a.value and self.b.value
+        return math.log(self.b.value / self.a.value)
+
+
+@dataclass(frozen=True)
+class AAResult:
+    pairs: list[PairAA]
+    processes: int
+    floor: float  # the floor measured on these pairs
+    between_process_cv: float
+    false_new: int  # pairs called different with the floor used for verdicts
+    false_test_only: int  # ... by the t-test alone (floor 0)
+    false_overlap: int  # ... by the intervals rule
+    used_floor: float
+    load_before: str
+    load_after: str
+
+    def rate(self, count: int) -> float:
+        return count / len(self.pairs) if self.pairs else 0.0
+
+    def record(self, panel: str) -> NoiseRecord:
+        return NoiseRecord(
+            measured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            panel=panel,
+            pairs=len(self.pairs),
+            processes=self.processes,
+            between_process_cv=round(self.between_process_cv, 4),
+            floor=round(self.floor, 4),
+            false_verdicts=round(self.rate(self.false_new), 4),
+            false_verdicts_old_rule=round(self.rate(self.false_overlap), 4),
+            load_before=self.load_before,
+            load_after=self.load_after,
+        )
+
+
+def panel_description() -> str:
+    return (
+        f"{len(PANEL_CODECS) * len(PANEL_FIXTURES) * 2} pairs: dumps and loads of "
+        f"{', '.join(PANEL_CODECS)} on {', '.join(PANEL_FIXTURES)}"
+    )
+
+
+def run_twice(
+    root: Path,
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    processes: int = QUICK_ROUNDS,
+    patterns: Sequence[str] = (TIMINGS,),
+) -> tuple[ResultsTree, ResultsTree]:
+    """The suite's timings of the slice, run twice in a row, each pair in `processes` processes."""
+    env = {
+        **os.environ,
+        CODECS_ENV: ",".join(codecs),
+        FIXTURES_ENV: ",".join(fixtures),
+        ROUNDS_ENV: str(processes),
+        WARMUP_ENV: os.environ.get(WARMUP_ENV, QUICK_WARMUP_S),
+    }
+    trees = []
+    with ScratchSuite(root, env) as suite:
+        for _ in progress(RUNS, desc="A/A runs", unit="run", leave=True):
+            trees.append(suite.run_tree(patterns, sample=True))
+    return trees[0], trees[1]
+
+
+def match(tree_a: ResultsTree, tree_b: ResultsTree) -> list[PairAA]:
+    """The timings both runs measured, with their per-process values."""
+
+    def index(tree: ResultsTree) -> dict[tuple[str, tuple[str, ...]], Measurement]:
+        return {
+            (m.benchmark, m.params): m
+            for machine in tree.machines.values()
+            for m in machine.measurements
+            if m.value is not None and tree.benchmark(m.benchmark).kind == "time"
+        }
+
+    on_a, on_b = index(tree_a), index(tree_b)
+    return [
+        PairAA(
+            key[0],
+            key[1],
+            on_a[key],
+            on_b[key],
+            tree_a.processes(on_a[key]),
+            tree_b.processes(on_b[key]),
+        )
+        for key in sorted(on_a.keys() & on_b.keys())
+    ]
+
+
+def measured_floor(pairs: Sequence[PairAA]) -> float:
+    """The relative difference two runs' medians exceed 1 % of the time (module docstring)."""
+    if not pairs:
+        raise SerkitError("the A/A runs measured no pair twice; see asv's output above")
+    spread = MAD_TO_SD * statistics.median(abs(p.log_ratio) for p in pairs)
+    return math.exp(Z_99 * spread) - 1
+
+
+def judge(
+    tree_a: ResultsTree,
+    tree_b: ResultsTree,
+    *,
+    floor: float | None = None,
+    load_before: str = "",
+    load_after: str = "",
+) -> AAResult:
+    """Every verdict the two runs give, where all should be "within noise" or "same".
+
+    `floor` is the noise floor verdicts use; by default, the one these runs measure.
+    """
+    pairs = match(tree_a, tree_b)
+    measured = measured_floor(pairs)
+    used = measured if floor is None else floor
+    false_new = false_test = false_overlap = 0
+    for pair in pairs:
+        benchmark = tree_a.benchmark(pair.benchmark)
+        processes = (pair.processes_a, pair.processes_b)
+        false_new += judge_pair(benchmark, pair.a, pair.b, processes, used).verdict in (
+            FASTER,
+            SLOWER,
+        )
+        false_test += judge_pair(benchmark, pair.a, pair.b, processes, 0.0).verdict in (
+            FASTER,
+            SLOWER,
+        )
+        false_overlap += judge_overlap(benchmark, pair.a, pair.b) in (FASTER, SLOWER)
+    spreads = [log_std(v) for p in pairs for v in (p.processes_a, p.processes_b) if len(v) > 1]
+    if not spreads:
+        raise SerkitError(
+            "the runs kept no per-process samples: is the suite's benchmarks.json current?"
+        )
+    counts = [len(v) for p in pairs for v in (p.processes_a, p.processes_b) if v]
+    return AAResult(
+        pairs,
+        processes=min(counts),
+        floor=measured,
+        between_process_cv=statistics.median(spreads),
+        false_new=false_new,
+        false_test_only=false_test,
+        false_overlap=false_overlap,
+        used_floor=used,
+        load_before=load_before,
+        load_after=load_after,
+    )
+
+
+def measure(
+    root: Path,
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    *,
+    processes: int = QUICK_ROUNDS,
+    floor: float | None = None,
+) -> AAResult:
+    """Run the slice twice and judge it (see `judge`)."""
+    before = load_text()
+    tree_a, tree_b = run_twice(root, codecs, fixtures, processes)
+    return judge(tree_a, tree_b, floor=floor, load_before=before, load_after=load_text())
+
+
+def summary_lines(result: AAResult, floor_source: str) -> list[str]:
+    """What an A/A run found, in words and with units."""
+    n = len(result.pairs)
+
+    def share(count: int) -> str:
+        return f"{count} of {n} pairs ({result.rate(count):.1%})"
+
+    return [
+        f"{n} pairs, each timed in {result.processes} processes per run, two runs in a row "
+        f"(load {result.load_before} before, {result.load_after} after)",
+        f"between-process spread: median CV {result.between_process_cv:.1%}",
+        f"noise floor measured: {result.floor:.1%} (two runs' medians of a pair differ by "
+        "more only 1 % of the time)",
+        f"false verdicts, t-test and floor {result.used_floor:.1%} ({floor_source}): "
+        f"{share(result.false_new)}",
+        f"false verdicts, t-test alone: {share(result.false_test_only)}",
+        f"false verdicts, overlapping-intervals rule on the same samples: "
+        f"{share(result.false_overlap)}",
+    ]
+
+
+def as_dict(result: AAResult) -> Mapping[str, object]:
+    return {
+        "pairs": len(result.pairs),
+        "processes": result.processes,
+        "between_process_cv": result.between_process_cv,
+        "floor": result.floor,
+        "used_floor": result.used_floor,
+        "false_verdicts": result.rate(result.false_new),
+        "false_verdicts_t_test_only": result.rate(result.false_test_only),
+        "false_verdicts_overlap_rule": result.rate(result.false_overlap),
+        "load_before": result.load_before,
+        "load_after": result.load_after,
+    }

@@ -1,0 +1,113 @@
+"""Verdicts between processes and A/A judging, on synthetic results trees with known answers."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from results_factory import per_process_tree
+
+from serkit.compare.comparison import FASTER, SLOWER, WITHIN_NOISE, compare
+from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise, record_noise
+from serkit.results.tree import read_tree
+from serkit.trust import noise
+
+STEADY = [1.00, 1.01, 0.99, 1.02, 0.98]  # five processes within 2 %
+
+
+def scaled(factor: float, base: list[float] = STEADY, unit: float = 1e-6) -> list[float]:
+    return [v * factor * unit for v in base]
+
+
+def test_the_tree_reads_one_value_per_process(tmp_path: Path) -> None:
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1)] * 4)
+    tree = read_tree(tmp_path)
+    (m, *_) = tree.machines["a"].measurements
+    assert tree.processes(m) == tuple(scaled(1))
+
+
+def test_a_clear_change_is_called_and_says_what_it_could_detect(tmp_path: Path) -> None:
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1.5)] * 3 + [scaled(1.01)])
+    result = compare(read_tree(tmp_path), "a", "b")
+    verdicts = [p.verdict for p in result.pairs]
+    assert verdicts == [SLOWER, SLOWER, SLOWER, WITHIN_NOISE]
+    assert all(p.detectable == pytest.approx(DEFAULT_FLOOR) for p in result.pairs)
+    assert any("no noise measurement" in w for w in result.warnings)
+
+
+def test_the_hosts_measured_floor_is_used(tmp_path: Path) -> None:
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1.3)] * 4)
+    for host, floor in (("a", 0.2), ("b", 0.4)):
+        record = NoiseRecord("2026-11-23T09:00:00+00:00", "test", 4, 5, 0.05, floor, 0.0, 0.1)
+        record_noise(tmp_path / host, record)
+    result = compare(read_tree(tmp_path), "a", "b")
+    assert result.floor == 0.4  # the larger of the two hosts'
+    assert {p.verdict for p in result.pairs} == {WITHIN_NOISE}
+    assert not any("no noise measurement" in w for w in result.warnings)
+
+
+def test_processes_in_two_modes_are_flagged_and_held_within_noise(tmp_path: Path) -> None:
+    split = [1.0, 1.0, 1.9, 1.9, 1.0]
+    per_process_tree(tmp_path, [scaled(1, split)] * 4, [scaled(1.2, split)] * 4)
+    result = compare(read_tree(tmp_path), "a", "b")
+    assert all(p.multimodal and p.verdict == WITHIN_NOISE for p in result.pairs)
+    assert all(p.detectable is not None and p.detectable > 0.2 for p in result.pairs)
+
+
+def test_a_faster_host_is_faster(tmp_path: Path) -> None:
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(0.5)] * 4)
+    assert {p.verdict for p in compare(read_tree(tmp_path), "a", "b").pairs} == {FASTER}
+
+
+def test_a_broken_noise_record_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "serkit-noise.yaml").write_text("- not\n- a mapping\n")
+    warnings: list[str] = []
+    assert read_noise(tmp_path, warnings) is None
+    assert "not a serkit noise record" in warnings[0]
+
+
+def test_aa_judging_counts_false_verdicts_and_measures_the_floor(tmp_path: Path) -> None:
+    rng = random.Random(5)
+
+    def run() -> list[list[float]]:
+        return [[rng.lognormvariate(0, 0.1) * 1e-6 for _ in range(5)] for _ in range(4)]
+
+    per_process_tree(tmp_path / "a", run(), run(), hosts=("vm", "other"))
+    per_process_tree(tmp_path / "b", run(), run(), hosts=("vm", "other"))
+    result = noise.judge(read_tree(tmp_path / "a", ["vm"]), read_tree(tmp_path / "b", ["vm"]))
+    assert len(result.pairs) == 4 and result.processes == 5
+    assert result.false_new == 0
+    assert 0 < result.floor < 1
+    assert 0.02 < result.between_process_cv < 0.3
+    record = result.record(noise.panel_description())
+    assert record.floor == round(result.floor, 4) and record.pairs == 4
+    assert "cannot be told apart" in record.in_words()
+
+
+def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:
+    from serkit.results.hosts import describe_hosts, render_hosts
+
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1)] * 4)
+    record = NoiseRecord("2026-11-23T09:00:00+00:00", "test", 4, 5, 0.05, 0.12, 0.0, 0.1)
+    record_noise(tmp_path / "a", record)
+    text = render_hosts(describe_hosts(read_tree(tmp_path)))
+    assert "differences under 12% cannot be told apart here" in text
+    assert "not measured (`serkit noise`)" in text  # host b
+
+
+def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path: Path) -> None:
+    from serkit.report.html import spread_text, spread_title
+    from serkit.report.runs import latest_runs
+
+    split = [1.0, 1.0, 1.9, 1.9, 1.0]
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1, split)] * 4)
+    tree = read_tree(tmp_path)
+    runs = {run.machine: run for run in latest_runs(tree)}
+    steady = runs["a"].spread("bench_time.Dumps.time_dumps", "json", "small")
+    two_modes = runs["b"].spread("bench_time.Dumps.time_dumps", "json", "small")
+    assert steady is not None and two_modes is not None
+    m = runs["a"].get("bench_time.Dumps.time_dumps", "json", "small")
+    assert spread_text(m, steady) == "±1.0 %, 5 processes"
+    assert "5 processes, one sample each" in spread_title(m, steady)
+    assert spread_text(m, two_modes) == "5 processes in 2 modes: 1.00 µs in 3, 1.90 µs in 2"

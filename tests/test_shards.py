@@ -1,0 +1,142 @@
+"""serkit/run/shards.py: the K-th of N slices of the matrix, and `plan` with a shard."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from serkit.errors import SerkitError
+from serkit.run import runner
+from serkit.run.matrix import PYTHONS, MatrixEnvironment, environments
+from serkit.run.shards import BadShard, Shard, shard_slice
+
+ROOT = Path(__file__).resolve().parents[1]
+CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
+MATRIX = tuple(environments())
+
+
+def _environment(i: int, python: str, varied: bool) -> MatrixEnvironment:
+    name = f"lib{i}"
+    return MatrixEnvironment(python, {name: f"1.{i}"}, name if varied else None)
+
+
+environment_sets = st.lists(st.tuples(st.sampled_from(PYTHONS), st.booleans()), max_size=120).map(
+    lambda specs: [_environment(i, p, v) for i, (p, v) in enumerate(specs)]
+)
+counts = st.integers(1, 20)
+
+
+def _key(env: MatrixEnvironment) -> tuple[str, str | None, tuple[tuple[str, str], ...]]:
+    """What tells environments apart (a MatrixEnvironment holds a dict: not hashable)."""
+    return (env.python, env.varied, tuple(sorted(env.requirements.items())))
+
+
+def _slices(envs: list[MatrixEnvironment], n: int) -> list[tuple[MatrixEnvironment, ...]]:
+    return [shard_slice(envs, Shard(k, n)) for k in range(1, n + 1)]
+
+
+@given(environment_sets, counts)
+def test_slices_are_disjoint_and_cover_everything(envs: list[MatrixEnvironment], n: int) -> None:
+    slices = _slices(envs, n)
+    dealt = Counter(_key(env) for one in slices for env in one)
+    assert set(dealt) == {_key(env) for env in envs}
+    assert all(times == 1 for times in dealt.values())
+
+
+@given(environment_sets, counts, st.randoms(use_true_random=False))
+def test_slices_are_deterministic_whatever_the_order(
+    envs: list[MatrixEnvironment], n: int, rng: random.Random
+) -> None:
+    shuffled = list(envs)
+    rng.shuffle(shuffled)
+    assert _slices(envs, n) == _slices(shuffled, n) == _slices(envs, n)
+
+
+@given(environment_sets, counts)
+def test_slices_are_balanced_in_size_and_in_baselines(
+    envs: list[MatrixEnvironment], n: int
+) -> None:
+    slices = _slices(envs, n)
+    sizes = [len(one) for one in slices]
+    baselines = [sum(env.varied is None for env in one) for one in slices]
+    assert max(sizes) - min(sizes) <= 1
+    assert max(baselines) - min(baselines) <= 1
+
+
+@given(counts.flatmap(lambda n: st.tuples(st.integers(1, n), st.just(n))))
+def test_the_real_matrix_in_slices(kn: tuple[int, int]) -> None:
+    k, n = kn
+    mine = {env.label for env in shard_slice(MATRIX, Shard(k, n))}
+    others = [e.label for j in range(1, n + 1) if j != k for e in shard_slice(MATRIX, Shard(j, n))]
+    assert not mine & set(others) and len(mine) + len(others) == len(MATRIX)
+    assert len(MATRIX) // n <= len(mine) <= -(-len(MATRIX) // n)
+
+
+@pytest.mark.parametrize("text", ["1/2", "2/2", " 3 / 7 "])
+def test_parse(text: str) -> None:
+    shard = Shard.parse(text)
+    assert str(shard) == text.replace(" ", "")
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "2", "a/b", "1/0", "-1/2", "1/2/3"])
+def test_a_bad_shard_is_one_error(text: str) -> None:
+    with pytest.raises(BadShard) as caught:
+        Shard.parse(text)
+    assert isinstance(caught.value, SerkitError) and "\n" not in str(caught.value)
+
+
+# --- the plan ----------------------------------------------------------------------------
+
+
+def test_a_shard_of_the_matrix_plans_only_its_slice() -> None:
+    shard = Shard(2, 3)
+    planned = runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=shard)
+    expected = shard_slice(environments((CURRENT,)), shard)
+    assert planned.environments == expected and planned.shard == shard
+
+
+def test_slices_do_not_depend_on_which_pythons_a_runner_has(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A runner without Python 3.9 runs the rest of its slice, and no other slice's."""
+    everywhere = shard_slice(MATRIX, Shard(1, 4))
+    found = {p: (Path(sys.executable) if p != "3.9" else None) for p in PYTHONS}
+    monkeypatch.setattr(runner, "find_pythons", lambda wanted: found)
+    planned = runner.plan(ROOT, matrix=True, shard=Shard(1, 4))
+    assert planned.environments == tuple(e for e in everywhere if e.python != "3.9")
+    assert planned.missing_pythons == ("3.9",)
+
+
+def test_a_shard_needs_the_matrix() -> None:
+    with pytest.raises(SerkitError, match="--shard slices the matrix"):
+        runner.plan(ROOT, matrix=False, shard=Shard(1, 2))
+
+
+def test_more_shards_than_environments_is_an_error() -> None:
+    with pytest.raises(SerkitError, match="is empty"):
+        runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(99, 99))
+
+
+def test_environments_already_measured_are_left_out(tmp_path: Path) -> None:
+    planned = runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 2))
+    first, *rest = planned.environments
+    commit = "abcdef0123456789" * 2 + "abcdef01"
+    (tmp_path / "box").mkdir()
+    # As asv names it: the environment's name, or its md5 when the name is 128 or longer.
+    name = first.asv_name
+    if len(name) >= 128:
+        name = "env-" + hashlib.md5(name.encode()).hexdigest()
+    (tmp_path / "box" / f"{commit[:8]}-{name}.json").write_text("{}")
+    left = runner.skip_measured(planned, tmp_path, "box", commit)
+    assert left.environments == tuple(rest) and left.measured == (first,)
+    # Another machine's or another commit's results are not this run's.
+    assert runner.skip_measured(planned, tmp_path, "other", commit) == planned
+    assert runner.skip_measured(planned, tmp_path, "box", "0" * 40) == planned
+    assert runner.skip_measured(planned, tmp_path / "missing", "box", commit) == planned

@@ -1,0 +1,278 @@
+from __future__ import annotations
+
+import json
+import pickle
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import serkit.trial.measure as trial
+from serkit import Binding, CodecSpec, Config
+from serkit.checks.fidelity import EXACT, LOSSY, NOT_INSTALLED, UNSUPPORTED
+from serkit.cli import main
+from serkit.codecs.registry import get_codec, registry
+from serkit.errors import DocumentError, UnknownCodec
+from serkit.inputs.documents import read_document
+from serkit.replicate.measure import Timing
+from serkit.suite.cases import COMPRESSORS
+from serkit.trial.measure import plan_samples, try_document, try_paths
+from serkit.trial.render import implementation_text, timing_text
+
+DOC: dict[str, Any] = {"users": [{"id": i, "name": f"user {i}", "score": i / 7} for i in range(50)]}
+FAST = dict(budget_s=0.5, max_rounds=5, min_sampling_s=0.2)
+
+
+def _document(tmp_path: Path, obj: Any = DOC, name: str = "doc.json") -> Any:
+    path = tmp_path / name
+    path.write_text(json.dumps(obj) if name.endswith(".json") else yaml.safe_dump(obj))
+    return read_document(path)
+
+
+@pytest.fixture
+def extra_codecs() -> Iterator[None]:
+    """Two codecs beside the built-ins: one slow, one whose library is missing."""
+
+    def slow_bind() -> Binding:
+        def dumps(obj: Any) -> bytes:
+            time.sleep(0.11)
+            return json.dumps(obj).encode()
+
+        def loads(data: bytes) -> Any:
+            time.sleep(0.11)
+            return json.loads(data)
+
+        return Binding((Config(dumps, loads),), ())
+
+    def missing_bind() -> Binding:
+        raise ImportError("No module named 'ghost'")
+
+    specs = [
+        CodecSpec("slow-json", "json", "stdlib", slow_bind, pure_python=True),
+        CodecSpec("ghost", "json", "ghost-lib", missing_bind),
+    ]
+    registry.names()  # built-ins first
+    for spec in specs:
+        registry.register(spec)
+    yield
+    for spec in specs:
+        registry._specs.pop(spec.name, None)
+        registry._codecs.pop(spec.name, None)
+
+
+def test_every_codec_is_measured_sized_and_judged(tmp_path: Path) -> None:
+    codecs = ["json", "orjson", "msgpack", "pickle-p5", "yaml-c"]
+    # Enough budget for a sample of each, even on a loaded machine.
+    result = try_document(_document(tmp_path), codecs, budget_s=3.0, max_rounds=5)
+    assert [c.codec for c in result.codecs] != [] and {c.codec for c in result.codecs} == set(
+        codecs
+    )
+    for row in result.codecs:
+        codec = get_codec(row.codec)
+        payload = codec.dumps(DOC)
+        assert row.status == EXACT, row.fidelity.detail
+        assert row.fidelity.bytes == len(payload)
+        assert row.compressed == {name: len(pack(payload)) for name, pack in COMPRESSORS.items()}
+        assert row.fidelity.implementation == codec.implementation
+        assert (row.format, row.library) == (codec.format, codec.library)
+        for timing in (row.dumps, row.loads):
+            assert timing is not None and not timing.first_call_only
+            assert 1 <= len(timing.samples) <= 5 and timing.calls_per_sample >= 1
+            q1, median, q3 = timing.quartiles
+            assert 0 < q1 <= median <= q3 < 1
+    medians = [c.round_trip_s for c in result.codecs]
+    assert medians == sorted(medians)  # type: ignore[type-var]
+    assert result.content_sha256 is not None and result.format == "json"
+
+
+def test_lossy_pairs_say_why(tmp_path: Path) -> None:
+    document = _document(tmp_path, {1: ("a", "b")}, "ints.yaml")  # YAML keeps int keys
+    assert document.obj == {1: ["a", "b"]}
+    rows = {c.codec: c for c in try_document(document, ["json", "pickle-p5"], **FAST).codecs}
+    assert rows["pickle-p5"].status == EXACT
+    assert rows["json"].status == LOSSY
+    assert rows["json"].fidelity.detail == "int-key->str: 1, first at [1]"
+
+
+def test_codecs_that_cannot_run_come_last_and_say_why(tmp_path: Path, extra_codecs: None) -> None:
+    document = _document(tmp_path, {"when": b"\x00\x01"}, "bytes.yaml")  # JSON refuses bytes
+    rows = try_document(document, ["ghost", "json", "pickle-p5"], **FAST).codecs
+    assert [(c.codec, c.status) for c in rows] == [
+        ("pickle-p5", EXACT),
+        ("json", UNSUPPORTED),
+        ("ghost", NOT_INSTALLED),
+    ]
+    assert rows[1].dumps is None and "json cannot encode dict" in rows[1].fidelity.detail
+    assert "pip install ghost-lib" in rows[2].fidelity.detail
+
+
+def test_a_call_too_slow_for_its_share_is_reported_from_its_first_call(
+    tmp_path: Path, extra_codecs: None
+) -> None:
+    result = try_document(
+        _document(tmp_path), ["slow-json", "orjson"], budget_s=0.0, min_sampling_s=0.05
+    )
+    rows = {c.codec: c for c in result.codecs}
+    slow = rows["slow-json"]
+    assert slow.dumps is not None and slow.dumps.first_call_only
+    assert len(slow.dumps.samples) == 1 and slow.dumps.samples[0] >= 0.11
+    assert slow.pure_python_by_design
+    fast = rows["orjson"].dumps
+    assert fast is not None and not fast.first_call_only
+    assert [c.codec for c in result.codecs] == ["orjson", "slow-json"]
+
+
+def test_samples_are_planned_within_the_budget_cheapest_first() -> None:
+    costs = {("a", "dumps"): 0.01, ("b", "dumps"): 0.02, ("c", "dumps"): 5.0}
+    counts = plan_samples(costs, budget_s=1.0, max_rounds=15)
+    assert counts[("a", "dumps")] == 15 and counts[("b", "dumps")] == 15
+    assert counts[("c", "dumps")] == 0  # 0.55 s left cannot pay for one 5 s sample
+    assert sum(n * costs[k] for k, n in counts.items()) <= 1.0
+    generous = plan_samples(costs, budget_s=100.0, max_rounds=15)
+    assert generous[("c", "dumps")] == 15
+    capped = plan_samples(costs, budget_s=100.0, max_rounds=15, key_cap_s=11.0)
+    assert capped == {("a", "dumps"): 15, ("b", "dumps"): 15, ("c", "dumps"): 2}
+    assert plan_samples({}, 1.0, 15) == {}
+
+
+def test_a_one_megabyte_document_is_budgeted_by_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = [{"id": i, "name": f"user {i}", "tags": ["a"], "score": i / 7} for i in range(15_000)]
+    document = _document(tmp_path, {"rows": rows})
+    assert document.bytes > 10**6
+    plans: list[tuple[dict[Any, float], float, dict[Any, int]]] = []
+
+    def recorded(costs: dict[Any, float], budget_s: float, *caps: Any) -> dict[Any, int]:
+        counts = plan_samples(costs, budget_s, *caps)
+        plans.append((costs, budget_s, counts))
+        return counts
+
+    monkeypatch.setattr(trial, "plan_samples", recorded)
+    result = try_document(
+        document, ["orjson", "json"], budget_s=1.0, max_rounds=50, min_sampling_s=0.5
+    )
+    ((costs, budget_s, counts),) = plans
+    assert 0.5 <= budget_s <= 1.0  # what preparing left of the document's budget
+    assert sum(counts[key] * costs[key] for key in costs) <= budget_s
+    # 50 rounds of every call would take seconds: the budget, not the round count, decides.
+    assert min(counts.values()) < 50
+    sampled = {(c.codec, "dumps"): c.dumps for c in result.codecs}
+    sampled.update({(c.codec, "loads"): c.loads for c in result.codecs})
+    for key, timing in sampled.items():
+        assert timing is not None
+        assert timing.first_call_only or len(timing.samples) <= counts[key]
+
+
+def test_documents_are_all_read_before_any_is_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = tmp_path / "good.json"
+    good.write_text("[1, 2]")
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("measured before every document was read")
+
+    monkeypatch.setattr(trial, "try_document", never)
+    with pytest.raises(DocumentError, match=r"missing\.json: no such file"):
+        try_paths([str(good), str(tmp_path / "missing.json")])
+    with pytest.raises(UnknownCodec, match="unknown codec 'nope'"):
+        try_paths([str(good)], ["nope"])
+
+
+def test_the_result_is_json(tmp_path: Path) -> None:
+    (result,) = try_paths([str(_document(tmp_path).path)], ["json"], budget_s=0.3, max_rounds=3)
+    data = json.loads(json.dumps(result.as_dict()))
+    row = data["codecs"][0]
+    assert data["format"] == "json" and data["bytes"] > 0
+    assert row["codec"] == "json" and row["status"] == EXACT
+    assert set(row["dumps"]) == {
+        "median_s",
+        "q1_s",
+        "q3_s",
+        "samples",
+        "calls_per_sample",
+        "first_call_only",
+    }
+    assert set(row["compressed_bytes"]) == set(COMPRESSORS)
+
+
+# --- rendering and the command line ---------------------------------------------------
+
+
+def test_timings_read_with_units_and_spread() -> None:
+    assert timing_text(Timing((1e-3, 1.1e-3, 1.2e-3, 1.3e-3, 1.4e-3))) == "1.20 ms ±8 %"
+    assert timing_text(Timing((2.5,), first_call_only=True)) == "2.50 s (1st call)"
+    assert timing_text(Timing((3e-6,))) == "3.00 µs (1 sample)"
+    assert timing_text(None) == "-"
+
+
+def test_a_pure_python_fallback_is_called_out(tmp_path: Path, extra_codecs: None) -> None:
+    result = try_document(_document(tmp_path), ["slow-json", "json"], **FAST)
+    rows = {c.codec: c for c in result.codecs}
+    assert implementation_text(rows["json"]) == "C"
+    assert implementation_text(rows["slow-json"]) == "Python"  # pure Python by design
+    fallback = replace(rows["json"], pure_python_by_design=False)
+    fallback = replace(fallback, fidelity=replace(fallback.fidelity, implementation="python"))
+    assert implementation_text(fallback) == "Python (no C!)"
+
+
+def test_serkit_try_prints_a_table_with_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _document(tmp_path).path
+    assert main(["try", str(path), "--codec", "json,pickle-p5", "--budget", "0.5"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{path}: json, ") and " codecs in " in lines[0]
+    headers = ["codec", "impl", "dumps", "loads", "size", "gzip-6", "zstd-3", "fidelity"]
+    assert lines[2].split() == headers
+    rows = [line.split() for line in lines[4:6]]
+    assert {row[0] for row in rows} == {"json", "pickle-p5"}
+    for row in rows:
+        assert row[3] in {"ns", "µs", "ms", "s"} and row[4].startswith("±") and row[5] == "%"
+        assert {row[-6], row[-4], row[-2]} <= {"B", "KiB"} and row[-1] == "exact"
+    assert "UNSAFE on untrusted input" in out and "pickle-p5: runs code" in out
+
+
+def test_serkit_try_writes_json_and_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(_document(tmp_path).path)
+    assert main(["try", path, "--codec", "json", "--budget", "0.3", "--format", "json"]) == 0
+    (document,) = json.loads(capsys.readouterr().out)
+    assert document["path"] == path and document["codecs"][0]["codec"] == "json"
+    assert main(["try", path, "--codec", "json", "--budget", "0.3", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"**{path}: json, ") and "| codec " in out and "|---" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.json"], "missing.json: no such file"),
+        (["doc.pkl"], "doc.pkl is a pickle; loading a pickle runs code"),
+        (["doc.json", "--codec", "nope"], "unknown codec 'nope'"),
+    ],
+)
+def test_serkit_try_mistakes_are_one_error_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.json").write_text("[1]")
+    (tmp_path / "doc.pkl").write_bytes(pickle.dumps([1], protocol=5))
+    assert main(["try", *args]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("serkit: error: ") and message in captured.err
+    assert captured.err.count("\n") == 1
+    monkeypatch.chdir(tmp_path)
+    assert main(["try", "doc.pkl", "--allow-pickle", "--codec", "json", "--budget", "0.3"]) == 0

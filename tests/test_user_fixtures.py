@@ -1,0 +1,290 @@
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import serkit.inputs.fixtures as fixtures
+import serkit.inputs.user_fixtures as user_fixtures
+from serkit.cli import main
+from serkit.errors import DocumentError, FixtureChanged, SerkitError
+from serkit.inputs.fixtures import content_hash, load_fixture
+from serkit.inputs.user_fixtures import (
+    FOLDER,
+    FOLDER_ENV,
+    MANIFEST,
+    USER_ORIGIN,
+    add_document,
+    declarations,
+    declared_fixtures,
+    default_name,
+    fixture_id,
+    folder,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+ORDERS: dict[str, Any] = {"orders": [{"id": 1, "total": 9.5}, {"id": 2, "total": 0.1}]}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+def _json_file(path: Path, obj: Any) -> Path:
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    return path
+
+
+def _manifest(where: Path) -> dict[str, Any]:
+    return json.loads((where / MANIFEST).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def test_adding_copies_the_document_and_pins_it_by_content_hash(
+    tmp_path: Path, store: Path
+) -> None:
+    declared = add_document(
+        _json_file(tmp_path / "orders.json", ORDERS), description="two orders", where=store
+    )
+    sha256 = content_hash(ORDERS)
+    assert declared.sha256 == sha256
+    assert declared.id == f"orders@{sha256[:8]}" == fixture_id("orders", sha256)
+    assert declared.file == store / f"orders@{sha256[:8]}.json"
+    assert json.loads(declared.file.read_text()) == ORDERS
+    assert _manifest(store) == {
+        "fixtures": {
+            "orders": {
+                "file": declared.file.name,
+                "sha256": sha256,
+                "description": "two orders",
+            }
+        }
+    }
+    assert declared.about == f"two orders ({declared.size} B)"  # under 1 KiB: bytes
+    assert not declared.slow and not declared.large
+    built = declared.build()
+    assert built == ORDERS and built is not declared.build()  # a new object on every build
+
+
+def test_the_same_content_again_changes_nothing(tmp_path: Path, store: Path) -> None:
+    first = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
+    before = (store / MANIFEST).read_bytes()
+    # The same data in another format is the same document: its content hash is equal.
+    yaml_copy = tmp_path / "orders.yaml"
+    yaml_copy.write_text("orders:\n- {id: 1, total: 9.5}\n- {id: 2, total: 0.1}\n")
+    assert add_document(yaml_copy, name="orders", where=store) == first
+    assert (store / MANIFEST).read_bytes() == before
+
+
+def test_changed_content_under_a_declared_name_is_a_new_fixture_or_refused(
+    tmp_path: Path, store: Path
+) -> None:
+    first = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
+    changed = {"orders": [*ORDERS["orders"], {"id": 3, "total": 1.0}]}
+    path = _json_file(tmp_path / "orders.json", changed)
+    with pytest.raises(DocumentError) as caught:
+        add_document(path, where=store)
+    new_sha = content_hash(changed)
+    assert f"orders is already declared as {first.id}" in str(caught.value)
+    assert f"content sha256 is {new_sha[:12]}…" in str(caught.value)
+    assert [d.id for d in declarations(store)] == [first.id]  # nothing was written
+
+    second = add_document(path, replace=True, where=store)
+    assert second.id == f"orders@{new_sha[:8]}" != first.id
+    assert [d.id for d in declarations(store)] == [second.id]
+    assert not first.file.exists()  # no entry refers to the old copy any more
+
+
+def test_a_declared_file_that_changed_is_refused_naming_both_hashes(
+    tmp_path: Path, store: Path
+) -> None:
+    declared = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
+    declared.file.write_text(json.dumps({"orders": []}))
+    with pytest.raises(FixtureChanged) as caught:
+        declared.build()
+    now = content_hash({"orders": []})
+    assert str(caught.value).startswith(
+        f"{declared.file} has changed: its content sha256 is {now[:12]}…, "
+        f"declared {declared.sha256[:12]}… as {declared.id}"
+    )
+
+
+def test_a_pickle_needs_the_flag_and_the_declaration_keeps_it(tmp_path: Path, store: Path) -> None:
+    path = tmp_path / "orders.pkl"
+    path.write_bytes(pickle.dumps(ORDERS, protocol=5))
+    with pytest.raises(DocumentError, match="runs code"):
+        add_document(path, where=store)
+    assert not store.exists()
+    declared = add_document(path, allow_pickle=True, where=store)
+    assert declared.allow_pickle and declared.file.suffix == ".pickle"
+    assert _manifest(store)["fixtures"]["orders"]["allow_pickle"] is True
+    assert declared.build() == ORDERS
+
+
+def test_a_document_the_hash_cannot_pin_is_refused(tmp_path: Path, store: Path) -> None:
+    path = tmp_path / "dated.yaml"
+    path.write_text("when: 2024-07-02\n")  # YAML reads a date
+    with pytest.raises(DocumentError, match="fixture_hash cannot hash date; a fixture may hold"):
+        add_document(path, where=store)
+    assert not store.exists()
+
+
+def test_a_failed_manifest_write_leaves_the_folder_as_it_was(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = add_document(_json_file(tmp_path / "a.json", [1]), where=store)
+    before = sorted(p.name for p in store.iterdir())
+    real = user_fixtures._atomic_write
+
+    def failing(path: Path, data: bytes) -> None:
+        if path.name == MANIFEST:
+            raise OSError("disk full")
+        real(path, data)
+
+    monkeypatch.setattr(user_fixtures, "_atomic_write", failing)
+    with pytest.raises(OSError, match="disk full"):
+        add_document(_json_file(tmp_path / "b.json", [2]), where=store)
+    assert sorted(p.name for p in store.iterdir()) == before
+    assert [d.id for d in declarations(store)] == [first.id]
+
+
+def test_names_are_checked_and_derived_from_the_file_name(tmp_path: Path, store: Path) -> None:
+    assert default_name(Path("My Orders (v2).json")) == "My-Orders-v2"
+    assert default_name(Path("???.json")) == "document"
+    with pytest.raises(DocumentError, match="'a@b' is not a fixture name"):
+        add_document(_json_file(tmp_path / "x.json", 1), name="a@b", where=store)
+
+
+def test_a_malformed_manifest_is_an_error_when_read_and_a_warning_in_the_registry(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.mkdir()
+    (store / MANIFEST).write_text('{"fixtures": {"orders": {"file": "o.json", "sha256": "x"}}}')
+    with pytest.raises(SerkitError, match=r"fixtures.json: orders: sha256 must be the document"):
+        declarations(store)
+    monkeypatch.setenv(FOLDER_ENV, str(store))
+    assert declared_fixtures() == []
+    assert capsys.readouterr().err.startswith("serkit: warning: your fixtures are left out: ")
+    (store / MANIFEST).write_text("not json")
+    with pytest.raises(SerkitError, match="cannot be read"):
+        declarations(store)
+
+
+def test_the_folder_is_the_environment_s_or_the_checkout_s(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert folder({FOLDER_ENV: str(tmp_path)}) == tmp_path.resolve()
+    monkeypatch.chdir(REPO / "serkit")
+    assert folder({}) == REPO / FOLDER
+    monkeypatch.chdir(tmp_path)  # asv runs each benchmark in a temporary folder
+    assert folder({}) is None
+    assert folder({"ASV_CONF_DIR": str(REPO)}) == REPO / FOLDER
+
+
+def test_declared_fixtures_join_the_registry(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    declared = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
+    monkeypatch.setenv(FOLDER_ENV, str(store))
+    assert declared_fixtures() == [declared]
+    fixture = fixtures._user_fixture(declared)  # as the registry adds it on import
+    assert (fixture.name, fixture.sha256) == (declared.id, declared.sha256)
+    assert fixture.origin == USER_ORIGIN
+    assert fixture.description == declared.about
+    monkeypatch.setitem(fixtures._FIXTURES, fixture.name, fixture)
+    assert fixture.name in fixtures.fixture_names()
+    assert load_fixture(declared.id) == ORDERS
+
+
+def _fake_checkout(root: Path, obj: Any) -> str:
+    """A checkout with one declared document, as `serkit fixtures add` leaves it."""
+    (root / "benchmarks").mkdir(parents=True)
+    (root / "asv.conf.json").write_text("{}")
+    source = _json_file(root / "orders.json", obj)
+    return add_document(source, where=root / FOLDER).id
+
+
+def _python(code: str, cwd: Path, **env: str) -> str:
+    environ = {k: v for k, v in os.environ.items() if k != FOLDER_ENV}
+    environ.update(env, PYTHONPATH=str(REPO))
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, env=environ, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_asv_grid_picks_up_the_checkout_s_documents_from_asv_s_temporary_folder(
+    tmp_path: Path,
+) -> None:
+    big = {"rows": [{"n": i, "text": "x" * 100} for i in range(10_000)]}  # over 1 MB: large
+    checkout = tmp_path / "checkout"
+    declared = _fake_checkout(checkout, big)
+    elsewhere = tmp_path / "asv-cwd"
+    elsewhere.mkdir()
+    code = (
+        "import json\n"
+        "from benchmarks.bench_time import Dumps\n"
+        "from benchmarks.bench_memory import PeakMemory\n"
+        "from serkit.suite.cases import Selection\n"
+        "print(json.dumps([Dumps.params[1], PeakMemory.params[1],"
+        " Selection().excludes('json', Dumps.params[1][-1])]))\n"
+    )
+    grid, memory, excluded = json.loads(_python(code, elsewhere, ASV_CONF_DIR=str(checkout)))
+    assert grid[-1] == declared and grid[: len(fixtures.FIXTURES)] == list(fixtures.FIXTURES)
+    assert memory[-1] == declared  # over 1 MB: its peak memory is measured too
+    assert excluded is None  # in the default selection: under 10 MB is not slow
+
+
+def test_fixtures_list_and_verify_show_declared_documents(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    declared = _fake_checkout(checkout, ORDERS)
+    serkit_cli = [sys.executable, "-m", "serkit", "fixtures"]
+    environ = {k: v for k, v in os.environ.items() if k != FOLDER_ENV}
+    listed = subprocess.run(
+        [*serkit_cli, "list", "--format", "json"],
+        cwd=checkout,
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    rows = {row["id"]: row for row in json.loads(listed.stdout)}
+    assert rows[declared]["origin"] == USER_ORIGIN
+    assert rows[declared]["sha256"] == content_hash(ORDERS)
+    verified = subprocess.run(
+        [*serkit_cli, "verify", "--fixture", declared],
+        cwd=checkout,
+        env=environ,
+        capture_output=True,
+        text=True,
+    )
+    assert verified.returncode == 0, verified.stderr
+    assert f"ok    {declared} (content sha256 {content_hash(ORDERS)[:12]}…)" in verified.stdout
+
+
+def test_serkit_fixtures_add_declares_and_verify_fails_a_changed_copy(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(FOLDER_ENV, str(store))
+    path = _json_file(tmp_path / "orders.json", ORDERS)
+    assert main(["fixtures", "add", str(path), "--description", "two orders"]) == 0
+    (declared,) = declarations(store)
+    out = capsys.readouterr().out
+    assert out.startswith(f"added: {declared.id} (")
+    assert f"SERKIT_BENCH_FIXTURES={declared.id}" in out
+    assert main(["fixtures", "add", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"already declared: {declared.id}")
+
+    monkeypatch.setitem(fixtures._FIXTURES, declared.id, fixtures._user_fixture(declared))
+    declared.file.write_text(json.dumps({"orders": []}))
+    assert main(["fixtures", "verify", "--fixture", declared.id]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL  {declared.id}: {declared.file} has changed" in out
+    assert "--name orders --replace" in out
