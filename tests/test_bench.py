@@ -15,7 +15,7 @@ from serkit.results import hosts as hostinfo
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.matrix import baseline
-from serkit.suite.cases import CODECS_ENV, ROUNDS_ENV, WARMUP_ENV
+from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -96,10 +96,16 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
     seen: dict[str, object] = {}
 
     def fake_run(
-        root: Path, plan: bench.Plan, *, quick: bool, extra: list[str], memory: bool
+        root: Path,
+        plan: bench.Plan,
+        *,
+        quick: bool,
+        extra: list[str],
+        memory: bool,
+        instructions: bool,
     ) -> int:
         seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
-        assert not memory  # a quick run, not asked for memory
+        assert not memory and not instructions  # a quick run, not asked for either
         return 0
 
     def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
@@ -123,6 +129,22 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
     }
 
 
+def test_bench_instructions_asks_the_quick_run_to_count_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: dict[str, bool] = {}
+
+    def fake_run(root: Path, plan: bench.Plan, **options: object) -> int:
+        asked.update(quick=bool(options["quick"]), instructions=bool(options["instructions"]))
+        return 0
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", lambda results, *a, **k: results)
+    assert main(["bench", "--instructions", "--no-report"]) == 0
+    assert asked == {"quick": True, "instructions": True}
+
+
 def test_bench_runs_one_shard_and_records_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -133,7 +155,13 @@ def test_bench_runs_one_shard_and_records_it(
     seen: dict[str, object] = {}
 
     def fake_run(
-        root: Path, plan: bench.Plan, *, quick: bool, extra: list[str], memory: bool
+        root: Path,
+        plan: bench.Plan,
+        *,
+        quick: bool,
+        extra: list[str],
+        memory: bool,
+        instructions: bool,
     ) -> int:
         seen.update(quick=quick, labels=[env.label for env in plan.environments])
         return 0
@@ -209,12 +237,17 @@ def test_the_quick_run_sets_its_warm_up_and_the_full_run_leaves_asvs(
 
     monkeypatch.delenv(WARMUP_ENV, raising=False)
     monkeypatch.delenv(ROUNDS_ENV, raising=False)
+    monkeypatch.delenv(INSTRUCTIONS_ENV, raising=False)
     monkeypatch.setattr(bench, "asv", fake_asv)
     monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None, name=None: None)
     plan = bench.plan(ROOT, matrix=False)
     bench.run(ROOT, plan, quick=True)
     bench.run(ROOT, plan, quick=False)
-    (quick_args, quick_env), (full_args, full_env) = seen
+    bench.run(ROOT, plan, quick=True, instructions=True)
+    (quick_args, quick_env), (full_args, full_env), (_, counting_env) = seen
+    # Instruction counts: in full runs, and in a quick run when asked (--instructions).
+    assert INSTRUCTIONS_ENV not in quick_env
+    assert full_env[INSTRUCTIONS_ENV] == counting_env[INSTRUCTIONS_ENV] == "1"
     assert quick_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
     assert quick_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
     assert WARMUP_ENV not in full_env and ROUNDS_ENV not in full_env and "-a" not in full_args

@@ -60,6 +60,12 @@ def add_commands(commands: Any) -> None:
         help="a quick run also measures memory per call (full runs always do; about 5 min)",
     )
     bench.add_argument(
+        "--instructions",
+        action="store_true",
+        help="a quick run also counts instructions per call under valgrind (full runs "
+        "always do; about 3-6 min for the default grid)",
+    )
+    bench.add_argument(
         "--shard",
         type=_shard,
         metavar="K/N",
@@ -168,7 +174,9 @@ def run_bench(args: argparse.Namespace) -> int:
         f"{mode}: {names}",
         file=sys.stderr,
     )
-    status = runner.run(root, plan, quick=quick, extra=extra, memory=args.memory)
+    status = runner.run(
+        root, plan, quick=quick, extra=extra, memory=args.memory, instructions=args.instructions
+    )
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
     # What asv does not record (governor, turbo, Python builds) travels with the results,

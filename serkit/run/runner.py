@@ -34,6 +34,7 @@ from serkit.suite.cases import (
     rounds_from_env,
     warmup_from_env,
 )
+from serkit.suite.instructions import opt_in_environment as instructions_environment
 from serkit.suite.memory import MEMORY_ENV
 
 # Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
@@ -171,10 +172,17 @@ def _given_machine(extra: Sequence[str]) -> str | None:
 
 
 def run(
-    root: Path, plan_: Plan, *, quick: bool, extra: Sequence[str] = (), memory: bool = False
+    root: Path,
+    plan_: Plan,
+    *,
+    quick: bool,
+    extra: Sequence[str] = (),
+    memory: bool = False,
+    instructions: bool = False,
 ) -> int:
     """`asv run` over the plan's environments, for the checked-out commit, filed under
-    `machine_name` (serkit.run.naming's rule)."""
+    `machine_name` (serkit.run.naming's rule). A full run also measures memory per call
+    and counts instructions; a quick run only when asked."""
     for python in plan_.missing_pythons:
         print(f"serkit: skipping Python {python}: no interpreter found", file=sys.stderr)
     args = ["run", "HEAD^!"]
@@ -193,6 +201,8 @@ def run(
         env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
     if memory or not quick:  # see serkit.suite.memory.MEMORY_ENV
         env[MEMORY_ENV] = "1"
+    if instructions or not quick:  # about 3-6 minutes for the default grid here
+        env.update(instructions_environment())
     return asv(root, [*args, *extra], env)
 
 
