@@ -196,8 +196,16 @@ def _run_gate(
 ) -> dict[tuple[str, str], str]:
     """Prepare every pair natively: why to skip it, or "" when it can be counted."""
     folder.mkdir()
+    from serkit.inputs.fixtures import get_fixture
+
     timeout_s = max(1, round(GATE_TIMEOUT_LIMITS * limit_s))
-    request = {"pairs": pairs, "timeout_s": timeout_s, "limit_s": limit_s}
+    # The documents built from a source that the workers adopt: the default grid's, and
+    # the selected slow ones. The same set, whatever else was selected, so that what a
+    # worker holds before the pairs (and so their counts) does not depend on it.
+    built = {f for f in fixture_names() if not get_fixture(f).slow}
+    built |= {f for _, f in pairs}
+    documents = sorted(f for f in built if get_fixture(f).source is not None)
+    request = {"pairs": pairs, "timeout_s": timeout_s, "limit_s": limit_s, "documents": documents}
     (folder / cachegrind.REQUEST).write_text(json.dumps(request))
     try:
         done: subprocess.CompletedProcess[str] | None = subprocess.run(
@@ -300,7 +308,7 @@ def gate_main() -> None:
     """Time one dumps and one loads of every pair of the request, natively."""
     request = json.loads(Path(cachegrind.REQUEST).read_text())
     timeout_s, limit_s = int(request["timeout_s"]), float(request["limit_s"])
-    _build_documents()
+    _build_documents(request["documents"])
     for codec, fixture in request["pairs"]:
         pid = os.fork()
         if pid == 0:  # its own process: a pair too slow to prepare is stopped, not waited on
@@ -316,15 +324,14 @@ def gate_main() -> None:
             _write_line({"codec": codec, "fixture": fixture, "skipped": reason})
 
 
-def _build_documents() -> None:
+def _build_documents(names: Sequence[str]) -> None:
     """Build here the documents derived from a source, for the workers to unpickle."""
-    from serkit.inputs.fixtures import get_fixture, load_fixture
+    from serkit.inputs.fixtures import load_fixture
 
     documents = {}
-    for name in fixture_names():
-        if get_fixture(name).source is not None:
-            with contextlib.suppress(SerkitError):  # no source: the pairs say so themselves
-                documents[name] = load_fixture(name)
+    for name in names:
+        with contextlib.suppress(SerkitError):  # no source: the pairs say so themselves
+            documents[name] = load_fixture(name)
     if documents:
         with open(_DOCUMENTS, "wb") as stream:
             pickle.dump(documents, stream, protocol=pickle.HIGHEST_PROTOCOL)
