@@ -103,6 +103,8 @@ def format_value(value: float | None, unit: str) -> str:
         return bytes_binary(value)
     if unit == "allocations":
         return f"{whole(value)} allocations"
+    if unit == "instructions":
+        return f"{whole(value)} instructions"
     return f"{value:g}"
 
 

@@ -163,6 +163,31 @@ def test_the_report_reads_a_real_run_and_asv_publishes_beside_it(slice_scratch: 
     assert page.count(" µs<br>") + page.count(" ns<br>") >= 3 * len(CODECS)  # dumps, loads, rt
 
 
+def test_every_declared_benchmark_name_is_discovered(slice_scratch: Path) -> None:
+    from serkit.suite import benchmark_names
+
+    declared: set[str] = set()
+    for name, value in vars(benchmark_names).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, str) and value.count(".") == 2:
+            declared.add(value)
+        elif isinstance(value, dict):
+            declared.update(value.values())
+    described = json.loads((slice_scratch / "results" / "benchmarks.json").read_text())
+    assert set(benchmark_names.INSTRUCTIONS.values()) <= declared
+    assert declared <= set(described)
+
+
+def test_instruction_counts_are_skipped_unless_asked_for(
+    slice_results: dict[str, dict[str, Any]],
+) -> None:
+    for name in ("bench_instructions.Instructions.track_dumps",):
+        cells = _cells(slice_results[name])
+        assert len(cells) == len(codec_names()) * len(fixture_names())  # skipped, not missing
+        assert not any(_measured(value) for value in cells.values())
+
+
 def test_adapter_and_direct_calls_are_timed_side_by_side(
     slice_results: dict[str, dict[str, Any]],
 ) -> None:

@@ -17,7 +17,7 @@ from serkit.run import rounds
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.matrix import baseline
-from serkit.suite.cases import CODECS_ENV, ROUNDS_ENV, WARMUP_ENV
+from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -104,10 +104,11 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         quick: bool,
         extra: list[str],
         memory: bool,
+        instructions: bool = False,
         state: object = None,
     ) -> int:
         seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
-        assert not memory  # a quick run, not asked for memory
+        assert not memory and not instructions  # a quick run, not asked for either
         return 0
 
     def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
@@ -131,6 +132,22 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
     }
 
 
+def test_bench_instructions_asks_the_quick_run_to_count_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: dict[str, bool] = {}
+
+    def fake_run(root: Path, plan: bench.Plan, **options: object) -> int:
+        asked.update(quick=bool(options["quick"]), instructions=bool(options["instructions"]))
+        return 0
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", lambda results, *a, **k: results)
+    assert main(["bench", "--instructions", "--no-report"]) == 0
+    assert asked == {"quick": True, "instructions": True}
+
+
 def test_bench_runs_one_shard_and_records_it(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -147,6 +164,7 @@ def test_bench_runs_one_shard_and_records_it(
         quick: bool,
         extra: list[str],
         memory: bool,
+        instructions: bool = False,
         state: object = None,
     ) -> int:
         seen.update(quick=quick, labels=[env.label for env in plan.environments])
@@ -224,6 +242,7 @@ def _fake_rounds(
 
     monkeypatch.delenv(WARMUP_ENV, raising=False)
     monkeypatch.delenv(ROUNDS_ENV, raising=False)
+    monkeypatch.delenv(INSTRUCTIONS_ENV, raising=False)
     monkeypatch.setattr(rounds, "run_in_session", fake_session)
     monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None, name=None: None)
     (tmp_path / ".asv" / "results").mkdir(parents=True)
@@ -306,6 +325,18 @@ def test_the_users_bench_regex_narrows_every_round(
     chosen = [a for i, a in enumerate(second) if second[i - 1] == "-b"]
     assert len(chosen) == 2 and all("yaml" in r and "json" not in r for r in chosen)
     assert "-e" in second
+
+
+def test_instructions_are_counted_in_full_runs_and_in_a_quick_run_when_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    counted: list[bool] = []
+    for i, (quick, asked) in enumerate([(True, False), (False, False), (True, True)]):
+        checkout = tmp_path / str(i)
+        seen = _fake_rounds(monkeypatch, checkout, SUITE)
+        bench.run(checkout, bench.plan(ROOT, matrix=False), quick=quick, instructions=asked)
+        counted.append(all(env.get(INSTRUCTIONS_ENV) == "1" for _, env in seen))
+    assert counted == [False, True, True]
 
 
 @pytest.fixture

@@ -168,6 +168,65 @@ def test_memory_counted_at_the_allocator_is_judged_exactly_and_never_fails(
     assert code == 0 and "503 allocations" in out
 
 
+INSTRUCTIONS = "bench_instructions.Instructions.track_dumps"
+
+
+def _instruction_hosts(root: Path, b_arch: str = "x86_64") -> None:
+    grid = [["'json'", "'orjson'"], ["'small'", "'large'"]]
+    suite = {
+        INSTRUCTIONS: {"type": "track", "unit": "instructions", "grid": grid},
+        TIMING: {"type": "time", "unit": "seconds", "grid": grid},
+        SIZE: {"type": "track", "unit": "bytes", "grid": grid},
+    }
+    write_benchmarks(root, suite)
+    # Counted here (serkit.suite.instructions): json and orjson dumps of small-dict.
+    a = {INSTRUCTIONS: [281_425, 10_004_626, 27_139, 659_004], TIMING: TIMES, SIZE: SIZES}
+    # b: 0.005 % more (the same: two runs differ by up to 0.002 %), 2 % more, 5 % fewer.
+    counted = [281_425 * 1.00005, 10_004_626 * 1.02, 27_139 * 0.95, 659_004]
+    b = {INSTRUCTIONS: counted, TIMING: [t * 2 for t in TIMES], SIZE: SIZES}
+    for host, found, arch in (("a", a, "x86_64"), ("b", b, b_arch)):
+        profile = {"arch": arch, "cpu": "cpu", "num_cpu": "2", "os": "Linux", "ram": "8GB"}
+        data = results_file(host, found, benchmarks=suite, profile=profile)
+        write_machine(root, host, [data], profile)
+
+
+def test_instruction_counts_are_judged_as_counts_beside_the_times(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _instruction_hosts(tmp_path)
+    result = compare(read_tree(tmp_path), "a", "b")
+    verdicts = {
+        (p.benchmark.name, p.params["codec"], p.params["fixture"]): p.verdict for p in result.pairs
+    }
+    assert verdicts[INSTRUCTIONS, "json", "small"] == SAME  # within 0.01 %
+    assert verdicts[INSTRUCTIONS, "json", "large"] == "higher"
+    assert verdicts[INSTRUCTIONS, "orjson", "small"] == "lower"
+    assert verdicts[INSTRUCTIONS, "orjson", "large"] == SAME
+    # The counts follow the timings they explain, before the other tracks.
+    order = [p.benchmark.name for p in result.pairs]
+    assert order.index(INSTRUCTIONS) > max(i for i, n in enumerate(order) if n == TIMING)
+    assert order.index(INSTRUCTIONS) < order.index(SIZE)
+    summary = result.instruction_summary()
+    assert summary.timings == 4 and summary.verdicts == {SAME: 2, "higher": 1, "lower": 1}
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(tmp_path))
+    assert code == 0 and "25,782 instructions" in out  # orjson small on b
+    assert "compare work, not speed" in out and "never that one host is faster" in out
+    assert "4 counts compared" in out
+    data = compare_json(capsys, tmp_path)
+    assert data["instructions"]["verdicts"] == {SAME: 2, "higher": 1, "lower": 1}
+    assert "not speed" in data["instructions_rule"]
+
+
+def test_instruction_counts_of_different_architectures_are_not_compared(tmp_path: Path) -> None:
+    _instruction_hosts(tmp_path, b_arch="aarch64")
+    result = compare(read_tree(tmp_path), "a", "b")
+    assert not [p for p in result.pairs if p.benchmark.name == INSTRUCTIONS]
+    left_out = [v for v in result.not_comparable if v.benchmark == INSTRUCTIONS]
+    assert len(left_out) == 4
+    assert all("different architectures" in v.reason and "aarch64" in v.reason for v in left_out)
+    assert [p for p in result.pairs if p.benchmark.name == TIMING]  # the times still are
+
+
 def test_one_sided_benchmarks_environments_and_values_get_no_ratio(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -348,6 +407,7 @@ def test_table_and_markdown_show_units_spreads_and_the_summary(
         (3_223_269, "bytes", "3.07 MiB"),
         (1, "1 = compiled, 0 = pure Python", "1"),
         (109008.0, "allocations", "109,008 allocations"),
+        (293241.2, "instructions", "293,241 instructions"),
         (None, "seconds", "-"),
     ],
 )

@@ -117,6 +117,21 @@ def test_a_document_built_from_a_source_is_built_once_and_copied(
     assert serkit.fixture_hash("senate-bios") == FIXTURES["senate-bios"].sha256
 
 
+def test_a_document_built_elsewhere_is_adopted_only_for_a_source_fixture(
+    senate_available: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from serkit.inputs import fixtures
+
+    monkeypatch.setattr(fixtures, "_BUILT_FROM_SOURCE", {})
+    handed_over = pickle.loads(pickle.dumps(senate_bios()))  # as the instruction counts do
+    fixtures.adopt_built("senate-bios", handed_over)
+    copied = serkit.load_fixture("senate-bios")
+    assert copied == handed_over and copied is not handed_over
+    assert serkit.fixture_hash("senate-bios") == FIXTURES["senate-bios"].sha256
+    with pytest.raises(serkit.SerkitError, match="not built from a source"):
+        fixtures.adopt_built("small-dict", {})
+
+
 def test_random_dict_sizes_share_one_stream() -> None:
     ten, hundred = serkit.load_fixture("random-dicts-10"), serkit.load_fixture("random-dicts-100")
     assert hundred[:10] == ten

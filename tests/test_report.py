@@ -19,7 +19,7 @@ from serkit.cli import main
 from serkit.report import html as report_html
 from serkit.report.views import gather
 from serkit.results.tree import read_tree
-from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, PEAK, SIZE
+from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -74,6 +74,47 @@ def test_library_view_judges_memory_as_counts(tmp_path: Path) -> None:
     assert verdicts[ALLOCATIONS["dumps"], "random-dicts-10"] == "same"
     assert verdicts[PEAK["dumps"], "small-dict"] == "same"  # 0.2 %: within 1 %
     assert verdicts[PEAK["dumps"], "random-dicts-10"] == "smaller"  # 2.7 %
+
+
+def test_snapshot_rows_carry_instruction_counts_where_counted(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path)))
+    table = data.snapshots["small-dict"][0]
+    assert table.has_instructions
+    json_row, ujson_row = table.rows
+    assert json_row.instructions == {"dumps": 281425, "loads": 245293}
+    assert ujson_row.instructions == {"dumps": 105425, "loads": 128463}
+
+
+def test_library_view_puts_the_instruction_count_beside_the_time(tmp_path: Path) -> None:
+    data = gather(read_tree(write_tree(tmp_path)))
+    (view,) = [v for v in data.libraries if v.machine == "box-a"]
+    assert view.has_instructions
+    changes = {(c.benchmark, c.fixture): c for c in view.changes}
+    faster = changes[DUMPS, "small-dict"]
+    assert faster.verdict == "faster" and faster.instructions == (118000, 105425)
+    assert faster.instructions_verdict == "fewer"
+    assert faster.instructions_percent == pytest.approx(-10.657, abs=0.001)
+    # 1 % faster is within the noise; 0.002 % more instructions is how two runs differ.
+    steady = changes[DUMPS, "random-dicts-10"]
+    assert steady.verdict == "within noise" and steady.instructions_verdict == "same"
+    assert not steady.moved
+    assert changes[LOADS, "small-dict"].instructions_verdict == "same"
+    assert changes[SIZE, "small-dict"].instructions is None  # counts go with the times
+    assert not any(c.benchmark in INSTRUCTIONS.values() for c in view.changes)
+
+
+def test_instruction_counts_are_shown_beside_the_times(tmp_path: Path) -> None:
+    results = write_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    html = (written.folder / "fixture-small-dict.html").read_text()
+    times = html.index(
+        "<th>round trip</th><th>instructions, dumps</th><th>instructions, loads</th>"
+    )
+    assert times < html.index("<th>size</th>")
+    assert "<td>281,425</td><td>245,293</td>" in html and "compare work, not speed" in html
+    versions = (written.folder / "versions.html").read_text()
+    assert "<td>118,000 → 105,425</td>" in versions and "-10.66 % (fewer)" in versions
+    assert "dumps instructions" in versions  # the chart's panel
 
 
 def test_report_writes_versioned_pages_and_keeps_older_ones(

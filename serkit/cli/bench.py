@@ -62,6 +62,12 @@ def add_commands(commands: Any) -> None:
         help="a quick run also measures memory per call (full runs always do; about 5 min)",
     )
     bench.add_argument(
+        "--instructions",
+        action="store_true",
+        help="a quick run also counts instructions per call under valgrind (full runs "
+        "always do; about 3-6 min for the default grid)",
+    )
+    bench.add_argument(
         "--shard",
         type=_shard,
         metavar="K/N",
@@ -153,7 +159,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
 def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunState]:
     given = args.matrix or args.python or args.shard or args.skip_measured or args.asv_args
-    if given or args.quick is not None or args.memory:
+    if given or args.quick is not None or args.memory or args.instructions:
         raise SerkitError("--resume goes on as the interrupted run was started: give it alone")
     plan, state = runner.resume(root)
     print(
@@ -172,11 +178,13 @@ def _bench(args: argparse.Namespace) -> int:
     if args.resume:
         plan, state = _resumed(args, root)
         quick, extra, memory = state.quick, state.extra, state.memory
+        instructions = state.instructions
     else:
         quick = args.quick if args.quick is not None else not args.matrix
         plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
         extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
         memory = args.memory
+        instructions = args.instructions
     # The name asv files the results under (serkit.run.naming): derived from the hardware
     # on a CI runner, so that every shard of one runner kind lands under one name.
     machine = runner.machine_name(extra, Path(plan.asv_env.get("HOME") or Path.home()))
@@ -205,7 +213,9 @@ def _bench(args: argparse.Namespace) -> int:
             f"{mode}: {names}",
             file=sys.stderr,
         )
-    status = runner.run(root, plan, quick=quick, extra=extra, memory=memory, state=state)
+    status = runner.run(
+        root, plan, quick=quick, extra=extra, memory=memory, instructions=instructions, state=state
+    )
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
     # What asv does not record (governor, turbo, Python builds) travels with the results,

@@ -26,6 +26,12 @@ each stated once here and in the README:
   allocation count that differs is higher or lower, exactly; a peak within
   PEAK_TOLERANCE (1 %) is the same. Neither fails the comparison the way a size does:
   "3.11" on two hosts may be two patch releases, which allocate differently.
+- Instructions per call (counted under cachegrind) are deterministic: two runs agree
+  to 0.002 %, so a count within INSTRUCTIONS_TOLERANCE (0.01 %) is the same, and any
+  other is higher or lower. They compare work, not speed: between hosts of the same
+  architecture a count that differs means the code did different work (another build of
+  Python or of the library), never that one host is faster. Between architectures they
+  count different instructions and are not compared.
 - Summary: the geometric mean of B/A over the timings, per codec (the `codec`
   parameter) or, for a benchmark without one, per benchmark, and over all of them.
 """
@@ -62,7 +68,8 @@ NOISE_RULE = (
     "overlap (the interquartile ranges where either host recorded no interval)"
 )
 GROUP_PARAM = "codec"
-KIND_ORDER = {"time": 0, "memory": 1, "track": 2}  # timings first: what a reader came for
+# Timings first, what a reader came for, then the instruction counts beside them.
+KIND_ORDER = {"time": 0, "instructions": 0.5, "memory": 1, "track": 2}
 # Memory tracks: never held to the size rule (resident memory, where recorded, differs
 # between hosts even when their code does not).
 MEMORY_NAME = re.compile(r"rss|mem|peak", re.IGNORECASE)
@@ -71,6 +78,16 @@ PEAK_NAME = re.compile(r"\.track_\w*_peak$")  # serkit's peaks at the allocator
 # A peak at the allocator moved by up to a few hundred bytes between processes (hash
 # seeds, interned keys): a difference within this fraction is no difference.
 PEAK_TOLERANCE = 0.01
+INSTRUCTIONS_UNIT = "instructions"  # serkit's counts (benchmarks/bench_instructions.py)
+# Two runs of the default grid agreed to 0.002 % (docs/instructions.md): a difference
+# within this fraction is no difference; any other is a change in the work done.
+INSTRUCTIONS_TOLERANCE = 1e-4
+INSTRUCTIONS_RULE = (
+    "deterministic counts that compare work, not speed: between hosts of the same architecture a "
+    "count that differs means the code did different work (another build of Python or of the "
+    "library), never that one host is faster; within 0.01% is the same"
+)
+OTHER_ARCHITECTURE = "instruction counts of different architectures count different instructions"
 
 SAME = "same"
 WITHIN_NOISE = "within noise"
@@ -154,10 +171,16 @@ class Comparison:
     not_comparable: list[OneSide]
     warnings: list[str] = field(default_factory=list)
     floor: float = DEFAULT_FLOOR  # the noise floor the timing verdicts used
+    architectures: tuple[str, str] = ("", "")  # asv's `arch` of each host, where recorded
 
     @property
     def size_mismatches(self) -> list[Pair]:
         return [p for p in self.pairs if p.verdict == SIZE_MISMATCH]
+
+    def instruction_summary(self) -> GroupSummary:
+        """The instruction counts compared: how many, B/A's geometric mean, the verdicts."""
+        counted = [p for p in self.pairs if p.benchmark.unit == INSTRUCTIONS_UNIT]
+        return _summarize("instructions", counted)
 
     def summary(self) -> tuple[list[GroupSummary], GroupSummary]:
         timed = [p for p in self.pairs if p.benchmark.kind == "time"]
@@ -180,11 +203,13 @@ def is_exact_size(benchmark: Benchmark) -> bool:
 
 
 def counted_verdict(benchmark: Benchmark, a: float, b: float) -> str | None:
-    """The verdict on memory counted at the allocator, or None for anything else."""
+    """The verdict on a counted track (allocations, peaks, instructions), else None."""
     if benchmark.kind != "track":
         return None
     if benchmark.unit == ALLOCATIONS_UNIT:
         tolerance = 0.0
+    elif benchmark.unit == INSTRUCTIONS_UNIT:
+        tolerance = INSTRUCTIONS_TOLERANCE * a
     elif benchmark.unit == "bytes" and PEAK_NAME.search(benchmark.name):
         tolerance = PEAK_TOLERANCE * a
     else:
@@ -399,6 +424,7 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
         not_comparable=[],
         warnings=warnings,
         floor=host_floor(tree, hosts, warnings),
+        architectures=(_arch(tree, host_a), _arch(tree, host_b)),
     )
     # A stable sort of the keys as read keeps each benchmark's parameters in asv's order.
     keys = dict.fromkeys([*index_a, *index_b])
@@ -412,6 +438,10 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
             + (f" at commit {full_commit[:8]}" if full_commit else "")
         )
     return result
+
+
+def _arch(tree: ResultsTree, host: str) -> str:
+    return str(tree.machines[host].profile.get("arch") or "")
 
 
 def _newest(by_commit: dict[str, Measurement]) -> Measurement:
@@ -447,6 +477,11 @@ def _match(
     if a.code_version and b.code_version and a.code_version != b.code_version:
         result.not_comparable.append(OneSide(name, named, env, a.commit, None, reason=CODE_DIFFERS))
         return
+    arch_a, arch_b = result.architectures
+    if benchmark.unit == INSTRUCTIONS_UNIT and arch_a and arch_b and arch_a != arch_b:
+        reason = f"{OTHER_ARCHITECTURE} ({arch_a}, {arch_b})"
+        result.not_comparable.append(OneSide(name, named, env, a.commit, None, reason=reason))
+        return
     assert a.value is not None and b.value is not None
     group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
     found = judge_pair(benchmark, a, b, (tree.processes(a), tree.processes(b)), result.floor)
@@ -463,5 +498,6 @@ def _env_order(env: Environment) -> tuple[Any, ...]:
 
 def _key_order(tree: ResultsTree, key: Key) -> tuple[Any, ...]:
     name, _, env = key
-    kind = KIND_ORDER.get(tree.benchmark(name).kind, len(KIND_ORDER))
-    return (_env_order(env), kind, name)
+    benchmark = tree.benchmark(name)
+    unit = INSTRUCTIONS_UNIT if benchmark.unit == INSTRUCTIONS_UNIT else benchmark.kind
+    return (_env_order(env), KIND_ORDER.get(unit, len(KIND_ORDER)), name)

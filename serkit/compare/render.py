@@ -10,6 +10,7 @@ from tabulate import tabulate
 from serkit.compare.comparison import (
     CI_99,
     COMMIT_RULE,
+    INSTRUCTIONS_RULE,
     NOISE_RULE,
     SCHEMA,
     SIZE_MISMATCH,
@@ -109,6 +110,8 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "commit_rule": f"commit {result.commit}" if result.commit else COMMIT_RULE,
         "noise_rule": NOISE_RULE,
         "noise_floor": result.floor,
+        "instructions_rule": INSTRUCTIONS_RULE,
+        "instructions": _group_json(result.instruction_summary()),
         "pairs": [_pair_json(p) for p in result.pairs],
         "summary": {"groups": [_group_json(g) for g in groups], "overall": _group_json(overall)},
         "size_mismatches": len(result.size_mismatches),
@@ -219,6 +222,9 @@ def render(result: Comparison, markdown: bool = False) -> str:
         "detectable: the smallest change each timing could have called; spread: 99% CI unless "
         "marked.",
     ]
+    counted = result.instruction_summary()
+    if counted.timings:
+        out.append(f"Instructions per call: {INSTRUCTIONS_RULE}.")
     out += _mismatch_lines(result)
     if markdown:  # each note its own paragraph
         out = [line if line.startswith("  - ") else line + "\n" for line in out]
@@ -242,6 +248,13 @@ def render(result: Comparison, markdown: bool = False) -> str:
         out.append(_heading(f"Timings: geometric mean of B/A ({by})", markdown))
         summary_headers = ["group", "timings", "B/A", "faster", "slower", "within noise", "other"]
         out.append(_table(_summary_rows(groups, overall), summary_headers, markdown))
+    if counted.timings:
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counted.verdicts.items()))
+        out.append(_heading("Instructions per call", markdown))
+        out.append(
+            f"{counted.timings} counts compared, B/A geometric mean {decimal(counted.geomean)}: "
+            f"{verdicts}."
+        )
     out += _one_side_lines(result, markdown)
     return "\n".join(out) + "\n"
 

@@ -6,16 +6,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from serkit import units
-from serkit.report.versions import MEASURE_NAMES, LibraryView
+from serkit.report.versions import INSTRUCTION_NAMES, MEASURE_NAMES, LibraryView
 from serkit.report.views import ReportData, SnapshotTable
 from serkit.results.tree import Measurement
-from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, LOADS, PEAK, SIZE
+from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
 
 # How the library chart's hover shows each measure's absolute value (times: seconds).
 _LIBRARY_UNITS = {
     SIZE: units.bytes_exact,
     **{name: units.bytes_binary for name in PEAK.values()},
     **{name: units.whole for name in ALLOCATIONS.values()},
+    **{name: units.whole for name in INSTRUCTIONS.values()},
 }
 
 
@@ -112,11 +113,12 @@ def library_chart(view: LibraryView, div_id: str) -> str:
     from plotly.subplots import make_subplots
 
     panels = [(DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size")]
-    for name in (*PEAK.values(), *ALLOCATIONS.values()):  # where the releases measured them
-        if any(
+    names = {**MEASURE_NAMES, **INSTRUCTION_NAMES}
+    for name in (*PEAK.values(), *ALLOCATIONS.values(), *INSTRUCTIONS.values()):
+        if any(  # where the releases measured them
             p.run.get(name, c, f) for p in view.points for c in view.codecs for f in view.fixtures
         ):
-            panels.append((name, MEASURE_NAMES[name]))
+            panels.append((name, names[name]))
     figure = make_subplots(
         rows=(len(panels) + 2) // 3,
         cols=3,

@@ -7,12 +7,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from serkit.codecs.registry import codec_names
-from serkit.compare.comparison import PEAK_TOLERANCE, Verdict, host_floor, judge_pair
+from serkit.compare.comparison import (
+    INSTRUCTIONS_TOLERANCE,
+    PEAK_TOLERANCE,
+    SINGLE_SAMPLE,
+    WITHIN_NOISE,
+    Verdict,
+    host_floor,
+    judge_pair,
+)
 from serkit.inputs.fixtures import fixture_names
 from serkit.report.runs import Run, in_registry_order, library_of
 from serkit.results.tree import ResultsTree, version_order
 from serkit.run.matrix import LIBRARIES
-from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, LOADS, PEAK, SIZE
+from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
 
 AXIS_LIBRARIES = tuple(lib.name for lib in LIBRARIES if lib.axis)
 MEASURE_NAMES = {
@@ -27,6 +35,9 @@ MEASURE_NAMES = {
 EXACT_MEASURES = (SIZE, *ALLOCATIONS.values())
 COUNTED_MEASURES = (*EXACT_MEASURES, *PEAK.values())
 CODE_CHANGED = "not comparable: the benchmark's code changed"
+# Shown beside the timings they explain (a time's row carries its operation's count).
+INSTRUCTION_NAMES = {name: f"{operation} instructions" for operation, name in INSTRUCTIONS.items()}
+_COUNTED_BESIDE = {DUMPS: INSTRUCTIONS["dumps"], LOADS: INSTRUCTIONS["loads"]}
 
 
 @dataclass(frozen=True)
@@ -50,10 +61,31 @@ class Change:
     verdict: str
     detectable: float | None = None  # the smallest relative change the verdict could call
     multimodal: bool = False  # either release's processes fell into separate modes
+    # A time's instructions per call (before, after), where both releases counted them.
+    instructions: tuple[float, float] | None = None
 
     @property
     def percent(self) -> float:
         return (self.b / self.a - 1) * 100 if self.a else float("nan")
+
+    @property
+    def instructions_percent(self) -> float | None:
+        if self.instructions is None or not self.instructions[0]:
+            return None
+        return (self.instructions[1] / self.instructions[0] - 1) * 100
+
+    @property
+    def moved(self) -> bool:
+        """Beyond the noise: the verdict called a change, or the count of instructions moved."""
+        called = self.verdict not in ("same", WITHIN_NOISE, CODE_CHANGED, SINGLE_SAMPLE)
+        return called or self.instructions_verdict in ("more", "fewer")
+
+    @property
+    def instructions_verdict(self) -> str | None:
+        """ "same", "more" or "fewer": counts are deterministic, so any change is real."""
+        if self.instructions is None:
+            return None
+        return instruction_change(*self.instructions)
 
 
 @dataclass(frozen=True)
@@ -67,6 +99,10 @@ class LibraryView:
     codecs: list[str]
     fixtures: list[str]
     changes: list[Change]
+
+    @property
+    def has_instructions(self) -> bool:
+        return any(c.instructions is not None for c in self.changes)
 
     @property
     def commits(self) -> list[str]:
@@ -153,9 +189,31 @@ def _changes(
                             verdict,
                             found.detectable,
                             found.multimodal,
+                            _counted(before, after, benchmark, codec, fixture),
                         )
                     )
     return out
+
+
+def _counted(
+    before: VersionPoint, after: VersionPoint, benchmark: str, codec: str, fixture: str
+) -> tuple[float, float] | None:
+    """The instructions per call of a time's operation in both releases, where counted."""
+    name = _COUNTED_BESIDE.get(benchmark)
+    if name is None:
+        return None
+    a, b = before.run.get(name, codec, fixture), after.run.get(name, codec, fixture)
+    if a is None or b is None or a.code_version != b.code_version:
+        return None
+    assert a.value is not None and b.value is not None
+    return (a.value, b.value)
+
+
+def instruction_change(a: float, b: float) -> str:
+    """Instructions per call between releases: within compare's tolerance, the same."""
+    if abs(b - a) <= INSTRUCTIONS_TOLERANCE * a:
+        return "same"
+    return "more" if b > a else "fewer"
 
 
 def counted_change(benchmark: str, a: float, b: float) -> str:

@@ -4,9 +4,9 @@
 (runs in serkit.report.runs, library versions in serkit.report.versions):
 
 - runs: per machine and environment, the newest commit that measured anything there;
-- snapshot: per fixture, every codec against the suite's timings, sizes, memory per call
-  (peak and allocations, with their check) and facts, from each baseline environment
-  (the newest release of every library);
+- snapshot: per fixture, every codec against the suite's timings, instructions per call
+  (where counted), sizes, memory per call (peak and allocations, with their check) and
+  facts, from each baseline environment (the newest release of every library);
 - library versions: per axis library, the same measurements per release, the release on
   the x axis, from the baseline plus that library's axis environments;
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
@@ -47,6 +47,7 @@ from serkit.suite.benchmark_names import (
     COMPRESSED,
     DUMPS,
     IMPORT,
+    INSTRUCTIONS,
     LOADS,
     MEMORY_CHECK,
     OVERHEAD,
@@ -71,6 +72,7 @@ READ_BENCHMARKS = (
     *PEAK.values(),
     *ALLOCATIONS.values(),
     *MEMORY_CHECK.values(),
+    *INSTRUCTIONS.values(),
     COMPILED,
     ROUND_TRIP_EXACT,
     IMPORT,
@@ -103,6 +105,8 @@ class SnapshotRow:
     loads_vs_reference: float | None
     # Between the processes that timed "dumps", "loads" and "round_trip", where recorded.
     spreads: dict[str, Spread | None] = field(default_factory=dict)
+    # Instructions per call under cachegrind, by operation; None where not counted.
+    instructions: dict[str, float | None] = field(default_factory=dict)
 
     @property
     def measured(self) -> bool:
@@ -123,6 +127,11 @@ class SnapshotTable:
     def has_memory(self) -> bool:
         """Whether memory per call was measured (memray installed, the calls short enough)."""
         return any(v is not None for r in self.rows for v in r.peak.values())
+
+    @property
+    def has_instructions(self) -> bool:
+        """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
+        return any(v is not None for r in self.rows for v in r.instructions.values())
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -163,6 +172,9 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 loads_vs_reference=_ratio(loads.value if loads else None, ref_loads),
                 spreads={
                     operation: run.spread(name, codec, fixture) for operation, name in TIME.items()
+                },
+                instructions={
+                    op: run.value(name, codec, fixture) for op, name in INSTRUCTIONS.items()
                 },
             )
         )

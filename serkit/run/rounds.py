@@ -148,6 +148,7 @@ class RunState:
     notes: str  # the folder of the pairs timed once
     budget_s: float | None = None  # the quick run's budget per pair (serkit.suite.budget)
     memory: bool = False  # memory per call measured (a quick run leaves it out unless asked)
+    instructions: bool = False  # instructions counted (likewise)
     shard: str | None = None
     done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
     failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
@@ -199,6 +200,7 @@ def new_state(
     matrix: bool = False,
     pythons: Sequence[str] | None = None,
     memory: bool = False,
+    instructions: bool = False,
     shard: str | None = None,
 ) -> RunState:
     """The state of a run about to begin, with an empty folder for its notes."""
@@ -218,6 +220,7 @@ def new_state(
         notes=str(root / BENCH_NOTES / f"{stamp}-{os.getpid()}"),
         budget_s=budget_s,
         memory=memory,
+        instructions=instructions,
         shard=shard,
     )
 

@@ -37,6 +37,7 @@ from serkit.suite.cases import (
     rounds_from_env,
     warmup_from_env,
 )
+from serkit.suite.instructions import opt_in_environment as instructions_environment
 from serkit.suite.memory import MEMORY_ENV
 
 # Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
@@ -188,6 +189,7 @@ def run(
     quick: bool,
     extra: Sequence[str] = (),
     memory: bool = False,
+    instructions: bool = False,
     state: RunState | None = None,
 ) -> int:
     """The suite over the plan's environments for the checked-out commit, round by round
@@ -196,7 +198,8 @@ def run(
     0 when everything ran; 2 when a benchmark failed or an environment could not be built
     (one line says which and why; the others go on). Raises Busy when another run holds
     the checkout, and Interrupted, its message saying what was kept, on SIGINT or SIGTERM.
-    With `state` (see `resume`), goes on where that run stopped.
+    With `state` (see `resume`), goes on where that run stopped. A full run also
+    measures memory per call and counts instructions; a quick run only when asked.
     """
     with bench_lock(root):
         for python in plan_.missing_pythons:
@@ -215,6 +218,7 @@ def run(
                 matrix=plan_.matrix,
                 pythons=plan_.asked,
                 memory=memory,
+                instructions=instructions,
                 shard=str(plan_.shard) if plan_.shard else None,
             )
         machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
@@ -224,6 +228,8 @@ def run(
             env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
         if state.memory or not state.quick:  # see serkit.suite.memory.MEMORY_ENV
             env[MEMORY_ENV] = "1"
+        if state.instructions or not state.quick:  # about 3-6 minutes for the default grid
+            env.update(instructions_environment())
         labels = {e.asv_name: e.label for e in plan_.environments}
         return drive(root, state, env, labels)
 

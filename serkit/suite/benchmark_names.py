@@ -35,3 +35,9 @@ OVERHEAD = {
     "dumps": "bench_overhead.DumpsOverhead.time_dumps",
     "loads": "bench_overhead.LoadsOverhead.time_loads",
 }
+
+# Instructions per call, counted under valgrind (opt-in), by operation.
+INSTRUCTIONS = {
+    "dumps": "bench_instructions.Instructions.track_dumps",
+    "loads": "bench_instructions.Instructions.track_loads",
+}

@@ -43,6 +43,8 @@ LIBRARY_ENV = "SERKIT_BENCH_LIBRARY"
 # 0.1). The quick run sets 0.02: on 93 fast pairs here the results moved by no more than
 # between two runs with 0.1, and each pair took 0.08 s less.
 WARMUP_ENV = "SERKIT_BENCH_WARMUP"
+# Count instructions per call under valgrind too (serkit.suite.instructions): opt-in.
+INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 # How many processes time each pair (asv's `rounds`; asv interleaves them, one round over
 # the whole grid, then the next). Each process takes one sample, so asv's samples are the
 # per-process values and every spread serkit states is the spread between processes: on
@@ -123,6 +125,7 @@ class Selection:
     fixtures: tuple[str, ...] | None = None  # None: every fixture but the slow ones
     slow: bool = False  # include the slow fixtures (random-dicts-10000 and -100000)
     library: str | None = None  # an axis environment: only this library's codecs
+    instructions: bool = False  # count instructions per call too (bench_instructions)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Selection:
@@ -137,7 +140,13 @@ class Selection:
         )
         check_codecs(codecs or ())
         check_fixtures(fixtures or ())
-        return cls(codecs, fixtures, truthy(environ.get(SLOW_ENV)), environ.get(LIBRARY_ENV))
+        return cls(
+            codecs,
+            fixtures,
+            truthy(environ.get(SLOW_ENV)),
+            environ.get(LIBRARY_ENV),
+            truthy(environ.get(INSTRUCTIONS_ENV)),
+        )
 
     def excludes_codec(self, codec: str) -> str | None:
         """Why this run leaves `codec` out, or None when it is selected."""

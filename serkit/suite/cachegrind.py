@@ -1,0 +1,234 @@
+"""What runs under valgrind's cachegrind: one pair's calls, counted in forked processes.
+
+Cachegrind reports a process's total at its exit, and valgrind 3.19 has no way to read
+it earlier. So every count is a difference of totals. Starting Python under valgrind
+costs about 2.5 s of CPU, so the processes are forked, not started: the worker forks a
+process per pair, which prepares the pair with `prepare` (whose round trip is each
+call's warm-up) and then forks one counting process per measure. A forked process
+inherits its parent's total so far.
+
+A counting process first forks a twin that exits at once, then makes its calls: the
+difference of their totals is what the calls added, wherever that process stood. It
+counts n calls and another counts 2n; the difference of the two is n calls and nothing
+else: the fork, the loop's first rounds (the interpreter specialises them), the first
+call after the fork are alike in both. Each counting process starts from a full garbage
+collection, so the collector runs at the same calls in every run.
+
+A first round counts one call of each operation; n is then the largest step of a fixed
+ladder whose calls stay within TARGET_INSTRUCTIONS, so two runs pick the same n. A call
+above the target is counted by that first round alone: what else its process executes
+is under 0.05 % of it.
+
+serkit.suite.instructions starts the worker and reads the results back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import itertools
+import json
+import os
+import pickle
+import re
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, NoReturn
+
+from serkit.errors import SerkitError
+
+OPERATIONS = ("dumps", "loads")
+
+# n calls of one operation execute at most this many instructions (0.05-0.1 s under
+# cachegrind; 2n more are made in all): enough that small calls average over the
+# collector's runs.
+TARGET_INSTRUCTIONS = 10_000_000
+LADDER = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)
+
+REQUEST = "request.json"  # in the worker's folder: {"count", "budget_s", "documents"}
+_SUMMARY = re.compile(rb"^summary:\s+(\d+)\s*$", re.MULTILINE)
+
+Call = tuple[Callable[[Any], Any], Any]  # function, argument
+
+
+@dataclass(frozen=True)
+class Count:
+    """Instructions per call of one operation on one pair, and how many calls gave it."""
+
+    per_call: float
+    calls: int
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """A pair's counts, or why it has none."""
+
+    codec: str
+    fixture: str
+    counts: Mapping[str, Count]  # by operation; empty when skipped
+    skipped: str | None = None
+    seconds: float = 0.0  # wall time of the pair's process under valgrind
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "codec": self.codec,
+            "fixture": self.fixture,
+            "counts": {op: [c.per_call, c.calls] for op, c in self.counts.items()},
+            "skipped": self.skipped,
+            "seconds": self.seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PairCounts:
+        counts = {op: Count(float(v[0]), int(v[1])) for op, v in data["counts"].items()}
+        return cls(data["codec"], data["fixture"], counts, data["skipped"], data["seconds"])
+
+
+def request_path(index: int) -> str:
+    return f"pair-{index}.request"
+
+
+def result_path(index: int) -> str:
+    return f"pair-{index}.json"
+
+
+def status_path(index: int) -> str:
+    return f"status-{index}"
+
+
+def worker_main() -> None:
+    """Count every pair of the request in the current folder, each in a forked process.
+
+    A worker counts one codec on every fixture of the grid, in the grid's order; a pair
+    that is not counted still takes its turn and stops at once. So each pair's process
+    starts where it did in any other run, whichever pairs were selected: the state it
+    inherits (what this process allocated before) moves some counts by up to 2 %.
+    """
+    request = json.loads(Path(REQUEST).read_text())
+    count, budget_s = int(request["count"]), int(request["budget_s"])
+    if request["documents"]:  # built natively: building them here would take 15 s
+        from serkit.inputs.fixtures import adopt_built
+
+        with open(request["documents"], "rb") as stream:
+            for name, document in pickle.load(stream).items():
+                adopt_built(name, document)
+    for index in range(count):
+        pid = os.fork()
+        if pid == 0:
+            signal.alarm(budget_s)
+            _count_request(index)
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            Path(status_path(index)).write_text(str(status))
+        with contextlib.suppress(FileNotFoundError):  # the pair's process's own report
+            os.unlink(f"cg.{pid}")
+
+
+def _count_request(index: int) -> NoReturn:
+    start = time.perf_counter()
+    codec, fixture, skipped = json.loads(Path(request_path(index)).read_text())
+    try:
+        if skipped is None:
+            counted = count_here(codec, fixture)
+        else:
+            counted = PairCounts(codec, fixture, {}, skipped)
+    except Exception as exc:  # a bug or a crashing codec: report it, go on
+        counted = PairCounts(codec, fixture, {}, f"counting failed: {exc!r}")
+    row = {**counted.as_dict(), "seconds": time.perf_counter() - start}
+    Path(result_path(index)).write_text(json.dumps(row))
+    os._exit(0)
+
+
+def count_here(codec: str, fixture: str) -> PairCounts:
+    """Prepare the pair in this process and count its calls in forked ones."""
+    from serkit.suite.cases import prepare  # deferred: the driver never imports codecs
+
+    try:
+        case = prepare(codec, fixture)  # its round trip is each operation's first call
+    except SerkitError as exc:
+        return PairCounts(codec, fixture, {}, str(exc))
+    calls: dict[str, Call] = {
+        "dumps": (case.config.dumps, case.obj),
+        "loads": (case.config.loads, case.payload),
+    }
+    return PairCounts(codec, fixture, count_calls(calls))
+
+
+def count_calls(calls: Mapping[str, Call]) -> dict[str, Count]:
+    """Instructions per call of each `function(argument)`, counted in forked processes.
+
+    Must run under cachegrind with `--cachegrind-out-file=cg.%p` in the current folder.
+    """
+    ones = _added({name: (*call, 1) for name, call in calls.items()})
+    repeats = {name: calls_for(one) for name, one in ones.items()}
+    # n calls and 2n calls start alike (the loop's first rounds, the first call after the
+    # fork): their difference is n calls and nothing else. A call over the target is
+    # counted once: what else its process adds is under 0.05 % of it.
+    again = {name: n for name, n in repeats.items() if n > 1}
+    plan = {f"{name} {m}": (*calls[name], m * n) for name, n in again.items() for m in (1, 2)}
+    added = _added(plan) if plan else {}
+    counted = {name: (added[f"{name} 2"] - added[f"{name} 1"]) / n for name, n in again.items()}
+    return {name: Count(counted.get(name, ones[name]), repeats[name]) for name in calls}
+
+
+def calls_for(one_call: float) -> int:
+    """The largest n of the ladder whose calls stay within the target."""
+    fitting = [n for n in LADDER if n * max(one_call, 1.0) <= TARGET_INSTRUCTIONS]
+    return fitting[-1] if fitting else 1
+
+
+def _added(plan: Mapping[str, tuple[Callable[[Any], Any], Any, int]]) -> dict[str, float]:
+    """The instructions that each entry's n calls add to a process, by entry.
+
+    Each entry runs in a forked process that first forks a twin which stops at once: the
+    difference of their totals is what the calls added, wherever the entry's process
+    stands in the sequence.
+    """
+    read, write = os.pipe()
+    entries = list(plan.values())
+    pids = [0] * len(entries)  # no list growth between forks: every step is the same work
+    for k in range(len(entries)):
+        function, argument, n = entries[k]
+        pid = os.fork()
+        if pid == 0:
+            os.close(read)
+            _count_in_child(function, argument, n, write)
+        os.waitpid(pid, 0)
+        pids[k] = pid
+    os.close(write)
+    with os.fdopen(read) as stream:  # each entry's twin, in the entries' order
+        twins = [int(line) for line in stream.read().split()]
+    return {
+        name: read_total(Path(f"cg.{pid}")) - read_total(Path(f"cg.{twin}"))
+        for name, pid, twin in zip(plan, pids, twins)
+    }
+
+
+def _count_in_child(function: Callable[[Any], Any], argument: Any, n: int, pipe: int) -> NoReturn:
+    gc.collect()  # every entry's calls find the collector in the same state
+    twin = os.fork()
+    if twin == 0:
+        os._exit(0)  # its total: this process's, up to the calls
+    os.waitpid(twin, 0)
+    _repeat(function, argument, n)
+    os.write(pipe, b"%d\n" % twin)
+    os._exit(0)
+
+
+def _repeat(function: Callable[[Any], Any], argument: Any, n: int) -> None:
+    # The loop of bench_time's timed bodies, so that counts and times cover the same calls.
+    for _ in itertools.repeat(None, n):
+        function(argument)
+
+
+def read_total(path: Path) -> int:
+    """The instructions a process executed, from its cachegrind output file (then removed)."""
+    data = path.read_bytes()
+    path.unlink()
+    match = _SUMMARY.search(data)
+    if match is None:
+        raise SerkitError(f"{path} has no cachegrind summary line")
+    return int(match.group(1))

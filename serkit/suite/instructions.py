@@ -1,0 +1,366 @@
+"""Instructions per call of dumps and loads, counted with valgrind's cachegrind.
+
+Wall time on a shared machine moves by 2x between runs; the number of instructions a
+call executes does not. So the suite can count them, beside the timings: opt-in
+(SERKIT_BENCH_INSTRUCTIONS=1), as the default grid takes about 3 minutes of CPU.
+
+Here is the driver, which runs natively. A gate prepares every pair natively and skips
+the ones that cannot be counted (not installed, unsupported, too slow under valgrind);
+then one valgrind worker per codec, two at a time, counts the rest
+(serkit.suite.cachegrind says how).
+
+What makes two runs agree:
+- Every worker gets the same environment: PYTHONHASHSEED=0, a fixed locale and PATH,
+  a fixed command line (`-c`, as `-m` would put the scratch folder's path into sys.path).
+- glibc's `rep movsb` and `rep stosb` copies are turned off (GLIBC_TUNABLES). Valgrind
+  counts one instruction per byte they move, and glibc chooses them by the buffers'
+  addresses, which vary between runs: orjson dumps of small-dict read 27,600 or 43,200
+  instructions per call, run by run; without them, 27,600 every time. So the counts
+  describe the work done with glibc's vector loops.
+- A codec's worker takes the grid's fixtures in order, selected or not, so a pair's
+  process starts from the same state whatever else was selected or skipped. (That state
+  matters: pickle and json key a memo by object address, and moved by up to 2 % when
+  the pairs before them in the process changed.)
+
+Counts compare work, not speed: between hosts of the same architecture they say whether
+the code did more or less, never how fast the host ran it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from serkit.errors import SerkitError
+from serkit.inputs.fixtures import fixture_names
+from serkit.suite import cachegrind
+from serkit.suite.cachegrind import PairCounts
+from serkit.suite.cases import INSTRUCTIONS_ENV, Selection
+
+MISSING_VALGRIND = (
+    "instruction counts need valgrind, which is not on PATH"
+    " (Debian and Ubuntu: apt install valgrind)"
+)
+TOO_SLOW = "too slow to count under valgrind"
+OPT_IN = f"instruction counts are opt-in: set {INSTRUCTIONS_ENV}=1"
+
+# A pair is counted only if one dumps and one loads take at most this long natively.
+# Under cachegrind a call runs 30-60x slower and a pair makes each call at least twice:
+# the slowest pairs under 1 s here (0.4 s natively) took 30 s there. On this grid the
+# pairs under the limit took 0.41 s or less, those over it 2.3 s or more (the best of
+# the samples, on a busy 2-core machine), so a busy moment does not move a pair across.
+# The slow run (SERKIT_BENCH_SLOW=1) waits longer and counts more.
+NATIVE_LIMIT_S = 1.0
+SLOW_NATIVE_LIMIT_S = 5.0
+# How many native samples a pair near the limit gets; the best of them is compared.
+GATE_SAMPLES = 7
+# Preparing a pair natively stops after this many times the limit: skipped unmeasured.
+GATE_TIMEOUT_LIMITS = 5
+# Every pair's process under valgrind stops here, whatever the native measure said.
+PAIR_BUDGET_S = 180
+# asv's limit for the whole count (setup_cache): the default grid takes 3-5 minutes.
+SETUP_TIMEOUT_S = 3600
+
+_TUNABLES = ":".join(
+    f"glibc.cpu.x86_{op}_threshold=2147483647" for op in ("rep_movsb", "rep_stosb")
+)
+_PASSED_THROUGH = (
+    *("HOME", "PYTHONPATH", "XDG_CACHE_HOME"),
+    *("SERKIT_DATA_DIR", "SERKIT_FIXTURE_MIRROR"),  # where the fixture sources are
+)
+_GATE_RESULTS = "gate.jsonl"
+_DOCUMENTS = "documents.pickle"  # the documents built from a source, built natively
+NOT_SELECTED = "not selected in this run"
+
+
+def opt_in_environment() -> dict[str, str]:
+    """What to add to asv's environment so that a run counts instructions too."""
+    return {INSTRUCTIONS_ENV: "1"}
+
+
+def valgrind_path() -> str | None:
+    return shutil.which("valgrind")
+
+
+def unavailable(environ: Mapping[str, str] = os.environ) -> str | None:
+    """Why this run counts no instructions, or None when it does."""
+    if not Selection.from_env(environ).instructions:
+        return OPT_IN
+    if valgrind_path() is None:
+        return MISSING_VALGRIND
+    return None
+
+
+def worker_environment(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The whole environment of the gate and the workers: the same in every run."""
+    env = {
+        "PATH": os.defpath,
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "GLIBC_TUNABLES": _TUNABLES,
+    }
+    env.update({name: environ[name] for name in _PASSED_THROUGH if environ.get(name)})
+    return env
+
+
+@dataclass(frozen=True)
+class Counted:
+    """The counts of one run's selected pairs: what setup_cache hands to every track."""
+
+    pairs: Mapping[tuple[str, str], PairCounts] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def per_call(self, codec: str, fixture: str, operation: str) -> float:
+        """Instructions per call; SerkitError says why a pair has none."""
+        pair = self.pairs.get((codec, fixture))
+        if pair is None:
+            raise SerkitError(f"{codec} x {fixture} was not counted in this run")
+        count = pair.counts.get(operation)
+        if count is None:
+            raise SerkitError(pair.skipped or f"{operation} of {codec} x {fixture} was not counted")
+        return count.per_call
+
+
+def count_selected(
+    params: tuple[Sequence[str], Sequence[str]], environ: Mapping[str, str] = os.environ
+) -> Counted:
+    """Count every pair of the grid that this run selects; nothing when it is not opted in."""
+    if unavailable(environ) is not None:
+        return Counted()
+    selection = Selection.from_env(environ)
+    pairs = [(c, f) for c in params[0] for f in params[1] if selection.excludes(c, f) is None]
+    limit = SLOW_NATIVE_LIMIT_S if selection.slow else NATIVE_LIMIT_S
+    start = time.perf_counter()
+    counted = count_pairs(pairs, native_limit_s=limit)
+    elapsed = time.perf_counter() - start
+    done = sum(1 for pair in counted.values() if pair.counts)
+    print(f"serkit: counted the instructions of {done} of {len(pairs)} pairs in {elapsed:.0f} s")
+    return Counted(counted, elapsed)
+
+
+def count_pairs(
+    pairs: Sequence[tuple[str, str]],
+    *,
+    jobs: int | None = None,
+    python: str = sys.executable,
+    native_limit_s: float = NATIVE_LIMIT_S,
+) -> dict[tuple[str, str], PairCounts]:
+    """Count dumps and loads of every pair; a pair that cannot be counted says why.
+
+    Never raises for a pair: a missing valgrind, a codec that is not installed, a pair
+    too slow to count or a worker that fails each end as a skip with its reason.
+    """
+    valgrind = valgrind_path()
+    if valgrind is None:
+        return {pair: PairCounts(*pair, {}, MISSING_VALGRIND) for pair in pairs}
+    with tempfile.TemporaryDirectory(prefix="serkit-instructions-") as scratch:
+        reasons = _run_gate(Path(scratch) / "gate", pairs, python, native_limit_s)
+        documents = Path(scratch) / "gate" / _DOCUMENTS
+        # One worker per codec, over every fixture of the grid in order: a pair that is
+        # not counted (not selected, or skipped by the gate) still takes its turn.
+        requests = {
+            codec: [
+                (codec, fixture, reasons.get((codec, fixture), NOT_SELECTED) or None)
+                for fixture in fixture_names()
+            ]
+            for codec in dict.fromkeys(codec for codec, _ in pairs)
+        }
+        results = {pair: PairCounts(*pair, {}, reasons.get(pair) or NOT_SELECTED) for pair in pairs}
+        wanted = [rows for rows in requests.values() if any(row[2] is None for row in rows)]
+
+        def count(rows: list[tuple[str, str, str | None]]) -> dict[tuple[str, str], PairCounts]:
+            folder = Path(scratch) / rows[0][0]
+            return _run_worker(folder, rows, documents, valgrind, python)
+
+        with ThreadPoolExecutor(max(1, jobs or min(2, os.cpu_count() or 1))) as pool:
+            for counted in pool.map(count, wanted):
+                results.update((pair, row) for pair, row in counted.items() if pair in results)
+    return results
+
+
+def _run_gate(
+    folder: Path, pairs: Sequence[tuple[str, str]], python: str, limit_s: float
+) -> dict[tuple[str, str], str]:
+    """Prepare every pair natively: why to skip it, or "" when it can be counted."""
+    folder.mkdir()
+    from serkit.inputs.fixtures import get_fixture
+
+    timeout_s = max(1, round(GATE_TIMEOUT_LIMITS * limit_s))
+    # The documents built from a source that the workers adopt: the default grid's, and
+    # the selected slow ones. The same set, whatever else was selected, so that what a
+    # worker holds before the pairs (and so their counts) does not depend on it.
+    built = {f for f in fixture_names() if not get_fixture(f).slow}
+    built |= {f for _, f in pairs}
+    documents = sorted(f for f in built if get_fixture(f).source is not None)
+    request = {"pairs": pairs, "timeout_s": timeout_s, "limit_s": limit_s, "documents": documents}
+    (folder / cachegrind.REQUEST).write_text(json.dumps(request))
+    try:
+        done: subprocess.CompletedProcess[str] | None = subprocess.run(
+            [python, "-c", "from serkit.suite.instructions import gate_main; gate_main()"],
+            cwd=folder,
+            env=worker_environment(),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s * (len(pairs) + 1) + 60,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        done = None
+    reasons: dict[tuple[str, str], str] = {}
+    path = folder / _GATE_RESULTS
+    for line in path.read_text().splitlines() if path.exists() else ():
+        row = json.loads(line)
+        pair = (row["codec"], row["fixture"])
+        reasons[pair] = row["skipped"] or ""
+        if not reasons[pair] and row["seconds"] > limit_s:
+            reasons[pair] = (
+                f"{TOO_SLOW}: one dumps and one loads take"
+                f" {row['seconds']:.2f} s here, over the {limit_s:g} s limit"
+            )
+    if done is None or done.returncode != 0:
+        last = _last_line(done.stderr) if done else f"over {timeout_s} s a pair"
+        for pair in pairs:
+            reasons.setdefault(pair, f"the native measure failed: {last}")
+    return reasons
+
+
+def _run_worker(
+    folder: Path,
+    rows: Sequence[tuple[str, str, str | None]],
+    documents: Path,
+    valgrind: str,
+    python: str,
+) -> dict[tuple[str, str], PairCounts]:
+    """One valgrind process over `rows` (codec, fixture, why it is skipped or None)."""
+    folder.mkdir()
+    request = {
+        "count": len(rows),
+        "budget_s": PAIR_BUDGET_S,
+        "documents": str(documents) if documents.exists() else None,
+    }
+    (folder / cachegrind.REQUEST).write_text(json.dumps(request))
+    for index, row in enumerate(rows):
+        (folder / cachegrind.request_path(index)).write_text(json.dumps(row))
+    command = [
+        *(valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=cg.%p", "-q"),
+        *(python, "-c", "from serkit.suite.cachegrind import worker_main; worker_main()"),
+    ]
+    log = folder / "stderr.txt"
+    with log.open("wb") as stream:
+        process = subprocess.Popen(
+            command,
+            cwd=folder,
+            env=worker_environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=stream,
+            stderr=stream,
+            start_new_session=True,  # its own process group: a timeout ends every fork
+        )
+    counted = sum(1 for row in rows if row[2] is None)
+    try:
+        process.wait(timeout=PAIR_BUDGET_S * counted + 300)
+        failure = "no result"
+        if process.returncode != 0:
+            failure = _last_line(log.read_text(errors="replace"))
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        failure = "valgrind did not finish in time"
+    results = {}
+    for index, (codec, fixture, _) in enumerate(rows):
+        path = folder / cachegrind.result_path(index)
+        status = folder / cachegrind.status_path(index)
+        if path.exists():
+            results[codec, fixture] = PairCounts.from_dict(json.loads(path.read_text()))
+            continue
+        reason = f"counting failed: {failure}"
+        if status.exists():
+            code = os.waitstatus_to_exitcode(int(status.read_text()))
+            reason = f"counting it under valgrind failed (exit status {code})"
+            if code == -signal.SIGALRM:
+                reason = f"counting it under valgrind took over {PAIR_BUDGET_S} s"
+        results[codec, fixture] = PairCounts(codec, fixture, {}, reason)
+    return results
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "no output"
+
+
+# --- the gate: runs natively in its own process, one forked process per pair -----------
+
+
+def gate_main() -> None:
+    """Time one dumps and one loads of every pair of the request, natively."""
+    request = json.loads(Path(cachegrind.REQUEST).read_text())
+    timeout_s, limit_s = int(request["timeout_s"]), float(request["limit_s"])
+    _build_documents(request["documents"])
+    for codec, fixture in request["pairs"]:
+        pid = os.fork()
+        if pid == 0:  # its own process: a pair too slow to prepare is stopped, not waited on
+            signal.alarm(timeout_s)  # for preparing the pair
+            _write_line(_gate_one(codec, fixture, limit_s, timeout_s))
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            reason = f"preparing it natively failed (exit status {code})"
+            if code == -signal.SIGALRM:
+                reason = f"{TOO_SLOW}: preparing it or one call took over {timeout_s} s natively"
+            _write_line({"codec": codec, "fixture": fixture, "skipped": reason})
+
+
+def _build_documents(names: Sequence[str]) -> None:
+    """Build here the documents derived from a source, for the workers to unpickle."""
+    from serkit.inputs.fixtures import load_fixture
+
+    documents = {}
+    for name in names:
+        with contextlib.suppress(SerkitError):  # no source: the pairs say so themselves
+            documents[name] = load_fixture(name)
+    if documents:
+        with open(_DOCUMENTS, "wb") as stream:
+            pickle.dump(documents, stream, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _gate_one(codec: str, fixture: str, limit_s: float, timeout_s: int) -> dict[str, Any]:
+    from serkit.suite.cases import prepare  # deferred: the driver never imports codecs
+
+    row: dict[str, Any] = {"codec": codec, "fixture": fixture, "skipped": None}
+    try:
+        case = prepare(codec, fixture)
+    except SerkitError as exc:  # not installed, or cannot encode or decode the fixture
+        row["skipped"] = str(exc)
+        return row
+    dumps, loads, obj = case.config.dumps, case.config.loads, case.obj
+    # The best of several samples, so that a busy moment on a shared machine seldom skips
+    # a pair; only a pair near the limit gets them all. The timeout bounds each sample.
+    clock, best = time.perf_counter, float("inf")
+    for sample in range(GATE_SAMPLES):
+        signal.alarm(timeout_s)
+        start = clock()
+        loads(dumps(obj))
+        best = min(best, clock() - start)
+        if best > 3 * limit_s or (sample >= 2 and best < limit_s / 3):
+            break
+    row["seconds"] = best
+    return row
+
+
+def _write_line(row: Mapping[str, Any]) -> None:
+    with open(_GATE_RESULTS, "a") as stream:
+        stream.write(json.dumps(row) + "\n")

@@ -1,0 +1,159 @@
+"""Instruction counts: the difference method, the skips, and two runs agreeing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from serkit.errors import SerkitError
+from serkit.suite import instructions
+from serkit.suite.cachegrind import LADDER, TARGET_INSTRUCTIONS, Count, PairCounts, calls_for
+from serkit.suite.cases import INSTRUCTIONS_ENV
+from serkit.suite.instructions import (
+    MISSING_VALGRIND,
+    OPT_IN,
+    TOO_SLOW,
+    Counted,
+    count_pairs,
+    count_selected,
+    unavailable,
+    worker_environment,
+)
+
+needs_valgrind = pytest.mark.skipif(
+    instructions.valgrind_path() is None, reason="valgrind is not installed"
+)
+
+# Counted under cachegrind: a loop of n rounds costs a + b * n instructions per call.
+SYNTHETIC = textwrap.dedent(
+    """
+    import itertools
+    import json
+    from serkit.suite.cachegrind import _added, count_calls
+
+    def spin(n):
+        for _ in itertools.repeat(None, n):
+            pass
+
+    spins = {"0": 0, "half": 1000, "k": 2000, "2k": 4000}
+    counts = count_calls({name: (spin, n) for name, n in spins.items()})
+    added = _added({"10": (spin, 1000, 10), "20": (spin, 1000, 20)})
+    print(json.dumps({**{k: [c.per_call, c.calls] for k, c in counts.items()}, **added}))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("cachegrind")
+    (folder / "synthetic.py").write_text(SYNTHETIC)
+    command = [
+        *("valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=cg.%p"),
+        *("-q", sys.executable, "synthetic.py"),
+    ]
+    env = {**worker_environment(), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+@needs_valgrind
+def test_the_difference_method_counts_work_in_proportion(synthetic: dict[str, Any]) -> None:
+    empty, once, twice = synthetic["0"][0], synthetic["k"][0], synthetic["2k"][0]
+    assert 0 < empty < once < twice
+    # 2000 more rounds cost the same, whether added to 0 rounds or to 2000.
+    assert twice - once == pytest.approx(once - empty, rel=0.01)
+    assert synthetic["0"][1] == max(LADDER)  # a cheap call is repeated the most
+
+
+@needs_valgrind
+def test_n_calls_and_2n_calls_differ_by_n_calls(synthetic: dict[str, Any]) -> None:
+    # What else a counting process executes (the fork, the loop's first rounds) is the
+    # same for 10 and 20 calls: their difference is 10 calls (the count itself took 100
+    # and 200, when the interpreter has finished specialising the loop: 0.02 % apart).
+    tenth = (synthetic["20"] - synthetic["10"]) / 10
+    assert tenth == pytest.approx(synthetic["half"][0], rel=0.001)
+    # spin(1000) costs halfway between spin(0) and spin(2000), counted in other processes.
+    halfway = (synthetic["0"][0] + synthetic["k"][0]) / 2
+    assert synthetic["half"][0] == pytest.approx(halfway, rel=0.001)
+
+
+@needs_valgrind
+def test_two_runs_agree_on_a_pair() -> None:
+    pair = ("json", "sensor-record")
+    with ThreadPoolExecutor(2) as pool:  # both at once: one run's wall time
+        first, second = pool.map(lambda _: count_pairs([pair], jobs=1)[pair], range(2))
+    assert first.skipped is None and second.skipped is None
+    for operation in ("dumps", "loads"):
+        a, b = first.counts[operation], second.counts[operation]
+        assert a.calls == b.calls > 1
+        assert a.per_call == pytest.approx(b.per_call, rel=0.005)
+        assert 1_000 < a.per_call < 1_000_000  # instructions for one small record
+
+
+def test_a_missing_valgrind_skips_every_pair_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no valgrind there
+    monkeypatch.setenv(INSTRUCTIONS_ENV, "1")
+    assert unavailable() == MISSING_VALGRIND
+    assert "apt install valgrind" in MISSING_VALGRIND and "\n" not in MISSING_VALGRIND
+    counted = count_pairs([("json", "small-dict"), ("orjson", "small-dict")])
+    assert {pair.skipped for pair in counted.values()} == {MISSING_VALGRIND}
+    with pytest.raises(SerkitError, match="valgrind"):
+        Counted(counted).per_call("json", "small-dict", "dumps")
+
+
+def test_counting_is_opt_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(INSTRUCTIONS_ENV, raising=False)
+    assert unavailable() == OPT_IN
+    assert count_selected((["json"], ["small-dict"])) == Counted()  # nothing run
+    assert instructions.opt_in_environment() == {INSTRUCTIONS_ENV: "1"}
+    assert unavailable(instructions.opt_in_environment()) in (None, MISSING_VALGRIND)
+
+
+@needs_valgrind
+def test_the_native_gate_skips_slow_and_unsupported_pairs_with_the_reason() -> None:
+    pairs = [("json", "small-dict"), ("orjson", "sensor-record")]
+    counted = count_pairs(pairs, native_limit_s=0.0)  # every pair is too slow: no valgrind
+    assert (counted[pairs[0]].skipped or "").startswith(TOO_SLOW)
+    assert "s here, over the 0 s limit" in (counted[pairs[0]].skipped or "")
+    assert "orjson cannot encode ImuSample" in (counted[pairs[1]].skipped or "")
+
+
+def test_the_calls_stay_within_the_target() -> None:
+    assert calls_for(TARGET_INSTRUCTIONS * 2) == 1  # one call over the target: counted once
+    assert calls_for(TARGET_INSTRUCTIONS / 7) == 5
+    assert calls_for(10) == max(LADDER)
+
+
+def test_counted_reads_a_pair_back_or_says_why_not() -> None:
+    counted = Counted(
+        {
+            ("json", "small-dict"): PairCounts("json", "small-dict", {"dumps": Count(2.5e5, 50)}),
+            ("yaml", "senate-bios"): PairCounts("yaml", "senate-bios", {}, f"{TOO_SLOW}: 0.5 s"),
+        }
+    )
+    assert counted.per_call("json", "small-dict", "dumps") == 2.5e5
+    with pytest.raises(SerkitError, match=TOO_SLOW):
+        counted.per_call("yaml", "senate-bios", "loads")
+    with pytest.raises(SerkitError, match="not counted"):
+        counted.per_call("orjson", "small-dict", "dumps")
+    pair = counted.pairs["json", "small-dict"]
+    assert PairCounts.from_dict(json.loads(json.dumps(pair.as_dict()))) == pair
+
+
+def test_the_workers_environment_is_fixed() -> None:
+    first = worker_environment({"HOME": "/h", "TERM": "xterm", "PYTHONHASHSEED": "7"})
+    assert first == worker_environment({"HOME": "/h", "COLUMNS": "80"})
+    assert first["PYTHONHASHSEED"] == "0" and "rep_movsb" in first["GLIBC_TUNABLES"]
+    assert os.defpath == first["PATH"]
