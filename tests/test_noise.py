@@ -6,7 +6,16 @@ import random
 from pathlib import Path
 
 import pytest
-from results_factory import per_process_tree
+from results_factory import (
+    BASELINE,
+    INSTRUCTIONS,
+    NEW,
+    SUITE,
+    per_process_tree,
+    results_file,
+    write_benchmarks,
+    write_machine,
+)
 
 from serkit.compare.comparison import FASTER, SLOWER, WITHIN_NOISE, compare
 from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise, record_noise
@@ -83,6 +92,25 @@ def test_aa_judging_counts_false_verdicts_and_measures_the_floor(tmp_path: Path)
     record = result.record(noise.panel_description())
     assert record.floor == round(result.floor, 4) and record.pairs == 4
     assert "cannot be told apart" in record.in_words()
+
+
+def test_aa_says_how_many_pairs_instruction_counts_agree(tmp_path: Path) -> None:
+    counts_b = {**NEW, INSTRUCTIONS["dumps"]: [281425 * 1.01, 10004626, 105425, 2485553 * 1.004]}
+    for run, values in (("a", NEW), ("b", counts_b)):
+        write_benchmarks(tmp_path / run, SUITE)
+        write_machine(
+            tmp_path / run, "vm", [results_file("vm", values, env=BASELINE, benchmarks=SUITE)]
+        )
+    ratios = noise.instruction_ratios(read_tree(tmp_path / "a"), read_tree(tmp_path / "b"))
+    assert sorted(ratios) == pytest.approx([1.0] * 6 + [1.004, 1.01])  # 2 calls x 4 pairs
+    result = noise.AAResult([], 5, 0.1, 0.05, 0, 0, 0, 0.1, "", "", instruction_ratios=ratios)
+    assert result.instructions_agreeing == 7  # the 1 % one is out, the 0.4 % one within 0.5 %
+    assert not result.instructions_agree  # 7 of 8 is under 95 %
+    (line,) = noise.instruction_lines(result)
+    assert "7 of 8 pairs within 0.5%" in line and "largest difference 1.000%" in line
+    assert "DO NOT agree" in line
+    steady = noise.AAResult([], 5, 0.1, 0.05, 0, 0, 0, 0.1, "", "", instruction_ratios=(1.0,) * 20)
+    assert steady.instructions_agree and noise.as_dict(steady)["instructions_within"] == 20
 
 
 def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:

@@ -80,6 +80,11 @@ def add_commands(commands: Any) -> None:
         "--processes", type=positive_int, default=None, help="processes per pair and run"
     )
     aa.add_argument("--machine", help="whose recorded noise floor the verdicts use")
+    aa.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count instructions per call in both runs (valgrind) and say how far they agree",
+    )
     add_format(aa)
     aa.set_defaults(run=run_aa)
 
@@ -265,6 +270,17 @@ def run_aa(args: argparse.Namespace) -> int:
     record = read_noise(results_dir(root) / machine)
     floor = record.floor if record else DEFAULT_FLOOR
     source = f"{machine}'s recorded floor" if record else "the default: no noise recorded"
-    result = noise.measure(root, codecs, fixtures, processes=_processes(args), floor=floor)
-    _print_aa(args, result, source, [])
-    return 0
+    if args.instructions:
+        from serkit.suite.instructions import MISSING_VALGRIND, valgrind_path
+
+        if valgrind_path() is None:
+            raise SerkitError(MISSING_VALGRIND)
+    result = noise.measure(
+        root, codecs, fixtures, processes=_processes(args), floor=floor,
+        instructions=args.instructions,
+    )  # fmt: skip
+    missing = ["instruction counts: no pair was counted in both runs (see asv's output above)"]
+    _print_aa(
+        args, result, source, missing if args.instructions and not result.instruction_ratios else []
+    )
+    return 0 if not args.instructions or result.instructions_agree else 1

@@ -167,8 +167,8 @@ class ScratchSuite:
             old.unlink()
         args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
         args += ["--set-commit-hash", self.commit]
-        if sample:
-            args += ["--record-samples"]
+        if sample:  # rounds interleaved over the slice, as `serkit bench` runs them
+            args += ["--record-samples", "--interleave-rounds"]
         for pattern in patterns:
             args += ["-b", pattern]
         for attribute in attributes:

@@ -10,6 +10,8 @@ results in a temporary folder. Nothing differs between the runs, so every "faste
   rates (serkit.results.noise). Verdicts on that machine use the floor from then on.
 - `serkit aa` runs a slice the user picks, and reports the same rates without
   recording anything: the check that a change to the statistics keeps its promise.
+  With `--instructions` both runs also count instructions per call, and it reports how
+  many pairs' counts agree within INSTRUCTIONS_AGREEMENT.
 
 The floor is the relative difference that two runs' medians of one pair exceed only 1 %
 of the time here: 2.576 robust standard deviations (1.4826 x the median absolute log
@@ -29,6 +31,7 @@ from pathlib import Path
 
 from serkit.compare.comparison import (
     FASTER,
+    INSTRUCTIONS_UNIT,
     SLOWER,
     judge_overlap,
     judge_pair,
@@ -41,6 +44,7 @@ from serkit.results.tree import Measurement, ResultsTree
 from serkit.run.runner import QUICK_ROUNDS, QUICK_WARMUP_S
 from serkit.stats import log_std
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, WARMUP_ENV
+from serkit.suite.instructions import opt_in_environment
 from serkit.trust.agreement import ScratchSuite
 
 # The fixed panel: cheap, common codecs (C and stdlib) on a small and a mid-sized
@@ -48,6 +52,10 @@ from serkit.trust.agreement import ScratchSuite
 PANEL_CODECS = ("json", "orjson", "msgpack", "ujson", "pickle-p5", "cbor2")
 PANEL_FIXTURES = ("small-dict", "senate-bios")
 TIMINGS = r"^bench_time\.(Dumps|Loads)\."
+INSTRUCTIONS = r"^bench_instructions\."
+# Two runs' instruction counts of a pair should agree this closely, for 95 % of pairs.
+INSTRUCTIONS_AGREEMENT = 0.005
+INSTRUCTIONS_AGREEING_SHARE = 0.95
 Z_99 = 2.576  # two-sided 1 % of a normal distribution
 MAD_TO_SD = 1.4826  # a normal distribution's standard deviation per median absolute deviation
 RUNS = ("A", "B")
@@ -82,9 +90,20 @@ class AAResult:
     used_floor: float
     load_before: str
     load_after: str
+    # Run B's count over run A's, per counted pair; empty when instructions were not counted.
+    instruction_ratios: tuple[float, ...] = ()
 
     def rate(self, count: int) -> float:
         return count / len(self.pairs) if self.pairs else 0.0
+
+    @property
+    def instructions_agreeing(self) -> int:
+        return sum(abs(r - 1) <= INSTRUCTIONS_AGREEMENT for r in self.instruction_ratios)
+
+    @property
+    def instructions_agree(self) -> bool:
+        counted = len(self.instruction_ratios)
+        return bool(counted) and self.instructions_agreeing >= INSTRUCTIONS_AGREEING_SHARE * counted
 
     def record(self, panel: str) -> NoiseRecord:
         return NoiseRecord(
@@ -113,15 +132,18 @@ def run_twice(
     codecs: Sequence[str],
     fixtures: Sequence[str],
     processes: int = QUICK_ROUNDS,
-    patterns: Sequence[str] = (TIMINGS,),
+    instructions: bool = False,
 ) -> tuple[ResultsTree, ResultsTree]:
-    """The suite's timings of the slice, run twice in a row, each pair in `processes` processes."""
+    """The suite's timings of the slice, run twice in a row, each pair in `processes`
+    processes; with `instructions`, its instruction counts too."""
+    patterns = (TIMINGS, INSTRUCTIONS) if instructions else (TIMINGS,)
     env = {
         **os.environ,
         CODECS_ENV: ",".join(codecs),
         FIXTURES_ENV: ",".join(fixtures),
         ROUNDS_ENV: str(processes),
         WARMUP_ENV: os.environ.get(WARMUP_ENV, QUICK_WARMUP_S),
+        **(opt_in_environment() if instructions else {}),
     }
     trees = []
     with ScratchSuite(root, env) as suite:
@@ -153,6 +175,21 @@ def match(tree_a: ResultsTree, tree_b: ResultsTree) -> list[PairAA]:
         )
         for key in sorted(on_a.keys() & on_b.keys())
     ]
+
+
+def instruction_ratios(tree_a: ResultsTree, tree_b: ResultsTree) -> tuple[float, ...]:
+    """Run B's instruction count over run A's, for every pair both runs counted."""
+
+    def index(tree: ResultsTree) -> dict[tuple[str, tuple[str, ...]], float]:
+        return {
+            (m.benchmark, m.params): m.value
+            for machine in tree.machines.values()
+            for m in machine.measurements
+            if m.value and tree.benchmark(m.benchmark).unit == INSTRUCTIONS_UNIT
+        }
+
+    on_a, on_b = index(tree_a), index(tree_b)
+    return tuple(on_b[key] / on_a[key] for key in sorted(on_a.keys() & on_b.keys()))
 
 
 def measured_floor(pairs: Sequence[PairAA]) -> float:
@@ -208,6 +245,7 @@ def judge(
         used_floor=used,
         load_before=load_before,
         load_after=load_after,
+        instruction_ratios=instruction_ratios(tree_a, tree_b),
     )
 
 
@@ -218,10 +256,11 @@ def measure(
     *,
     processes: int = QUICK_ROUNDS,
     floor: float | None = None,
+    instructions: bool = False,
 ) -> AAResult:
     """Run the slice twice and judge it (see `judge`)."""
     before = load_text()
-    tree_a, tree_b = run_twice(root, codecs, fixtures, processes)
+    tree_a, tree_b = run_twice(root, codecs, fixtures, processes, instructions)
     return judge(tree_a, tree_b, floor=floor, load_before=before, load_after=load_text())
 
 
@@ -243,6 +282,21 @@ def summary_lines(result: AAResult, floor_source: str) -> list[str]:
         f"false verdicts, t-test alone: {share(result.false_test_only)}",
         f"false verdicts, overlapping-intervals rule on the same samples: "
         f"{share(result.false_overlap)}",
+        *instruction_lines(result),
+    ]
+
+
+def instruction_lines(result: AAResult) -> list[str]:
+    """How far the two runs' instruction counts agree, if they were counted."""
+    ratios = result.instruction_ratios
+    if not ratios:
+        return []
+    worst = max(abs(r - 1) for r in ratios)
+    verdict = "agree" if result.instructions_agree else "DO NOT agree"
+    return [
+        f"instruction counts: {result.instructions_agreeing} of {len(ratios)} pairs within "
+        f"{INSTRUCTIONS_AGREEMENT:.1%} between the runs, largest difference {worst:.3%}: "
+        f"they {verdict} (at least {INSTRUCTIONS_AGREEING_SHARE:.0%} of pairs must)"
     ]
 
 
@@ -258,4 +312,9 @@ def as_dict(result: AAResult) -> Mapping[str, object]:
         "false_verdicts_overlap_rule": result.rate(result.false_overlap),
         "load_before": result.load_before,
         "load_after": result.load_after,
+        "instruction_pairs": len(result.instruction_ratios),
+        "instructions_within": result.instructions_agreeing,
+        "instructions_largest_difference": max(
+            (abs(r - 1) for r in result.instruction_ratios), default=None
+        ),
     }
