@@ -155,27 +155,46 @@ class ScratchSuite:
         return values
 
     def run_tree(
-        self, patterns: Iterable[str], attributes: Iterable[str] = (), *, sample: bool = False
+        self,
+        patterns: Iterable[str],
+        attributes: Iterable[str] = (),
+        *,
+        rounds: int = 0,
+        first_round_only: Iterable[str] = (),
     ) -> ResultsTree:
-        """One `asv run` of the benchmarks matching `patterns`, read back as a results tree;
-        with `sample`, asv keeps every sample (one per process in serkit's timed classes).
+        """The benchmarks matching `patterns` (asv's --bench regexes, which match
+        `name(param, ...)`, params as repr()), read back as a results tree.
 
-        asv's --bench regexes match `name(param, ...)`, params as repr().
+        With `rounds`, as `serkit bench` runs them: one `asv run` per round, one process
+        per pair in each, over the whole slice, every sample kept (asv refuses its own
+        --interleave-rounds for an existing environment); `first_round_only` patterns
+        (counted tracks) run in the first round alone.
         """
         results = self.scratch / "results"
         for old in results.glob("*/*-*.json"):  # each run starts from nothing
             old.unlink()
+        once = list(first_round_only)
+        if not rounds:
+            self._asv_run([*patterns, *once], attributes)
+        for round_index in range(rounds):
+            chosen = [*patterns, *once] if round_index == 0 else list(patterns)
+            sampled = ["--record-samples", "-a", "rounds=1"]
+            if round_index:
+                sampled.append("--append-samples")
+            self._asv_run(chosen, [*attributes], sampled)
+        return read_tree(results)
+
+    def _asv_run(
+        self, patterns: Iterable[str], attributes: Iterable[str], extra: Iterable[str] = ()
+    ) -> None:
         args = ["run", "--config", str(self.config), "-E", f"existing:{sys.executable}"]
-        args += ["--set-commit-hash", self.commit]
-        if sample:  # rounds interleaved over the slice, as `serkit bench` runs them
-            args += ["--record-samples", "--interleave-rounds"]
+        args += ["--set-commit-hash", self.commit, *extra]
         for pattern in patterns:
             args += ["-b", pattern]
         for attribute in attributes:
             args += ["-a", attribute]
         if asv(self.root, args, self.env, quiet=True) not in (0, 2):
             raise SerkitError("asv run failed; see its output above")
-        return read_tree(results)
 
 
 def _asv_value(values: Values, pair: SuiteCall) -> float:

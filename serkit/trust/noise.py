@@ -136,7 +136,6 @@ def run_twice(
 ) -> tuple[ResultsTree, ResultsTree]:
     """The suite's timings of the slice, run twice in a row, each pair in `processes`
     processes; with `instructions`, its instruction counts too."""
-    patterns = (TIMINGS, INSTRUCTIONS) if instructions else (TIMINGS,)
     env = {
         **os.environ,
         CODECS_ENV: ",".join(codecs),
@@ -148,7 +147,8 @@ def run_twice(
     trees = []
     with ScratchSuite(root, env) as suite:
         for _ in progress(RUNS, desc="A/A runs", unit="run", leave=True):
-            trees.append(suite.run_tree(patterns, sample=True))
+            counted = [INSTRUCTIONS] if instructions else []
+            trees.append(suite.run_tree([TIMINGS], rounds=processes, first_round_only=counted))
     return trees[0], trees[1]
 
 
