@@ -26,18 +26,31 @@ BUDGET_ENV = "SERKIT_BENCH_BUDGET"  # seconds one timed pair may cost; unset: no
 NOTES_ENV = "SERKIT_BENCH_NOTES"  # where a process notes the pairs it timed only once
 
 
-def budget_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
-    """SERKIT_BENCH_BUDGET in seconds, or None when unset (every pair in every process)."""
-    value = environ.get(BUDGET_ENV, "").strip()
+def seconds_from_env(
+    name: str,
+    *,
+    most: float,
+    what: str,
+    zero: bool = False,
+    environ: Mapping[str, str] = os.environ,
+) -> float | None:
+    """The environment variable `name` in seconds, above 0 (or from 0, with `zero`) up to
+    `most`; None when unset. `what` ends the error: "give seconds <what>"."""
+    value = environ.get(name, "").strip()
     if not value:
         return None
     try:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if not 0 < seconds <= 3600:
-        raise SerkitError(f"{BUDGET_ENV}={value!r}: give seconds per pair, above 0")
+    if not (seconds >= 0 if zero else seconds > 0) or seconds > most:
+        raise SerkitError(f"{name}={value!r}: give seconds {what}")
     return seconds
+
+
+def budget_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
+    """SERKIT_BENCH_BUDGET in seconds, or None when unset (every pair in every process)."""
+    return seconds_from_env(BUDGET_ENV, most=3600, what="per pair, above 0", environ=environ)
 
 
 def pair_cost_s(prepare_s: float, call_s: float, rounds: int) -> float:

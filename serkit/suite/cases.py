@@ -32,7 +32,7 @@ from typing import Any, Callable, cast
 from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
-from serkit.suite.budget import timed_once
+from serkit.suite.budget import seconds_from_env, timed_once
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -90,16 +90,9 @@ def split_ids(value: str) -> list[str]:
 
 def warmup_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
     """SERKIT_BENCH_WARMUP in seconds, or None (asv's own) when unset."""
-    value = environ.get(WARMUP_ENV, "").strip()
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds <= 10:
-        raise SerkitError(f"{WARMUP_ENV}={value!r}: give seconds of warm-up, 0 to 10")
-    return seconds
+    return seconds_from_env(
+        WARMUP_ENV, most=10, what="of warm-up, 0 to 10", zero=True, environ=environ
+    )
 
 
 def rounds_from_env(environ: Mapping[str, str] = os.environ) -> int:
