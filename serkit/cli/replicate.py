@@ -20,7 +20,8 @@ def add_commands(commands: Any) -> None:
         parents=[mirror_parent()],
         help="the posts' published tables beside today's measurements, with verdicts",
         description=(
-            "Re-run the experiments of the posts serkit grew from and show the published "
+            "Re-run the experiments of the posts serkit grew from (and, as post 005, the "
+            "benchmark in orjson's README) and show the published "
             "numbers beside today's: both normalized to a reference codec, the ranking then "
             "and now, and a verdict on each claim. Run with every post, the JSON document is "
             f"also saved to {ASV_DIR}/{REPLICATION_FILE} in the checkout (see --save, --no-save)."

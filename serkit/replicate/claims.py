@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from serkit import units
@@ -24,7 +24,8 @@ VERDICTS: Mapping[str, str] = {
     "still holds": "true in the post's figures and, beyond the noise, in today's",
     "no longer holds": "true in the post's figures; today's show otherwise, beyond the noise",
     "within noise": "today's difference is within the measured noise: no winner either way",
-    "mixed": "holds at some list lengths or for some codecs and not others (see now)",
+    "mixed": "holds at some list lengths or on some documents, or for some codecs, and not "
+    "others (see now)",
     "holds now": "not true in the post's own figures, but true today",
     "never held": "not true in the post's own figures, nor today",
     "not measured": "nothing it needs was measured in this run",
@@ -39,11 +40,18 @@ class Claim:
 
     For times, beating means taking less time; for sizes, taking fewer bytes. The factor
     is the loser's over the winner's: 1 for "faster", 10 for "an order of magnitude".
+    A claim read off a table of ratios can hold each site to its own factor instead, and
+    show its ratios to as many significant digits as the table gave.
     """
 
     text: str
     pairs: tuple[tuple[Side, Side], ...]
     factor: float = 1.0
+    site_factors: Mapping[int, float] = field(default_factory=dict)
+    digits: int = 2
+
+    def factor_at(self, site: int) -> float:
+        return self.site_factors.get(site, self.factor)
 
 
 # The claim's status at one site, and for all its pairs together.
@@ -55,8 +63,8 @@ def _side_name(side: Side, claim: Claim) -> str:
     return side[0] if len(operations) == 1 else f"{side[0]} {side[1]}"
 
 
-def _ratio_text(ratio: float, size: bool) -> str:
-    return f"{units.percent(1 - 1 / ratio)} smaller" if size else units.times(ratio, 2)
+def _ratio_text(ratio: float, size: bool, digits: int = 2) -> str:
+    return f"{units.percent(1 - 1 / ratio)} smaller" if size else units.times(ratio, digits)
 
 
 def judge_claim(
@@ -67,8 +75,24 @@ def judge_claim(
     key_of: Callable[[Side, int], Key],
     size_of: Callable[[Side, int], int | None],
     site_label: str = "",
+    site_name: Callable[[int], str] | None = None,
 ) -> dict[str, Any]:
-    """The claim's verdict: then from the post's figures, now from this run's."""
+    """The claim's verdict: then from the post's figures, now from this run's.
+
+    Sites are counts (`site_label` names their unit: "at 1,000 records") unless `site_name`
+    names each one ("on twitter").
+    """
+
+    def at(site: int) -> str:
+        if site_name is not None:
+            return f" on {site_name(site)}"
+        return f" at {units.count(site)}" if site_label else ""
+
+    def where(found: list[int]) -> str:
+        if site_name is not None:
+            return f"on {', '.join(site_name(site) for site in found)}"
+        return f"at {units.counts(found)} {site_label}".rstrip()
+
     then_ok = True
     then_parts: list[str] = []
     now_parts: list[str] = []
@@ -78,16 +102,15 @@ def judge_claim(
         name = f"{_side_name(winner, claim)} vs {_side_name(loser, claim)}"
         then_cells, now_cells = [], []
         for site in sites:
-            at = f" at {units.count(site)}" if site_label else ""
             pub_w, pub_l = published(winner, site), published(loser, site)
             if pub_w is not None and pub_l is not None:
                 ratio = pub_l / pub_w
-                then_ok = then_ok and ratio >= claim.factor
-                then_cells.append(_ratio_text(ratio, size) + at)
+                then_ok = then_ok and ratio >= claim.factor_at(site)
+                then_cells.append(_ratio_text(ratio, size, claim.digits) + at(site))
             status, text = _now(claim, winner, loser, site, measured, key_of, size_of, size)
             if status is None:
                 continue
-            now_cells.append(text + at)
+            now_cells.append(text + at(site))
             previous = site_status.get(site, HOLDS)
             site_status[site] = _weakest(previous, status)
         then_parts.append(f"{name}: {', '.join(then_cells)}")
@@ -104,9 +127,7 @@ def judge_claim(
             for status, label in labels
         }
         summary = "; ".join(
-            f"{label} at {units.counts(found)} {site_label}".rstrip()
-            for label, found in by_status.items()
-            if found
+            f"{label} {where(found)}" for label, found in by_status.items() if found
         )
         now_parts.insert(0, summary)
     else:
@@ -120,7 +141,9 @@ def judge_claim(
     # A size claim states its share in words; a time claim's factor is spelled out.
     sizes_only = all(winner[1] == "size" for winner, _ in claim.pairs)
     threshold = (
-        "" if claim.factor == 1 or sizes_only else f" ({units.times(claim.factor, 2)} or more)"
+        ""
+        if claim.factor == 1 or sizes_only or claim.site_factors
+        else f" ({units.times(claim.factor, 2)} or more)"
     )
     return {
         "claim": claim.text + threshold,
@@ -145,16 +168,16 @@ def _now(
         if bytes_w is None or bytes_l is None:
             return None, ""
         ratio = bytes_l / bytes_w
-        return (HOLDS if ratio >= claim.factor else FAILS), _ratio_text(ratio, True)
+        return (HOLDS if ratio >= claim.factor_at(site) else FAILS), _ratio_text(ratio, True)
     ratios = measured.ratios(key_of(winner, site), key_of(loser, site))
     if ratios is None:
         return None, ""
     q1, median, q3 = quartiles(ratios)
-    status = HOLDS if q1 >= claim.factor else FAILS if q3 < claim.factor else NOISE
-    return (
-        status,
-        f"{units.times(median, 2)} [IQR {units.significant(q1, 2)}-{units.significant(q3, 2)}]",
-    )
+    factor = claim.factor_at(site)
+    status = HOLDS if q1 >= factor else FAILS if q3 < factor else NOISE
+    digits = claim.digits
+    spread = f"{units.significant(q1, digits)}-{units.significant(q3, digits)}"
+    return status, f"{units.times(median, digits)} [IQR {spread}]"
 
 
 def _weakest(first: str, second: str) -> str:

@@ -3,8 +3,9 @@
 Machines differ, so the tables compare shapes, not absolute times: both sides divided by
 one reference codec of the post, the ranking then and now, and a verdict on each claim
 the post made. Sizes are deterministic and compared directly. This module holds the four
-posts and :func:`run`; the parts are :mod:`.measure` (timing as the asv suite does),
-:mod:`.tables`, :mod:`.claims`, :mod:`.document` (the saved JSON) and :mod:`.render`.
+seed posts and :func:`run`; post 005, orjson's README, is :mod:`.orjson_readme`. The parts
+are :mod:`.measure` (timing as the asv suite does), :mod:`.tables`, :mod:`.claims`,
+:mod:`.document` (the saved JSON) and :mod:`.render`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from serkit import units
 from serkit.codecs.registry import get_codec
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import FIXTURES, get_fixture, load_fixture, source_path
+from serkit.replicate import orjson_readme
 from serkit.replicate.claims import (
     CLAIMS_LEGEND,
     VERDICTS,
@@ -43,6 +45,8 @@ from serkit.replicate.published import (
     POST_003_ENCODE,
     POST_004,
     POST_004_LOAD,
+    POST_005,
+    POST_005_DOCUMENTS,
     POSTS,
     Post,
     as_disk_kib,
@@ -90,7 +94,7 @@ def _post_header(post: Post) -> dict[str, Any]:
     return {
         "post": post.id,
         "title": post.title,
-        "source": ", ".join(f"seeds/{seed}" for seed in post.seeds),
+        "source": post.source or ", ".join(f"seeds/{seed}" for seed in post.seeds),
         "date": post.date,
         "setup_then": post.setup,
         "reference": post.reference,
@@ -391,12 +395,19 @@ def _post_004(options: Options) -> dict[str, Any]:
     return post_dict
 
 
+def _post_005(options: Options) -> dict[str, Any]:
+    return {**_post_header(POST_005), **orjson_readme.replicate(options.rounds)}
+
+
 RUNNERS: Mapping[str, Callable[[Options], dict[str, Any]]] = {
     "000/001": _post_000,
     "002": _post_002,
     "003": _post_003,
     "004": _post_004,
+    "005": _post_005,
 }
+# The fixtures built from a fetched source, per post: checked before any timing starts.
+SOURCED_FIXTURES = {"004": (POST_004_LOAD.fixture,), "005": tuple(POST_005_DOCUMENTS)}
 ALIASES = {"000": "000/001", "001": "000/001"}
 
 
@@ -421,10 +432,11 @@ def run(posts: Sequence[str] | None = None, options: Options | None = None) -> d
     chosen = list(dict.fromkeys(chosen))
     if options.rounds < MIN_ROUNDS:
         raise SerkitError(f"--rounds must be at least {MIN_ROUNDS}, not {options.rounds}")
-    if "004" in chosen:
-        source = FIXTURES[POST_004_LOAD.fixture].source
-        if source is not None:
-            source_path(source)  # a missing source fails now, before minutes of timing
+    for post in chosen:
+        for fixture in SOURCED_FIXTURES.get(post, ()):
+            source = FIXTURES[fixture].source
+            if source is not None:
+                source_path(source)  # a missing source fails now, before minutes of timing
     load_before = load_average()
     started = timeit.default_timer()
     results = [RUNNERS[post](options) for post in chosen]

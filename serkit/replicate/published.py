@@ -55,6 +55,7 @@ class Post:
     labels: dict[str, str]  # codec id -> the post's name for what it timed
     # The post's name -> why serkit cannot time it on Python 3.
     unavailable: dict[str, str] = field(default_factory=dict)
+    source: str = ""  # where the figures are, for a post that is not a seed file
 
 
 @dataclass(frozen=True)
@@ -249,4 +250,81 @@ POST_004_LOAD = PublishedFigures(
     },
 )
 
-POSTS: dict[str, Post] = {post.id: post for post in (POST_000, POST_002, POST_003, POST_004)}
+
+@dataclass(frozen=True)
+class PublishedRatios:
+    """Each codec's time over the post's reference codec's, per document, as published."""
+
+    post: str
+    title: str
+    operation: str  # "dumps" or "loads"
+    note: str
+    values: dict[str, dict[str, float]]  # codec id -> serkit fixture -> ratio; reference 1
+    unit: str = "x the reference's time"
+
+
+# The commit of orjson's README that carries these figures ("Update benchmarks for 3.10.6").
+ORJSON_README_COMMIT = "4c05bfafdd2613e20b9be994ec3eaa846700a568"
+
+POST_005 = Post(
+    id="005",
+    title="orjson's README: latency relative to orjson",
+    seeds=(),
+    source=f"the orjson README (github.com/ijl/orjson, README.md at commit "
+    f"{ORJSON_README_COMMIT[:12]}, Performance section)",
+    date="2024-07-02",
+    setup="Python 3.11.9 on Linux (amd64), the machine unstated; orjson 3.10.6, ujson 5.10.0, "
+    "python-rapidjson 1.18, simplejson 3.19.2; pytest-benchmark, one benchmark per library "
+    "and document (rounds of at least 1 s, GC off, benchmarks in random order); each "
+    "relative latency is the ratio of two benchmarks' medians",
+    reference="orjson",
+    labels={
+        "orjson": "orjson 3.10.6",
+        "ujson": "ujson 5.10.0",
+        "rapidjson": "python-rapidjson 1.18",
+        "simplejson": "simplejson 3.19.2",
+        "json": "json (Python 3.11.9)",
+    },
+)
+
+# serkit's fixture -> the README's file name for the same corpus, in the README's order.
+POST_005_DOCUMENTS = {
+    "twitter": "twitter.json",
+    "github": "github.json",
+    "citm-catalog": "citm_catalog.json",
+    "canada": "canada.json",
+}
+
+POST_005_DUMPS = PublishedRatios(
+    post="005",
+    title="dumps latency relative to orjson",
+    operation="dumps",
+    note="the README's Relative (latency) column of each serialization table",
+    values={
+        "orjson": {"twitter": 1, "github": 1, "citm-catalog": 1, "canada": 1},
+        "ujson": {"twitter": 7.3, "github": 9.8, "citm-catalog": 6.3, "canada": 3.9},
+        "rapidjson": {"twitter": 6.8, "github": 7.6, "citm-catalog": 4.9, "canada": 11.8},
+        "simplejson": {"twitter": 15.6, "github": 20.6, "citm-catalog": 31.1, "canada": 20.3},
+        "json": {"twitter": 11.3, "github": 14.6, "citm-catalog": 11.3, "canada": 12.6},
+    },
+    unit="x orjson's time",
+)
+
+POST_005_LOADS = PublishedRatios(
+    post="005",
+    title="loads latency relative to orjson",
+    operation="loads",
+    note="the README's Relative (latency) column of each deserialization table",
+    values={
+        "orjson": {"twitter": 1, "github": 1, "citm-catalog": 1, "canada": 1},
+        "ujson": {"twitter": 2.1, "github": 2.3, "citm-catalog": 1.9, "canada": 2.4},
+        "rapidjson": {"twitter": 3.8, "github": 2.6, "citm-catalog": 3.0, "canada": 6.7},
+        "simplejson": {"twitter": 3.0, "github": 2.1, "citm-catalog": 2.7, "canada": 5.6},
+        "json": {"twitter": 3.3, "github": 2.2, "citm-catalog": 2.7, "canada": 6.1},
+    },
+    unit="x orjson's time",
+)
+
+POSTS: dict[str, Post] = {
+    post.id: post for post in (POST_000, POST_002, POST_003, POST_004, POST_005)
+}

@@ -62,6 +62,22 @@ class TimingSpec:
     site_header: str | None = None  # None: the post timed one document
     higher_is_better: bool = False  # a rate: the unit is per second
     unavailable: Mapping[str, float] = field(default_factory=dict)  # post's name -> value
+    # A site's name where it is not a count (a document), shown in place of the number.
+    site_names: Mapping[int, str] = field(default_factory=dict)
+    # The post published only values over its reference: no column of its own unit.
+    relative_only: bool = False
+
+    def site_cell(self, site: int) -> Cell:
+        return self.site_names.get(site, site)
+
+    def site_text(self, site: int) -> str:
+        return self.site_names.get(site) or units.count(site)
+
+    def where(self, site: int) -> str:
+        """ " at 1,000 records" or " on twitter", for a note about one site."""
+        if site in self.site_names:
+            return f" on {self.site_names[site]}"
+        return f" at {units.count(site)} {self.site_header}" if self.site_header else ""
 
 
 def measured_value(spec: TimingSpec, seconds: float) -> float:
@@ -76,7 +92,7 @@ def timing_table(post: Post, spec: TimingSpec, measured: Measured, left_out: str
         *site_headers,
         "codec",
         "the post's name",
-        f"published ({unit})",
+        *([] if spec.relative_only else [f"published ({unit})"]),
         f"published / {ref}",
         "rank then",
         f"measured ({unit}, median)",
@@ -95,22 +111,19 @@ def timing_table(post: Post, spec: TimingSpec, measured: Measured, left_out: str
         published = {c: v[site] for c, v in spec.published.items() if site in v}
         rank_now = _rank(medians)  # by time, whatever the unit: fastest first
         rank_then = _rank({c: v for c, v in published.items() if c in timed}, spec.higher_is_better)
-        site_cells: list[Cell] = [site] if spec.site_header else []
-        site_text = [units.count(site)] if spec.site_header else []
+        site_cells: list[Cell] = [spec.site_cell(site)] if spec.site_header else []
+        site_text = [spec.site_text(site)] if spec.site_header else []
         for codec in spec.published:
             pub = published.get(codec)
             pub_ref = published.get(ref)
             pub_norm = pub / pub_ref if pub is not None and pub_ref else None
-            raw: list[Cell] = [*site_cells, codec, post.labels[codec], pub, pub_norm]
-            raw.append(rank_then.get(codec))
-            text = [
-                *site_text,
-                codec,
-                post.labels[codec],
-                units.number(pub),
-                units.number(pub_norm),
-            ]
-            text.append(str(rank_then.get(codec, "-")))
+            raw: list[Cell] = [*site_cells, codec, post.labels[codec]]
+            text = [*site_text, codec, post.labels[codec]]
+            if not spec.relative_only:
+                raw.append(pub)
+                text.append(units.number(pub))
+            raw += [pub_norm, rank_then.get(codec)]
+            text += [units.number(pub_norm), str(rank_then.get(codec, "-"))]
             timing = timed.get(codec)
             if timing is None:
                 why = measured.failed.get((codec, fixture)) or left_out
@@ -136,22 +149,14 @@ def timing_table(post: Post, spec: TimingSpec, measured: Measured, left_out: str
             table.add(raw, text)
         for name, value in spec.unavailable.items():
             why = post.unavailable.get(name, "no serkit codec")
-            raw = [*site_cells, None, name, value, value / published[ref], None]
-            raw += [None, None, None, None, None]
-            text = [
-                *site_text,
-                "-",
-                name,
-                units.number(value),
-                units.number(value / published[ref]),
-                "-",
-            ]
-            text += [why, "", "", "", ""]
+            raw = [*site_cells, None, name, *([] if spec.relative_only else [value])]
+            raw += [value / published[ref], None, None, None, None, None, None]
+            text = [*site_text, "-", name, *([] if spec.relative_only else [units.number(value)])]
+            text += [units.number(value / published[ref]), "-", why, "", "", "", ""]
             table.add(raw, text)
         fastest_first = speed_order(medians, measured, {c: keys[c] for c in timed})
         if fastest_first:
-            where = f" at {units.count(site)} {spec.site_header}" if spec.site_header else ""
-            table.notes.append(f"times now{where}, fastest first: {fastest_first}")
+            table.notes.append(f"times now{spec.where(site)}, fastest first: {fastest_first}")
     return table
 
 
