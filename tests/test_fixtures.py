@@ -192,12 +192,12 @@ def test_sensor_stream_is_a_20_hz_sequence() -> None:
 @pytest.mark.parametrize("count", sorted(POST_000_SIZES.values["json"]))
 def test_random_dict_sizes_match_post_000(count: int) -> None:
     """JSON, msgpack and pickle-p0 sizes land within 4 % of the post, counted as it counted."""
-    results = measure_fixture(f"random-dicts-{count}", ["json", "msgpack", "pickle-p0"])
-    for result in results:
-        assert result.bytes is not None
-        published = POST_000_SIZES.values[result.codec][count]
-        measured = as_disk_kib(result.bytes)
-        assert abs(measured - published) / published < 0.04, (result.codec, measured, published)
+    # Sizes only: the round trips are checked below, and a check of 100,000 dicts costs minutes.
+    obj = serkit.load_fixture(f"random-dicts-{count}")
+    for codec in ("json", "msgpack", "pickle-p0"):
+        published = POST_000_SIZES.values[codec][count]
+        measured = as_disk_kib(len(serkit.get_codec(codec).dumps(obj)))
+        assert abs(measured - published) / published < 0.04, (codec, measured, published)
 
 
 def test_senate_bios_is_about_48_kb_of_yaml(senate_available: None) -> None:
@@ -313,6 +313,8 @@ def test_every_codec_round_trips_every_fixture_it_supports(
             assert result.status == UNSUPPORTED, result
             continue
         assert result.status in (EXACT, LOSSY), result
+        if result.status == EXACT:  # back as it went in: a second trip is the first again
+            continue
         # A lossy round trip must at least be stable: a second trip changes nothing more.
         # (Compared as values: marshal's bytes depend on reference counts.)
         codec = serkit.get_codec(result.codec)

@@ -226,7 +226,7 @@ def new_state(
 
 
 class _Stopped(Exception):
-    """SIGTERM while serkit itself, not asv, was running."""
+    """SIGINT or SIGTERM while serkit itself, not asv, was running."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -297,7 +297,9 @@ def drive(
     rounds = _Round(root, state, dict(base_env), builds, dict(labels), regexes, rest)
     state_path = root / BENCH_STATE
     status, where = 0, (0, "")
-    previous = signal.signal(signal.SIGTERM, _stop)
+    # Both signals, between asv runs too: a process started in the background inherits
+    # SIGINT ignored, and would otherwise go on through every later round.
+    previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         for round_index in range(state.next_round(), state.rounds):
             for name in state.environments:
@@ -314,7 +316,8 @@ def drive(
         state.save(state_path)
         raise Interrupted(signum, _interrupted(root, state, where, dict(labels))) from None
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     state_path.unlink(missing_ok=True)
     shutil.rmtree(state.notes, ignore_errors=True)
     return status
