@@ -24,7 +24,7 @@ def tests(session: nox.Session) -> None:
     session.run("serkit", "fixtures", "fetch")
     # pytest exits 5 when it collects nothing; nox fails on any non-zero exit. The tests are
     # independent (each writes under its own tmp_path), so they run on every core.
-    session.run("pytest", "-n", "auto", *session.posargs)
+    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *session.posargs)
 
 
 @nox.session

@@ -23,6 +23,11 @@ from serkit.run.runner import scratch_config
 from serkit.suite.cases import CODECS_ENV, COMPRESSORS, FIXTURES_ENV
 from serkit.suite.memory import MEMORY_ENV
 
+# Its module fixture is a real run: every test of the module on one xdist worker runs it
+# once (pytest -n auto --dist loadgroup, noxfile.py).
+pytestmark = pytest.mark.xdist_group("asv_suite")
+
+
 ROOT = Path(__file__).resolve().parents[1]
 CODECS = ["json", "orjson", "msgpack"]
 FIXTURES = ["random-dicts-10", "small-dict"]

@@ -28,6 +28,10 @@ from serkit.suite.instructions import (
     worker_environment,
 )
 
+# Its module fixture is a real run: every test of the module on one xdist worker runs it
+# once (pytest -n auto --dist loadgroup, noxfile.py).
+pytestmark = pytest.mark.xdist_group("instructions")
+
 needs_valgrind = pytest.mark.skipif(
     instructions.valgrind_path() is None, reason="valgrind is not installed"
 )

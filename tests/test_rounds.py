@@ -23,6 +23,11 @@ from serkit.run.rounds import RunState, later_selection, split_bench_args
 from serkit.suite.budget import SingleSample
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV
 
+# Its module fixture is a real run: every test of the module on one xdist worker runs it
+# once (pytest -n auto --dist loadgroup, noxfile.py).
+pytestmark = pytest.mark.xdist_group("rounds")
+
+
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = {
     "bench_time.Loads.time_loads": {
