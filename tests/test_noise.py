@@ -139,3 +139,18 @@ def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path:
     assert spread_text(m, steady) == "±1.0 %, 5 processes"
     assert "5 processes, one sample each" in spread_title(m, steady)
     assert spread_text(m, two_modes) == "5 processes in 2 modes: 1.00 µs in 3, 1.90 µs in 2"
+
+
+def test_a_floor_measured_under_the_least_is_raised_and_says_so(tmp_path: Path) -> None:
+    from serkit.results.noise import LEAST_FLOOR
+
+    quiet = NoiseRecord("2026-11-23T12:45:00+00:00", "test", 24, 5, 0.013, 0.016, 0.0, 0.0)
+    assert quiet.verdict_floor == LEAST_FLOOR
+    assert "differences under 10% cannot be told apart" in quiet.in_words()
+    assert "measured 1.6% within a minute, raised to 10%" in quiet.in_words()
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1.05)] * 4)  # 5 %: under the least
+    record_noise(tmp_path / "a", quiet)
+    record_noise(tmp_path / "b", quiet)
+    result = compare(read_tree(tmp_path), "a", "b")
+    assert result.floor == LEAST_FLOOR
+    assert {p.verdict for p in result.pairs} == {WITHIN_NOISE}

@@ -268,7 +268,7 @@ def run_aa(args: argparse.Namespace) -> int:
     )
     machine = machine_name(["--machine", args.machine] if args.machine else [])
     record = read_noise(results_dir(root) / machine)
-    floor = record.floor if record else DEFAULT_FLOOR
+    floor = record.verdict_floor if record else DEFAULT_FLOOR
     source = f"{machine}'s recorded floor" if record else "the default: no noise recorded"
     if args.instructions:
         from serkit.suite.instructions import MISSING_VALGRIND, valgrind_path

@@ -330,7 +330,7 @@ def host_floor(tree: ResultsTree, hosts: Sequence[str], warnings: list[str]) -> 
                 warnings.append(said)
             floors.append(DEFAULT_FLOOR)
         else:
-            floors.append(record.floor)
+            floors.append(record.verdict_floor)
     return max(floors)
 
 
