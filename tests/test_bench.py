@@ -97,18 +97,9 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
 ) -> None:
     seen: dict[str, object] = {}
 
-    def fake_run(
-        root: Path,
-        plan: bench.Plan,
-        *,
-        quick: bool,
-        extra: list[str],
-        memory: bool,
-        instructions: bool = False,
-        state: object = None,
-    ) -> int:
-        seen.update(quick=quick, extra=list(extra), envs=len(plan.environments))
-        assert not memory and not instructions  # a quick run, not asked for either
+    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+        seen.update(quick=run["quick"], extra=list(run["extra"]), envs=len(plan.environments))
+        assert not run["memory"] and not run["instructions"]  # a quick run, not asked for either
         return 0
 
     def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
@@ -157,17 +148,8 @@ def test_bench_runs_one_shard_and_records_it(
 
     seen: dict[str, object] = {}
 
-    def fake_run(
-        root: Path,
-        plan: bench.Plan,
-        *,
-        quick: bool,
-        extra: list[str],
-        memory: bool,
-        instructions: bool = False,
-        state: object = None,
-    ) -> int:
-        seen.update(quick=quick, labels=[env.label for env in plan.environments])
+    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+        seen.update(quick=run["quick"], labels=[env.label for env in plan.environments])
         return 0
 
     def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
