@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from serkit import units
-from serkit.report.versions import INSTRUCTION_NAMES, MEASURE_NAMES, LibraryView
+from serkit.report.steps import INSTRUCTION_NAMES, MEASURE_NAMES, Point
+from serkit.report.versions import LibraryView
 from serkit.report.views import ReportData, SnapshotTable
 from serkit.results.tree import Measurement
 from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
@@ -109,38 +110,61 @@ def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
 
 def library_chart(view: LibraryView, div_id: str) -> str:
     """Per release, each measurement relative to the newest release: a change stands out."""
+    return steps_chart(
+        view.points,
+        view.codecs,
+        view.fixtures,
+        div_id,
+        axis=f"{view.library} release",
+        newest=view.points[-1].version,
+        scale="x newest release",
+    )
+
+
+def steps_chart(
+    points: Sequence[Point],
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    div_id: str,
+    *,
+    axis: str,
+    newest: str,
+    scale: str,
+    counted: Sequence[str] = (*PEAK.values(), *ALLOCATIONS.values(), *INSTRUCTIONS.values()),
+) -> str:
+    """Each measurement at every point of an axis, relative to the last point's; the
+    `counted` measures get a panel each where any point measured them."""
     from plotly import graph_objects as go
     from plotly.subplots import make_subplots
 
     panels = [(DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size")]
     names = {**MEASURE_NAMES, **INSTRUCTION_NAMES}
-    for name in (*PEAK.values(), *ALLOCATIONS.values(), *INSTRUCTIONS.values()):
-        if any(  # where the releases measured them
-            p.run.get(name, c, f) for p in view.points for c in view.codecs for f in view.fixtures
+    for name in counted:
+        if any(  # where the points measured them
+            p.run.get(name, c, f) for p in points for c in codecs for f in fixtures
         ):
             panels.append((name, names[name]))
     figure = make_subplots(
         rows=(len(panels) + 2) // 3,
         cols=3,
-        subplot_titles=[f"{t}, relative to {view.points[-1].version}" for _, t in panels],
+        subplot_titles=[f"{t}, relative to {newest}" for _, t in panels],
     )
-    versions = [p.version for p in view.points]
+    versions = [p.version for p in points]
     for index, (benchmark, _) in enumerate(panels):
         row, col = index // 3 + 1, index % 3 + 1
-        for codec in view.codecs:
-            for fixture in view.fixtures:
-                values = [p.run.get(benchmark, codec, fixture) for p in view.points]
-                newest = values[-1]
-                if newest is None or not newest.value or all(v is None for v in values):
+        for codec in codecs:
+            for fixture in fixtures:
+                values = [p.run.get(benchmark, codec, fixture) for p in points]
+                last = values[-1]
+                if last is None or not last.value or all(v is None for v in values):
                     continue
-                scale = newest.value
                 shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
                 absolute = [units.MISSING if m is None else shown(m.value) for m in values]
                 figure.add_trace(
                     go.Scatter(
                         x=versions,
                         y=[
-                            None if m is None or m.value is None else m.value / scale
+                            None if m is None or m.value is None else m.value / last.value
                             for m in values
                         ],
                         mode="lines+markers",
@@ -154,8 +178,8 @@ def library_chart(view: LibraryView, div_id: str) -> str:
                     row=row,
                     col=col,
                 )
-    figure.update_xaxes(type="category", title_text=f"{view.library} release")
-    figure.update_yaxes(title_text="x newest release", col=1)
+    figure.update_xaxes(type="category", title_text=axis)
+    figure.update_yaxes(title_text=scale, col=1)
     figure.update_layout(height=420 * ((len(panels) + 2) // 3), margin={"t": 40, "l": 10, "r": 10})
     return _figure_html(figure, div_id)
 

@@ -29,7 +29,7 @@ from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.errors import SerkitError
 from serkit.report.charts import hosts_chart, library_chart, snapshot_chart
-from serkit.report.versions import CODE_CHANGED, MEASURE_NAMES
+from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
     ReportData,
