@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from serkit import units
+from serkit.report.pythons import PythonView
 from serkit.report.steps import INSTRUCTION_NAMES, MEASURE_NAMES, Point
 from serkit.report.versions import LibraryView
 from serkit.report.views import ReportData, SnapshotTable
@@ -118,6 +119,20 @@ def library_chart(view: LibraryView, div_id: str) -> str:
         axis=f"{view.library} release",
         newest=view.points[-1].version,
         scale="x newest release",
+    )
+
+
+def python_chart(view: PythonView, div_id: str) -> str:
+    """Per Python, each measurement relative to the newest Python's."""
+    return steps_chart(
+        view.points,
+        view.codecs,
+        view.fixtures,
+        div_id,
+        axis="Python",
+        newest=f"Python {view.points[-1].version}",
+        scale="x newest Python",
+        counted=tuple(INSTRUCTIONS.values()),  # the table's measures, without memory
     )
 
 
