@@ -114,3 +114,19 @@ def test_a_machine_name_is_escaped(tmp_path: Path) -> None:
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     html = (written.folder / "pythons.html").read_text()
     assert "<img src=x" not in html and "&lt;img src=x" in html
+
+
+def test_the_chart_gives_a_line_one_colour_in_every_panel(tmp_path: Path) -> None:
+    from serkit.report.charts import steps_figure
+
+    (view,) = gather(read_tree(python_baselines(tmp_path))).pythons
+    figure = steps_figure(
+        view.points, view.codecs, view.fixtures, axis="Python", newest="3.12", scale="x"
+    )
+    colours: dict[str, set[str]] = {}
+    for trace in figure.data:
+        colours.setdefault(trace.name, set()).add(trace.line.color)
+    assert len(colours) == 4  # json and ujson on two fixtures
+    assert all(len(found) == 1 for found in colours.values())
+    assert len({next(iter(found)) for found in colours.values()}) == 4
+    assert sorted(t.name for t in figure.data if t.showlegend) == sorted(colours)

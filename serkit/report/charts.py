@@ -149,7 +149,25 @@ def steps_chart(
 ) -> str:
     """Each measurement at every point of an axis, relative to the last point's; the
     `counted` measures get a panel each where any point measured them."""
+    figure = steps_figure(
+        points, codecs, fixtures, axis=axis, newest=newest, scale=scale, counted=counted
+    )
+    return _figure_html(figure, div_id)
+
+
+def steps_figure(
+    points: Sequence[Point],
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    *,
+    axis: str,
+    newest: str,
+    scale: str,
+    counted: Sequence[str] = (*PEAK.values(), *ALLOCATIONS.values(), *INSTRUCTIONS.values()),
+) -> Any:
+    """steps_chart's plotly figure: one line per codec and fixture, one colour in every panel."""
     from plotly import graph_objects as go
+    from plotly.colors import qualitative
     from plotly.subplots import make_subplots
 
     panels = [(DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size")]
@@ -165,38 +183,45 @@ def steps_chart(
         subplot_titles=[f"{t}, relative to {newest}" for _, t in panels],
     )
     versions = [p.version for p in points]
+    # Plotly colours each trace anew: a line's colour is fixed here, so that one codec and
+    # fixture reads the same in every panel, as the one legend entry says.
+    palette = qualitative.Dark24
+    series = [(codec, fixture) for codec in codecs for fixture in fixtures]
+    colours = {s: palette[i % len(palette)] for i, s in enumerate(series)}
+    in_legend: set[tuple[str, str]] = set()
     for index, (benchmark, _) in enumerate(panels):
         row, col = index // 3 + 1, index % 3 + 1
-        for codec in codecs:
-            for fixture in fixtures:
-                values = [p.run.get(benchmark, codec, fixture) for p in points]
-                last = values[-1]
-                if last is None or not last.value or all(v is None for v in values):
-                    continue
-                shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
-                absolute = [units.MISSING if m is None else shown(m.value) for m in values]
-                figure.add_trace(
-                    go.Scatter(
-                        x=versions,
-                        y=[
-                            None if m is None or m.value is None else m.value / last.value
-                            for m in values
-                        ],
-                        mode="lines+markers",
-                        name=f"{codec} / {fixture}",
-                        legendgroup=f"{codec}/{fixture}",
-                        showlegend=index == 0,
-                        customdata=absolute,
-                        hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
-                        "(%{customdata})<extra></extra>",
-                    ),
-                    row=row,
-                    col=col,
-                )
+        for codec, fixture in series:
+            values = [p.run.get(benchmark, codec, fixture) for p in points]
+            last = values[-1]
+            if last is None or not last.value or all(v is None for v in values):
+                continue
+            shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
+            absolute = [units.MISSING if m is None else shown(m.value) for m in values]
+            figure.add_trace(
+                go.Scatter(
+                    x=versions,
+                    y=[
+                        None if m is None or m.value is None else m.value / last.value
+                        for m in values
+                    ],
+                    mode="lines+markers",
+                    line={"color": colours[codec, fixture]},
+                    name=f"{codec} / {fixture}",
+                    legendgroup=f"{codec}/{fixture}",
+                    showlegend=(codec, fixture) not in in_legend,
+                    customdata=absolute,
+                    hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
+                    "(%{customdata})<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
+            in_legend.add((codec, fixture))
     figure.update_xaxes(type="category", title_text=axis)
     figure.update_yaxes(title_text=scale, col=1)
     figure.update_layout(height=420 * ((len(panels) + 2) // 3), margin={"t": 40, "l": 10, "r": 10})
-    return _figure_html(figure, div_id)
+    return figure
 
 
 def hosts_chart(data: ReportData, div_id: str) -> str | None:
