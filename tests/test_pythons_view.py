@@ -130,3 +130,18 @@ def test_the_chart_gives_a_line_one_colour_in_every_panel(tmp_path: Path) -> Non
     assert all(len(found) == 1 for found in colours.values())
     assert len({next(iter(found)) for found in colours.values()}) == 4
     assert sorted(t.name for t in figure.data if t.showlegend) == sorted(colours)
+
+
+def test_baselines_measured_at_different_suite_commits_carry_a_warning(tmp_path: Path) -> None:
+    import json
+
+    results = python_baselines(tmp_path / "results")
+    newer = next((results / "box-py").glob("*-env-2.json"))  # the 3.12 baseline
+    data = json.loads(newer.read_text())
+    data["commit_hash"] = "f" * 40
+    newer.write_text(json.dumps(data))
+    (view,) = gather(read_tree(results)).pythons
+    assert len(view.commits) == 2
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    html = (written.folder / "pythons.html").read_text()
+    assert "measured at 2 suite commits" in html and "<code>ffffffff</code>" in html
