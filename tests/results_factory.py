@@ -397,3 +397,73 @@ def shard_results(
     }
     write_runs(folder / HOST_FILE, machine, [run])
     return root
+
+
+# --- baselines on several Pythons, for the Python-versions view ------------------------
+
+# serkit's timed benchmarks keep one sample per process: here, five processes a value
+# (one, where a list below says so), spread by ±0.5 % around the median.
+PYTHONS_SUITE = {
+    **SUITE,
+    DUMPS: {**SUITE[DUMPS], "repeat": 1},
+    LOADS: {**SUITE[LOADS], "repeat": 1},
+}
+# The baseline on three Pythons. ujson 6.1.0 has no wheel for 3.9, so 3.9's has 5.10.0.
+# In grid order: (json, small-dict), (json, random-dicts-10), (ujson, small-dict), (ujson, rd10)
+PYTHON_BASELINES: dict[str, dict[str, Any]] = {
+    "3.9": {
+        "requirements": {"ujson": "5.10.0"},
+        DUMPS: [10e-6, 40e-6, 5e-6, 20e-6],
+        SIZE: [1762, 3000, 1400, 2800],
+        INSTRUCTIONS["dumps"]: [300000, 10004626, 105425, 2485553],
+        INSTRUCTIONS["loads"]: [245293, 4842523, 128463, 2231387],
+    },
+    # json's dumps of small-dict 2x slower (beyond the noise), of random-dicts-10 1 %
+    # slower (within it); ujson's small-dict encodes 100 B larger (another release).
+    # json's dumps of small-dict executes fewer instructions, its loads more; ujson's
+    # dumps of small-dict one more in 105,425: the same, as two runs differ.
+    "3.11": {
+        "requirements": {"ujson": "6.1.0"},
+        DUMPS: [20e-6, 40.4e-6, 5e-6, 20e-6],
+        SIZE: [1762, 3000, 1500, 2800],
+        INSTRUCTIONS["dumps"]: [281425, 10004626, 105426, 2485553],
+        INSTRUCTIONS["loads"]: [260000, 4842523, 128463, 2231387],
+    },
+    # ujson's dumps of small-dict timed in one process (over the quick run's budget).
+    "3.12": {
+        "requirements": {"ujson": "6.1.0"},
+        DUMPS: [20e-6, 40.4e-6, 4.5e-6, 20e-6],
+        SIZE: [1762, 3000, 1500, 2800],
+        INSTRUCTIONS["dumps"]: [281425, 10004626, 105426, 2485553],
+        INSTRUCTIONS["loads"]: [260000, 4842523, 128463, 2231387],
+        "single": [(DUMPS, 2)],
+    },
+}
+
+
+def _processes(median: float | None, single: bool) -> list[float] | None:
+    if median is None:
+        return None
+    if single:
+        return [median]
+    return [median * f for f in (0.995, 0.998, 1.0, 1.002, 1.005)]
+
+
+def python_baselines(root: Path, machine: str = "box-py") -> Path:
+    """One machine's baseline on Pythons 3.9, 3.11 and 3.12 (PYTHON_BASELINES), with the
+    per-process samples of every dumps and loads timing."""
+    write_benchmarks(root, PYTHONS_SUITE)
+    files = []
+    for python, given in PYTHON_BASELINES.items():
+        measured = {**NEW, **{k: v for k, v in given.items() if k in PYTHONS_SUITE}}
+        single = set(given.get("single", ()))
+        samples = {
+            name: [_processes(v, (name, i) in single) for i, v in enumerate(measured[name])]
+            for name in (DUMPS, LOADS)
+        }
+        env = {"python": python, "requirements": given["requirements"]}
+        files.append(
+            results_file(machine, measured, env=env, benchmarks=PYTHONS_SUITE, samples=samples)
+        )
+    write_machine(root, machine, files)
+    return root

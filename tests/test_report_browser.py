@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from results_factory import serkit_tree
+from results_factory import python_baselines, serkit_tree
 
 from serkit.replicate import posts as replicate
 from serkit.report import html as report_html
@@ -42,14 +42,16 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A report of two hosts, served from 127.0.0.1 (never every interface)."""
+    """A report of two hosts, and a third with baselines on three Pythons (so the
+    Python-versions page has a chart), served from 127.0.0.1 (never every interface)."""
     root = tmp_path_factory.mktemp("report")
     # A real replication document (one post, few rounds), so its page is opened too.
     replication = root / "replication.json"
     replicate.save(replicate.run(["002"], replicate.Options(rounds=3)), replication)
+    results = python_baselines(serkit_tree(root / "results"))
     written = report_html.write_report(
         root,
-        serkit_tree(root / "results"),
+        results,
         root / "reports",
         asv_runner=None,
         replication=replication,
@@ -102,7 +104,10 @@ def test_every_page_loads_cleanly_and_draws_its_charts(served: tuple[str, Path])
                 problems, drawn = _visit(browser, f"{base}/{page_path}")
                 assert problems == [], f"{page_path}: {problems}"
                 charts_seen += drawn
+                if page_path.endswith("/pythons.html"):
+                    assert drawn == 1, "the Python-versions page draws box-py's chart"
         finally:
             browser.close()
-    # Each fixture page has one chart per host, the versions page one per host, hosts one.
-    assert charts_seen >= 2 * 2 + 2 + 1
+    # Each fixture page has one chart per host, the versions page one per host, hosts one,
+    # the Pythons page one.
+    assert charts_seen >= 2 * 2 + 2 + 1 + 1

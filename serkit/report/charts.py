@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from serkit import units
-from serkit.report.versions import INSTRUCTION_NAMES, MEASURE_NAMES, LibraryView
+from serkit.report.pythons import PythonView
+from serkit.report.steps import INSTRUCTION_NAMES, MEASURE_NAMES, Point
+from serkit.report.versions import LibraryView
 from serkit.report.views import ReportData, SnapshotTable
 from serkit.results.tree import Measurement
 from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
@@ -109,55 +111,117 @@ def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
 
 def library_chart(view: LibraryView, div_id: str) -> str:
     """Per release, each measurement relative to the newest release: a change stands out."""
+    return steps_chart(
+        view.points,
+        view.codecs,
+        view.fixtures,
+        div_id,
+        axis=f"{view.library} release",
+        newest=view.points[-1].version,
+        scale="x newest release",
+    )
+
+
+def python_chart(view: PythonView, div_id: str) -> str:
+    """Per Python, each measurement relative to the newest Python's."""
+    return steps_chart(
+        view.points,
+        view.codecs,
+        view.fixtures,
+        div_id,
+        axis="Python",
+        newest=f"Python {view.points[-1].version}",
+        scale="x newest Python",
+        counted=tuple(INSTRUCTIONS.values()),  # the table's measures, without memory
+    )
+
+
+def steps_chart(
+    points: Sequence[Point],
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    div_id: str,
+    *,
+    axis: str,
+    newest: str,
+    scale: str,
+    counted: Sequence[str] = (*PEAK.values(), *ALLOCATIONS.values(), *INSTRUCTIONS.values()),
+) -> str:
+    """Each measurement at every point of an axis, relative to the last point's; the
+    `counted` measures get a panel each where any point measured them."""
+    figure = steps_figure(
+        points, codecs, fixtures, axis=axis, newest=newest, scale=scale, counted=counted
+    )
+    return _figure_html(figure, div_id)
+
+
+def steps_figure(
+    points: Sequence[Point],
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    *,
+    axis: str,
+    newest: str,
+    scale: str,
+    counted: Sequence[str] = (*PEAK.values(), *ALLOCATIONS.values(), *INSTRUCTIONS.values()),
+) -> Any:
+    """steps_chart's plotly figure: one line per codec and fixture, one colour in every panel."""
     from plotly import graph_objects as go
+    from plotly.colors import qualitative
     from plotly.subplots import make_subplots
 
     panels = [(DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size")]
     names = {**MEASURE_NAMES, **INSTRUCTION_NAMES}
-    for name in (*PEAK.values(), *ALLOCATIONS.values(), *INSTRUCTIONS.values()):
-        if any(  # where the releases measured them
-            p.run.get(name, c, f) for p in view.points for c in view.codecs for f in view.fixtures
+    for name in counted:
+        if any(  # where the points measured them
+            p.run.get(name, c, f) for p in points for c in codecs for f in fixtures
         ):
             panels.append((name, names[name]))
     figure = make_subplots(
         rows=(len(panels) + 2) // 3,
         cols=3,
-        subplot_titles=[f"{t}, relative to {view.points[-1].version}" for _, t in panels],
+        subplot_titles=[f"{t}, relative to {newest}" for _, t in panels],
     )
-    versions = [p.version for p in view.points]
+    versions = [p.version for p in points]
+    # Plotly colours each trace anew: a line's colour is fixed here, so that one codec and
+    # fixture reads the same in every panel, as the one legend entry says.
+    palette = qualitative.Dark24
+    series = [(codec, fixture) for codec in codecs for fixture in fixtures]
+    colours = {s: palette[i % len(palette)] for i, s in enumerate(series)}
+    in_legend: set[tuple[str, str]] = set()
     for index, (benchmark, _) in enumerate(panels):
         row, col = index // 3 + 1, index % 3 + 1
-        for codec in view.codecs:
-            for fixture in view.fixtures:
-                values = [p.run.get(benchmark, codec, fixture) for p in view.points]
-                newest = values[-1]
-                if newest is None or not newest.value or all(v is None for v in values):
-                    continue
-                scale = newest.value
-                shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
-                absolute = [units.MISSING if m is None else shown(m.value) for m in values]
-                figure.add_trace(
-                    go.Scatter(
-                        x=versions,
-                        y=[
-                            None if m is None or m.value is None else m.value / scale
-                            for m in values
-                        ],
-                        mode="lines+markers",
-                        name=f"{codec} / {fixture}",
-                        legendgroup=f"{codec}/{fixture}",
-                        showlegend=index == 0,
-                        customdata=absolute,
-                        hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
-                        "(%{customdata})<extra></extra>",
-                    ),
-                    row=row,
-                    col=col,
-                )
-    figure.update_xaxes(type="category", title_text=f"{view.library} release")
-    figure.update_yaxes(title_text="x newest release", col=1)
+        for codec, fixture in series:
+            values = [p.run.get(benchmark, codec, fixture) for p in points]
+            last = values[-1]
+            if last is None or not last.value or all(v is None for v in values):
+                continue
+            shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
+            absolute = [units.MISSING if m is None else shown(m.value) for m in values]
+            figure.add_trace(
+                go.Scatter(
+                    x=versions,
+                    y=[
+                        None if m is None or m.value is None else m.value / last.value
+                        for m in values
+                    ],
+                    mode="lines+markers",
+                    line={"color": colours[codec, fixture]},
+                    name=f"{codec} / {fixture}",
+                    legendgroup=f"{codec}/{fixture}",
+                    showlegend=(codec, fixture) not in in_legend,
+                    customdata=absolute,
+                    hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
+                    "(%{customdata})<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
+            in_legend.add((codec, fixture))
+    figure.update_xaxes(type="category", title_text=axis)
+    figure.update_yaxes(title_text=scale, col=1)
     figure.update_layout(height=420 * ((len(panels) + 2) // 3), margin={"t": 40, "l": 10, "r": 10})
-    return _figure_html(figure, div_id)
+    return figure
 
 
 def hosts_chart(data: ReportData, div_id: str) -> str | None:

@@ -28,8 +28,8 @@ from typing import Any
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.errors import SerkitError
-from serkit.report.charts import hosts_chart, library_chart, snapshot_chart
-from serkit.report.versions import CODE_CHANGED, MEASURE_NAMES
+from serkit.report.charts import hosts_chart, library_chart, python_chart, snapshot_chart
+from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
     ReportData,
@@ -224,7 +224,8 @@ def write_pages(
     (folder / PLOTLY_JS).write_text(get_plotlyjs(), encoding="utf-8")
     nav = [("index.html", "Overview")]
     nav += [(page_name(f), f) for f in data.snapshots]
-    nav += [("versions.html", "Library versions"), ("hosts.html", "Hosts")]
+    nav += [("versions.html", "Library versions"), ("pythons.html", "Python versions")]
+    nav += [("hosts.html", "Hosts")]
     nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
     if conformance is not None:
         nav.append(("conformance.html", "JSON conformance"))
@@ -264,6 +265,17 @@ def write_pages(
             allocation_benchmarks=tuple(ALLOCATIONS.values()),
             measure_names=MEASURE_NAMES,
             code_changed=CODE_CHANGED,
+        )
+    )
+    charts = [python_chart(v, f"pythons-{i}") for i, v in enumerate(data.pythons)]
+    written.append(
+        render(
+            "pythons.html",
+            "pythons.html",
+            "Python versions",
+            views=list(zip(data.pythons, charts)),
+            size_benchmark=SIZE,
+            measure_names=MEASURE_NAMES,
         )
     )
     hosts = describe_hosts(data.tree)

@@ -1,7 +1,8 @@
 """What serkit's report shows, read from an asv results tree: data only.
 
 `serkit.report.html` renders these views; nothing here formats or writes a page. The views
-(runs in serkit.report.runs, library versions in serkit.report.versions):
+(runs in serkit.report.runs, library versions in serkit.report.versions, Pythons in
+serkit.report.pythons, the steps both judge in serkit.report.steps):
 
 - runs: per machine and environment, the newest commit that measured anything there;
 - snapshot: per fixture, every codec against the suite's timings, instructions per call
@@ -9,6 +10,8 @@
   facts, from each baseline environment (the newest release of every library);
 - library versions: per axis library, the same measurements per release, the release on
   the x axis, from the baseline plus that library's axis environments;
+- Python versions: per machine, the baseline environment on each Python, oldest first,
+  and every measurement judged from one Python to the next;
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
 - hosts: `serkit compare` of each machine against the first, in one view;
 - conformance: a saved `serkit conformance` run (not asv's), when there is one.
@@ -33,6 +36,7 @@ from serkit.compare.comparison import (
 from serkit.inputs.fixtures import fixture_names
 
 # Re-exported: the report's pages read every view from here.
+from serkit.report.pythons import PythonView, python_views
 from serkit.report.runs import NoResults, Run, baseline_runs, in_registry_order, latest_runs
 from serkit.report.versions import (
     LibraryView,
@@ -315,6 +319,7 @@ class ReportData:
     hosts: list[HostComparison]
     # Environments that could not be built, by machine (serkit.results.builds).
     broken: list[tuple[str, BuildFailure]] = field(default_factory=list)
+    pythons: list[PythonView] = field(default_factory=list)
 
     @property
     def machines(self) -> list[str]:
@@ -358,4 +363,5 @@ def gather(tree: ResultsTree) -> ReportData:
             for machine in sorted(tree.machines)
             for failure in machine_builds(tree.root / machine, tree.warnings)
         ],
+        python_views(runs, tree),
     )
