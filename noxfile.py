@@ -10,6 +10,9 @@ import nox
 
 nox.options.sessions = ["lint", "docs", "tests"]
 nox.options.reuse_existing_virtualenvs = True
+# uv makes the sessions' environments and installs in seconds (the README installs
+# nox[uv]); plain virtualenv and pip where uv is missing.
+nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.error_on_missing_interpreters = True
 
 # The session's own interpreter runs serkit; asv builds the benchmark environments.
