@@ -83,3 +83,20 @@ def misbehaving_codec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> serkit
     codec = CodecRegistry().get("misbehaving")
     assert codec.name == "misbehaving"
     return codec
+
+
+@pytest.fixture
+def ghost_codec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """An entry-point codec, visible to workers, whose library is not installed: its id."""
+    (tmp_path / "ghost_codec.py").write_text(
+        "from serkit import CodecSpec\n"
+        "def _bind():\n"
+        "    import serkit_no_such_library\n"
+        "SPEC = CodecSpec('ghost', 'json', 'ghost-lib', _bind)\n"
+    )
+    info = tmp_path / "ghost_codec-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ghost-codec\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[serkit.codecs]\nghost = ghost_codec:SPEC\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    return "ghost"

@@ -213,21 +213,8 @@ def test_an_unknown_codec_is_an_error(suite: dict[str, Path]) -> None:
     assert result.files == []
 
 
-def test_not_installed_is_its_own_status(
-    suite: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "ghost_codec.py").write_text(
-        "from serkit import CodecSpec\n"
-        "def _bind():\n"
-        "    import serkit_no_such_library\n"
-        "SPEC = CodecSpec('ghost', 'json', 'ghost-lib', _bind)\n"
-    )
-    info = tmp_path / "ghost_codec-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ghost-codec\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[serkit.codecs]\nghost = ghost_codec:SPEC\n")
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    result = run_codec("ghost", _some(suite, "y_array_empty.json"))
+def test_not_installed_is_its_own_status(suite: dict[str, Path], ghost_codec: str) -> None:
+    result = run_codec(ghost_codec, _some(suite, "y_array_empty.json"))
     assert result.status == NOT_INSTALLED and "pip install ghost-lib" in result.detail
 
 

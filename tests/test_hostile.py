@@ -4,7 +4,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from misbehaving_codec import ABORT, HANG, SEGFAULT, misbehaviour, valid_json
 
 import serkit
@@ -133,19 +132,8 @@ def test_the_time_budget_stops_a_codec(misbehaving_codec: serkit.Codec) -> None:
     assert 0 < result.fed < 10_000
 
 
-def test_not_installed_is_its_own_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "ghost_codec.py").write_text(
-        "from serkit import CodecSpec\n"
-        "def _bind():\n"
-        "    import serkit_no_such_library\n"
-        "SPEC = CodecSpec('ghost', 'json', 'ghost-lib', _bind)\n"
-    )
-    info = tmp_path / "ghost_codec-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ghost-codec\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[serkit.codecs]\nghost = ghost_codec:SPEC\n")
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    result = run_codec("ghost", count=10)
+def test_not_installed_is_its_own_status(ghost_codec: str) -> None:
+    result = run_codec(ghost_codec, count=10)
     assert result.status == NOT_INSTALLED and "pip install ghost-lib" in result.detail
 
 
