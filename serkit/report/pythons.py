@@ -16,7 +16,7 @@ from serkit.codecs.registry import codec_names
 from serkit.codecs.spec import STDLIB
 from serkit.inputs.fixtures import fixture_names
 from serkit.report.runs import Run, baseline_runs, in_registry_order, library_of
-from serkit.report.steps import Change, Point, judge_steps
+from serkit.report.steps import Change, Point, any_counted, judge_steps, suite_commits
 from serkit.results.tree import ResultsTree, version_order
 from serkit.suite.benchmark_names import DUMPS, LOADS, SIZE
 
@@ -96,12 +96,11 @@ class PythonView:
 
     @property
     def has_instructions(self) -> bool:
-        return any(c.instructions is not None for c in self.changes)
+        return any_counted(self.changes)
 
     @property
     def commits(self) -> list[str]:
-        """The suite commits the baselines were measured at: more than one is a caveat."""
-        return sorted({p.run.commit for p in self.points})
+        return suite_commits(self.points)
 
 
 def python_views(runs: Sequence[Run], tree: ResultsTree) -> list[PythonView]:

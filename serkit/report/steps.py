@@ -3,7 +3,7 @@ judged. Shared by the library-versions and Python-versions views."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from serkit.compare.comparison import (
@@ -44,6 +44,16 @@ class Point:
 
     version: str
     run: Run
+
+
+def suite_commits(points: Iterable[Point]) -> list[str]:
+    """The suite commits the points were measured at: more than one is a caveat."""
+    return sorted({p.run.commit for p in points})
+
+
+def any_counted(changes: Iterable[Change]) -> bool:
+    """Whether any change carries instruction counts (the table then shows them)."""
+    return any(c.instructions is not None for c in changes)
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,11 @@ from serkit.report.steps import (
     MEASURE_NAMES,
     Change,
     Point,
+    any_counted,
     counted_change,
     instruction_change,
     judge_steps,
+    suite_commits,
 )
 from serkit.results.tree import ResultsTree, version_order
 from serkit.run.matrix import LIBRARIES
@@ -55,12 +57,11 @@ class LibraryView:
 
     @property
     def has_instructions(self) -> bool:
-        return any(c.instructions is not None for c in self.changes)
+        return any_counted(self.changes)
 
     @property
     def commits(self) -> list[str]:
-        """The suite commits the releases were measured at: more than one is a caveat."""
-        return sorted({p.run.commit for p in self.points})
+        return suite_commits(self.points)
 
 
 def library_views(runs: Sequence[Run], tree: ResultsTree) -> list[LibraryView]:

@@ -173,7 +173,7 @@ class ScratchSuite:
         results = self.scratch / "results"
         for old in results.glob("*/*-*.json"):  # each run starts from nothing
             old.unlink()
-        once = list(first_round_only)
+        once, attributes = list(first_round_only), list(attributes)  # read in every round
         if not rounds:
             self._asv_run([*patterns, *once], attributes)
         for round_index in range(rounds):
@@ -181,7 +181,7 @@ class ScratchSuite:
             sampled = ["--record-samples", "-a", "rounds=1"]
             if round_index:
                 sampled.append("--append-samples")
-            self._asv_run(chosen, [*attributes], sampled)
+            self._asv_run(chosen, attributes, sampled)
         return read_tree(results)
 
     def _asv_run(

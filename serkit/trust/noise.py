@@ -25,7 +25,7 @@ import datetime
 import math
 import os
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +40,7 @@ from serkit.errors import SerkitError
 from serkit.progress import progress
 from serkit.results.hosts import load_text
 from serkit.results.noise import NoiseRecord
-from serkit.results.tree import Measurement, ResultsTree
+from serkit.results.tree import Benchmark, Measurement, ResultsTree
 from serkit.run.runner import QUICK_ROUNDS, QUICK_WARMUP_S
 from serkit.stats import log_std
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, WARMUP_ENV
@@ -152,18 +152,29 @@ def run_twice(
     return trees[0], trees[1]
 
 
+def _is_time(benchmark: Benchmark) -> bool:
+    return benchmark.kind == "time"
+
+
+def _is_count(benchmark: Benchmark) -> bool:
+    return benchmark.unit == INSTRUCTIONS_UNIT
+
+
+def _measured(
+    tree: ResultsTree, keep: Callable[[Benchmark], bool]
+) -> dict[tuple[str, tuple[str, ...]], Measurement]:
+    """One run's values of the benchmarks `keep` picks, by benchmark and parameters."""
+    return {
+        (m.benchmark, m.params): m
+        for machine in tree.machines.values()
+        for m in machine.measurements
+        if m.value and keep(tree.benchmark(m.benchmark))
+    }
+
+
 def match(tree_a: ResultsTree, tree_b: ResultsTree) -> list[PairAA]:
     """The timings both runs measured, with their per-process values."""
-
-    def index(tree: ResultsTree) -> dict[tuple[str, tuple[str, ...]], Measurement]:
-        return {
-            (m.benchmark, m.params): m
-            for machine in tree.machines.values()
-            for m in machine.measurements
-            if m.value is not None and tree.benchmark(m.benchmark).kind == "time"
-        }
-
-    on_a, on_b = index(tree_a), index(tree_b)
+    on_a, on_b = _measured(tree_a, _is_time), _measured(tree_b, _is_time)
     return [
         PairAA(
             key[0],
@@ -179,17 +190,11 @@ def match(tree_a: ResultsTree, tree_b: ResultsTree) -> list[PairAA]:
 
 def instruction_ratios(tree_a: ResultsTree, tree_b: ResultsTree) -> tuple[float, ...]:
     """Run B's instruction count over run A's, for every pair both runs counted."""
-
-    def index(tree: ResultsTree) -> dict[tuple[str, tuple[str, ...]], float]:
-        return {
-            (m.benchmark, m.params): m.value
-            for machine in tree.machines.values()
-            for m in machine.measurements
-            if m.value and tree.benchmark(m.benchmark).unit == INSTRUCTIONS_UNIT
-        }
-
-    on_a, on_b = index(tree_a), index(tree_b)
-    return tuple(on_b[key] / on_a[key] for key in sorted(on_a.keys() & on_b.keys()))
+    on_a, on_b = _measured(tree_a, _is_count), _measured(tree_b, _is_count)
+    return tuple(
+        float(on_b[key].value or 0) / float(on_a[key].value or 1)
+        for key in sorted(on_a.keys() & on_b.keys())
+    )
 
 
 def measured_floor(pairs: Sequence[PairAA]) -> float:
