@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -430,3 +433,31 @@ def test_a_count_of_zero_is_refused_in_one_line(
     assert info.value.code == 2
     assert len(errors) == 1 and f"argument {argv[1]}: must be a " in errors[0]
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_any_command_even_when_inherited_ignored(
+    signum: int, status: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A background job inherits SIGINT ignored; serkit owns it from its first line anyway."""
+
+    def signalled(args: argparse.Namespace) -> int:
+        os.kill(os.getpid(), signum)  # handled in this thread before the next line runs
+        return 0
+
+    def parser() -> argparse.ArgumentParser:
+        made = argparse.ArgumentParser(prog="serkit")
+        made.set_defaults(run=signalled)
+        return made
+
+    monkeypatch.setattr("serkit.cli.build_parser", parser)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        code = main([])
+        given_back = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert code == status
+    assert given_back is signal.SIG_IGN  # the caller's own handling, restored
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line in ("serkit: interrupted", "serkit: stopped by SIGTERM")

@@ -117,6 +117,36 @@ def test_resuming_nothing_says_so(tmp_path: Path) -> None:
 
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
 ONE_PAIR = r"bench_time\.Dumps\.time_dumps\('json', 'small-dict'\)"
+GATE_ENV = "SERKIT_TEST_GATE"
+# A benchmark only the copied checkout has: its first process passes, and every later one
+# waits, before it is timed, until the test opens the gate. So the test's Ctrl-C lands while
+# round 2's asv run is surely going on, however slow or fast a loaded machine makes it.
+GATE_BENCHMARK = f"""
+import os, time
+from pathlib import Path
+
+
+def _wait_at_gate():
+    folder = Path(os.environ.get({GATE_ENV!r}) or ".")
+    if folder == Path("."):
+        return
+    with (folder / "arrivals").open("a") as arrivals:
+        arrivals.write(f"{{os.getpid()}}\\n")
+    if len(set((folder / "arrivals").read_text().split())) < 2:  # asv may set up twice
+        return
+    (folder / "waiting").touch()
+    deadline = time.monotonic() + 600
+    while not (folder / "open").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def time_gate():
+    pass
+
+
+time_gate.setup = _wait_at_gate
+"""
+GATED = r"^bench_gate\.time_gate$"
 
 
 @pytest.fixture(scope="module")
@@ -133,6 +163,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
         if (ROOT / name).is_file():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, root / name)
+    (root / "benchmarks" / "bench_gate.py").write_text(GATE_BENCHMARK)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
     subprocess.run([*git, "init", "-q", "-b", "main"], cwd=root, check=True)
     subprocess.run([*git, "add", "-A"], cwd=root, check=True)
@@ -163,16 +194,25 @@ def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
     checkout: tuple[Path, dict[str, str]],
 ) -> None:
     root, env = checkout
-    command = [sys.executable, "-m", "serkit", "bench", "--no-report", "--", "-b", ONE_PAIR]
+    gate = root / ".gate"
+    gate.mkdir()
+    env = {**env, GATE_ENV: str(gate)}
+    command = [sys.executable, "-m", "serkit", "bench", "--no-report", "--"]
+    command += ["-b", ONE_PAIR, "-b", GATED]
     log = root / "bench.log"  # a file, not a pipe: asv writes more than a pipe holds
     with log.open("w") as out:
-        bench = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=out)
+        # SIGINT ignored, as a background job or an xdist worker's child inherits it:
+        # serkit must still stop on it.
+        bench = subprocess.Popen(
+            command, cwd=root, env=env, stdout=out, stderr=out,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        )  # fmt: skip
     state = root / BENCH_STATE
     deadline = time.monotonic() + 600  # the first round builds the environment
     while time.monotonic() < deadline and bench.poll() is None:
-        if state.is_file() and RunState.load(state).done:
+        if (gate / "waiting").exists():  # round 1 is saved; round 2 waits at the gate
             break
-        time.sleep(0.2)
+        time.sleep(0.05)
     assert bench.poll() is None, log.read_text()[-3000:]
     started = time.monotonic()
     bench.send_signal(signal.SIGINT)
@@ -184,16 +224,17 @@ def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
     (last,) = [line for line in err.splitlines() if line.startswith("serkit: interrupted")]
     assert "kept in .asv/results" in last and "`serkit bench --resume`" in last
     kept = RunState.load(state)
-    assert 1 <= len(kept.done) < kept.rounds
+    assert len(kept.done) == 1  # round 1; round 2 was stopped at the gate
     assert len(_dumps_samples(root)) == len(kept.done)  # every finished round's process
     assert not [line for line in _processes() if str(root) in line]  # asv and its own: gone
 
+    (gate / "open").touch()
     resumed = subprocess.run(
         [sys.executable, "-m", "serkit", "bench", "--resume", "--no-report"],
         cwd=root, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert f"at round {len(kept.done) + 1} of 5" in resumed.stderr
+    assert "at round 2 of 5" in resumed.stderr
     assert len(_dumps_samples(root)) == 5  # the quick run's processes, all of them
     assert not state.exists()  # finished: nothing left to resume
 

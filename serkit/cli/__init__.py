@@ -6,9 +6,13 @@ Every user mistake ends in one `serkit: error: ...` line on stderr, not a traceb
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from serkit import __version__
 from serkit.cli import (
@@ -25,6 +29,7 @@ from serkit.cli import (
 )
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
+from serkit.run.process import Interrupted
 
 # In `serkit --help` order.
 GROUPS = (codecs, fixtures, trial, checks, conformance, bench, trust, results, store, replicate)
@@ -41,7 +46,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stop(signum: int, frame: FrameType | None) -> None:
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt  # as Python's own handler: every `except KeyboardInterrupt` holds
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def _signals_owned() -> Iterator[None]:
+    """SIGINT and SIGTERM stop the command wherever they land, from its first line to its last.
+
+    A process started in the background (a shell's `&`, a pytest-xdist worker's child)
+    inherits SIGINT ignored, and Python then installs no handler of its own: a Ctrl-C
+    landing outside a step that set one was lost, and the command ran on to exit 0.
+    Signals can be set only in the main thread; elsewhere (a tool calling main() from a
+    thread of its own) the caller's handling stands.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    with _signals_owned():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     saved_mirror = os.environ.get(MIRROR_ENV)
@@ -49,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ[MIRROR_ENV] = args.mirror  # fixtures built later read it too
     try:
         return int(args.run(args))
+    except Interrupted as exc:  # SIGTERM, or a run that says what it kept
+        print(f"serkit: {exc}", file=sys.stderr)
+        return exc.exit_status
     except SerkitError as exc:
         print(f"serkit: error: {exc}", file=sys.stderr)
         return 1
