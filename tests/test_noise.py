@@ -56,9 +56,15 @@ def test_the_hosts_measured_floor_is_used(tmp_path: Path) -> None:
     assert not any("no noise measurement" in w for w in result.warnings)
 
 
-def test_processes_in_two_modes_are_flagged_and_held_within_noise(tmp_path: Path) -> None:
-    split = [1.0, 1.0, 1.9, 1.9, 1.0]
+def test_processes_in_two_modes_are_flagged_and_judged_by_the_fastest(tmp_path: Path) -> None:
+    # Two processes a side slowed 1.9x by a neighbour: the fastest modes hold the change.
+    split = [1.0, 1.01, 1.9, 1.9, 0.99]
     per_process_tree(tmp_path, [scaled(1, split)] * 4, [scaled(1.2, split)] * 4)
+    result = compare(read_tree(tmp_path), "a", "b")
+    assert all(p.multimodal and p.verdict == SLOWER for p in result.pairs)
+    # Modes of one process each are no modes to judge by: all processes, within noise.
+    lone = [1.0, 1.5, 1.9, 2.5, 3.2]
+    per_process_tree(tmp_path, [scaled(1, lone)] * 4, [scaled(1.2, lone)] * 4)
     result = compare(read_tree(tmp_path), "a", "b")
     assert all(p.multimodal and p.verdict == WITHIN_NOISE for p in result.pairs)
     assert all(p.detectable is not None and p.detectable > 0.2 for p in result.pairs)
@@ -154,3 +160,18 @@ def test_a_floor_measured_under_the_least_is_raised_and_says_so(tmp_path: Path) 
     result = compare(read_tree(tmp_path), "a", "b")
     assert result.floor == LEAST_FLOOR
     assert {p.verdict for p in result.pairs} == {WITHIN_NOISE}
+
+
+def test_each_process_is_the_least_of_its_samples() -> None:
+    from serkit.results.tree import Benchmark
+
+    timed = Benchmark("bench_time.Dumps.time_dumps", "time", "seconds", repeat=5)
+    # Two rounds of five samples (--append-samples), the second process disturbed twice.
+    first, second = [1.2, 1.0, 1.1, 1.05, 1.3], [2.0, 1.02, 1.9, 1.5, 1.1]
+    samples = [*first, *second]
+    assert timed.per_process(samples) == (1.0, 1.02)
+    assert timed.per_process([14.0]) == (14.0,)  # a pair timed once (serkit.suite.budget)
+    assert Benchmark("old", "time", "seconds", repeat=1).per_process([1.0, 2.0]) == (1.0, 2.0)
+    # asv's own adaptive repeat mixes processes: none can be told apart.
+    assert Benchmark("x", "time", "seconds", repeat=(1, 10, 20.0)).per_process(samples) == ()
+    assert Benchmark("t", "track", "bytes", repeat=5).per_process(samples) == ()

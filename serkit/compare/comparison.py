@@ -7,9 +7,10 @@ each stated once here and in the README:
 - Commit: with `--commit`, that commit (a prefix) on both hosts; otherwise, for each
   matched value, the newest commit (by the commit date asv recorded) at which both hosts
   measured it.
-- Noise, for timings measured in several processes a side (serkit's runs keep one
-  sample per process): faster or slower only when Welch's t-test on the logs of the
-  per-process values rejects "no difference" at 1 % and the difference exceeds the
+- Noise, for timings measured in several processes a side (serkit's runs keep each
+  process's samples; a process's value is the least of them): faster or slower only when
+  Welch's t-test on the logs of the per-process values, each side's fastest mode
+  (serkit.stats.judged_processes), rejects "no difference" at 0.5 % and the difference exceeds the
   hosts' noise floor (the larger of the two, measured by `serkit noise`; 10 % where a
   host has none, said in a warning). Each pair states the smallest difference it could
   have called. A/A runs on a shared VM call at most 1 % of pairs different this way.
@@ -63,7 +64,8 @@ SCHEMA = "serkit-compare/2"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
     "timings measured in several processes: faster or slower only when Welch's t-test on the "
-    "logs of the per-process values rejects no-difference at 1% and the difference exceeds "
+    "logs of the per-process values (each process's least sample; each side's fastest mode) "
+    "rejects no-difference at 0.5% and the difference exceeds "
     "the hosts' noise floor; other values: within noise when the 99% confidence intervals "
     "overlap (the interquartile ranges where either host recorded no interval)"
 )

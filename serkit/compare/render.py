@@ -40,7 +40,7 @@ def _params_text(params: dict[str, Any]) -> str:
 
 
 def _processes(pair: Pair, m: Measurement) -> tuple[float, ...]:
-    return m.samples if pair.benchmark.one_sample_per_process else ()
+    return pair.benchmark.per_process(m.samples)
 
 
 def _spread_json(pair: Pair, m: Measurement) -> dict[str, list[float] | None]:

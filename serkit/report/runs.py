@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +11,7 @@ from serkit.codecs.registry import codec_names, registry
 from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
-from serkit.results.tree import Environment, Measurement, ResultsTree, version_order
+from serkit.results.tree import Benchmark, Environment, Measurement, ResultsTree, version_order
 from serkit.stats import Spread, spread
 from serkit.suite.cases import LIBRARY_ENV
 
@@ -31,8 +31,8 @@ class Run:
     commit: str
     date: int  # the commit's date, milliseconds since the epoch, as asv records it
     values: dict[tuple[str, Params], Measurement] = field(default_factory=dict)
-    # The benchmarks whose samples are one per process (serkit's timed classes).
-    per_process: frozenset[str] = frozenset()
+    # What benchmarks.json says of each benchmark: how its samples stand by process.
+    benchmarks: Mapping[str, Benchmark] = field(default_factory=dict)
 
     def get(self, benchmark: str, *params: Any) -> Measurement | None:
         found = self.values.get((benchmark, params))
@@ -41,9 +41,11 @@ class Run:
     def spread(self, benchmark: str, *params: Any) -> Spread | None:
         """The spread between the processes that timed this value, where asv kept them."""
         found = self.get(benchmark, *params)
-        if found is None or benchmark not in self.per_process or not found.samples:
+        described = self.benchmarks.get(benchmark)
+        if found is None or described is None:
             return None
-        return spread(found.samples)
+        processes = described.per_process(found.samples)
+        return spread(processes) if processes else None
 
     def value(self, benchmark: str, *params: Any) -> float | None:
         found = self.get(benchmark, *params)
@@ -91,7 +93,6 @@ def latest_runs(tree: ResultsTree) -> list[Run]:
         for m in host.measurements:
             grouped[host.name, m.env, m.commit].append(m)
     newest: dict[tuple[str, Environment], Run] = {}
-    per_process = frozenset(n for n, b in tree.benchmarks.items() if b.one_sample_per_process)
     for (machine, env, commit), measurements in grouped.items():
         if all(m.value is None for m in measurements):
             continue
@@ -99,7 +100,7 @@ def latest_runs(tree: ResultsTree) -> list[Run]:
         current = newest.get((machine, env))
         if current is not None and (current.date, current.commit) >= (date, commit):
             continue
-        run = Run(machine, env, commit, date, per_process=per_process)
+        run = Run(machine, env, commit, date, benchmarks=tree.benchmarks)
         for m in measurements:
             key = (m.benchmark, tuple(decode_param(p) for p in m.params))
             if key not in run.values or run.values[key].value is None:

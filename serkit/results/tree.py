@@ -17,7 +17,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,9 +102,29 @@ class Benchmark:
     repeat: Any = None  # asv's samples per process (an int, a (min, max, time) tuple, 0)
 
     @property
+    def samples_per_process(self) -> int | None:
+        """How many consecutive samples each process recorded, where that is fixed (serkit's
+        timed benchmarks declare `repeat` as a whole number); None where it is not."""
+        fixed = isinstance(self.repeat, int) and not isinstance(self.repeat, bool)
+        return self.repeat if self.kind == "time" and fixed and self.repeat >= 1 else None
+
+    @property
     def one_sample_per_process(self) -> bool:
-        """Whether each recorded sample is one process's value (serkit's timed benchmarks)."""
-        return self.kind == "time" and self.repeat == 1
+        """Whether the samples can be told apart by process (serkit's timed benchmarks)."""
+        return self.samples_per_process is not None
+
+    def per_process(self, samples: Sequence[float]) -> tuple[float, ...]:
+        """One value per process: the least of that process's samples; () where unknown.
+
+        asv appends each round's `repeat` samples to the last round's (--append-samples),
+        so a process's samples stand together. A pair timed once (serkit.suite.budget)
+        has a single sample: one process. The least, because another tenant's work only
+        ever slows a call down: the least of a process's samples is its least disturbed.
+        """
+        size = self.samples_per_process
+        if size is None or not samples:
+            return ()
+        return tuple(min(samples[i : i + size]) for i in range(0, len(samples), size))
 
 
 @dataclass(frozen=True)
@@ -143,8 +163,8 @@ class ResultsTree:
     guessed: set[str] = field(default_factory=set)
 
     def processes(self, m: Measurement) -> tuple[float, ...]:
-        """`m`'s per-process values, when asv kept one sample per process; else ()."""
-        return m.samples if self.benchmark(m.benchmark).one_sample_per_process else ()
+        """`m`'s per-process values (Benchmark.per_process), where asv kept them; else ()."""
+        return self.benchmark(m.benchmark).per_process(m.samples)
 
     def benchmark(self, name: str) -> Benchmark:
         """What benchmarks.json says of `name`, or else what its name implies (asv's prefixes)."""

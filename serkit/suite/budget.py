@@ -53,10 +53,10 @@ def budget_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
     return seconds_from_env(BUDGET_ENV, most=3600, what="per pair, above 0", environ=environ)
 
 
-def pair_cost_s(prepare_s: float, call_s: float, rounds: int) -> float:
+def pair_cost_s(prepare_s: float, call_s: float, rounds: int, samples: int = 1) -> float:
     """The least that timing a pair in `rounds` processes costs: each one prepares the pair,
-    then makes the call at least once more to time it."""
-    return rounds * (prepare_s + call_s)
+    then makes the call at least once more for each of its `samples`."""
+    return rounds * (prepare_s + samples * call_s)
 
 
 @dataclass(frozen=True)
@@ -94,12 +94,17 @@ def read_singles(folder: Path) -> Iterator[SingleSample]:
 
 
 def timed_once(
-    benchmark: str, params: tuple[str, ...], prepare_s: float, call_s: float, rounds: int
+    benchmark: str,
+    params: tuple[str, ...],
+    prepare_s: float,
+    call_s: float,
+    rounds: int,
+    samples: int = 1,
 ) -> bool:
     """Whether the pair goes over the run's budget; if so, noted (see the module docstring)."""
     budget = budget_from_env()
     folder = os.environ.get(NOTES_ENV, "").strip()
-    if budget is None or pair_cost_s(prepare_s, call_s, rounds) <= budget:
+    if budget is None or pair_cost_s(prepare_s, call_s, rounds, samples) <= budget:
         return False
     if folder:
         note_single(Path(folder), SingleSample(benchmark, params, prepare_s, call_s))

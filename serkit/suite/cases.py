@@ -52,6 +52,13 @@ INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 # one process never show. `serkit bench` sets it (quick run: QUICK_ROUNDS).
 ROUNDS_ENV = "SERKIT_BENCH_ROUNDS"
 FULL_ROUNDS = 10
+# Within each process, SAMPLES_PER_PROCESS samples of SAMPLE_TIME_S each; the process's
+# value is the least of them (serkit.results.tree.Benchmark.per_process): another
+# tenant's work only ever slows a call down, and a short sample is the likelier to miss
+# it. Five of 2 ms cost what asv's one sample of 10 ms cost. On 6 pairs here, under load,
+# the least of 5 left 2-4x fewer processes in a slow mode than one sample did (docs/trust.md).
+SAMPLES_PER_PROCESS = 5
+SAMPLE_TIME_S = 0.002
 
 # How long one timed body should last; calls shorter than this are repeated inside it.
 INNER_TARGET_S = 20e-6
@@ -338,13 +345,15 @@ class CaseBenchmark:
     inner_loops: int = 1
     repeat: int  # asv's samples per process, and `rounds` its processes: set on timed classes
     rounds: int
+    sample_time: float
     number: int  # asv's; set only for a pair whose preparation was its warm-up
     warmup_time: float
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.operation is not None:  # timed: one sample in each of `rounds` processes
-            cls.repeat = 1
+        if cls.operation is not None:  # timed: a few samples in each of `rounds` processes
+            cls.repeat = SAMPLES_PER_PROCESS
+            cls.sample_time = SAMPLE_TIME_S
             cls.rounds = rounds_from_env()
 
     def __init__(self) -> None:
@@ -375,9 +384,9 @@ class CaseBenchmark:
         module = type(self).__module__.partition(".")[2] or type(self).__module__
         name = f"{module}.{type(self).__name__}"
         call_s = case.first_call_s(self.operation) or 0.0
-        if timed_once(name, params, case.prepare_s, call_s, self.rounds):
+        if timed_once(name, params, case.prepare_s, call_s, self.rounds, self.repeat):
             # One sample, now (serkit.suite.budget); preparing made the call: its warm-up.
-            self.number, self.warmup_time = 1, 0.0
+            self.number, self.repeat, self.warmup_time = 1, 1, 0.0
         elif case.warmed_up(self.operation):  # see WARMED_CALL_S
             self.number, self.warmup_time = 1, 0.0
         elif (warmup := warmup_from_env()) is not None:
