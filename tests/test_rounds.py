@@ -21,8 +21,15 @@ from serkit.checkout import BENCH_STATE
 from serkit.errors import SerkitError
 from serkit.results.tree import Benchmark
 from serkit.run.rounds import RunState, later_selection, split_bench_args
+from serkit.stats import fastest_mode
 from serkit.suite.budget import SingleSample
-from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, SAMPLES_PER_PROCESS
+from serkit.suite.cases import (
+    CODECS_ENV,
+    FASTEST_MODE_PROCESSES,
+    FIXTURES_ENV,
+    ROUNDS_ENV,
+    SAMPLES_PER_PROCESS,
+)
 
 # Its module fixture is a real run: every test of the module on one xdist worker runs it
 # once (pytest -n auto --dist loadgroup, noxfile.py).
@@ -185,6 +192,15 @@ def _results(root: Path) -> dict[str, dict[str, Any]]:
     return {name: dict(zip(data["result_columns"], row)) for name, row in data["results"].items()}
 
 
+def _planned_and_extra(processes: tuple[float, ...], planned: int = 5) -> bool:
+    """Whether `processes` are the planned rounds' and, past them, only extra rounds that
+    ran because the fastest mode so far was short of FASTEST_MODE_PROCESSES."""
+    if not planned <= len(processes) <= 2 * planned:
+        return False
+    ran_for = [processes[:k] for k in range(planned, len(processes))]
+    return all(len(fastest_mode(before)) < FASTEST_MODE_PROCESSES for before in ran_for)
+
+
 def _dumps_processes(root: Path) -> tuple[float, ...]:
     """The processes that timed json dumps of small-dict, as serkit reads them back."""
     row = _results(root)["bench_time.Dumps.time_dumps"]
@@ -238,7 +254,7 @@ def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "at round 2 of 5" in resumed.stderr
-    assert len(_dumps_processes(root)) == 5  # the quick run's processes, all of them
+    assert _planned_and_extra(_dumps_processes(root))  # the quick run's processes, all of them
     assert not state.exists()  # finished: nothing left to resume
 
 
@@ -272,7 +288,33 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
     (line,) = [line for line in lines if line.startswith("serkit:")]
     assert f"py{CURRENT} msgpack 9.9.9" in line and "msgpack==9.9.9" in line
     assert line.endswith("the other environments go on")
-    assert len(_dumps_processes(root)) == 5  # the good environment ran every round
+    assert _planned_and_extra(_dumps_processes(root))  # the good environment ran every round
     (machine,) = [p for p in (root / ".asv" / "results").iterdir() if p.is_dir()]
     (failure,) = read_builds(machine / BUILDS_FILE).values()
     assert failure.label == f"py{CURRENT} msgpack 9.9.9"
+
+
+def test_extra_rounds_take_only_the_pairs_short_of_a_fastest_mode(tmp_path: Path) -> None:
+    from serkit.run.rounds import short_of_fastest_mode
+
+    timed = {**SUITE[LOADS], "type": "time", "repeat": 1}
+    benchmarks = {
+        LOADS: timed,
+        "bench_import.ImportTime.timeraw_import": SUITE["bench_import.ImportTime.timeraw_import"],
+    }
+    quiet, contended, once = [1.0, 1.01, 0.99, 1.02, 1.0], [1.0, 1.6, 1.7, 1.01, 1.8], [9.0]
+    results = {
+        "result_columns": ["result", "params", "samples"],
+        "results": {
+            LOADS: [[1.0, 1.0, 9.0, None], timed["params"], [quiet, contended, once, None]]
+        },
+    }
+    path = tmp_path / "abcd1234-env.json"
+    path.write_text(json.dumps(results))
+    short = short_of_fastest_mode(path, benchmarks, FASTEST_MODE_PROCESSES)
+    assert short == {LOADS: {("'json'", "'random-dicts-1000'")}}
+    chosen = later_selection(benchmarks, 7, [], [], short, extra=True)
+    assert _selects(chosen, f"{LOADS}('json', 'random-dicts-1000')")
+    assert not _selects(chosen, f"{LOADS}('json', 'small-dict')")  # five in its fastest mode
+    assert not _selects(chosen, "bench_import.ImportTime.timeraw_import()")
+    assert later_selection(benchmarks, 7, [], [], {}, extra=True) == []

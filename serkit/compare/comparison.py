@@ -266,6 +266,7 @@ class Verdict:
     verdict: str
     detectable: float | None = None
     multimodal: bool = False
+    ratio: float | None = None  # B/A as the test judged it (its processes' fastest modes)
 
 
 def judge_pair(
@@ -290,9 +291,8 @@ def judge_pair(
     if benchmark.kind == "time" and len(on_a) >= 2 and len(on_b) >= 2:
         found = difference(on_a, on_b, floor=floor)
         multimodal = spread(on_a).multimodal or spread(on_b).multimodal
-        if not found.differs:
-            return Verdict(WITHIN_NOISE, found.detectable, multimodal)
-        return Verdict(SLOWER if found.ratio > 1 else FASTER, found.detectable, multimodal)
+        verdict = WITHIN_NOISE if not found.differs else SLOWER if found.ratio > 1 else FASTER
+        return Verdict(verdict, found.detectable, multimodal, found.ratio)
     return Verdict(judge_overlap(benchmark, a, b))
 
 
@@ -487,7 +487,9 @@ def _match(
     assert a.value is not None and b.value is not None
     group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
     found = judge_pair(benchmark, a, b, (tree.processes(a), tree.processes(b)), result.floor)
-    ratio = _ratio(a.value, b.value)
+    # The ratio the verdict judged, where processes were; asv's medians of every sample
+    # would count the processes a neighbour slowed down.
+    ratio = found.ratio if found.ratio is not None else _ratio(a.value, b.value)
     pair = Pair(
         benchmark, named, env, a, b, ratio, found.verdict, group, found.detectable, found.multimodal
     )

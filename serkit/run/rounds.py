@@ -15,6 +15,11 @@ never per pair. Driving them from here gives three things:
 A benchmark declared with `rounds = r` (asv's attribute: 1 for tracks, 2 for import
 time) takes part in the first r rounds; later rounds append their samples to the
 earlier ones (`asv run --append-samples`), with asv's `number` kept per pair.
+
+After the planned rounds come at most as many extra rounds, each only for the timed
+pairs whose processes so far put fewer than FASTEST_MODE_PROCESSES in their fastest
+mode (serkit.suite.cases): sequential sampling on a run's own precision, which never
+looks at a comparison, so it cannot lean a verdict either way.
 """
 
 from __future__ import annotations
@@ -39,10 +44,18 @@ from typing import Any
 from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, read_builds
-from serkit.results.tree import BENCHMARKS_FILE
+from serkit.results.tree import BENCHMARKS_FILE, Benchmark
 from serkit.run.process import Interrupted, run_in_session
+from serkit.stats import fastest_mode
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
-from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, SLOW_ENV, WARMUP_ENV
+from serkit.suite.cases import (
+    CODECS_ENV,
+    FASTEST_MODE_PROCESSES,
+    FIXTURES_ENV,
+    ROUNDS_ENV,
+    SLOW_ENV,
+    WARMUP_ENV,
+)
 
 BENCH_OPTIONS = ("-b", "--bench")
 # Each `asv run` is one round, and asv keeps every sample: the per-process values that
@@ -80,17 +93,24 @@ def later_selection(
     user_regexes: Sequence[str],
     singles: Iterable[SingleSample],
     measured: Mapping[str, set[tuple[str, ...]]] | None = None,
+    *,
+    extra: bool = False,
 ) -> list[str]:
     """asv `-b` regexes for a round after the first: each benchmark whose rounds reach it,
     at the parameters the user selected, less the pairs timed once, and, where `measured`
     says what the first round measured (by benchmark), less the pairs it skipped: a skip
-    costs a process each round. [] when nothing is left."""
+    costs a process each round. An `extra` round (past the planned ones) takes exactly
+    the pairs `measured` names, whatever their benchmark's rounds. [] when nothing is left."""
     timed_once: set[tuple[str, tuple[str, ...]]] = {
         (s.benchmark, tuple(repr(p) for p in s.params)) for s in singles
     }
     selected: list[str] = []
     for name, info in sorted(benchmarks.items()):
-        if not isinstance(info, dict) or int(info.get("rounds") or 1) <= round_index:
+        if not isinstance(info, dict):
+            continue
+        if extra and (measured is None or name not in measured):
+            continue
+        if not extra and int(info.get("rounds") or 1) <= round_index:
             continue
         sets = _param_sets(info)
         if not sets:
@@ -133,6 +153,32 @@ def first_round_values(path: Path) -> dict[str, set[tuple[str, ...]]]:
         return {}
 
 
+def short_of_fastest_mode(
+    path: Path, benchmarks: Mapping[str, Any], least: int
+) -> dict[str, set[tuple[str, ...]]]:
+    """By timed benchmark, the parameter sets whose processes so far (in the results file at
+    `path`) put fewer than `least` in their fastest mode; a pair timed once is not one."""
+    short: dict[str, set[tuple[str, ...]]] = {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        columns = data["result_columns"]
+        rows = data["results"].items()
+    except (OSError, ValueError, KeyError, TypeError):
+        return short
+    for name, values in rows:
+        info = benchmarks.get(name)
+        if not isinstance(info, dict) or info.get("type") != "time":
+            continue
+        described = Benchmark(name, "time", "seconds", repeat=info.get("repeat"))
+        row = dict(zip(columns, values))
+        sets = [tuple(str(p) for p in c) for c in itertools.product(*(row.get("params") or []))]
+        for combo, samples in zip(sets, row.get("samples") or []):
+            processes = described.per_process(samples or [])
+            if len(processes) >= 2 and len(fastest_mode(processes)) < least:
+                short.setdefault(name, set()).add(combo)
+    return short
+
+
 @dataclass
 class RunState:
     """What one `serkit bench` set out to do, and what it has done: for `--resume`."""
@@ -150,6 +196,8 @@ class RunState:
     memory: bool = False  # memory per call measured (a quick run leaves it out unless asked)
     instructions: bool = False  # instructions counted (likewise)
     shard: str | None = None
+    # Rounds past `rounds`, at most, for the pairs short of FASTEST_MODE_PROCESSES.
+    extra_rounds: int = 0
     done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
     failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
 
@@ -158,11 +206,11 @@ class RunState:
 
     def next_round(self) -> int:
         """The first round not finished in every environment that builds (0-based)."""
-        for round_index in range(self.rounds):
+        for round_index in range(self.rounds + self.extra_rounds):
             for env in self.environments:
                 if env not in self.failed and not self.is_done(round_index, env):
                     return round_index
-        return self.rounds
+        return self.rounds + self.extra_rounds
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -202,6 +250,7 @@ def new_state(
     memory: bool = False,
     instructions: bool = False,
     shard: str | None = None,
+    extra_rounds: int = 0,
 ) -> RunState:
     """The state of a run about to begin, with an empty folder for its notes."""
     # An older run's notes serve only its --resume, which a new run replaces.
@@ -222,6 +271,7 @@ def new_state(
         memory=memory,
         instructions=instructions,
         shard=shard,
+        extra_rounds=extra_rounds,
     )
 
 
@@ -262,14 +312,30 @@ class _Round:
             args += [part for regex in self.regexes for part in ("-b", regex)]
         else:
             benchmarks = _benchmarks(self.root)
-            measured = first_round_values(self.builds.parent / _results_file(state, name))
+            results = self.builds.parent / _results_file(state, name)
             singles = read_singles(notes)
-            chosen = later_selection(benchmarks, round_index, self.regexes, singles, measured)
+            extra = round_index >= state.rounds
+            if extra:
+                measured = short_of_fastest_mode(results, benchmarks, FASTEST_MODE_PROCESSES)
+            else:
+                measured = first_round_values(results)
+            chosen = later_selection(
+                benchmarks, round_index, self.regexes, singles, measured, extra=extra
+            )
             if not chosen:
                 return None
             args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         where = f", {self.labels[name]}" if len(state.environments) > 1 else ""
-        print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
+        if round_index < state.rounds:
+            print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
+        else:
+            pairs = sum(len(combos) for combos in measured.values())
+            print(
+                f"serkit: extra round {round_index + 1 - state.rounds} of at most "
+                f"{state.extra_rounds}{where}: {pairs} pairs with fewer than "
+                f"{FASTEST_MODE_PROCESSES} processes in their fastest mode",
+                file=sys.stderr,
+            )
         command = [sys.executable, "-m", "asv", *args, *self.rest]
         code = run_in_session(command, cwd=self.root, env=env)
         failure = read_builds(self.builds).get(name)
@@ -301,14 +367,19 @@ def drive(
     # SIGINT ignored, and would otherwise go on through every later round.
     previous = {signum: signal.signal(signum, _stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
-        for round_index in range(state.next_round(), state.rounds):
+        for round_index in range(state.next_round(), state.rounds + state.extra_rounds):
+            ran = False
             for name in state.environments:
                 if name in state.failed or state.is_done(round_index, name):
                     continue
                 where = (round_index, name)
-                status = max(status, rounds.run(round_index, name) or 0)
+                code = rounds.run(round_index, name)
+                ran = ran or code is not None
+                status = max(status, code or 0)
                 state.done.append((round_index, name))
                 state.save(state_path)
+            if round_index >= state.rounds and not ran:
+                break  # every pair's fastest mode holds enough processes: no more rounds
     except (Interrupted, KeyboardInterrupt, _Stopped) as exc:
         signum: int = signal.SIGINT
         if isinstance(exc, (Interrupted, _Stopped)):

@@ -30,8 +30,10 @@ from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_
 from serkit.run.rounds import RunState, drive, new_state
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
+    FASTEST_MODE_PROCESSES,
     FULL_ROUNDS,
     ROUNDS_ENV,
+    SAMPLES_PER_PROCESS,
     WARMUP_ENV,
     Selection,
     rounds_from_env,
@@ -52,11 +54,15 @@ QUICK_WARMUP_S = "0.02"
 # What one timed pair may cost in the quick run, warm-up included (serkit.suite.budget):
 # a pair over it is timed once, in one process, and shown as a single sample.
 QUICK_BUDGET_S = 2.0
+_MORE = f"up to as many again where fewer than {FASTEST_MODE_PROCESSES} fall in the fastest mode"
 QUICK_DESCRIPTION = (
-    f"{QUICK_ROUNDS} processes of 1 sample each per pair, 0.02 s of warm-up; "
-    f"a pair that would cost over {QUICK_BUDGET_S:g} s: 1 process"
+    f"{QUICK_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair ({_MORE}), "
+    f"0.02 s of warm-up; a pair that would cost over {QUICK_BUDGET_S:g} s: 1 process"
 )
-FULL_DESCRIPTION = f"{FULL_ROUNDS} processes of 1 sample each per pair, asv's warm-up"
+FULL_DESCRIPTION = (
+    f"{FULL_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair ({_MORE}), "
+    "asv's warm-up"
+)
 
 
 def current_python() -> str:
@@ -220,6 +226,7 @@ def run(
                 memory=memory,
                 instructions=instructions,
                 shard=str(plan_.shard) if plan_.shard else None,
+                extra_rounds=rounds,
             )
         machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
         env = {**plan_.asv_env, **state.selection, ROUNDS_ENV: str(state.rounds)}
