@@ -92,6 +92,19 @@ def assert_suite_skips(ran: Ran, fixture: str, reason: str, marker: Path) -> Non
     assert not marker.exists(), "the payload ran"
 
 
+def assert_fixture_readers_refuse(
+    fixture: str, reason: str, marker: Path, cwd: Path, store: Path, *flags: str, **env: str
+) -> None:
+    """verify, sizes and the suite's preparation, each refusing declared `fixture`."""
+    for command in (
+        ["fixtures", "verify", "--fixture", fixture, *flags],
+        ["sizes", "--fixture", fixture, "--codec", "json", *flags],
+    ):
+        assert_refused(serkit(*command, cwd=cwd, store=store), reason, marker)
+    ran = suite_prepares(fixture, cwd, store, **env)
+    assert_suite_skips(ran, fixture, reason, marker)
+
+
 def declare(store: Path, name: str, filename: str, data: bytes, **extra: Any) -> str:
     """Declare `data` as someone sharing a fixtures folder could: bytes pinned correctly."""
     store.mkdir(exist_ok=True)
@@ -150,12 +163,7 @@ def test_a_declared_pickle_loads_only_with_the_flag(
 ) -> None:
     fixture = declare(store, "orders", "orders.pickle", pickle.dumps(Payload(marker)))
     reason = "is a pickle; loading a pickle runs code named by the file: pass --allow-pickle"
-    for command in (
-        ["fixtures", "verify", "--fixture", fixture],
-        ["sizes", "--fixture", fixture, "--codec", "json"],
-    ):
-        assert_refused(serkit(*command, cwd=tmp_path, store=store), reason, marker)
-    assert_suite_skips(suite_prepares(fixture, tmp_path, store), fixture, reason, marker)
+    assert_fixture_readers_refuse(fixture, reason, marker, tmp_path, store)
 
 
 def test_a_swapped_pickle_is_refused_by_its_bytes_before_it_is_loaded_even_when_allowed(
@@ -164,14 +172,10 @@ def test_a_swapped_pickle_is_refused_by_its_bytes_before_it_is_loaded_even_when_
     fixture = declare(store, "orders", "orders.pickle", pickle.dumps({"orders": []}))
     (store / "orders.pickle").write_bytes(pickle.dumps(Payload(marker)))  # swapped in later
     reason = "has changed: its file sha256 is"
-    for command in (
-        ["fixtures", "verify", "--fixture", fixture, "--allow-pickle"],
-        ["sizes", "--fixture", fixture, "--codec", "json", "--allow-pickle"],
-    ):
-        assert_refused(serkit(*command, cwd=tmp_path, store=store), reason, marker)
-    allowed = {ALLOW_PICKLE_ENV: "1"}
-    ran = suite_prepares(fixture, tmp_path, store, **allowed)
-    assert_suite_skips(ran, fixture, reason, marker)
+    allowed = {ALLOW_PICKLE_ENV: "1"}  # the suite's --allow-pickle
+    assert_fixture_readers_refuse(
+        fixture, reason, marker, tmp_path, store, "--allow-pickle", **allowed
+    )
 
 
 def test_a_pickle_given_on_the_command_line_needs_the_flag(
@@ -229,12 +233,7 @@ def test_a_document_past_the_limits_is_refused_by_every_command_that_reads_it(
     assert not store.exists()  # add left nothing behind
 
     fixture = declare(store, "shared", filename, data)  # as a shared folder could hold it
-    for command in (
-        ["fixtures", "verify", "--fixture", fixture],
-        ["sizes", "--fixture", fixture, "--codec", "json"],
-    ):
-        assert_refused(serkit(*command, cwd=tmp_path, store=store), reason, marker)
-    assert_suite_skips(suite_prepares(fixture, tmp_path, store), fixture, reason, marker)
+    assert_fixture_readers_refuse(fixture, reason, marker, tmp_path, store)
 
 
 def test_a_limit_is_raised_only_from_the_command_line_and_a_deep_document_nothing_can_measure_fails(
