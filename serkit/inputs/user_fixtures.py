@@ -5,7 +5,7 @@ Its ``fixtures.json`` declares each document::
 
     {"fixtures": {"orders": {"file": "orders@3f2ab496.json",
                              "sha256": "3f2ab4963e6c2d02…",
-                             "file_sha256": "9b0e51c2d7a4…",
+                             "file_sha256": "(the file's bytes)…",
                              "description": "one day of orders"}}}
 
 ``sha256`` is the document's content hash (:func:`serkit.inputs.hashing.content_hash`,
