@@ -47,3 +47,7 @@ class DocumentError(SerkitError):
 
 class FixtureChanged(SerkitError):
     """A declared document no longer has the content hash it was declared with."""
+
+
+class DocumentLimitError(DocumentError):
+    """A user's document crosses a limit (bytes, nodes, depth, aliases) or holds itself."""

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
@@ -15,6 +16,7 @@ import serkit.inputs.user_fixtures as user_fixtures
 from serkit.cli import main
 from serkit.errors import DocumentError, FixtureChanged, SerkitError
 from serkit.inputs.fixtures import content_hash, load_fixture
+from serkit.inputs.limits import Grant, Limits, granting
 from serkit.inputs.user_fixtures import (
     FOLDER,
     FOLDER_ENV,
@@ -62,6 +64,7 @@ def test_adding_copies_the_document_and_pins_it_by_content_hash(
             "orders": {
                 "file": declared.file.name,
                 "sha256": sha256,
+                "file_sha256": hashlib.sha256(declared.file.read_bytes()).hexdigest(),
                 "description": "two orders",
             }
         }
@@ -101,30 +104,81 @@ def test_changed_content_under_a_declared_name_is_a_new_fixture_or_refused(
     assert not first.file.exists()  # no entry refers to the old copy any more
 
 
-def test_a_declared_file_that_changed_is_refused_naming_both_hashes(
-    tmp_path: Path, store: Path
+def test_a_declared_file_that_changed_is_refused_unread_naming_both_hashes(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     declared = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
     declared.file.write_text(json.dumps({"orders": []}))
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a parser saw the changed bytes")
+
+    monkeypatch.setattr(json, "loads", never)
     with pytest.raises(FixtureChanged) as caught:
         declared.build()
-    now = content_hash({"orders": []})
+    now = hashlib.sha256(declared.file.read_bytes()).hexdigest()
     assert str(caught.value).startswith(
-        f"{declared.file} has changed: its content sha256 is {now[:12]}…, "
-        f"declared {declared.sha256[:12]}… as {declared.id}"
+        f"{declared.file} has changed: its file sha256 is {now[:12]}…, "
+        f"declared {declared.file_sha256 and declared.file_sha256[:12]}… for {declared.id}, "
+        "so it was not read;"
     )
 
 
-def test_a_pickle_needs_the_flag_and_the_declaration_keeps_it(tmp_path: Path, store: Path) -> None:
+def test_content_that_parses_differently_from_its_pin_is_refused_naming_both_hashes(
+    tmp_path: Path, store: Path
+) -> None:
+    declared = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
+    manifest = _manifest(store)
+    wrong = content_hash({"orders": []})
+    manifest["fixtures"]["orders"]["sha256"] = wrong  # as a reader that parses otherwise would
+    (store / MANIFEST).write_text(json.dumps(manifest))
+    (edited,) = declarations(store)
+    with pytest.raises(FixtureChanged) as caught:
+        edited.build()
+    assert str(caught.value).startswith(
+        f"{declared.file} has changed: its content sha256 is {declared.sha256[:12]}…, "
+        f"declared {wrong[:12]}… as {edited.id}"
+    )
+
+
+def test_a_declaration_without_file_sha256_is_refused_and_adding_it_again_pins_it(
+    tmp_path: Path, store: Path
+) -> None:
+    path = _json_file(tmp_path / "orders.json", ORDERS)
+    declared = add_document(path, where=store)
+    manifest = _manifest(store)
+    del manifest["fixtures"]["orders"]["file_sha256"]  # as serkit wrote it before
+    (store / MANIFEST).write_text(json.dumps(manifest))
+    (older,) = declarations(store)
+    with pytest.raises(FixtureChanged, match=rf"^{older.id} pins no file_sha256"):
+        older.build()
+    assert add_document(path, where=store) == declared  # the same id, now pinned
+    assert declarations(store)[0].build() == ORDERS
+
+
+def test_a_pickle_needs_the_flag_on_every_read_and_the_declaration_never_grants_it(
+    tmp_path: Path, store: Path
+) -> None:
     path = tmp_path / "orders.pkl"
     path.write_bytes(pickle.dumps(ORDERS, protocol=5))
     with pytest.raises(DocumentError, match="runs code"):
         add_document(path, where=store)
     assert not store.exists()
     declared = add_document(path, allow_pickle=True, where=store)
-    assert declared.allow_pickle and declared.file.suffix == ".pickle"
-    assert _manifest(store)["fixtures"]["orders"]["allow_pickle"] is True
-    assert declared.build() == ORDERS
+    assert declared.file.suffix == ".pickle"
+    assert "allow_pickle" not in _manifest(store)["fixtures"]["orders"]
+    with pytest.raises(DocumentError, match="is a pickle; loading a pickle runs code"):
+        declared.build()
+    with granting(Grant(Limits(), allow_pickle=True)):  # what --allow-pickle sets
+        assert declared.build() == ORDERS
+
+
+def test_an_allow_pickle_key_in_the_manifest_is_refused(store: Path) -> None:
+    store.mkdir()
+    entry = {"file": "o.pickle", "sha256": "0" * 64, "file_sha256": "0" * 64}
+    (store / MANIFEST).write_text(json.dumps({"fixtures": {"o": {**entry, "allow_pickle": True}}}))
+    with pytest.raises(SerkitError, match="o: allow_pickle is refused: a file cannot allow"):
+        declarations(store)
 
 
 def test_a_document_the_hash_cannot_pin_is_refused(tmp_path: Path, store: Path) -> None:

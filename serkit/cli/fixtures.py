@@ -16,8 +16,9 @@ from serkit.cli.common import (
     print_json,
     print_table,
 )
+from serkit.cli.documents import document_parent, granted
 from serkit.codecs.registry import check_codecs, codec_names
-from serkit.errors import DocumentError, FixtureChanged
+from serkit.errors import DocumentError, FixtureChanged, SerkitError
 from serkit.inputs import jsontestsuite, user_fixtures
 from serkit.inputs.fixtures import (
     FIXTURES,
@@ -36,7 +37,7 @@ from serkit.units import bytes_binary
 
 
 def add_commands(commands: Any) -> None:
-    mirror, selection = mirror_parent(), fixture_parent()
+    mirror, selection, documents = mirror_parent(), fixture_parent(), document_parent()
     fixtures = commands.add_parser("fixtures", help="list, fetch and verify fixture documents")
     actions = fixtures.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="the fixtures")
@@ -46,10 +47,13 @@ def add_commands(commands: Any) -> None:
         "fetch", parents=[mirror], help="download sources from pinned URLs, check sha256"
     ).set_defaults(run=run_fixtures_fetch)
     actions.add_parser(
-        "verify", parents=[mirror, selection], help="check sources and fixture content hashes"
-    ).set_defaults(run=run_fixtures_verify)
+        "verify",
+        parents=[mirror, selection, documents],
+        help="check sources and fixture content hashes",
+    ).set_defaults(run=granted(run_fixtures_verify))
     adding = actions.add_parser(
         "add",
+        parents=[documents],
         help="make one of your documents a fixture of the suite, pinned by its content hash",
         description=(
             "Copy a document (JSON, YAML, msgpack, or pickle with --allow-pickle) into this "
@@ -61,19 +65,20 @@ def add_commands(commands: Any) -> None:
     adding.add_argument("path", metavar="PATH", help="the document file")
     adding.add_argument("--name", help="the fixture's name (default: from the file name)")
     adding.add_argument("--description", default="", help="what the document is, in words")
-    adding.add_argument("--allow-pickle", action="store_true", help="read a pickle (runs code)")
     adding.add_argument(
         "--replace",
         action="store_true",
         help="let changed content take a declared name (the old id's results stay under it)",
     )
-    adding.set_defaults(run=run_fixtures_add)
+    adding.set_defaults(run=granted(run_fixtures_add))
 
     sizes = commands.add_parser(
-        "sizes", parents=[mirror, selection, codec_parent()], help="encoded size of each fixture"
+        "sizes",
+        parents=[mirror, selection, codec_parent(), documents],
+        help="encoded size of each fixture",
     )
     add_format(sizes)
-    sizes.set_defaults(run=run_sizes)
+    sizes.set_defaults(run=granted(run_sizes))
 
 
 def run_fixtures_list(args: argparse.Namespace) -> int:
@@ -113,7 +118,6 @@ def run_fixtures_add(args: argparse.Namespace) -> int:
         args.path,
         name=args.name,
         description=args.description,
-        allow_pickle=args.allow_pickle,
         replace=args.replace,
     )
     verb = "already declared" if declared.id in known else "added"
@@ -143,7 +147,11 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
     for source in SOURCES:
         path = source_path(source)
         print(f"ok    {source.filename} (sha256 {source.sha256[:12]}…, {path})")
-    declarations()  # a malformed fixtures.json, which the registry only warns of, fails here
+    try:  # a malformed fixtures.json, which the registry only warns of, fails here
+        declarations()
+    except SerkitError as exc:
+        failures += 1
+        print(f"FAIL  your fixtures: {exc}")
     suite = jsontestsuite.verified_files()
     folder = next(iter(suite.values())).parent
     print(f"ok    JSONTestSuite test_parsing ({len(suite)} files, each sha256 checked, {folder})")
@@ -172,7 +180,9 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
     skipped = [f.name for f in FIXTURES.values() if f.slow and f.name not in names]
     if skipped:
         print(f"skipped slow fixtures: {', '.join(skipped)} (add --slow)")
-    return 1 if failures else 0
+    if failures:
+        raise SerkitError(f"{failures} failed verification (the FAIL lines above)")
+    return 0
 
 
 def _size_cell(result: SizeResult) -> str:
@@ -184,13 +194,29 @@ def _size_cell(result: SizeResult) -> str:
 
 def run_sizes(args: argparse.Namespace) -> int:
     codecs = check_codecs(args.codec or codec_names())
-    fixtures = chosen_fixtures(args)
+    chosen = chosen_fixtures(args)
     results: list[SizeResult] = []
-    for fixture in progress(fixtures, desc="encoding", unit="fixture"):
-        results.extend(measure_fixture(fixture, codecs))
+    unread: dict[str, SerkitError] = {}  # your documents that could not be read
+    for fixture in progress(chosen, desc="encoding", unit="fixture"):
+        try:
+            results.extend(measure_fixture(fixture, codecs))
+        except (FixtureChanged, DocumentError) as exc:
+            unread[fixture] = exc
+    fixtures = [f for f in chosen if f not in unread]
+    _print_sizes(args, codecs, fixtures, results)
+    if unread:
+        first, *rest = unread.values()
+        more = f" (and {', '.join(list(unread)[1:])} could not be read either)" if rest else ""
+        raise SerkitError(f"{first}{more}; the sizes above leave them out")
+    return 0
+
+
+def _print_sizes(
+    args: argparse.Namespace, codecs: list[str], fixtures: list[str], results: list[SizeResult]
+) -> None:
     if args.format == "json":
         print_json([r.as_dict() for r in results])
-        return 0
+        return
     cells = {(r.codec, r.fixture): r for r in results}
     table = [[c] + [_size_cell(cells[c, f]) for f in fixtures] for c in codecs]
     print("Encoded size in bytes (B)")
@@ -205,4 +231,3 @@ def run_sizes(args: argparse.Namespace) -> int:
     for (codec, options), names in needed.items():
         print(f"    {codec}: {options} ({', '.join(names)})")
     print(f"unmarked sizes round-trip {EXACT}ly.")
-    return 0

@@ -6,9 +6,10 @@ import argparse
 from typing import Any
 
 from serkit.cli.common import add_format, codec_parent, print_hazards, print_json
+from serkit.cli.documents import document_parent, granted
 from serkit.codecs.registry import check_codecs
-from serkit.inputs.documents import MAX_BYTES_ENV, PICKLE_HAZARD
-from serkit.trial.measure import TARGET_S, try_paths
+from serkit.errors import SerkitError
+from serkit.trial.measure import TARGET_S, DocumentTrial, try_paths
 from serkit.trial.render import hazards, render
 
 
@@ -26,22 +27,18 @@ def positive_seconds(value: str) -> float:
 def add_commands(commands: Any) -> None:
     trial = commands.add_parser(
         "try",
-        parents=[codec_parent()],
+        parents=[codec_parent(), document_parent()],
         help="every codec on your own documents: time, size, fidelity (no asv)",
         description=(
             "Time every codec's dumps and loads on your documents (JSON, YAML, msgpack, or "
             "pickle with --allow-pickle; chosen by extension, else by content), in this "
             "process, with their encoded and compressed sizes, whether each gives back "
             "what it was given, and the implementation that ran. Fastest first. "
-            f"Documents over 256 MiB are refused unless {MAX_BYTES_ENV} allows them."
+            "A document over a limit (file size, nodes, depth, aliases) is refused, "
+            "unless you raise the limit here."
         ),
     )
     trial.add_argument("paths", nargs="+", metavar="PATH", help="document files")
-    trial.add_argument(
-        "--allow-pickle",
-        action="store_true",
-        help=f"read pickle files ({PICKLE_HAZARD.split(':')[0]})",
-    )
     trial.add_argument(
         "--budget",
         type=positive_seconds,
@@ -50,7 +47,7 @@ def add_commands(commands: Any) -> None:
         help=f"time to spend on each document, preparing included (default: {TARGET_S:g})",
     )
     add_format(trial)
-    trial.set_defaults(run=run_try)
+    trial.set_defaults(run=granted(run_try))
 
 
 def run_try(args: argparse.Namespace) -> int:
@@ -58,10 +55,18 @@ def run_try(args: argparse.Namespace) -> int:
     documents = try_paths(args.paths, codecs, allow_pickle=args.allow_pickle, budget_s=args.budget)
     if args.format == "json":
         print_json([d.as_dict() for d in documents])
-        return 0
+        return _measured_something(documents)
     print(render(documents, markdown=args.format == "markdown"))
     print_hazards(
         hazards(documents),
         "\nUNSAFE on untrusted input: never give their loads bytes you did not write",
     )
+    return _measured_something(documents)
+
+
+def _measured_something(documents: list[DocumentTrial]) -> int:
+    """0, or an error when some document was measured by no codec at all (e.g. too deep)."""
+    empty = [d.path for d in documents if all(t.round_trip_s is None for t in d.codecs)]
+    if empty:
+        raise SerkitError(f"no codec could measure {', '.join(empty)}: see the table above")
     return 0

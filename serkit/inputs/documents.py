@@ -5,8 +5,11 @@ a pickle's protocol header, then JSON, msgpack and YAML in turn. Bad input ends 
 :class:`~serkit.errors.DocumentError` line, and a file over the size limit is refused
 from its size alone, before a byte of it is read.
 
-Loading a pickle runs code named by the file, so a pickle is read only when the caller
-passes ``allow_pickle=True`` (``--allow-pickle`` on the command line).
+Every reader bounds what the document expands to (:mod:`serkit.inputs.limits`): a YAML
+stream is composed, and its aliases counted, before any object is built; JSON, msgpack
+and pickle are counted as soon as they are parsed. Loading a pickle runs code named by
+the file, so a pickle is read only when the person allows it (``--allow-pickle`` on the
+command line, ``allow_pickle=True`` from Python), never because a file says so.
 """
 
 from __future__ import annotations
@@ -14,14 +17,26 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import re
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable
 
-from serkit.errors import DocumentError
+from serkit.errors import DocumentError, DocumentLimitError
+from serkit.inputs.limits import (
+    NO_DUPLICATE,
+    Contents,
+    Grant,
+    LimitExceeded,
+    Limits,
+    Shape,
+    current_grant,
+    how_to_raise,
+    measure_tree,
+    python_contents,
+)
 from serkit.units import bytes_binary
 
 FORMATS = ("json", "yaml", "msgpack", "pickle")
@@ -43,21 +58,6 @@ CANONICAL_EXTENSION: Mapping[str, str] = MappingProxyType(
     {"json": ".json", "yaml": ".yaml", "msgpack": ".msgpack", "pickle": ".pickle"}
 )
 
-MAX_BYTES_ENV = "SERKIT_MAX_DOCUMENT_BYTES"
-# Parsed, a document takes several times its file size in memory, and every codec's
-# output is kept beside it: 256 MiB of JSON already needs gigabytes.
-DEFAULT_MAX_BYTES = 256 * 2**20
-
-_UNITS = {
-    "": 1,
-    "b": 1,
-    "kb": 10**3,
-    "mb": 10**6,
-    "gb": 10**9,
-    "kib": 2**10,
-    "mib": 2**20,
-    "gib": 2**30,
-}
 PICKLE_HAZARD = (
     "loading a pickle runs code named by the file: pass --allow-pickle "
     "(allow_pickle=True) only for a file you trust"
@@ -73,58 +73,148 @@ class Document:
     obj: Any
     bytes: int  # the file's size
     recognised_by: str  # "extension", "content" (sniffed) or "caller" (format given)
+    shape: Shape | None = None  # the tree it stands for: nodes, depth, aliases
+    warnings: tuple[str, ...] = ()  # what reading it noticed, one line each
 
 
-def parse_size(text: str) -> int:
-    """`"2GiB"`, `"512 MB"`, `"1000000"` -> bytes; DocumentError for anything else."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
-    unit = match.group(2).lower() if match else ""
-    if match is None or unit not in _UNITS:
-        raise DocumentError(
-            f"{text!r} is not a size: give bytes, or a number with kB, MB, GB, KiB, MiB or GiB"
-        )
-    return int(float(match.group(1)) * _UNITS[unit])
-
-
-def max_bytes_from_env(environ: Mapping[str, str] = os.environ) -> int:
-    """SERKIT_MAX_DOCUMENT_BYTES, else DEFAULT_MAX_BYTES."""
-    value = environ.get(MAX_BYTES_ENV, "").strip()
-    if not value:
-        return DEFAULT_MAX_BYTES
-    try:
-        return parse_size(value)
-    except DocumentError as exc:
-        raise DocumentError(f"{MAX_BYTES_ENV}: {exc}") from None
+@dataclass(frozen=True)
+class _Parsed:
+    obj: Any
+    shape: Shape
+    warnings: tuple[str, ...] = ()
 
 
 # --- readers ---------------------------------------------------------------------------
 
 
-def _json(data: bytes) -> Any:
-    return json.loads(data)  # bytes: UTF-8, -16 or -32, as RFC 8259 allows
+class _RepeatedKeys:
+    """An object_pairs_hook that builds each dict as the parser would, noting repeated keys."""
+
+    def __init__(self) -> None:
+        # id(dict) -> (the dict, kept alive so no later dict reuses its id; a repeated key)
+        self.found: dict[int, tuple[dict[Any, Any], Any]] = {}
+
+    def __call__(self, pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+        built = dict(pairs)  # the last value wins, at the first key's place, as without a hook
+        if len(built) < len(pairs):
+            self.found[id(built)] = (built, _first_repeated(key for key, _ in pairs))
+        return built
 
 
-def _yaml(data: bytes) -> Any:
+def _first_repeated(keys: Iterable[Any]) -> Any:
+    seen: set[Any] = set()
+    for key in keys:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
+
+
+def _repeated_warning(shape: Shape, what: str) -> tuple[str, ...]:
+    if not shape.duplicates:
+        return ()
+    where = shape.duplicate_path or "the top level"
+    more = f"; {shape.duplicates:,} {what}s repeat a key" if shape.duplicates > 1 else ""
+    return (
+        f"key {shape.duplicate_key!r} appears more than once in the {what} at {where}, "
+        f"and only its last value is measured{more}",
+    )
+
+
+def _json(data: bytes, limits: Limits) -> _Parsed:
+    repeated = _RepeatedKeys()
+    # bytes: UTF-8, -16 or -32, as RFC 8259 allows
+    obj = json.loads(data, object_pairs_hook=repeated)
+    shape = measure_tree(obj, python_contents(repeated.found), limits, shared=False)
+    return _Parsed(obj, shape, _repeated_warning(shape, "object"))
+
+
+_YAML_MERGE = "tag:yaml.org,2002:merge"
+_YAML_NULL = "tag:yaml.org,2002:null"
+
+
+def _yaml_contents(node: Any) -> Contents | None:
+    """measure_tree's view of a composed YAML node: aliases are the same node again."""
     import yaml
 
-    # Safe loading only: YAML tags must not build arbitrary objects.
-    return yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if isinstance(node, yaml.SequenceNode):
+        items = [(i, x) for i, x in enumerate(node.value) if not isinstance(x, yaml.ScalarNode)]
+        return len(node.value) - len(items), items, NO_DUPLICATE
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    leaves, repeated = 0, NO_DUPLICATE
+    inner: list[tuple[Any, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for key, value in node.value:
+        scalar_key = isinstance(key, yaml.ScalarNode)
+        label = key.value if scalar_key else "?"
+        for part in (key, value):
+            if isinstance(part, yaml.ScalarNode):
+                leaves += 1
+            else:
+                inner.append((label, part))
+        if scalar_key and key.tag != _YAML_MERGE:  # `<<` merges: it may repeat
+            if (key.tag, key.value) in seen and repeated is NO_DUPLICATE:
+                repeated = key.value
+            seen.add((key.tag, key.value))
+    return leaves, inner, repeated
 
 
-def _msgpack(data: bytes) -> Any:
+def _empty_yaml_document(node: Any) -> bool:
+    """A document with nothing in it, as a stream ending in `---` has."""
+    import yaml
+
+    return isinstance(node, yaml.ScalarNode) and node.tag == _YAML_NULL and node.value == ""
+
+
+def _yaml(data: bytes, limits: Limits) -> _Parsed:
+    import yaml
+
+    # Safe loading only: YAML tags must not build arbitrary objects. The stream is
+    # composed first, each alias the very node it names, and measured before any object
+    # is built (a `<<` merge counts what it merges each time, so it may count high).
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(data)
+    try:
+        documents = []
+        while loader.check_node():
+            documents.append(loader.get_node())
+        if len(documents) > 1:
+            documents = [d for d in documents if not _empty_yaml_document(d)]
+        if not documents:
+            return _Parsed(None, Shape(nodes=1, depth=0, aliases=0))
+        stream = len(documents) > 1
+        root = yaml.SequenceNode("tag:yaml.org,2002:seq", documents) if stream else documents[0]
+        shape = measure_tree(root, _yaml_contents, limits)
+        built = [loader.construct_document(d) for d in documents]
+    finally:
+        loader.dispose()
+    warnings = _repeated_warning(shape, "mapping")
+    if stream:
+        warnings += (f"{len(built)} YAML documents, measured as a list",)
+    return _Parsed(built if stream else built[0], shape, warnings)
+
+
+def _msgpack(data: bytes, limits: Limits) -> _Parsed:
     try:
         import msgpack
     except ImportError:
         raise DocumentError("reading msgpack needs msgpack (pip install msgpack)") from None
+    repeated = _RepeatedKeys()
     # Int map keys are common in msgpack written by other languages: keep them.
-    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+    try:
+        obj = msgpack.unpackb(data, raw=False, strict_map_key=False, object_pairs_hook=repeated)
+    except msgpack.StackError:
+        raise RecursionError("msgpack's own stack is full") from None
+    shape = measure_tree(obj, python_contents(repeated.found), limits, shared=False)
+    return _Parsed(obj, shape, _repeated_warning(shape, "map"))
 
 
-def _pickle(data: bytes) -> Any:
-    return pickle.loads(data)
+def _pickle(data: bytes, limits: Limits) -> _Parsed:
+    obj = pickle.loads(data)
+    return _Parsed(obj, measure_tree(obj, python_contents(), limits))  # its memo shares
 
 
-READERS: Mapping[str, Callable[[bytes], Any]] = MappingProxyType(
+READERS: Mapping[str, Callable[[bytes, Limits], _Parsed]] = MappingProxyType(
     {"json": _json, "yaml": _yaml, "msgpack": _msgpack, "pickle": _pickle}
 )
 
@@ -140,8 +230,11 @@ def looks_like_pickle(data: bytes) -> bool:
 
 
 def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
-    """The file's bytes, refused by size before reading when over `max_bytes` (the limit)."""
-    max_bytes = max_bytes_from_env() if max_bytes is None else max_bytes
+    """The file's bytes, refused by size before reading when over `max_bytes` (the limit).
+
+    `max_bytes` defaults to the limit granted (serkit.inputs.limits.current_grant).
+    """
+    max_bytes = current_grant().limits.bytes if max_bytes is None else max_bytes
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -151,9 +244,9 @@ def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
     if path.is_dir():
         raise DocumentError(f"{path} is a folder, not a document")
     if size > max_bytes:
-        raise DocumentError(
+        raise DocumentLimitError(
             f"{path} is {bytes_binary(size)}, over the {bytes_binary(max_bytes)} limit for a "
-            f"document; to raise it, set {MAX_BYTES_ENV} (e.g. {MAX_BYTES_ENV}=4GiB)"
+            f"document; {how_to_raise('bytes', '4GiB')}"
         )
     try:
         with path.open("rb") as stream:
@@ -161,39 +254,52 @@ def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
     except OSError as exc:
         raise DocumentError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if len(data) > max_bytes:
-        raise DocumentError(f"{path} grew past the {bytes_binary(max_bytes)} limit while read")
+        raise DocumentLimitError(f"{path} grew past the {bytes_binary(max_bytes)} limit while read")
     if not data:
         raise DocumentError(f"{path} is empty")
     return data
 
 
-def _decode(path: Path, data: bytes, fmt: str, allow_pickle: bool) -> Any:
-    if fmt == "pickle" and not allow_pickle:
+def _decode(path: Path, data: bytes, fmt: str, grant: Grant) -> _Parsed:
+    if fmt == "pickle" and not grant.allow_pickle:
         raise DocumentError(f"{path} is a pickle; {PICKLE_HAZARD}")
     try:
-        return READERS[fmt](data)
+        return READERS[fmt](data, grant.limits)
     except DocumentError:
         raise
+    except LimitExceeded as exc:
+        raise DocumentLimitError(f"{path}: {exc}") from None
+    except RecursionError:  # the parser's own stack, before serkit could count the levels
+        raise DocumentLimitError(
+            f"{path} nests too deep for the {fmt} reader to parse; serkit "
+            f"measures documents up to {grant.limits.depth:,} levels deep"
+        ) from None
     except Exception as exc:  # each library raises its own classes
         raise DocumentError(f"{path} is not valid {fmt}: {_brief(exc)}") from exc
 
 
-def _sniff(path: Path, data: bytes, allow_pickle: bool) -> tuple[str, Any]:
-    """The first reader that reads the whole file; YAML only when it gives a mapping or list."""
+def _sniff(path: Path, data: bytes, grant: Grant) -> tuple[str, _Parsed]:
+    """The first reader that reads the whole file; YAML only when it gives a mapping or list.
+
+    A reader that parses the file but finds it over a limit ends the search: the file is
+    in that format, and refused.
+    """
     if looks_like_pickle(data):
-        return "pickle", _decode(path, data, "pickle", allow_pickle)
+        return "pickle", _decode(path, data, "pickle", grant)
     failures = []
     for fmt in ("json", "msgpack", "yaml"):
         try:
-            obj = _decode(path, data, fmt, allow_pickle)
+            parsed = _decode(path, data, fmt, grant)
+        except DocumentLimitError:
+            raise
         except DocumentError as exc:
             failures.append(f"{fmt}: {_brief(exc.__cause__ or exc, 60)}")
             continue
         # Almost any text is one YAML scalar: only a structure is evidence of YAML.
-        if fmt == "yaml" and not isinstance(obj, (dict, list)):
-            failures.append(f"yaml: the text is one {type(obj).__name__}, not a document")
+        if fmt == "yaml" and not isinstance(parsed.obj, (dict, list)):
+            failures.append(f"yaml: the text is one {type(parsed.obj).__name__}, not a document")
             continue
-        return fmt, obj
+        return fmt, parsed
     raise DocumentError(
         f"{path}: no reader can read it (tried {'; '.join(failures)}); "
         f"known extensions: {', '.join(EXTENSIONS)}"
@@ -201,34 +307,55 @@ def _sniff(path: Path, data: bytes, allow_pickle: bool) -> tuple[str, Any]:
 
 
 def decode(
-    path: Path, data: bytes, *, allow_pickle: bool = False, format: str | None = None
+    path: Path,
+    data: bytes,
+    *,
+    allow_pickle: bool | None = None,
+    format: str | None = None,
+    limits: Limits | None = None,
 ) -> Document:
-    """Read `data`, the bytes of `path`: see read_document."""
+    """Read `data`, the bytes of `path`: see read_document.
+
+    What reading noticed (a repeated key, a YAML stream of several documents) is printed,
+    one `serkit: warning:` line each, and kept in Document.warnings.
+    """
     if format is not None and format not in FORMATS:
         raise DocumentError(f"unknown document format {format!r}; known: {', '.join(FORMATS)}")
-    if format is not None:
-        obj = _decode(path, data, format, allow_pickle)
-        return Document(path, format, obj, len(data), "caller")
+    granted = current_grant()
+    grant = Grant(
+        limits if limits is not None else granted.limits,
+        granted.allow_pickle if allow_pickle is None else allow_pickle,
+    )
     by_extension = EXTENSIONS.get(path.suffix.lower())
-    if by_extension is not None:
-        obj = _decode(path, data, by_extension, allow_pickle)
-        return Document(path, by_extension, obj, len(data), "extension")
-    fmt, obj = _sniff(path, data, allow_pickle)
-    return Document(path, fmt, obj, len(data), "content")
+    if format is not None:
+        fmt, parsed, how = format, _decode(path, data, format, grant), "caller"
+    elif by_extension is not None:
+        fmt, parsed, how = by_extension, _decode(path, data, by_extension, grant), "extension"
+    else:
+        (fmt, parsed), how = _sniff(path, data, grant), "content"
+    warnings = tuple(f"{path}: {warning}" for warning in parsed.warnings)
+    for warning in warnings:
+        print(f"serkit: warning: {warning}", file=sys.stderr)
+    return Document(path, fmt, parsed.obj, len(data), how, parsed.shape, warnings)
 
 
 def read_document(
     path: str | os.PathLike[str],
     *,
-    allow_pickle: bool = False,
+    allow_pickle: bool | None = None,
     max_bytes: int | None = None,
     format: str | None = None,
+    limits: Limits | None = None,
 ) -> Document:
     """Read one document; DocumentError, in one line, for anything that stops it.
 
     `format` forces a reader; otherwise the extension decides, and an unknown extension
-    is sniffed. `max_bytes` defaults to SERKIT_MAX_DOCUMENT_BYTES, else 256 MiB.
+    is sniffed. `allow_pickle` and the limits default to what the person granted
+    (:func:`serkit.inputs.limits.current_grant`: the command line's flags, else the
+    SERKIT_MAX_DOCUMENT_* variables, else the defaults, and no pickle); `max_bytes`
+    overrides the byte limit alone.
     """
     where = Path(path)
-    data = read_bytes(where, max_bytes)
-    return decode(where, data, allow_pickle=allow_pickle, format=format)
+    chosen = limits if limits is not None else current_grant().limits
+    data = read_bytes(where, chosen.bytes if max_bytes is None else max_bytes)
+    return decode(where, data, allow_pickle=allow_pickle, format=format, limits=chosen)

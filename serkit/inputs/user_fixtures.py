@@ -5,6 +5,7 @@ Its ``fixtures.json`` declares each document::
 
     {"fixtures": {"orders": {"file": "orders@3f2ab496.json",
                              "sha256": "3f2ab4963e6c2d02…",
+                             "file_sha256": "(the file's bytes)…",
                              "description": "one day of orders"}}}
 
 ``sha256`` is the document's content hash (:func:`serkit.inputs.hashing.content_hash`,
@@ -12,6 +13,13 @@ the same hash as every built-in fixture's), and the fixture's id carries its fir
 hex digits: ``orders@3f2ab496``. A document that changes is therefore a new fixture with a
 new id, never new results under an old one, and a file whose content no longer matches its
 declaration is refused, naming both hashes (:class:`~serkit.errors.FixtureChanged`).
+``file_sha256`` pins the file's bytes, which are checked before any parser sees them: a
+file swapped into the folder is refused unread.
+
+Nothing in the folder grants trust: a pickle is loaded only when the person running the
+command allows it (``--allow-pickle``; the suite: ``SERKIT_BENCH_ALLOW_PICKLE=1``), and the
+document's limits are theirs to raise (:mod:`serkit.inputs.limits`). An ``allow_pickle``
+key, which older versions wrote, is refused with a line saying so.
 
 :func:`add_document` copies a document into the folder and declares it, so the entry
 cannot drift from the copy. The folder is found from the current directory's checkout;
@@ -22,6 +30,7 @@ sets to the checkout.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -40,7 +49,6 @@ from serkit.inputs.documents import (
     Document,
     decode,
     read_bytes,
-    read_document,
 )
 from serkit.inputs.hashing import content_hash
 from serkit.units import bytes_binary
@@ -50,6 +58,8 @@ FOLDER = Path("fixtures") / "user"  # in the checkout
 MANIFEST = "fixtures.json"
 USER_ORIGIN = "your data"  # a declared document's `origin` in the fixture registry
 ID_HASH_DIGITS = 8
+# What a declaration may say; `allow_pickle` is refused by name, see _declaration.
+KEYS = frozenset({"file", "sha256", "file_sha256", "description", "format", "slow"})
 # Sizes as file bytes: a document this large is slow (left out unless --slow) or large
 # (its peak memory is measured), as random-dicts-10000 and -1000 are as JSON.
 SLOW_BYTES = 10 * 10**6
@@ -65,10 +75,10 @@ class Declaration:
 
     name: str
     file: Path  # absolute
-    sha256: str
+    sha256: str  # the content hash: the parsed document's
+    file_sha256: str | None = None  # the file's bytes; None in a declaration older than it
     description: str = ""
     format: str | None = None  # None: from the extension, else sniffed
-    allow_pickle: bool = False
     declared_slow: bool | None = None  # None: from the file's size
 
     @property
@@ -96,7 +106,7 @@ class Declaration:
         return self.size >= LARGE_BYTES
 
     def build(self) -> Any:
-        """The document, read from its file and checked against its content hash."""
+        """The document, read from its file and checked against both hashes."""
         return read_declared(self).obj
 
 
@@ -129,7 +139,13 @@ def _declaration(name: str, entry: Any, base: Path) -> Declaration:
         )
     if not isinstance(entry, dict):
         raise SerkitError(f"{name}: expected an object with file and sha256")
-    unknown = set(entry) - {"file", "sha256", "description", "format", "allow_pickle", "slow"}
+    if "allow_pickle" in entry:
+        raise SerkitError(
+            f"{name}: allow_pickle is refused: a file cannot allow itself to be unpickled; "
+            "remove the key, and pass --allow-pickle to the command that reads the fixture "
+            "(SERKIT_BENCH_ALLOW_PICKLE=1 for the suite)"
+        )
+    unknown = set(entry) - KEYS
     if unknown:
         raise SerkitError(f"{name}: unknown keys {', '.join(sorted(unknown))}")
     file, sha256 = entry.get("file"), entry.get("sha256")
@@ -140,19 +156,26 @@ def _declaration(name: str, entry: Any, base: Path) -> Declaration:
             f"{name}: sha256 must be the document's 64-hex-digit content hash "
             "(`serkit fixtures add` computes it)"
         )
+    file_sha256 = entry.get("file_sha256")
+    if file_sha256 is not None and not (
+        isinstance(file_sha256, str) and _SHA256.fullmatch(file_sha256)
+    ):
+        raise SerkitError(
+            f"{name}: file_sha256 must be the sha256 of the file's bytes, 64 hex digits "
+            "(`serkit fixtures add` computes it)"
+        )
     fmt = entry.get("format")
     if fmt is not None and fmt not in FORMATS:
         raise SerkitError(f"{name}: format must be one of {', '.join(FORMATS)}")
-    for flag in ("allow_pickle", "slow"):
-        if not isinstance(entry.get(flag, False), bool):
-            raise SerkitError(f"{name}: {flag} must be true or false")
+    if not isinstance(entry.get("slow", False), bool):
+        raise SerkitError(f"{name}: slow must be true or false")
     return Declaration(
         name=name,
         file=(base / file).resolve(),
         sha256=sha256,
+        file_sha256=file_sha256,
         description=str(entry.get("description", "")),
         format=fmt,
-        allow_pickle=entry.get("allow_pickle", False),
         declared_slow=entry.get("slow"),
     )
 
@@ -185,20 +208,37 @@ def declarations(where: Path | None = None) -> list[Declaration]:
 # --- building one --------------------------------------------------------------------
 
 
+def _readd(declaration: Declaration) -> str:
+    return f"`serkit fixtures add {declaration.file} --name {declaration.name} --replace`"
+
+
 def read_declared(declaration: Declaration) -> Document:
-    """Read the declared file and check its content hash; FixtureChanged when it differs."""
-    document = read_document(
-        declaration.file,
-        allow_pickle=declaration.allow_pickle,
-        format=declaration.format,
-    )
-    actual = pin(document)
-    if actual != declaration.sha256:
+    """Read the declared file, its bytes checked before they are parsed, then its content.
+
+    FixtureChanged when either hash differs; a pickle loads only under a grant that
+    allows it (serkit.inputs.limits.current_grant), never because the declaration says so.
+    """
+    if declaration.file_sha256 is None:
         raise FixtureChanged(
-            f"{declaration.file} has changed: its content sha256 is {actual[:12]}…, "
+            f"{declaration.id} pins no file_sha256 (declared by an older serkit), so its "
+            f"bytes cannot be checked before they are parsed; pin them by adding it again: "
+            f"`serkit fixtures add {declaration.file} --name {declaration.name}`"
+        )
+    data = read_bytes(declaration.file)
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != declaration.file_sha256:
+        raise FixtureChanged(
+            f"{declaration.file} has changed: its file sha256 is {actual[:12]}…, declared "
+            f"{declaration.file_sha256[:12]}… for {declaration.id}, so it was not read; "
+            f"if you trust the new file, make it a new fixture: {_readd(declaration)}"
+        )
+    document = decode(declaration.file, data, format=declaration.format)
+    content = pin(document)
+    if content != declaration.sha256:
+        raise FixtureChanged(
+            f"{declaration.file} has changed: its content sha256 is {content[:12]}…, "
             f"declared {declaration.sha256[:12]}… as {declaration.id}; to keep the new "
-            f"content, make it a new fixture: `serkit fixtures add {declaration.file} "
-            f"--name {declaration.name} --replace`"
+            f"content, make it a new fixture: {_readd(declaration)}"
         )
     return document
 
@@ -207,7 +247,7 @@ def pin(document: Document) -> str:
     """The document's content hash; DocumentError when it holds a type the hash cannot pin."""
     try:
         return content_hash(document.obj)
-    except TypeError as exc:  # content_hash walks plain data only
+    except TypeError as exc:  # content_hash walks plain data only; measured: no cycles
         raise DocumentError(
             f"{document.path}: {exc}; a fixture may hold only None, bool, int, float, str, "
             "bytes, list, tuple, dict and named tuples"
@@ -254,7 +294,7 @@ def add_document(
     *,
     name: str | None = None,
     description: str = "",
-    allow_pickle: bool = False,
+    allow_pickle: bool | None = None,
     replace: bool = False,
     where: Path | None = None,
 ) -> Declaration:
@@ -262,12 +302,13 @@ def add_document(
 
     The copy is written first and the manifest last, each by an atomic rename, so a
     failure at any step leaves the folder as it was. Re-adding the same content under the
-    same name changes nothing; other content under a declared name needs `replace`.
+    same name changes nothing (but pins the file's bytes of a declaration made before
+    serkit did); other content under a declared name needs `replace`.
     """
     source = Path(path)
     data = read_bytes(source)  # read once: the bytes hashed are the bytes kept
     document = decode(source, data, allow_pickle=allow_pickle)
-    sha256 = pin(document)
+    sha256, file_sha256 = pin(document), hashlib.sha256(data).hexdigest()
     chosen = name or default_name(source)
     if not _NAME.fullmatch(chosen):
         raise DocumentError(
@@ -281,9 +322,10 @@ def add_document(
     manifest = _read_manifest(target_dir)
     existing = declarations(target_dir)
     previous = next((d for d in existing if d.name == chosen), None)
-    if previous is not None and previous.sha256 == sha256:
-        return previous
-    if previous is not None and not replace:
+    same = previous is not None and previous.sha256 == sha256
+    if same and previous is not None and previous.file_sha256:
+        return previous  # its copy stays, even one in another format
+    if previous is not None and not same and not replace:
         raise DocumentError(
             f"{chosen} is already declared as {previous.id}; this document's content sha256 "
             f"is {sha256[:12]}…: a changed document is a new fixture, so give it another "
@@ -291,11 +333,9 @@ def add_document(
         )
     stored = f"{fixture_id(chosen, sha256)}{CANONICAL_EXTENSION[document.format]}"
     target_dir.mkdir(parents=True, exist_ok=True)
-    entry: dict[str, Any] = {"file": stored, "sha256": sha256}
+    entry: dict[str, Any] = {"file": stored, "sha256": sha256, "file_sha256": file_sha256}
     if description:
         entry["description"] = description
-    if document.format == "pickle":
-        entry["allow_pickle"] = True
     manifest["fixtures"][chosen] = entry
     copy = target_dir / stored
     copied = not copy.exists()

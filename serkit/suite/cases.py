@@ -32,6 +32,7 @@ from typing import Any, Callable, cast
 from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
+from serkit.inputs.limits import Grant, granting, limits_from_env
 from serkit.suite.budget import seconds_from_env, timed_once
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -43,6 +44,9 @@ LIBRARY_ENV = "SERKIT_BENCH_LIBRARY"
 # 0.1). The quick run sets 0.02: on 93 fast pairs here the results moved by no more than
 # between two runs with 0.1, and each pair took 0.08 s less.
 WARMUP_ENV = "SERKIT_BENCH_WARMUP"
+# Load your fixtures that are pickles (loading one runs code): only the person running the
+# suite can allow it, never the fixtures folder (serkit.inputs.user_fixtures).
+ALLOW_PICKLE_ENV = "SERKIT_BENCH_ALLOW_PICKLE"
 # Count instructions per call under valgrind too (serkit.suite.instructions): opt-in.
 INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 # How many processes time each pair (asv's `rounds`; asv interleaves them, one round over
@@ -273,7 +277,10 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     """
     settle_allocator()
     get_codec(codec)  # a missing library fails before the fixture is built
-    return prepare_object(codec, fixture, load_fixture(fixture), decode=decode)
+    allowed = truthy(os.environ.get(ALLOW_PICKLE_ENV))
+    with granting(Grant(limits_from_env(), allow_pickle=allowed)):
+        obj = load_fixture(fixture)
+    return prepare_object(codec, fixture, obj, decode=decode)
 
 
 def prepare_object(
