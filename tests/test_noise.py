@@ -143,7 +143,7 @@ def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path:
     assert steady is not None and two_modes is not None
     m = runs["a"].get("bench_time.Dumps.time_dumps", "json", "small")
     assert spread_text(m, steady) == "±1.0 %, 5 processes"
-    assert "5 processes, one sample each" in spread_title(m, steady)
+    assert "5 processes, each its least sample" in spread_title(m, steady)
     assert spread_text(m, two_modes) == "5 processes in 2 modes: 1.00 µs in 3, 1.90 µs in 2"
 
 

@@ -78,7 +78,7 @@ def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
 def spread_title(m: Measurement | None, between: Spread | None = None) -> str:
     if between is not None:
         return (
-            f"{len(between.values)} processes, one sample each: {units.seconds(between.low)} "
+            f"{len(between.values)} processes, each its least sample: {units.seconds(between.low)} "
             f"to {units.seconds(between.high)}, interquartile range "
             f"{units.seconds(between.q1)} to {units.seconds(between.q3)}"
         )

@@ -1,6 +1,6 @@
 """`serkit bench` runs the rounds itself: one `asv run` per round and environment.
 
-Each timed pair takes one sample in each of `rounds` processes, one process per round,
+Each timed pair takes a few samples in each of `rounds` processes, one process per round,
 the rounds interleaved over the whole grid. asv can interleave rounds itself, but it
 saves an environment's results only when its run ends, and counts rounds per benchmark,
 never per pair. Driving them from here gives three things:

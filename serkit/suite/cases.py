@@ -50,10 +50,10 @@ ALLOW_PICKLE_ENV = "SERKIT_BENCH_ALLOW_PICKLE"
 # Count instructions per call under valgrind too (serkit.suite.instructions): opt-in.
 INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 # How many processes time each pair (asv's `rounds`; asv interleaves them, one round over
-# the whole grid, then the next). Each process takes one sample, so asv's samples are the
-# per-process values and every spread serkit states is the spread between processes: on
-# a shared VM one process can read a call 2x slower than another, which samples taken in
-# one process never show. `serkit bench` sets it (quick run: QUICK_ROUNDS).
+# the whole grid, then the next). Each process takes SAMPLES_PER_PROCESS samples, kept
+# together in asv's samples, so every spread serkit states is the spread between
+# processes: on a shared VM one process can read a call 2x slower than another, which
+# samples taken in one process never show. `serkit bench` sets it (quick run: QUICK_ROUNDS).
 ROUNDS_ENV = "SERKIT_BENCH_ROUNDS"
 FULL_ROUNDS = 10
 # Within each process, SAMPLES_PER_PROCESS samples of SAMPLE_TIME_S each; the process's

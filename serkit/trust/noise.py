@@ -1,7 +1,7 @@
 """A/A runs: how far two runs of the same code apart on this host, and what verdicts make of it.
 
 The suite runs twice, one run after the other, in this interpreter, with the quick
-run's settings (one sample in each of several processes per pair, interleaved) and
+run's settings (a few samples in each of several processes per pair, interleaved) and
 results in a temporary folder. Nothing differs between the runs, so every "faster" or
 "slower" between them is a false verdict:
 
