@@ -1,9 +1,10 @@
-"""Can timings be trusted: `agreement`, `validate`, `overhead`, `doctor`, `noise` and `aa`."""
+"""Can timings be trusted: `agreement`, `validate`, `overhead`, `doctor`, `noise`, `aa`, `power`."""
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 from typing import Any
 
 from serkit.checkout import project_root, results_dir
@@ -87,6 +88,32 @@ def add_commands(commands: Any) -> None:
     )
     add_format(aa)
     aa.set_defaults(run=run_aa)
+
+    power = commands.add_parser(
+        "power",
+        parents=[codec_parent(), fixture_parent()],
+        help="measure what verdicts here can see: known slowdowns that really run, and an A/A",
+    )
+    power.add_argument(
+        "--sizes",
+        default="5,10,20",
+        help="the slowdowns to inject, in percent, each a multiple of 5 (default 5,10,20)",
+    )
+    power.add_argument(
+        "--mode",
+        choices=("both", "same-run", "between-runs"),
+        default="both",
+        help="interleave the arms' rounds (as a matrix run), run them one after another "
+        "(as two hosts or days), or both (default)",
+    )
+    power.add_argument(
+        "--processes", type=positive_int, default=None, help="processes per pair and arm"
+    )
+    power.add_argument(
+        "--machine", help="the machine to file the result under, and whose floor verdicts use"
+    )
+    add_format(power)
+    power.set_defaults(run=run_power)
 
 
 def _seconds(value: float) -> str:
@@ -284,3 +311,64 @@ def run_aa(args: argparse.Namespace) -> int:
         args, result, source, missing if args.instructions and not result.instruction_ratios else []
     )
     return 0 if not args.instructions or result.instructions_agree else 1
+
+
+# The issue's slice: common C and stdlib codecs on the four small post fixtures.
+POWER_CODECS = (
+    "json", "msgpack", "orjson", "cbor2", "pickle-p5", "ujson", "msgspec-msgpack", "simplejson",
+)  # fmt: skip
+POWER_FIXTURES = ("small-dict", "sensor-record", "random-dicts-10", "senate-bios")
+
+
+def _sizes(text: str) -> list[float]:
+    from serkit.suite.cases import INJECTED_LOOPS
+
+    step = 100 // INJECTED_LOOPS
+    try:
+        sizes = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        sizes = []
+    if not sizes or any(size <= 0 or size % step or size > 200 for size in sizes):
+        raise SerkitError(
+            f"--sizes {text!r}: give percents, each a multiple of {step} from {step} to 200"
+        )
+    return [size / 100 for size in sizes]
+
+
+def run_power(args: argparse.Namespace) -> int:
+    from serkit.inputs.fixtures import check_fixtures
+    from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
+    from serkit.run.runner import machine_name
+    from serkit.trust import power
+
+    root = project_root()
+    sizes = _sizes(args.sizes)
+    codecs = check_codecs(args.codec) if args.codec else list(POWER_CODECS)
+    fixtures = check_fixtures(args.fixture) if args.fixture else list(POWER_FIXTURES)
+    modes = {"both": (SAME_RUN, BETWEEN_RUNS), "same-run": (SAME_RUN,)}.get(
+        args.mode, (BETWEEN_RUNS,)
+    )
+    machine = machine_name(["--machine", args.machine] if args.machine else [])
+    folder = results_dir(root) / machine
+    noise_record = read_noise(folder)
+    floor = noise_record.verdict_floor if noise_record else DEFAULT_FLOOR
+    arms = 2 + len(sizes)
+    print(
+        f"serkit power: {len(codecs)} codecs x {len(fixtures)} fixtures, {arms} arms "
+        f"({', '.join(power.arms(sizes))}) in {len(modes)} mode(s), verdicts at a {floor:.0%} "
+        "floor; each arm times the slice as a quick run does",
+        file=sys.stderr,
+    )
+    rows, record = power.measure(
+        root, codecs, fixtures, sizes=sizes, modes=modes, processes=_processes(args), floor=floor
+    )
+    path = record_power(folder, record)
+    if args.format == "json":
+        print_json(power.as_dict(rows, record))
+        return 0
+    table, headers = power.table(rows)
+    print_table(table, headers, args.format)
+    print(f"load {record.load_before} before, {record.load_after} after")
+    print(f"{machine}: {record.in_words()}")
+    print(f"recorded in {path}; `serkit hosts`, `serkit compare` and the report say it")
+    return 0

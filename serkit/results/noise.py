@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 NOISE_FILE = "serkit-noise.yaml"
+POWER_FILE = "serkit-power.yaml"
 # Where a host has no measurement yet: the floor verdicts use, and say they use.
 DEFAULT_FLOOR = 0.10
 # And the least floor verdicts use where one was measured. `serkit noise` runs its panel
@@ -59,28 +60,87 @@ class NoiseRecord:
         )
 
 
-def record_noise(folder: Path, record: NoiseRecord) -> Path:
-    """Write `record` into a machine's results folder, atomically."""
+# The two ways serkit compares timings: two points of one run, their rounds interleaved
+# (library releases, Pythons), and two separate runs (two hosts, two days).
+SAME_RUN = "same run"
+BETWEEN_RUNS = "between runs"
+
+
+@dataclass(frozen=True)
+class PowerRecord:
+    """What `serkit power` found: the share of pairs its verdicts called, by how it
+    compared (SAME_RUN, BETWEEN_RUNS) and by the slowdown really injected ("0" is A/A)."""
+
+    measured_at: str  # ISO 8601, UTC
+    slice: str  # which pairs
+    pairs: int
+    processes: int  # planned per pair and run, before extra rounds
+    floor: float  # the floor the verdicts used
+    called: dict[str, dict[str, float]]  # mode: {"0": A/A share, "0.05": share called, ...}
+    load_before: str = ""
+    load_after: str = ""
+
+    def in_words(self) -> str:
+        parts = []
+        for mode, shares in self.called.items():
+            seen = [
+                f"{float(size):.0%} in {share:.0%}" for size, share in shares.items() if float(size)
+            ]
+            false = shares.get("0")
+            aa = f"; A/A {false:.1%}" if false is not None else ""
+            parts.append(f"{mode}: a slowdown of {', '.join(seen)} of pairs{aa}")
+        return (
+            f"verdicts called {'; '.join(parts)} (at a {self.floor:.0%} floor; "
+            f"{self.pairs} pairs, {self.measured_at[:10]})"
+        )
+
+
+def _write(folder: Path, name: str, record: Any) -> Path:
+    """Write a record into a machine's results folder, atomically."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / NOISE_FILE
+    path = folder / name
     text = yaml.safe_dump(dataclasses.asdict(record), sort_keys=False)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".noise-", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".record-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
     os.replace(tmp, path)
     return path
 
 
-def read_noise(folder: Path, warnings: list[str] | None = None) -> NoiseRecord | None:
-    """The machine's noise record, or None; a broken file is a named warning, not an error."""
-    path = folder / NOISE_FILE
+def _read(folder: Path, name: str, kind: Any, what: str, warnings: list[str] | None) -> Any:
+    """The machine's record of `kind`, or None; a broken file is a named warning, not an error."""
+    path = folder / name
     if not path.is_file():
         return None
     try:
         data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-        fields = {f.name for f in dataclasses.fields(NoiseRecord)}
-        return NoiseRecord(**{k: v for k, v in data.items() if k in fields})
+        fields = {f.name for f in dataclasses.fields(kind)}
+        return kind(**{k: v for k, v in data.items() if k in fields})
     except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
         if warnings is not None:
-            warnings.append(f"skipped {path}: not a serkit noise record ({exc})")
+            warnings.append(f"skipped {path}: not a serkit {what} record ({exc})")
         return None
+
+
+def record_noise(folder: Path, record: NoiseRecord) -> Path:
+    """Write `record` into a machine's results folder, atomically."""
+    return _write(folder, NOISE_FILE, record)
+
+
+def read_noise(folder: Path, warnings: list[str] | None = None) -> NoiseRecord | None:
+    """The machine's noise record, or None; a broken file is a named warning, not an error."""
+    found: NoiseRecord | None = _read(folder, NOISE_FILE, NoiseRecord, "noise", warnings)
+    return found
+
+
+def record_power(folder: Path, record: PowerRecord) -> Path:
+    return _write(folder, POWER_FILE, record)
+
+
+def read_power(folder: Path, warnings: list[str] | None = None) -> PowerRecord | None:
+    """The machine's power record (`serkit power`), or None."""
+    found: PowerRecord | None = _read(folder, POWER_FILE, PowerRecord, "power", warnings)
+    return found
+
+
+POWER_NOT_MEASURED = "what a verdict can see here was not measured (`serkit power`)"

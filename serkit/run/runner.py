@@ -166,15 +166,14 @@ def ensure_machine(root: Path, env: dict[str, str] | None = None, name: str | No
     """Create asv's machine profile (CPU, OS, RAM) once, without asv's interactive prompt:
     under the hostname, or under `name` (which `asv machine --yes --machine` would record
     without the CPU, OS and RAM)."""
-    path = _home(env) / PROFILES_FILE
-    if name is None:
-        if not path.exists() and asv(root, ["machine", "--yes"], env) != 0:
-            raise SerkitError("asv machine --yes failed; run it yourself to see why")
-        return
-    if name in _profiles(path):
-        return
     from asv.machine import Machine, MachineCollection  # deferred: asv is only needed to run
 
+    path = _home(env) / PROFILES_FILE
+    # asv's own default is the hostname; a profile file holding only machines named with
+    # --machine (by `serkit bench`) lacks it, and asv would then stop to ask.
+    name = name or Machine.get_unique_machine_name()
+    if name in _profiles(path):
+        return
     info = {**Machine.get_defaults(), "machine": name}
     MachineCollection.save(name, info, _path=str(path))
 

@@ -68,6 +68,11 @@ SAMPLE_TIME_S = 0.002
 # four read 1.3-1.8x slow throughout, and a verdict judges the fastest mode only. The
 # rule looks at one run's own processes, never at a comparison, so it cannot bias one.
 FASTEST_MODE_PROCESSES = 5
+# Set only by `serkit power`: every timed body makes this share more calls than its timer
+# counts, a known slowdown that really runs (the same calls, the same instruction mix).
+# Its bodies all repeat their call INJECTED_LOOPS times, so +5 % is one more call in 20.
+INJECT_ENV = "SERKIT_BENCH_INJECT"
+INJECTED_LOOPS = 20
 
 # How long one timed body should last; calls shorter than this are repeated inside it.
 INNER_TARGET_S = 20e-6
@@ -119,6 +124,23 @@ def rounds_from_env(environ: Mapping[str, str] = os.environ) -> int:
     if not value.isdigit() or not 2 <= int(value) <= 100:
         raise SerkitError(f"{ROUNDS_ENV}={value!r}: give a whole number of processes, 2 to 100")
     return int(value)
+
+
+def injected_from_env(environ: Mapping[str, str] = os.environ) -> int | None:
+    """SERKIT_BENCH_INJECT as extra calls per INJECTED_LOOPS (0.05 -> 1), or None when unset."""
+    value = environ.get(INJECT_ENV, "").strip()
+    if not value:
+        return None
+    try:
+        share = float(value)
+    except ValueError:
+        share = -1.0
+    extra = round(share * INJECTED_LOOPS)
+    if not 0 <= share <= 10 or abs(extra - share * INJECTED_LOOPS) > 1e-9:
+        raise SerkitError(
+            f"{INJECT_ENV}={value!r}: give a share of extra calls in steps of 1/{INJECTED_LOOPS}"
+        )
+    return extra
 
 
 def truthy(value: str | None) -> bool:
@@ -354,7 +376,8 @@ class CaseBenchmark:
     loads: Callable[[bytes], Any]
     obj: Any
     payload: bytes
-    inner_loops: int = 1
+    inner_loops: int = 1  # calls the timer divides by
+    calls: int = 1  # calls the body makes: inner_loops, and more under `serkit power`
     repeat: int  # asv's samples per process, and `rounds` its processes: set on timed classes
     rounds: int
     sample_time: float
@@ -390,6 +413,10 @@ class CaseBenchmark:
         if self.operation is None:
             return None
         self.inner_loops = case.inner_loops(self.operation)
+        self.calls = self.inner_loops
+        extra = injected_from_env()
+        if extra is not None:
+            self.inner_loops, self.calls = INJECTED_LOOPS, INJECTED_LOOPS + extra
         self.timer = per_call_timer(self.inner_loops)
         # asv imports the suite as a package named after its folder (benchmarks.bench_time)
         # and leaves that package out of benchmark names (bench_time.Dumps.time_dumps).

@@ -10,6 +10,7 @@ machine noise hits both alike; each pair's verdict is the median of its rounds' 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import statistics
@@ -29,11 +30,12 @@ from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
 from serkit.results.hosts import load_average
-from serkit.results.tree import ResultsTree, read_tree
+from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
+from serkit.run.rounds import ROUND_ARGS, later_selection, short_of_fastest_mode
 from serkit.run.runner import asv, ensure_machine, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
-from serkit.suite.cases import prepare
+from serkit.suite.cases import FASTEST_MODE_PROCESSES, prepare
 
 TOLERANCE = 0.10
 TIMEIT, PYPERF = "timeit", "pyperf"
@@ -119,6 +121,11 @@ def _git_head(root: Path) -> str:
 Values = dict[tuple[str, tuple[Any, ...]], float]
 
 
+# One process per pair, every sample kept; a later round adds its samples to the last's.
+ROUND = ROUND_ARGS
+LATER_ROUND = (*ROUND, "--append-samples")
+
+
 class ScratchSuite:
     """The real asv suite, run in this interpreter, with results in a temporary folder."""
 
@@ -167,22 +174,64 @@ class ScratchSuite:
 
         With `rounds`, as `serkit bench` runs them: one `asv run` per round, one process
         per pair in each, over the whole slice, every sample kept (asv refuses its own
-        --interleave-rounds for an existing environment); `first_round_only` patterns
-        (counted tracks) run in the first round alone.
+        --interleave-rounds for an existing environment), then the extra rounds of the
+        pairs short of a fastest mode; `first_round_only` patterns (counted tracks) run in
+        the first round alone.
         """
-        results = self.scratch / "results"
-        for old in results.glob("*/*-*.json"):  # each run starts from nothing
-            old.unlink()
+        self.clear()
         once, attributes = list(first_round_only), list(attributes)  # read in every round
         if not rounds:
             self._asv_run([*patterns, *once], attributes)
         for round_index in range(rounds):
-            chosen = [*patterns, *once] if round_index == 0 else list(patterns)
-            sampled = ["--record-samples", "-a", "rounds=1"]
-            if round_index:
-                sampled.append("--append-samples")
-            self._asv_run(chosen, attributes, sampled)
-        return read_tree(results)
+            self.run_round(patterns, round_index, attributes, once)
+        for _ in range(rounds):
+            if not self.run_extra_round(attributes):
+                break
+        return self.tree()
+
+    @property
+    def results(self) -> Path:
+        return self.scratch / "results"
+
+    def clear(self) -> None:
+        """Start from no results."""
+        for old in self.results.glob("*/*-*.json"):
+            old.unlink()
+
+    def tree(self) -> ResultsTree:
+        return read_tree(self.results)
+
+    def run_round(
+        self,
+        patterns: Iterable[str],
+        round_index: int,
+        attributes: Iterable[str] = (),
+        first_round_only: Iterable[str] = (),
+    ) -> None:
+        """One round of the benchmarks matching `patterns`: one process per pair."""
+        chosen = [*patterns, *first_round_only] if round_index == 0 else list(patterns)
+        self._asv_run(chosen, attributes, ROUND if round_index == 0 else LATER_ROUND)
+
+    def run_extra_round(self, attributes: Iterable[str] = ()) -> bool:
+        """One more process for each timed pair short of a fastest mode, as `serkit bench`
+        gives (serkit.run.rounds); False when no pair is."""
+        try:
+            benchmarks = json.loads((self.results / BENCHMARKS_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        short: dict[str, set[tuple[str, ...]]] = {}
+        for path in self.results.glob("*/*-*.json"):
+            for name, combos in short_of_fastest_mode(
+                path, benchmarks, FASTEST_MODE_PROCESSES
+            ).items():
+                short.setdefault(name, set()).update(combos)
+        chosen = later_selection(benchmarks, 0, [], [], short, extra=True)
+        if not chosen:
+            return False
+        self._asv_run(
+            chosen, attributes, ["--record-samples", "-a", "rounds=1", "--append-samples"]
+        )
+        return True
 
     def _asv_run(
         self, patterns: Iterable[str], attributes: Iterable[str], extra: Iterable[str] = ()

@@ -1,0 +1,216 @@
+"""`serkit power`: what a verdict on this host can see, from slowdowns that really run.
+
+An A/A run says how often verdicts call a difference that is not there; it says nothing
+of the differences they miss. So this runs the slice in several arms: twice plain (an
+A/A), and once for each known slowdown, where every timed body makes that share more
+calls than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call more in
+20, the same calls, the same instruction mix). Every arm times its bodies with the same
+20 calls, so only the injected calls tell them apart. Judged by the rule the report and
+`serkit compare` use (serkit.compare.comparison.judge_pair), in two ways:
+
+- same run: the arms' rounds interleaved (plain round 1, +5 % round 1, ..., then round 2),
+  as a matrix run interleaves library releases and Pythons;
+- between runs: each arm a whole run after the last, as two hosts or two days compare.
+
+The share of pairs called slower at each size is the verdicts' power here; the share the
+A/A arm called different, their false alarms. Both are kept for the host
+(serkit.results.noise.PowerRecord).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from serkit.compare.comparison import FASTER, SLOWER, judge_pair
+from serkit.progress import progress
+from serkit.results.hosts import load_text
+from serkit.results.noise import BETWEEN_RUNS, SAME_RUN, PowerRecord
+from serkit.results.tree import ResultsTree
+from serkit.run.runner import QUICK_ROUNDS, QUICK_WARMUP_S
+from serkit.suite.cases import (
+    CODECS_ENV,
+    FIXTURES_ENV,
+    INJECT_ENV,
+    INJECTED_LOOPS,
+    ROUNDS_ENV,
+    WARMUP_ENV,
+)
+from serkit.trust.agreement import ScratchSuite
+from serkit.trust.noise import TIMINGS, PairAA, match
+
+SIZES = (0.05, 0.10, 0.20)
+PLAIN, AGAIN = "plain", "plain again"
+
+
+@dataclass(frozen=True)
+class Called:
+    """One mode and size: how many pairs the verdicts called, of how many."""
+
+    mode: str
+    size: float  # the injected slowdown; 0 for the A/A
+    called: int
+    pairs: int
+    median_detectable: float | None
+    median_ratio: float | None  # the judged ratio, over the pairs: what the injection read as
+    missed_multimodal: int  # of the pairs not called, those whose processes fell in modes
+    called_test_only: int  # ... by the test alone, at no floor
+
+    @property
+    def share(self) -> float:
+        return self.called / self.pairs if self.pairs else 0.0
+
+
+def arms(sizes: Sequence[float]) -> dict[str, float]:
+    """Each arm's name and its injected share of extra calls."""
+    return {PLAIN: 0.0, AGAIN: 0.0, **{f"+{size:.0%}": size for size in sizes}}
+
+
+def run_arms(
+    root: Path,
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    sizes: Sequence[float],
+    *,
+    processes: int,
+    interleaved: bool,
+) -> dict[str, ResultsTree]:
+    """Every arm's timings of the slice, its rounds interleaved with the others' or not."""
+    base = {
+        **os.environ,
+        CODECS_ENV: ",".join(codecs),
+        FIXTURES_ENV: ",".join(fixtures),
+        ROUNDS_ENV: str(processes),
+        WARMUP_ENV: os.environ.get(WARMUP_ENV, QUICK_WARMUP_S),
+    }
+    shares = arms(sizes)
+    with contextlib.ExitStack() as stack:
+        suites = {
+            name: stack.enter_context(ScratchSuite(root, {**base, INJECT_ENV: f"{share:g}"}))
+            for name, share in shares.items()
+        }
+        what = "rounds, arms interleaved" if interleaved else "arms, one after another"
+        if interleaved:
+            for round_index in progress(range(processes), desc=what, unit="round", leave=True):
+                for suite in suites.values():
+                    suite.run_round([TIMINGS], round_index)
+            for _ in range(processes):  # the extra rounds, interleaved likewise
+                if not [suite.run_extra_round() for suite in suites.values()].count(True):
+                    break
+        else:
+            for suite in progress(list(suites.values()), desc=what, unit="arm", leave=True):
+                suite.run_tree([TIMINGS], rounds=processes)
+        return {name: suite.tree() for name, suite in suites.items()}
+
+
+def judge_arm(
+    mode: str, size: float, plain: ResultsTree, other: ResultsTree, floor: float
+) -> Called:
+    """How many of the pairs the verdicts called: slower for a slowdown, different for A/A."""
+    pairs: list[PairAA] = match(plain, other)
+    called = multimodal = test_only = 0
+    detectable: list[float] = []
+    ratios: list[float] = []
+    wanted = (SLOWER,) if size else (FASTER, SLOWER)
+    for pair in pairs:
+        benchmark = plain.benchmark(pair.benchmark)
+        processes = (pair.processes_a, pair.processes_b)
+        found = judge_pair(benchmark, pair.a, pair.b, processes, floor)
+        test_only += judge_pair(benchmark, pair.a, pair.b, processes, 0.0).verdict in wanted
+        hit = found.verdict in wanted
+        called += hit
+        multimodal += not hit and found.multimodal
+        if found.detectable is not None:
+            detectable.append(found.detectable)
+        if found.ratio is not None:
+            ratios.append(found.ratio)
+    return Called(
+        mode,
+        size,
+        called,
+        len(pairs),
+        statistics.median(detectable) if detectable else None,
+        statistics.median(ratios) if ratios else None,
+        multimodal,
+        test_only,
+    )
+
+
+def measure(
+    root: Path,
+    codecs: Sequence[str],
+    fixtures: Sequence[str],
+    *,
+    sizes: Sequence[float] = SIZES,
+    modes: Sequence[str] = (SAME_RUN, BETWEEN_RUNS),
+    processes: int = QUICK_ROUNDS,
+    floor: float,
+) -> tuple[list[Called], PowerRecord]:
+    """Run the arms in each mode and judge every arm against the plain one."""
+    before = load_text()
+    rows: list[Called] = []
+    pairs = 0
+    for mode in modes:
+        trees = run_arms(
+            root, codecs, fixtures, sizes, processes=processes, interleaved=mode == SAME_RUN
+        )
+        plain = trees[PLAIN]
+        for name, size in arms(sizes).items():
+            if name != PLAIN:
+                rows.append(judge_arm(mode, size, plain, trees[name], floor))
+        pairs = max(pairs, *(row.pairs for row in rows))
+    record = PowerRecord(
+        measured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        slice=f"{', '.join(codecs)} x {', '.join(fixtures)}",
+        pairs=pairs,
+        processes=processes,
+        floor=floor,
+        called={
+            mode: {f"{row.size:g}": round(row.share, 4) for row in rows if row.mode == mode}
+            for mode in modes
+        },
+        load_before=before,
+        load_after=load_text(),
+    )
+    return rows, record
+
+
+def table(rows: Sequence[Called]) -> tuple[list[list[str]], list[str]]:
+    headers = [
+        "mode",
+        "injected",
+        "read as",
+        "called",
+        "share",
+        "median detectable",
+        "missed, in modes",
+    ]
+    out = []
+    for row in rows:
+        out.append(
+            [
+                row.mode,
+                f"+{row.size:.0%} ({round(row.size * INJECTED_LOOPS)} calls in {INJECTED_LOOPS})"
+                if row.size
+                else "none (A/A)",
+                f"x{row.median_ratio:.3f}" if row.median_ratio else "-",
+                f"{row.called} of {row.pairs}",
+                f"{row.share:.1%}",
+                f"{row.median_detectable:.1%}" if row.median_detectable is not None else "-",
+                str(row.missed_multimodal) if row.size else "-",
+                f"{row.called_test_only} ({row.called_test_only / max(row.pairs, 1):.1%})",
+            ]
+        )
+    return out, headers
+
+
+def as_dict(rows: Sequence[Called], record: PowerRecord) -> Mapping[str, object]:
+    return {
+        "record": record.__dict__,
+        "rows": [{**row.__dict__, "share": row.share} for row in rows],
+    }
