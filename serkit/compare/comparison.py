@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from serkit.errors import SerkitError
+from serkit.results.hosts import power_words
 from serkit.results.noise import DEFAULT_FLOOR, read_noise
 from serkit.results.tree import (
     Benchmark,
@@ -173,6 +174,8 @@ class Comparison:
     not_comparable: list[OneSide]
     warnings: list[str] = field(default_factory=list)
     floor: float = DEFAULT_FLOOR  # the noise floor the timing verdicts used
+    # Each host's `serkit power` record in words: what a verdict there can see.
+    power: dict[str, str] = field(default_factory=dict)
     architectures: tuple[str, str] = ("", "")  # asv's `arch` of each host, where recorded
 
     @property
@@ -426,6 +429,7 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
         not_comparable=[],
         warnings=warnings,
         floor=host_floor(tree, hosts, warnings),
+        power={host: power_words(tree.root / host, warnings) for host in hosts},
         architectures=(_arch(tree, host_a), _arch(tree, host_b)),
     )
     # A stable sort of the keys as read keeps each benchmark's parameters in asv's order.

@@ -110,6 +110,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "commit_rule": f"commit {result.commit}" if result.commit else COMMIT_RULE,
         "noise_rule": NOISE_RULE,
         "noise_floor": result.floor,
+        "power": result.power,
         "instructions_rule": INSTRUCTIONS_RULE,
         "instructions": _group_json(result.instruction_summary()),
         "pairs": [_pair_json(p) for p in result.pairs],
@@ -219,6 +220,7 @@ def render(result: Comparison, markdown: bool = False) -> str:
         f"A = {a}, B = {b}. B/A below 1: B is faster (or smaller).",
         f"Commit: {rule}.",
         f"Noise: {NOISE_RULE}. Noise floor: {percent(result.floor)}.",
+        *(f"What verdicts on {host} can see: {words}." for host, words in result.power.items()),
         "detectable: the smallest change each timing could have called; spread: 99% CI unless "
         "marked.",
     ]

@@ -37,7 +37,13 @@ from serkit.results.host_file import (
     read_runs,
     write_runs,
 )
-from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise
+from serkit.results.noise import (
+    DEFAULT_FLOOR,
+    POWER_NOT_MEASURED,
+    NoiseRecord,
+    read_noise,
+    read_power,
+)
 from serkit.results.tree import (
     ASV_MACHINE_FIELDS,
     ResultsTree,
@@ -256,6 +262,7 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
                 "cpus": cpus_seen(runs),
                 "last_ran": str(runs[-1].get("recorded_at")) if runs else None,
                 "noise": _noise(read_noise(tree.root / name, tree.warnings)),
+                "power": power_words(tree.root / name, tree.warnings),
                 "results": {
                     "files": machine.files,
                     "environments": len(envs),
@@ -271,6 +278,12 @@ NOT_MEASURED = (
     f"not measured (`serkit noise`); verdicts assume differences under {DEFAULT_FLOOR:.0%} "
     "are noise"
 )
+
+
+def power_words(folder: Path, warnings: list[str] | None = None) -> str:
+    """What a verdict on this machine can see, in words, from its `serkit power` record."""
+    record = read_power(folder, warnings)
+    return record.in_words() if record else POWER_NOT_MEASURED
 
 
 def _noise(record: NoiseRecord | None) -> dict[str, Any] | None:
@@ -311,6 +324,7 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
         ("runs recorded", lambda r: r["runs"] or None),
         ("cpus seen", _cpus_seen),
         ("noise", lambda r: r["noise"]["in_words"] if r["noise"] else NOT_MEASURED),
+        ("what verdicts see", lambda r: r["power"]),
         ("results", _coverage),
     ]
     table = [[label, *(_text(get(r)) for r in rows)] for label, get in fields]

@@ -1,0 +1,102 @@
+"""`serkit power`: a known slowdown that really runs, judged by compare's rule, kept per host."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from results_factory import per_process_tree
+from test_noise import scaled
+
+from serkit.cli import main
+from serkit.compare.comparison import compare
+from serkit.errors import SerkitError
+from serkit.results.hosts import describe_hosts, power_words
+from serkit.results.noise import (
+    BETWEEN_RUNS,
+    POWER_NOT_MEASURED,
+    SAME_RUN,
+    PowerRecord,
+    read_power,
+    record_power,
+)
+from serkit.results.tree import read_tree
+from serkit.suite.cases import INJECT_ENV, INJECTED_LOOPS, CaseBenchmark, injected_from_env
+from serkit.trust.power import judge_arm
+
+
+def test_an_injected_share_is_whole_extra_calls_in_twenty() -> None:
+    assert injected_from_env({}) is None
+    assert injected_from_env({INJECT_ENV: "0"}) == 0
+    assert injected_from_env({INJECT_ENV: "0.05"}) == 1
+    assert injected_from_env({INJECT_ENV: "0.2"}) == 4
+    for bad in ("0.03", "-0.05", "lots"):
+        with pytest.raises(SerkitError, match=INJECT_ENV):
+            injected_from_env({INJECT_ENV: bad})
+
+
+def test_the_timed_body_makes_the_extra_calls_its_timer_does_not_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Dumps(CaseBenchmark):
+        operation = "dumps"
+
+    made: list[object] = []
+    monkeypatch.setenv(INJECT_ENV, "0.1")
+    bench = Dumps()
+    assert bench.prepare_for("json", "small-dict") is None
+    assert (bench.inner_loops, bench.calls) == (INJECTED_LOOPS, INJECTED_LOOPS + 2)
+    bench.dumps = made.append  # type: ignore[assignment]
+    for _ in range(bench.calls):  # as benchmarks/bench_time.py's body runs it
+        bench.dumps(bench.obj)
+    assert len(made) == 22  # real calls: the timer divides by 20, so it reads +10 %
+    monkeypatch.delenv(INJECT_ENV)
+    plain = Dumps()
+    assert plain.prepare_for("json", "small-dict") is None
+    assert plain.calls == plain.inner_loops
+
+
+def test_an_arm_is_judged_by_compares_rule(tmp_path: Path) -> None:
+    plain, slowed = tmp_path / "plain", tmp_path / "slowed"
+    per_process_tree(plain, [scaled(1)] * 4, [scaled(1)] * 4)  # each arm's tree: one run
+    arm = [scaled(1.2)] * 3 + [scaled(1.06)]
+    per_process_tree(slowed, arm, arm)
+    row = judge_arm(SAME_RUN, 0.2, read_tree(plain), read_tree(slowed), 0.10)
+    assert (row.called, row.pairs) == (3, 4)  # the 6 % step is within the floor: missed
+    assert row.called_test_only == 4  # the test alone sees it: five processes within 2 %
+    aa = judge_arm(SAME_RUN, 0.0, read_tree(plain), read_tree(plain), 0.10)
+    assert (aa.called, aa.pairs) == (0, 4)
+
+
+RECORD = PowerRecord(
+    measured_at="2026-11-24T20:00:00+00:00",
+    slice="json x small-dict",
+    pairs=4,
+    processes=5,
+    floor=0.1,
+    called={SAME_RUN: {"0": 0.0, "0.05": 0.25, "0.1": 0.75}, BETWEEN_RUNS: {"0": 0.0, "0.1": 0.5}},
+)
+
+
+def test_the_record_travels_with_the_machine_and_is_said_in_words(tmp_path: Path) -> None:
+    per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1)] * 4)
+    assert power_words(tmp_path / "a") == POWER_NOT_MEASURED
+    record_power(tmp_path / "a", RECORD)
+    assert read_power(tmp_path / "a") == RECORD
+    words = power_words(tmp_path / "a")
+    assert "same run: a slowdown of 5% in 25%, 10% in 75% of pairs; A/A 0.0%" in words
+    assert "between runs: a slowdown of 10% in 50% of pairs" in words
+    hosts = {row["machine"]: row for row in describe_hosts(read_tree(tmp_path))}
+    assert hosts["a"]["power"] == words and hosts["b"]["power"] == POWER_NOT_MEASURED
+    result = compare(read_tree(tmp_path), "a", "b")
+    assert result.power == {"a": words, "b": POWER_NOT_MEASURED}
+    (tmp_path / "b" / "serkit-power.yaml").write_text("- not a record\n")
+    warnings: list[str] = []
+    assert read_power(tmp_path / "b", warnings) is None
+    assert "not a serkit power record" in warnings[0]
+
+
+def test_sizes_must_be_whole_extra_calls(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["power", "--sizes", "3"]) == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("serkit: error: --sizes '3'")
