@@ -318,3 +318,36 @@ def test_extra_rounds_take_only_the_pairs_short_of_a_fastest_mode(tmp_path: Path
     assert not _selects(chosen, f"{LOADS}('json', 'small-dict')")  # five in its fastest mode
     assert not _selects(chosen, "bench_import.ImportTime.timeraw_import()")
     assert later_selection(benchmarks, 7, [], [], {}, extra=True) == []
+
+
+def test_the_first_round_is_split_so_a_ctrl_c_keeps_its_finished_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from serkit.run import rounds
+
+    asked: list[list[str]] = []
+
+    def fake_asv(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+        asked.append(command)
+        if len(asked) == 2:  # Ctrl-C during the second part
+            raise rounds.Interrupted(signal.SIGINT)
+        return 0
+
+    monkeypatch.setattr(rounds, "run_in_session", fake_asv)
+    state = RunState("c0ffee", True, False, None, 5, ["env-a"], {}, [], str(tmp_path / "n"))
+    env = {"SERKIT_BUILDS": str(tmp_path / "results" / "m" / "builds.yaml")}
+    monkeypatch.setattr(rounds, "BUILDS_ENV", "SERKIT_BUILDS")
+    monkeypatch.setattr(rounds, "results_dir", lambda root: root / "results")
+    with pytest.raises(rounds.Interrupted, match="1 part of round 1 finished"):
+        rounds.drive(tmp_path, state, env, {"env-a": "py3.11"})
+    kept = RunState.load(tmp_path / BENCH_STATE)
+    assert kept.first_round_parts == [("env-a", 0)] and kept.done == []
+    first = asked[0][asked[0].index("-b") + 1]
+    assert first == rounds.FIRST_ROUND_PARTS[0]
+    # --resume: the finished part is not run again; the round ends with its last part.
+    asked.clear()
+    monkeypatch.setattr(rounds, "run_in_session", lambda command, **_: asked.append(command) or 0)
+    monkeypatch.setattr(rounds, "_benchmarks", lambda root: {})
+    assert rounds.drive(tmp_path, kept, env, {"env-a": "py3.11"}) == 0
+    parts = [c[c.index("-b") + 1] for c in asked if "--append-samples" not in c]
+    assert parts == list(rounds.FIRST_ROUND_PARTS[1:])

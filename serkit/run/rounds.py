@@ -58,6 +58,14 @@ from serkit.suite.cases import (
 )
 
 BENCH_OPTIONS = ("-b", "--bench")
+# The first round in parts, one `asv run` each, so that a Ctrl-C keeps the parts already
+# finished (asv saves a run's values only when it ends; the first round of the default
+# grid took about 4 minutes): the facts and sizes, the times, then everything else.
+FIRST_ROUND_PARTS = (
+    r"^bench_(facts|size)\.",
+    r"^bench_time\.",
+    r"^(?!bench_(facts|size|time)\.)",
+)
 # Each `asv run` is one round, and asv keeps every sample: the per-process values that
 # spreads and verdicts are computed from.
 ROUND_ARGS = ("--record-samples", "-a", "rounds=1")
@@ -199,6 +207,8 @@ class RunState:
     # Rounds past `rounds`, at most, for the pairs short of FASTEST_MODE_PROCESSES.
     extra_rounds: int = 0
     done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
+    # The first round's parts finished in an environment not yet done: (environment, part).
+    first_round_parts: list[tuple[str, int]] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
 
     def is_done(self, round_index: int, env: str) -> bool:
@@ -224,6 +234,8 @@ class RunState:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             data["done"] = [(int(r), str(e)) for r, e in data.get("done", [])]
+            parts = data.get("first_round_parts", [])
+            data["first_round_parts"] = [(str(e), int(i)) for e, i in parts]
             return cls(**data)
         except FileNotFoundError:
             raise SerkitError(
@@ -298,6 +310,7 @@ class _Round:
     labels: dict[str, str]
     regexes: list[str]  # the user's -b
     rest: list[str]  # the user's other asv arguments
+    state_path: Path
 
     def run(self, round_index: int, name: str) -> int | None:
         """One round in one environment: asv's status, or None when nothing was left to run."""
@@ -306,27 +319,26 @@ class _Round:
         env = {**self.base_env, NOTES_ENV: str(notes)}
         # The commit the run began at: a commit made meanwhile is not what it measures.
         args = ["run", f"{state.commit or 'HEAD'}^!", "-E", name, *ROUND_ARGS]
+        where = f", {self.labels[name]}" if len(state.environments) > 1 else ""
         if round_index == 0:
             if state.budget_s is not None:
                 env[BUDGET_ENV] = f"{state.budget_s:g}"
-            args += [part for regex in self.regexes for part in ("-b", regex)]
+            return self._first_round(name, args, env, where)
+        benchmarks = _benchmarks(self.root)
+        results = self.builds.parent / _results_file(state, name)
+        singles = read_singles(notes)
+        extra = round_index >= state.rounds
+        if extra:
+            measured = short_of_fastest_mode(results, benchmarks, FASTEST_MODE_PROCESSES)
         else:
-            benchmarks = _benchmarks(self.root)
-            results = self.builds.parent / _results_file(state, name)
-            singles = read_singles(notes)
-            extra = round_index >= state.rounds
-            if extra:
-                measured = short_of_fastest_mode(results, benchmarks, FASTEST_MODE_PROCESSES)
-            else:
-                measured = first_round_values(results)
-            chosen = later_selection(
-                benchmarks, round_index, self.regexes, singles, measured, extra=extra
-            )
-            if not chosen:
-                return None
-            args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
-        where = f", {self.labels[name]}" if len(state.environments) > 1 else ""
-        if round_index < state.rounds:
+            measured = first_round_values(results)
+        chosen = later_selection(
+            benchmarks, round_index, self.regexes, singles, measured, extra=extra
+        )
+        if not chosen:
+            return None
+        args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
+        if not extra:
             print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
         else:
             pairs = sum(len(combos) for combos in measured.values())
@@ -336,6 +348,30 @@ class _Round:
                 f"{FASTEST_MODE_PROCESSES} processes in their fastest mode",
                 file=sys.stderr,
             )
+        return self._asv(name, args, env)
+
+    def _first_round(self, name: str, args: list[str], env: dict[str, str], where: str) -> int:
+        """The first round, part by part (FIRST_ROUND_PARTS; the user's -b as one part),
+        each part's end noted in the run state: a Ctrl-C keeps the parts that finished."""
+        state = self.state
+        parts = [self.regexes] if self.regexes else [[regex] for regex in FIRST_ROUND_PARTS]
+        status = 0
+        for index, regexes in enumerate(parts):
+            if (name, index) in state.first_round_parts:
+                continue
+            of = f", part {index + 1} of {len(parts)}" if len(parts) > 1 else ""
+            print(f"serkit: round 1 of {state.rounds}{where}{of}", file=sys.stderr)
+            selected = [part for regex in regexes for part in ("-b", regex)]
+            status = max(status, self._asv(name, [*args, *selected], env))
+            if name in state.failed:
+                return 2
+            state.first_round_parts.append((name, index))
+            state.save(self.state_path)
+        return status
+
+    def _asv(self, name: str, args: list[str], env: dict[str, str]) -> int:
+        """One `asv run`: its status; 2, noted in the state, when the environment was not built."""
+        state = self.state
         command = [sys.executable, "-m", "asv", *args, *self.rest]
         code = run_in_session(command, cwd=self.root, env=env)
         failure = read_builds(self.builds).get(name)
@@ -360,8 +396,8 @@ def drive(
     """
     builds = Path(base_env[BUILDS_ENV])
     regexes, rest = split_bench_args(state.extra)
-    rounds = _Round(root, state, dict(base_env), builds, dict(labels), regexes, rest)
     state_path = root / BENCH_STATE
+    rounds = _Round(root, state, dict(base_env), builds, dict(labels), regexes, rest, state_path)
     status, where = 0, (0, "")
     # Both signals, between asv runs too: a process started in the background inherits
     # SIGINT ignored, and would otherwise go on through every later round.
@@ -419,10 +455,14 @@ def _interrupted(
     place = f"round {round_index + 1} of {state.rounds}"
     if len(state.environments) > 1 and name:
         place += f" ({labels.get(name, name)})"
-    if not state.done:
+    if not state.done and not state.first_round_parts:
         return f"interrupted in {place}, before any round had finished; nothing was kept"
     kept = results_dir(root).relative_to(root)
+    parts = len(state.first_round_parts)
+    finished = f"{len(state.done)} of {runs} asv runs" if state.done else ""
+    if parts and not state.done:
+        finished = f"{parts} part{'s' if parts > 1 else ''} of round 1"
     return (
-        f"interrupted in {place}: {len(state.done)} of {runs} asv runs finished, their values "
+        f"interrupted in {place}: {finished} finished, their values "
         f"kept in {kept}; `serkit bench --resume` goes on from there"
     )
