@@ -344,8 +344,8 @@ class _Round:
             pairs = sum(len(combos) for combos in measured.values())
             print(
                 f"serkit: extra round {round_index + 1 - state.rounds} of at most "
-                f"{state.extra_rounds}{where}: {pairs} pairs with fewer than "
-                f"{FASTEST_MODE_PROCESSES} processes in their fastest mode",
+                f"{state.extra_rounds}{where}: {pairs} pair{'s' if pairs != 1 else ''} with "
+                f"fewer than {FASTEST_MODE_PROCESSES} processes in their fastest mode",
                 file=sys.stderr,
             )
         return self._asv(name, args, env)
