@@ -260,12 +260,16 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
 
     monkeypatch.setattr(rounds, "run_in_session", first_round_times_yaml_once)
     assert bench.run(tmp_path, plan, quick=True) == 0
-    assert len(seen) == bench.QUICK_ROUNDS
-    (first, first_env), *later = seen
-    assert first_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
-    assert first_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
-    assert first_env[BUDGET_ENV] == f"{bench.QUICK_BUDGET_S:g}"
-    assert "--append-samples" not in first and "-b" not in first  # everything, afresh
+    parts = len(rounds.FIRST_ROUND_PARTS)
+    assert len(seen) == parts + bench.QUICK_ROUNDS - 1
+    first_round, later = seen[:parts], seen[parts:]
+    for (first, first_env), regex in zip(first_round, rounds.FIRST_ROUND_PARTS):
+        assert first_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
+        assert first_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
+        assert first_env[BUDGET_ENV] == f"{bench.QUICK_BUDGET_S:g}"
+        # every benchmark afresh, one part of the suite per `asv run`
+        assert "--append-samples" not in first
+        assert [a for i, a in enumerate(first) if first[i - 1] == "-b"] == [regex]
     for args, env in later:
         assert BUDGET_ENV not in env  # decided once, in the first round
         assert {"--record-samples", "--append-samples"} <= set(args)
@@ -292,7 +296,7 @@ def test_the_full_run_keeps_every_pair_in_every_round_and_asvs_warm_up(
     suite = {**SUITE, "bench_time.Dumps.time_dumps": {"rounds": 10, "params": [["'json'"]]}}
     seen = _fake_rounds(monkeypatch, tmp_path, suite)
     bench.run(tmp_path, bench.plan(ROOT, matrix=False), quick=False)
-    assert len(seen) == bench.FULL_ROUNDS
+    assert len(seen) == len(rounds.FIRST_ROUND_PARTS) + bench.FULL_ROUNDS - 1
     assert all(WARMUP_ENV not in env and BUDGET_ENV not in env for _, env in seen)
     assert all(env[ROUNDS_ENV] == str(bench.FULL_ROUNDS) for _, env in seen)
 
