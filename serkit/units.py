@@ -34,6 +34,11 @@ def count(value: int) -> str:
     return f"{value:,}"
 
 
+def plural(value: int, word: str) -> str:
+    """A count and its noun, singular for one: 1 pair, 2 pairs."""
+    return f"{count(value)} {word}{'' if value == 1 else 's'}"
+
+
 def counts(values: Iterable[int]) -> str:
     """Whole numbers as a list: 10, 100, 1,000."""
     return ", ".join(count(v) for v in values)

@@ -56,6 +56,7 @@ from serkit.suite.cases import (
     SLOW_ENV,
     WARMUP_ENV,
 )
+from serkit.units import plural
 
 BENCH_OPTIONS = ("-b", "--bench")
 # The first round in parts, one `asv run` each, so that a Ctrl-C keeps the parts already
@@ -344,7 +345,7 @@ class _Round:
             pairs = sum(len(combos) for combos in measured.values())
             print(
                 f"serkit: extra round {round_index + 1 - state.rounds} of at most "
-                f"{state.extra_rounds}{where}: {pairs} pair{'s' if pairs != 1 else ''} with "
+                f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} with "
                 f"fewer than {FASTEST_MODE_PROCESSES} processes in their fastest mode",
                 file=sys.stderr,
             )

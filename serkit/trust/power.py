@@ -43,6 +43,7 @@ from serkit.suite.cases import (
 )
 from serkit.trust.agreement import ScratchSuite
 from serkit.trust.noise import TIMINGS, PairAA, match
+from serkit.units import plural
 
 SIZES = (0.05, 0.10, 0.20)
 PLAIN, AGAIN = "plain", "plain again"
@@ -180,6 +181,13 @@ def measure(
     return rows, record
 
 
+def arm_words(size: float) -> str:
+    """An arm as the table names it: what was injected, in calls."""
+    if not size:
+        return "none (A/A)"
+    return f"+{size:.0%} ({plural(round(size * INJECTED_LOOPS), 'call')} more in {INJECTED_LOOPS})"
+
+
 def table(rows: Sequence[Called]) -> tuple[list[list[str]], list[str]]:
     headers = [
         "mode",
@@ -189,15 +197,14 @@ def table(rows: Sequence[Called]) -> tuple[list[list[str]], list[str]]:
         "share",
         "median detectable",
         "missed, in modes",
+        "called by the test alone",
     ]
     out = []
     for row in rows:
         out.append(
             [
                 row.mode,
-                f"+{row.size:.0%} ({round(row.size * INJECTED_LOOPS)} calls in {INJECTED_LOOPS})"
-                if row.size
-                else "none (A/A)",
+                arm_words(row.size),
                 f"x{row.median_ratio:.3f}" if row.median_ratio else "-",
                 f"{row.called} of {row.pairs}",
                 f"{row.share:.1%}",
