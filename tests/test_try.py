@@ -24,7 +24,7 @@ from serkit.trial.measure import plan_samples, try_document, try_paths
 from serkit.trial.render import implementation_text, timing_text
 
 DOC: dict[str, Any] = {"users": [{"id": i, "name": f"user {i}", "score": i / 7} for i in range(50)]}
-FAST = dict(budget_s=0.5, max_rounds=5, min_sampling_s=0.2)
+FAST = dict(budget_s=5.0, max_rounds=5, min_sampling_s=0.2)  # preparing a tiny document fits
 
 
 def _document(tmp_path: Path, obj: Any = DOC, name: str = "doc.json") -> Any:
@@ -114,8 +114,8 @@ def test_a_call_too_slow_for_its_share_is_reported_from_its_first_call(
     tmp_path: Path, extra_codecs: None
 ) -> None:
     result = try_document(
-        _document(tmp_path), ["slow-json", "orjson"], budget_s=0.0, min_sampling_s=0.05
-    )
+        _document(tmp_path), ["slow-json", "orjson"], budget_s=30.0, key_cap_s=0.05
+    )  # time enough to prepare both; a share too small for one slow-json call
     rows = {c.codec: c for c in result.codecs}
     slow = rows["slow-json"]
     assert slow.dumps is not None and slow.dumps.first_call_only
