@@ -266,7 +266,12 @@ def _guarded(work: Callable[[], _T], share_s: float) -> _T | BaseException:
 
 
 def _prepared(
-    codecs: Sequence[str], label: str, obj: Any, desc: str, budget_s: float = math.inf
+    codecs: Sequence[str],
+    label: str,
+    obj: Any,
+    desc: str,
+    budget_s: float = math.inf,
+    bool_keys: Sequence[tuple[str, bool]] = (),
 ) -> tuple[dict[str, Case], dict[str, CodecTrial]]:
     """Prepare every codec's pair; the round trip also decides its fidelity.
 
@@ -341,10 +346,27 @@ def _prepared(
             continue
         cases[name] = replace(case, decoded=None)  # the copy is judged: free it
         sizes = {compressor: len(pack(case.payload)) for compressor, pack in COMPRESSORS.items()}
+        judged = named_bool_keys(judged, bool_keys)
         trials[name] = CodecTrial(fidelity=judged, compressed=sizes, **facts[name])
         if judged.status == ERROR:  # it gave back something it cannot even compare
             del cases[name]
     return cases, trials
+
+
+def named_bool_keys(
+    result: FidelityResult, bool_keys: Sequence[tuple[str, bool]]
+) -> FidelityResult:
+    """A lossy note whose first difference is at a key [True] or [False] names the key the
+    file wrote, e.g. YAML's `on:` read as True."""
+    paths = [d.example_path for d in result.differences]
+    notes = [
+        f"key `{text}` read as {truth} (YAML 1.1)"
+        for text, truth in bool_keys
+        if any(f"[{truth}]" in path for path in paths)
+    ]
+    if not notes or result.detail is None:
+        return result
+    return replace(result, detail="; ".join([result.detail, *notes]))
 
 
 def _pin(obj: Any) -> str | None:
@@ -374,7 +396,9 @@ def try_document(
     start = clock()
     names = list(codecs) if codecs is not None else codec_names()
     label = document.path.name
-    cases, trials = _prepared(names, label, document.obj, f"{label}: preparing", budget_s)
+    cases, trials = _prepared(
+        names, label, document.obj, f"{label}: preparing", budget_s, document.bool_keys
+    )
 
     calls: dict[Key, Callable[[], object]] = {}
     numbers: dict[Key, int] = {}
