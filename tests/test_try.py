@@ -225,7 +225,7 @@ def test_serkit_try_prints_a_table_with_units(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _document(tmp_path).path
-    assert main(["try", str(path), "--codec", "json,pickle-p5", "--budget", "0.5"]) == 0
+    assert main(["try", str(path), "--codec", "json,pickle-p5", "--budget", "5"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].startswith(f"{path}: json, ") and " codecs in " in lines[0]
@@ -235,7 +235,12 @@ def test_serkit_try_prints_a_table_with_units(
     assert {row[0] for row in rows} == {"json", "pickle-p5"}
     for row in rows:
         assert row[3] in {"ns", "µs", "ms", "s"} and row[4].startswith("±") and row[5] == "%"
-        assert {row[-6], row[-4], row[-2]} <= {"B", "KiB"} and row[-1] == "exact"
+        units = {row[-6], row[-4], row[-2]}
+        assert {unit.rstrip("*") for unit in units} <= {"B", "KiB"} and row[-1] == "exact"
+    for column in (-6, -4, -2):  # the smallest size in each column is marked
+        assert any(row[column].endswith("*") for row in rows)
+    assert "*: the smallest in its column" in out
+    assert "(1 sample): time for a single sample only" in out
     assert "UNSAFE on untrusted input" in out and "pickle-p5: runs code" in out
 
 
@@ -243,12 +248,13 @@ def test_serkit_try_writes_json_and_markdown(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = str(_document(tmp_path).path)
-    assert main(["try", path, "--codec", "json", "--budget", "0.3", "--format", "json"]) == 0
+    assert main(["try", path, "--codec", "json", "--budget", "3", "--format", "json"]) == 0
     (document,) = json.loads(capsys.readouterr().out)
     assert document["path"] == path and document["codecs"][0]["codec"] == "json"
-    assert main(["try", path, "--codec", "json", "--budget", "0.3", "--format", "markdown"]) == 0
+    assert main(["try", path, "--codec", "json", "--budget", "3", "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"**{path}: json, ") and "| codec " in out and "|---" in out
+    assert "; 1 codec in " in out  # not "1 codecs"
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,7 @@ def fidelity_text(trial: CodecTrial) -> str:
     return text
 
 
-SMALLEST = " *"  # after the smallest size in a size column
+SMALLEST = "*"  # after the smallest size in a size column
 
 
 def _sizes(trial: CodecTrial) -> list[int | None]:
@@ -101,7 +101,7 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         "first call, which preparing made.",
         "(1 sample): time for a single sample only, so no spread is shown.",
         f"size: encoded bytes; {' and '.join(COMPRESSORS)}: those bytes compressed (each "
-        f"tool's default level);{SMALLEST}: the smallest in its column. "
+        f"tool's default level); {SMALLEST}: the smallest in its column. "
         "impl: the implementation that ran.",
         f"A codec that could not finish within its share of the budget ({budget} here), "
         "or ran out of memory or stack, says so in one line and is not measured.",
