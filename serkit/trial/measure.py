@@ -314,7 +314,11 @@ def _prepared(
     ordered = sorted(predicted, key=lambda n: predicted[n])
     correction = 1.0
     for position, name in enumerate(progress(ordered, desc=desc, unit="codec")):
-        share_s = max(0.0, end - clock()) / (len(ordered) - position)
+        left_s = max(0.0, end - clock())
+        # Shared among the codecs still to come that could fit in what is left at all, so
+        # that on a huge document the cheapest few are measured rather than none.
+        fitting = sum(predicted[n] * correction <= left_s for n in ordered[position:])
+        share_s = left_s / max(1, fitting)
         expected_s = predicted[name] * correction
         if expected_s > share_s:
             why = (
