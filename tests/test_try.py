@@ -24,7 +24,7 @@ from serkit.trial.measure import plan_samples, try_document, try_paths
 from serkit.trial.render import implementation_text, timing_text
 
 DOC: dict[str, Any] = {"users": [{"id": i, "name": f"user {i}", "score": i / 7} for i in range(50)]}
-FAST = dict(budget_s=0.5, max_rounds=5, min_sampling_s=0.2)
+FAST = dict(budget_s=5.0, max_rounds=5, min_sampling_s=0.2)  # preparing a tiny document fits
 
 
 def _document(tmp_path: Path, obj: Any = DOC, name: str = "doc.json") -> Any:
@@ -114,8 +114,8 @@ def test_a_call_too_slow_for_its_share_is_reported_from_its_first_call(
     tmp_path: Path, extra_codecs: None
 ) -> None:
     result = try_document(
-        _document(tmp_path), ["slow-json", "orjson"], budget_s=0.0, min_sampling_s=0.05
-    )
+        _document(tmp_path), ["slow-json", "orjson"], budget_s=30.0, key_cap_s=0.05
+    )  # time enough to prepare both; a share too small for one slow-json call
     rows = {c.codec: c for c in result.codecs}
     slow = rows["slow-json"]
     assert slow.dumps is not None and slow.dumps.first_call_only
@@ -225,7 +225,7 @@ def test_serkit_try_prints_a_table_with_units(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _document(tmp_path).path
-    assert main(["try", str(path), "--codec", "json,pickle-p5", "--budget", "0.5"]) == 0
+    assert main(["try", str(path), "--codec", "json,pickle-p5", "--budget", "5"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].startswith(f"{path}: json, ") and " codecs in " in lines[0]
@@ -235,7 +235,12 @@ def test_serkit_try_prints_a_table_with_units(
     assert {row[0] for row in rows} == {"json", "pickle-p5"}
     for row in rows:
         assert row[3] in {"ns", "µs", "ms", "s"} and row[4].startswith("±") and row[5] == "%"
-        assert {row[-6], row[-4], row[-2]} <= {"B", "KiB"} and row[-1] == "exact"
+        units = {row[-6], row[-4], row[-2]}
+        assert {unit.rstrip("*") for unit in units} <= {"B", "KiB"} and row[-1] == "exact"
+    for column in (-6, -4, -2):  # the smallest size in each column is marked
+        assert any(row[column].endswith("*") for row in rows)
+    assert "*: the smallest in its column" in out
+    assert "(1 sample): time for a single sample only" in out
     assert "UNSAFE on untrusted input" in out and "pickle-p5: runs code" in out
 
 
@@ -243,12 +248,13 @@ def test_serkit_try_writes_json_and_markdown(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = str(_document(tmp_path).path)
-    assert main(["try", path, "--codec", "json", "--budget", "0.3", "--format", "json"]) == 0
+    assert main(["try", path, "--codec", "json", "--budget", "3", "--format", "json"]) == 0
     (document,) = json.loads(capsys.readouterr().out)
     assert document["path"] == path and document["codecs"][0]["codec"] == "json"
-    assert main(["try", path, "--codec", "json", "--budget", "0.3", "--format", "markdown"]) == 0
+    assert main(["try", path, "--codec", "json", "--budget", "3", "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"**{path}: json, ") and "| codec " in out and "|---" in out
+    assert "; 1 codec in " in out  # not "1 codecs"
 
 
 @pytest.mark.parametrize(

@@ -75,6 +75,9 @@ class Document:
     recognised_by: str  # "extension", "content" (sniffed) or "caller" (format given)
     shape: Shape | None = None  # the tree it stands for: nodes, depth, aliases
     warnings: tuple[str, ...] = ()  # what reading it noticed, one line each
+    # YAML 1.1 plain keys read as a bool (`on:` is True): (the key's text, the bool), first
+    # text of each bool, so a note about a key [True] can name the key the file wrote.
+    bool_keys: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class _Parsed:
     obj: Any
     shape: Shape
     warnings: tuple[str, ...] = ()
+    bool_keys: tuple[tuple[str, bool], ...] = ()
 
 
 # --- readers ---------------------------------------------------------------------------
@@ -167,6 +171,33 @@ def _empty_yaml_document(node: Any) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.tag == _YAML_NULL and node.value == ""
 
 
+_YAML_BOOL = "tag:yaml.org,2002:bool"
+
+
+def _yaml_bool_keys(roots: list[Any]) -> tuple[tuple[str, bool], ...]:
+    """The first key text the file wrote for True and for False, where it wrote a key that
+    YAML 1.1 reads as a bool. Walks each node once (aliases share nodes); already measured."""
+    import yaml
+
+    found: dict[bool, str] = {}
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack and len(found) < 2:
+        node = stack.pop()
+        if id(node) in seen or isinstance(node, yaml.ScalarNode):
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+            continue
+        for key, value in reversed(node.value):
+            if isinstance(key, yaml.ScalarNode) and key.tag == _YAML_BOOL:
+                truth = key.value.lower() in ("yes", "true", "on", "y")
+                found[truth] = key.value  # reversed: the first in the file is written last
+            stack.extend((key, value))
+    return tuple((text, truth) for truth, text in sorted(found.items(), reverse=True))
+
+
 def _yaml(data: bytes, limits: Limits) -> _Parsed:
     import yaml
 
@@ -185,13 +216,14 @@ def _yaml(data: bytes, limits: Limits) -> _Parsed:
         stream = len(documents) > 1
         root = yaml.SequenceNode("tag:yaml.org,2002:seq", documents) if stream else documents[0]
         shape = measure_tree(root, _yaml_contents, limits)
+        bool_keys = _yaml_bool_keys(documents)
         built = [loader.construct_document(d) for d in documents]
     finally:
         loader.dispose()
     warnings = _repeated_warning(shape, "mapping")
     if stream:
         warnings += (f"{len(built)} YAML documents, measured as a list",)
-    return _Parsed(built if stream else built[0], shape, warnings)
+    return _Parsed(built if stream else built[0], shape, warnings, bool_keys)
 
 
 def _msgpack(data: bytes, limits: Limits) -> _Parsed:
@@ -336,7 +368,7 @@ def decode(
     warnings = tuple(f"{path}: {warning}" for warning in parsed.warnings)
     for warning in warnings:
         print(f"serkit: warning: {warning}", file=sys.stderr)
-    return Document(path, fmt, parsed.obj, len(data), how, parsed.shape, warnings)
+    return Document(path, fmt, parsed.obj, len(data), how, parsed.shape, warnings, parsed.bool_keys)
 
 
 def read_document(

@@ -17,10 +17,14 @@ its share (pure-Python YAML on a megabyte) is reported from its first call, and 
 from __future__ import annotations
 
 import math
+import signal
+import threading
 import timeit
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from serkit.checks.fidelity import (
     ERROR,
@@ -32,6 +36,7 @@ from serkit.checks.fidelity import (
     failed,
     judge_round_trip,
 )
+from serkit.checks.workers import one_line
 from serkit.codecs.registry import RoundTrip, codec_names, get_codec, registry
 from serkit.errors import SerkitError
 from serkit.inputs.documents import Document, read_document
@@ -39,9 +44,10 @@ from serkit.inputs.hashing import content_hash
 from serkit.progress import progress
 from serkit.replicate.measure import Timing, sample_interleaved, sample_size
 from serkit.suite.cases import COMPRESSORS, Case, prepare_object
+from serkit.units import seconds
 
 TARGET_S = 25.0  # per document, preparation included: "well under a minute" for 1 MB
-MIN_SAMPLING_S = 3.0  # sampling still gets this much when preparation took the whole target
+MIN_SAMPLING_S = 3.0  # sampling still gets this much (at most its share) after preparing
 MAX_ROUNDS = 15
 # Sampling time one call may take: more buys little for a call already this slow beside the
 # others, and a small document should not wait on pure-Python YAML for the whole budget.
@@ -163,36 +169,208 @@ def plan_samples(
     return counts
 
 
+# --- bounding each codec ---------------------------------------------------------------
+
+PREPARE_SHARE = 0.6  # of the budget, for preparing every codec; sampling gets the rest
+PROBE_ITEMS = 64  # a document with at least this many top-level items is probed on a slice
+PROBE_FRACTION = 1 / 32
+
+
+class OverBudget(BaseException):
+    """A codec's call ran past its share of the budget.
+
+    Not an Exception, so that preparation's own `except Exception` cannot turn it into
+    a codec's encode or decode error.
+    """
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Raise OverBudget in this thread after `seconds` (where SIGALRM exists, main thread).
+
+    A call inside C code is stopped when it next returns to Python; pure-Python codecs
+    (the slow ones) are stopped at once.
+    """
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if seconds <= 0:
+        raise OverBudget  # no time left at all
+    if not usable or not math.isfinite(seconds):
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise OverBudget
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def probe_slice(obj: Any) -> tuple[Any, float] | None:
+    """A small slice of a large top-level list or mapping, and how much bigger the whole is."""
+    if not isinstance(obj, (list, dict)) or len(obj) < PROBE_ITEMS:
+        return None
+    size = max(1, int(len(obj) * PROBE_FRACTION))
+    part = obj[:size] if isinstance(obj, list) else dict(list(obj.items())[:size])
+    return part, len(obj) / size
+
+
+_T = TypeVar("_T")
+
+
+def _skipped(facts: Mapping[str, Any], label: str, detail: str) -> CodecTrial:
+    fidelity = FidelityResult(facts["codec"], label, ERROR, detail=detail)
+    return CodecTrial(fidelity=fidelity, **facts)
+
+
+def _not_measured(exc: BaseException, share_s: float, budget_s: float) -> str:
+    """One line for a codec stopped by its deadline, memory, the stack, or a crash."""
+    if isinstance(exc, OverBudget):
+        return (
+            f"ran past its {seconds(share_s)} share of the {seconds(budget_s)} budget: not measured"
+        )
+    if isinstance(exc, MemoryError):
+        return "ran out of memory: not measured"
+    if isinstance(exc, RecursionError):
+        return "nested too deep for it (RecursionError): not measured"
+    return f"crashed ({type(exc).__name__}: {one_line(str(exc))[:120]}): not measured"
+
+
+def _probe(name: str, label: str, obj: Any) -> float:
+    """Predicted seconds to prepare `obj`, from a slice of it; 0 for a small document."""
+    sliced = probe_slice(obj)
+    if sliced is None:
+        return 0.0
+    part, scale = sliced
+    start = timeit.default_timer()
+    prepare_object(name, label, part, keep_decoded=True)
+    return (timeit.default_timer() - start) * scale
+
+
+def _guarded(work: Callable[[], _T], share_s: float) -> _T | BaseException:
+    """`work()` within `share_s`, or what stopped it; a SerkitError passes through."""
+    try:
+        with deadline(share_s):
+            return work()
+    except SerkitError:
+        raise
+    except (OverBudget, Exception) as exc:  # a codec or plugin crashing must not stop the rest
+        return exc
+
+
 # --- one document ---------------------------------------------------------------------
 
 
 def _prepared(
-    codecs: Sequence[str], label: str, obj: Any, desc: str
+    codecs: Sequence[str],
+    label: str,
+    obj: Any,
+    desc: str,
+    budget_s: float = math.inf,
+    bool_keys: Sequence[tuple[str, bool]] = (),
 ) -> tuple[dict[str, Case], dict[str, CodecTrial]]:
-    """Prepare every codec's pair; the round trip also decides its fidelity."""
+    """Prepare every codec's pair; the round trip also decides its fidelity.
+
+    Preparing may spend :data:`PREPARE_SHARE` of `budget_s`. Each codec is first timed on
+    a slice of a large document, then prepared cheapest first, each within a fair share of
+    what is left; one predicted or found over its share, or out of memory or stack, or
+    crashing, is reported in one line and the others go on.
+    """
+    clock = timeit.default_timer
+    end = clock() + budget_s * PREPARE_SHARE
     cases: dict[str, Case] = {}
     trials: dict[str, CodecTrial] = {}
-    for name in progress(codecs, desc=desc, unit="codec"):
+    facts: dict[str, dict[str, Any]] = {}
+    predicted: dict[str, float] = {}
+    # A probe may spend a quarter of an even share: a slow codec's slice cannot starve the rest.
+    probe_s = budget_s * PREPARE_SHARE / max(1, len(codecs)) / 4
+    for name in codecs:
         spec = registry.spec(name)
-        facts: dict[str, Any] = {
+        facts[name] = {
             "codec": name,
             "format": spec.format,
             "library": spec.library,
             "pure_python_by_design": spec.pure_python,
         }
         try:
-            case = prepare_object(name, label, obj, keep_decoded=True)
+            probed = _guarded(partial(_probe, name, label, obj), probe_s)
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
-            trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts)
+            trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
             continue
+        if isinstance(probed, OverBudget):  # even the slice took too long
+            why = (
+                f"would take over {seconds(probe_s / PROBE_FRACTION)} to prepare, over its "
+                f"share of the {seconds(budget_s)} budget: not measured"
+            )
+            trials[name] = _skipped(facts[name], label, why)
+        elif isinstance(probed, BaseException):
+            trials[name] = _skipped(facts[name], label, _not_measured(probed, probe_s, budget_s))
+        else:
+            predicted[name] = probed
+    ordered = sorted(predicted, key=lambda n: predicted[n])
+    correction = 1.0
+    for position, name in enumerate(progress(ordered, desc=desc, unit="codec")):
+        left_s = max(0.0, end - clock())
+        # Shared among the codecs still to come that could fit in what is left at all, so
+        # that on a huge document the cheapest few are measured rather than none.
+        fitting = sum(predicted[n] * correction <= left_s for n in ordered[position:])
+        share_s = left_s / max(1, fitting)
+        expected_s = predicted[name] * correction
+        if expected_s > share_s:
+            why = (
+                f"would take about {seconds(expected_s)} to prepare, over its "
+                f"{seconds(share_s)} share of the {seconds(budget_s)} budget: not measured"
+            )
+            trials[name] = _skipped(facts[name], label, why)
+            continue
+        started = clock()
+        try:
+            prepared = _guarded(
+                partial(prepare_object, name, label, obj, keep_decoded=True), share_s
+            )
+        except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
+            trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
+            continue
+        if isinstance(prepared, BaseException):
+            trials[name] = _skipped(facts[name], label, _not_measured(prepared, share_s, budget_s))
+            continue
+        case = prepared
+        if predicted[name] > 0:  # a slice under-predicts the whole: learn by how much
+            correction = max(correction, (clock() - started) / predicted[name])
         trip = RoundTrip(case.config, case.payload, case.decoded)
-        judged = judge_round_trip(get_codec(name), label, obj, trip)
+        compare_s = max(share_s, 1.0)  # comparing is serkit's own work: a floor, not a share
+        judged = _guarded(partial(judge_round_trip, get_codec(name), label, obj, trip), compare_s)
+        if isinstance(judged, BaseException):
+            why = _not_measured(judged, compare_s, budget_s)
+            trials[name] = _skipped(facts[name], label, f"comparing what it gave back: {why}")
+            continue
         cases[name] = replace(case, decoded=None)  # the copy is judged: free it
         sizes = {compressor: len(pack(case.payload)) for compressor, pack in COMPRESSORS.items()}
-        trials[name] = CodecTrial(fidelity=judged, compressed=sizes, **facts)
+        judged = named_bool_keys(judged, bool_keys)
+        trials[name] = CodecTrial(fidelity=judged, compressed=sizes, **facts[name])
         if judged.status == ERROR:  # it gave back something it cannot even compare
             del cases[name]
     return cases, trials
+
+
+def named_bool_keys(
+    result: FidelityResult, bool_keys: Sequence[tuple[str, bool]]
+) -> FidelityResult:
+    """A lossy note whose first difference is at a key [True] or [False] names the key the
+    file wrote, e.g. YAML's `on:` read as True."""
+    paths = [d.example_path for d in result.differences]
+    notes = [
+        f"key `{text}` read as {truth} (YAML 1.1)"
+        for text, truth in bool_keys
+        if any(f"[{truth}]" in path for path in paths)
+    ]
+    if not notes or result.detail is None:
+        return result
+    return replace(result, detail="; ".join([result.detail, *notes]))
 
 
 def _pin(obj: Any) -> str | None:
@@ -222,7 +400,9 @@ def try_document(
     start = clock()
     names = list(codecs) if codecs is not None else codec_names()
     label = document.path.name
-    cases, trials = _prepared(names, label, document.obj, f"{label}: preparing")
+    cases, trials = _prepared(
+        names, label, document.obj, f"{label}: preparing", budget_s, document.bool_keys
+    )
 
     calls: dict[Key, Callable[[], object]] = {}
     numbers: dict[Key, int] = {}
@@ -234,7 +414,10 @@ def try_document(
             first[key] = case.first_call_s(operation) or 0.0
             calls[key] = case.operation(operation)
             numbers[key], costs[key] = sample_size(case, operation)
-    sampling_s = max(min_sampling_s, budget_s - (clock() - start))
+    # Sampling gets what preparing left; the floor never lifts the total past the budget
+    # by more than sampling's own share of it.
+    floor_s = min(min_sampling_s, budget_s * (1 - PREPARE_SHARE))
+    sampling_s = max(floor_s, budget_s - (clock() - start))
     counts = plan_samples(costs, sampling_s, max_rounds, key_cap_s)
     deadline = clock() + sampling_s
     samples = sample_interleaved(calls, numbers, counts, f"{label}: timing", deadline)

@@ -47,14 +47,31 @@ def fidelity_text(trial: CodecTrial) -> str:
     return text
 
 
-def _row(trial: CodecTrial) -> list[str]:
+SMALLEST = "*"  # after the smallest size in a size column
+
+
+def _sizes(trial: CodecTrial) -> list[int | None]:
+    """The encoded size, then each compressor's: the size columns, in order."""
+    return [trial.fidelity.bytes, *(trial.compressed.get(name) for name in COMPRESSORS)]
+
+
+def smallest_sizes(document: DocumentTrial) -> list[int | None]:
+    """Per size column, the smallest size any codec made (None when none made one)."""
+    columns = zip(*(_sizes(trial) for trial in document.codecs), strict=True)
+    return [min((n for n in column if n is not None), default=None) for column in columns]
+
+
+def _row(trial: CodecTrial, smallest: Sequence[int | None]) -> list[str]:
+    sizes = [
+        bytes_binary(size) + (SMALLEST if size is not None and size == least else "")
+        for size, least in zip(_sizes(trial), smallest, strict=True)
+    ]
     return [
         trial.codec,
         implementation_text(trial),
         timing_text(trial.dumps),
         timing_text(trial.loads),
-        bytes_binary(trial.fidelity.bytes),
-        *(bytes_binary(trial.compressed.get(name)) for name in COMPRESSORS),
+        *sizes,
         fidelity_text(trial),
     ]
 
@@ -63,10 +80,11 @@ HEADERS = ["codec", "impl", "dumps", "loads", "size", *COMPRESSORS, "fidelity"]
 
 
 def heading(document: DocumentTrial) -> str:
+    codecs = len(document.codecs)
     pinned = f", content sha256 {document.content_sha256[:12]}…" if document.content_sha256 else ""
     return (
         f"{document.path}: {document.format}, {bytes_binary(document.bytes)}{pinned}; "
-        f"{len(document.codecs)} codecs in {seconds(document.wall_s)}"
+        f"{codecs} codec{'s' if codecs != 1 else ''} in {seconds(document.wall_s)}"
     )
 
 
@@ -81,8 +99,12 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         f"about {budget} per document and {cap} per call;",
         "(1st call): too slow to sample within its share of that time, so the time of its "
         "first call, which preparing made.",
+        "(1 sample): time for a single sample only, so no spread is shown.",
         f"size: encoded bytes; {' and '.join(COMPRESSORS)}: those bytes compressed (each "
-        "tool's default level). impl: the implementation that ran.",
+        f"tool's default level); {SMALLEST}: the smallest in its column. "
+        "impl: the implementation that ran.",
+        f"A codec that could not finish within its share of the budget ({budget} here), "
+        "or ran out of memory or stack, says so in one line and is not measured.",
         f"fidelity: {EXACT} if the codec gives back the same types and values, else what "
         "changed (see `serkit fidelity`).",
     ]
@@ -110,7 +132,7 @@ def render(documents: Sequence[DocumentTrial], markdown: bool = False) -> str:
     for document in documents:
         title = f"**{heading(document)}**" if markdown else heading(document)
         table = tabulate(
-            [_row(t) for t in document.codecs],
+            [_row(t, smallest_sizes(document)) for t in document.codecs],
             headers=HEADERS,
             tablefmt=tablefmt,
             maxcolwidths=None if markdown else widths,
