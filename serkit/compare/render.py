@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -131,8 +132,10 @@ def _heading(text: str, markdown: bool) -> str:
 
 
 def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str], markdown: bool) -> str:
-    fmt = "github" if markdown else "simple"
-    return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True)
+    if not markdown:
+        return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    cells = [[str(cell).replace("|", "\\|") for cell in row] for row in rows]  # not a column
+    return tabulate(cells, headers=headers, tablefmt="github", disable_numparse=True)
 
 
 def _spread_text(pair: Pair, m: Measurement, interval: Interval | None, kind: str) -> str:
@@ -258,7 +261,9 @@ def render(result: Comparison, markdown: bool = False) -> str:
             f"{verdicts}."
         )
     out += _one_side_lines(result, markdown)
-    return "\n".join(out) + "\n"
+    text = "\n".join(out) + "\n"
+    # Markdown passes raw HTML through: a host's or environment's name could carry markup.
+    return html.escape(text, quote=False) if markdown else text
 
 
 def _one_side_lines(result: Comparison, markdown: bool) -> list[str]:

@@ -38,7 +38,7 @@ from serkit.report.views import (
 )
 from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, describe_hosts
-from serkit.results.tree import Measurement, ResultsTree, read_tree
+from serkit.results.tree import Measurement, ResultsTree, publishable_copy, read_tree
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
@@ -355,11 +355,12 @@ def write_index(output: Path) -> Path:
 
 def asv_publish(
     root: Path,
-    results: Path,
+    tree: ResultsTree,
     html_dir: Path,
     runner: Callable[[Path, list[str]], int],
+    warnings: list[str],
 ) -> bool:
-    """`asv publish` of `results` into `html_dir`, through a config naming both."""
+    """`asv publish` of what `tree` read soundly into `html_dir`, through a config naming both."""
     from serkit.run.matrix import asv_config
 
     config = asv_config()
@@ -368,13 +369,19 @@ def asv_publish(
         repo=str(root),
         benchmark_dir=str(root / "benchmarks"),
         env_dir=str(root / ENV_DIR),
-        results_dir=str(results.resolve()),
-        html_dir=str(html_dir.resolve()),
     )
     with tempfile.TemporaryDirectory(prefix="serkit-publish-") as scratch:
+        # asv reads only what serkit read and found sound, and writes beside the report:
+        # its pages are moved into place only when it succeeded.
+        clean, pages = Path(scratch) / "results", Path(scratch) / "html"
+        warnings += [f"asv's pages leave out {what}" for what in publishable_copy(tree, clean)]
+        config.update(results_dir=str(clean), html_dir=str(pages))
         path = Path(scratch) / "asv.conf.json"
         path.write_text(json.dumps(config))
-        return runner(root, ["publish", "--config", str(path)]) == 0
+        if runner(root, ["publish", "--config", str(path)]) != 0:
+            return False
+        shutil.move(str(pages), str(html_dir))
+        return True
 
 
 @dataclass(frozen=True)
@@ -417,7 +424,7 @@ def write_report(
     folder.mkdir(parents=True)
     asv_pages = False
     if asv_runner is not None:
-        asv_pages = asv_publish(root, results, folder / "asv", asv_runner)
+        asv_pages = asv_publish(root, tree, folder / "asv", asv_runner, tree.warnings)
         if not asv_pages:
             tree.warnings.append("asv publish failed (see its output): asv's pages are missing")
     doc = load_replication(replication or replication_path(results), tree.warnings)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from serkit.units import plural
+
 RESULTS_VERSION = 2
 MACHINE_FILE = "machine.json"
 BENCHMARKS_FILE = "benchmarks.json"
@@ -40,6 +42,33 @@ PREFIX_KINDS = {
     "peakmem_": ("memory", "bytes"),
     "track_": ("track", "unit"),
 }
+
+# What a benchmark's name and its parameters may hold. The names reach Markdown, HTML and
+# asv's own pages (tooltips rendered as HTML); a foreign results file could carry markup
+# in them, so rows outside these sets are skipped when read, with one warning.
+SAFE_BENCHMARK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+SAFE_PARAM = re.compile(r"[\w .,:+\-'\"()\[\]/=]{0,200}")
+
+
+def safe_benchmark(name: str, params: Sequence[str] = ()) -> bool:
+    """Whether a benchmark's name and parameters hold only characters safe to show anywhere."""
+    return bool(SAFE_BENCHMARK_NAME.fullmatch(name)) and all(
+        SAFE_PARAM.fullmatch(p) for p in params
+    )
+
+
+def shown(name: str) -> str:
+    """An unsafe name as a warning may print it: each character outside the safe set as ?."""
+    return re.sub(r"[^A-Za-z0-9_.]", "?", name[:60])
+
+
+def _safe_row(name: str, row: Mapping[str, Any]) -> bool:
+    """A results row (its columns by name) whose benchmark name and parameters are safe."""
+    axes = row.get("params") or []
+    if not isinstance(axes, list) or not all(isinstance(axis, list) for axis in axes):
+        return False
+    return safe_benchmark(name, [str(p) for axis in axes for p in axis])
+
 
 REQUIRED_KEYS = ("commit_hash", "params", "python", "requirements", "result_columns", "results")
 
@@ -240,7 +269,10 @@ def _environment(data: Mapping[str, Any], profile: Mapping[str, Any]) -> Environ
     return Environment(str(data["python"]), requirements, env_vars, other)
 
 
-def _read_results_file(path: Path, machine: str, profile: Mapping[str, Any]) -> list[Measurement]:
+def _read_results_file(
+    path: Path, machine: str, profile: Mapping[str, Any], unsafe: list[str]
+) -> list[Measurement]:
+    """The file's measurements; the names of rows skipped as unsafe go to `unsafe`."""
     data = load_json(path)
     if not isinstance(data, dict) or data.get("version") != RESULTS_VERSION:
         found = data.get("version") if isinstance(data, dict) else None
@@ -263,11 +295,14 @@ def _read_results_file(path: Path, machine: str, profile: Mapping[str, Any]) -> 
     out: list[Measurement] = []
     for name, values in data["results"].items():
         if not isinstance(values, list):
-            raise ResultsFileError(f"its row for {name} is not a list")
+            raise ResultsFileError(f"its row for {name!r} is not a list")
         row = dict(zip(columns, values))
         axes = row.get("params") or []
         if not isinstance(axes, list) or not all(isinstance(a, list) for a in axes):
-            raise ResultsFileError(f"its params for {name} are not lists")
+            raise ResultsFileError(f"its params for {name!r} are not lists")
+        if not _safe_row(str(name), row):
+            unsafe.append(str(name))
+            continue
         grid = list(itertools.product(*axes))
         size = len(grid)
         result = _column(row, "result", size)
@@ -312,7 +347,7 @@ def _read_benchmarks(root: Path, warnings: list[str]) -> dict[str, Benchmark]:
                 info.get("repeat"),
             )
             for name, info in data.items()
-            if isinstance(info, dict)
+            if isinstance(info, dict) and _safe_row(name, info)
         }
     except ResultsFileError as exc:
         warnings.append(f"skipped {path}: {exc}")
@@ -352,6 +387,7 @@ def machine_folders(root: Path) -> list[Path]:
 def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
     """Every machine's results under `root`, or only those named (unread otherwise)."""
     warnings: list[str] = []
+    unsafe: list[str] = []
     tree = ResultsTree(root, {}, _read_benchmarks(root, warnings), warnings)
     for folder in machine_folders(root):
         profile = _read_profile(folder, warnings)
@@ -361,7 +397,7 @@ def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
             continue
         for path in _results_files(folder):
             try:
-                machine.measurements += _read_results_file(path, folder.name, profile)
+                machine.measurements += _read_results_file(path, folder.name, profile, unsafe)
             except ResultsFileError as exc:
                 warnings.append(f"skipped {path}: {exc}")
             # A foreign file can be shaped any way at all: whatever breaks the reading
@@ -370,4 +406,54 @@ def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
                 warnings.append(f"skipped {path}: not laid out as asv's ({exc!r})")
             else:
                 machine.files += 1
+    if unsafe:
+        warnings.append(
+            f"skipped {plural(len(unsafe), 'benchmark row')} whose name or "
+            "parameters hold characters other than letters, digits and _ . (names) or "
+            f"- , : + ' \" ( ) [ ] / = (parameters), such as {shown(unsafe[0])}"
+        )
     return tree
+
+
+def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
+    """Write into `into` the part of `tree` that asv's own tools can read safely: each
+    machine with a profile, the results files serkit read, without the rows it skipped
+    as unsafe, and benchmarks.json likewise. Says, one line each, what was left out."""
+    left_out: list[str] = []
+    into.mkdir(parents=True, exist_ok=True)
+    source = tree.root / BENCHMARKS_FILE
+    if source.is_file():
+        try:
+            listed = load_json(source)
+        except ResultsFileError:
+            listed = None
+        if isinstance(listed, dict):
+            kept = {
+                k: v
+                for k, v in listed.items()
+                if k == "version" or (isinstance(v, dict) and _safe_row(k, v))
+            }
+            (into / BENCHMARKS_FILE).write_text(json.dumps(kept))
+    for name, machine in tree.machines.items():
+        profile = machine.profile
+        files = sorted({m.file for m in machine.measurements})
+        if not files:
+            continue
+        if profile.get("machine") != name or not all(
+            isinstance(v, (str, int)) for v in profile.values()
+        ):
+            left_out.append(f"{name}: its {MACHINE_FILE} is missing or not an asv machine profile")
+            continue
+        folder = into / name
+        folder.mkdir()
+        (folder / MACHINE_FILE).write_text(json.dumps({**profile, "version": 1}))
+        for path in files:
+            data = load_json(path)
+            columns = data["result_columns"]
+            data["results"] = {
+                bench: values
+                for bench, values in data["results"].items()
+                if _safe_row(bench, dict(zip(columns, values)))
+            }
+            (folder / path.name).write_text(json.dumps(data))
+    return left_out

@@ -1,0 +1,157 @@
+"""A results tree someone else wrote: markup in benchmark names, a broken machine profile.
+
+Every command that reads results (`compare`, `report`, `hosts`) skips what is unsafe or
+malformed with one warning, shows no traceback, and passes nothing of it on to asv.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from results_factory import BENCHMARKS, COMMIT, results_file, two_hosts, write_benchmarks
+
+from serkit.cli import main
+from serkit.report import html as report_html
+from serkit.results.tree import publishable_copy, read_tree, safe_benchmark
+
+SCRIPT = "<script>alert(1)</script>"
+HOSTILE_NAME = f"bench_time.Dumps.time_{SCRIPT}"
+
+
+def _with_hostile_rows(root: Path) -> Path:
+    """Two hosts; host b's results also hold a benchmark named with markup, and a
+    parameter with markup in a benchmark of a safe name."""
+    two_hosts(root)
+    grid = [[f"'{SCRIPT}'"], ["'small'"]]
+    hostile = {
+        HOSTILE_NAME: {"type": "time", "unit": "seconds", "grid": [["'json'"], ["'small'"]]},
+        "bench_time.Loads.time_loads": {"type": "time", "unit": "seconds", "grid": grid},
+    }
+    write_benchmarks(root, {**BENCHMARKS, **hostile})
+    data = results_file("b", {n: [1e-6] for n in hostile}, benchmarks=hostile)
+    # asv keeps one file per commit and environment; this one is another environment.
+    data["env_name"] += "-extra"
+    (root / "b" / f"{COMMIT[:8]}-{data['env_name']}.json").write_text(json.dumps(data))
+    return root
+
+
+def test_names_and_parameters_outside_the_safe_sets_are_refused() -> None:
+    assert safe_benchmark("bench_time.Dumps.time_dumps", ["'json'", "'random-dicts-1000'", "3"])
+    assert not safe_benchmark(HOSTILE_NAME)
+    assert not safe_benchmark("bench_time.Dumps.time_dumps", [f"'{SCRIPT}'"])
+    assert not safe_benchmark("bench`x`.y")
+
+
+def test_the_tree_skips_unsafe_rows_with_one_warning(tmp_path: Path) -> None:
+    tree = read_tree(_with_hostile_rows(tmp_path))
+    names = {m.benchmark for machine in tree.machines.values() for m in machine.measurements}
+    params = {
+        p for machine in tree.machines.values() for m in machine.measurements for p in m.params
+    }
+    assert HOSTILE_NAME not in names and HOSTILE_NAME not in tree.benchmarks
+    assert not any(SCRIPT in p for p in params)
+    assert "bench_time.Dumps.time_dumps" in names  # the safe rows stay
+    (warning,) = [w for w in tree.warnings if "benchmark row" in w]
+    assert warning.startswith("skipped 2 benchmark rows")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "table", "json"])
+def test_compare_shows_no_markup_from_a_results_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    root = _with_hostile_rows(tmp_path / "results")
+    assert main(["compare", "a", "b", "--results", str(root), "--format", fmt]) == 0
+    out, err = capsys.readouterr()
+    assert "<script" not in out and "Traceback" not in err
+    assert err.count("benchmark row") == 1
+
+
+def test_markdown_escapes_markup_in_host_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "results"
+    two_hosts(root)
+    hostile = "b<img src=x onerror=alert(1)>"
+    (root / "b").rename(root / hostile)
+    for path in (root / hostile).iterdir():  # asv files each result under its machine
+        data = json.loads(path.read_text())
+        key = "machine" if path.name == "machine.json" else None
+        if key:
+            data[key] = hostile
+        else:
+            data["params"]["machine"] = hostile
+        path.write_text(json.dumps(data))
+    assert main(["compare", "a", hostile, "--results", str(root), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "<img" not in out and "&lt;img" in out
+
+
+def test_asv_is_handed_only_what_serkit_read_soundly(tmp_path: Path) -> None:
+    root = _with_hostile_rows(tmp_path / "results")
+    (root / "a" / "machine.json").write_text('["not", "a", "profile"]')
+    tree = read_tree(root)
+    left_out = publishable_copy(tree, tmp_path / "clean")
+    assert left_out == ["a: its machine.json is missing or not an asv machine profile"]
+    assert not (tmp_path / "clean" / "a").exists()
+    copied = (tmp_path / "clean").rglob("*.json")
+    assert not any(SCRIPT in path.read_text() for path in copied)
+    assert (tmp_path / "clean" / "b" / "machine.json").is_file()
+
+
+def test_the_report_with_a_broken_profile_warns_once_and_writes_asvs_pages_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _with_hostile_rows(tmp_path / "results")
+    (root / "a" / "machine.json").write_text('["not", "a", "profile"]')
+    handed: list[Path] = []
+
+    def fake_asv(where: Path, args: list[str]) -> int:
+        config = json.loads(Path(args[args.index("--config") + 1]).read_text())
+        handed.append(Path(config["results_dir"]))
+        for path in Path(config["results_dir"]).rglob("*.json"):
+            assert SCRIPT not in path.read_text()
+        assert not (Path(config["results_dir"]) / "a").exists()
+        Path(config["html_dir"]).mkdir()
+        (Path(config["html_dir"]) / "index.html").write_text("asv")
+        return 0
+
+    written = report_html.write_report(tmp_path, root, tmp_path / "reports", asv_runner=fake_asv)
+    assert handed and written.asv_pages
+    assert (written.folder / "asv" / "index.html").read_text() == "asv"
+    assert sum("machine profile" in w for w in written.warnings) == 2  # read, and left out
+    assert not any(SCRIPT in p.read_text() for p in written.folder.glob("*.html"))
+
+
+def test_a_failed_asv_publish_leaves_no_partial_folder(tmp_path: Path) -> None:
+    root = two_hosts(tmp_path / "results")
+
+    def failing_asv(where: Path, args: list[str]) -> int:
+        config = json.loads(Path(args[args.index("--config") + 1]).read_text())
+        Path(config["html_dir"]).mkdir()
+        (Path(config["html_dir"]) / "half.html").write_text("cut short")
+        return 1
+
+    written = report_html.write_report(tmp_path, root, tmp_path / "reports", asv_runner=failing_asv)
+    assert not written.asv_pages and not (written.folder / "asv").exists()
+    assert any("asv publish failed" in w for w in written.warnings)
+    assert (written.folder / "index.html").is_file()  # serkit's own pages, whole
+
+
+def test_serkit_report_with_real_asv_on_a_broken_profile_shows_no_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("asv")
+    root = _with_hostile_rows(tmp_path / "results")
+    (root / "a" / "machine.json").write_text('["not", "a", "profile"]')
+    output = tmp_path / "reports"
+    assert main(["report", "--results", str(root), "--output", str(output)]) == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err, sys.executable
+    assert captured.err.count("serkit: writing the report") == 1
+    (folder,) = [p for p in output.iterdir() if p.is_dir()]
+    asv_pages = folder / "asv"
+    if asv_pages.exists():  # published whole, from the sound part only
+        assert not any(SCRIPT in p.read_text(errors="replace") for p in asv_pages.rglob("*.json"))
