@@ -184,9 +184,15 @@ class OverBudget(BaseException):
     """
 
 
+# After the deadline, how often it is raised again: an exception raised inside a garbage
+# collector's callback or a __del__ is printed and dropped, so one raise is not enough.
+DEADLINE_REPEAT_S = 0.05
+
+
 @contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    """Raise OverBudget in this thread after `seconds` (where SIGALRM exists, main thread).
+    """Raise OverBudget in this thread after `seconds` (where SIGALRM exists, main thread),
+    and again every DEADLINE_REPEAT_S until the block is left.
 
     A call inside C code is stopped when it next returns to Python; pure-Python codecs
     (the slow ones) are stopped at once.
@@ -197,17 +203,25 @@ def deadline(seconds: float) -> Iterator[None]:
     if not usable or not math.isfinite(seconds):
         yield
         return
+    armed = True
 
     def expire(signum: int, frame: object) -> None:
-        raise OverBudget
+        if armed:
+            raise OverBudget
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, DEADLINE_REPEAT_S)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        while True:  # a repeat landing here, before `armed` is cleared, must not skip this
+            try:
+                armed = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+                break
+            except OverBudget:
+                continue
 
 
 def probe_slice(obj: Any) -> tuple[Any, float] | None:
