@@ -21,14 +21,16 @@ from serkit.checkout import BENCH_STATE
 from serkit.errors import SerkitError
 from serkit.results.tree import Benchmark
 from serkit.run.rounds import RunState, later_selection, split_bench_args
-from serkit.stats import fastest_mode
+from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import SingleSample
 from serkit.suite.cases import (
     CODECS_ENV,
-    FASTEST_MODE_PROCESSES,
     FIXTURES_ENV,
+    QUICK_SEES,
     ROUNDS_ENV,
     SAMPLES_PER_PROCESS,
+    TYPICAL_PROCESSES,
+    precision_needed,
 )
 
 # Its module fixture is a real run: every test of the module on one xdist worker runs it
@@ -194,11 +196,16 @@ def _results(root: Path) -> dict[str, dict[str, Any]]:
 
 def _planned_and_extra(processes: tuple[float, ...], planned: int = 5) -> bool:
     """Whether `processes` are the planned rounds' and, past them, only extra rounds that
-    ran because the fastest mode so far was short of FASTEST_MODE_PROCESSES."""
+    ran because the processes so far held too few typical ones or were too loose for the
+    quick run's precision."""
     if not planned <= len(processes) <= 2 * planned:
         return False
+    needed = precision_needed(QUICK_SEES)
     ran_for = [processes[:k] for k in range(planned, len(processes))]
-    return all(len(fastest_mode(before)) < FASTEST_MODE_PROCESSES for before in ran_for)
+    return all(
+        len(typical_processes(before)) < TYPICAL_PROCESSES or (standard_error(before) or 0) > needed
+        for before in ran_for
+    )
 
 
 def _dumps_processes(root: Path) -> tuple[float, ...]:
@@ -294,8 +301,10 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
     assert failure.label == f"py{CURRENT} msgpack 9.9.9"
 
 
-def test_extra_rounds_take_only_the_pairs_short_of_a_fastest_mode(tmp_path: Path) -> None:
-    from serkit.run.rounds import short_of_fastest_mode
+def test_extra_rounds_take_only_the_pairs_short_of_typical_processes_or_precision(
+    tmp_path: Path,
+) -> None:
+    from serkit.run.rounds import imprecise_pairs
 
     timed = {**SUITE[LOADS], "type": "time", "repeat": 1}
     benchmarks = {
@@ -303,16 +312,21 @@ def test_extra_rounds_take_only_the_pairs_short_of_a_fastest_mode(tmp_path: Path
         "bench_import.ImportTime.timeraw_import": SUITE["bench_import.ImportTime.timeraw_import"],
     }
     quiet, contended, once = [1.0, 1.01, 0.99, 1.02, 1.0], [1.0, 1.6, 1.7, 1.01, 1.8], [9.0]
+    loose = [1.0, 1.04, 0.97, 1.02, 0.98]  # five typical processes, 1.2 % of standard error
     results = {
         "result_columns": ["result", "params", "samples"],
         "results": {
-            LOADS: [[1.0, 1.0, 9.0, None], timed["params"], [quiet, contended, once, None]]
+            LOADS: [[1.0, 1.0, 9.0, 1.0], timed["params"], [quiet, contended, once, loose]]
         },
     }
     path = tmp_path / "abcd1234-env.json"
     path.write_text(json.dumps(results))
-    short = short_of_fastest_mode(path, benchmarks, FASTEST_MODE_PROCESSES)
+    short = imprecise_pairs(path, benchmarks, precision_needed(QUICK_SEES))
     assert short == {LOADS: {("'json'", "'random-dicts-1000'")}}
+    tighter = imprecise_pairs(path, benchmarks, precision_needed(0.05))  # a full run's aim
+    assert tighter == {
+        LOADS: {("'json'", "'random-dicts-1000'"), ("'yaml'", "'random-dicts-1000'")}
+    }
     chosen = later_selection(benchmarks, 7, [], [], short, extra=True)
     assert _selects(chosen, f"{LOADS}('json', 'random-dicts-1000')")
     assert not _selects(chosen, f"{LOADS}('json', 'small-dict')")  # five in its fastest mode

@@ -17,9 +17,10 @@ time) takes part in the first r rounds; later rounds append their samples to the
 earlier ones (`asv run --append-samples`), with asv's `number` kept per pair.
 
 After the planned rounds come at most as many extra rounds, each only for the timed
-pairs whose processes so far put fewer than FASTEST_MODE_PROCESSES in their fastest
-mode (serkit.suite.cases): sequential sampling on a run's own precision, which never
-looks at a comparison, so it cannot lean a verdict either way.
+pairs whose processes so far hold fewer than TYPICAL_PROCESSES typical ones, or place
+the pair less precisely than the run's plan needs (serkit.suite.cases.precision_needed):
+sequential sampling on a run's own precision, which never looks at a comparison, so it
+cannot lean a verdict either way.
 """
 
 from __future__ import annotations
@@ -46,14 +47,14 @@ from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, read_builds
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
 from serkit.run.process import Interrupted, run_in_session
-from serkit.stats import fastest_mode
+from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
 from serkit.suite.cases import (
     CODECS_ENV,
-    FASTEST_MODE_PROCESSES,
     FIXTURES_ENV,
     ROUNDS_ENV,
     SLOW_ENV,
+    TYPICAL_PROCESSES,
     WARMUP_ENV,
 )
 from serkit.units import plural
@@ -162,11 +163,12 @@ def first_round_values(path: Path) -> dict[str, set[tuple[str, ...]]]:
         return {}
 
 
-def short_of_fastest_mode(
-    path: Path, benchmarks: Mapping[str, Any], least: int
+def imprecise_pairs(
+    path: Path, benchmarks: Mapping[str, Any], needed: float
 ) -> dict[str, set[tuple[str, ...]]]:
     """By timed benchmark, the parameter sets whose processes so far (in the results file at
-    `path`) put fewer than `least` in their fastest mode; a pair timed once is not one."""
+    `path`) hold fewer than TYPICAL_PROCESSES typical ones, or place the pair less precisely
+    than `needed` (serkit.stats.standard_error); a pair timed once is not one."""
     short: dict[str, set[tuple[str, ...]]] = {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -183,7 +185,10 @@ def short_of_fastest_mode(
         sets = [tuple(str(p) for p in c) for c in itertools.product(*(row.get("params") or []))]
         for combo, samples in zip(sets, row.get("samples") or []):
             processes = described.per_process(samples or [])
-            if len(processes) >= 2 and len(fastest_mode(processes)) < least:
+            if len(processes) < 2:
+                continue
+            error = standard_error(processes)
+            if len(typical_processes(processes)) < TYPICAL_PROCESSES or (error or 0) > needed:
                 short.setdefault(name, set()).add(combo)
     return short
 
@@ -205,8 +210,10 @@ class RunState:
     memory: bool = False  # memory per call measured (a quick run leaves it out unless asked)
     instructions: bool = False  # instructions counted (likewise)
     shard: str | None = None
-    # Rounds past `rounds`, at most, for the pairs short of FASTEST_MODE_PROCESSES.
+    # Rounds past `rounds`, at most, for the pairs short of typical processes or of
+    # `precision` (serkit.run.rounds.imprecise_pairs).
     extra_rounds: int = 0
+    precision: float = 0.0  # the standard error a pair's plan needs (suite.cases.precision_needed)
     done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
     # The first round's parts finished in an environment not yet done: (environment, part).
     first_round_parts: list[tuple[str, int]] = field(default_factory=list)
@@ -264,6 +271,7 @@ def new_state(
     instructions: bool = False,
     shard: str | None = None,
     extra_rounds: int = 0,
+    precision: float = 0.0,
 ) -> RunState:
     """The state of a run about to begin, with an empty folder for its notes."""
     # An older run's notes serve only its --resume, which a new run replaces.
@@ -285,6 +293,7 @@ def new_state(
         instructions=instructions,
         shard=shard,
         extra_rounds=extra_rounds,
+        precision=precision,
     )
 
 
@@ -326,11 +335,11 @@ class _Round:
                 env[BUDGET_ENV] = f"{state.budget_s:g}"
             return self._first_round(name, args, env, where)
         benchmarks = _benchmarks(self.root)
-        results = self.builds.parent / _results_file(state, name)
+        results = self.builds.parent / results_file_name(state.commit, name)
         singles = read_singles(notes)
         extra = round_index >= state.rounds
         if extra:
-            measured = short_of_fastest_mode(results, benchmarks, FASTEST_MODE_PROCESSES)
+            measured = imprecise_pairs(results, benchmarks, state.precision)
         else:
             measured = first_round_values(results)
         chosen = later_selection(
@@ -345,8 +354,9 @@ class _Round:
             pairs = sum(len(combos) for combos in measured.values())
             print(
                 f"serkit: extra round {round_index + 1 - state.rounds} of at most "
-                f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} with "
-                f"fewer than {FASTEST_MODE_PROCESSES} processes in their fastest mode",
+                f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} short of "
+                f"{TYPICAL_PROCESSES} typical processes or of a {state.precision:.1%} "
+                "standard error",
                 file=sys.stderr,
             )
         return self._asv(name, args, env)
@@ -416,7 +426,7 @@ def drive(
                 state.done.append((round_index, name))
                 state.save(state_path)
             if round_index >= state.rounds and not ran:
-                break  # every pair's fastest mode holds enough processes: no more rounds
+                break  # every pair is placed as precisely as the plan needs: no more rounds
     except (Interrupted, KeyboardInterrupt, _Stopped) as exc:
         signum: int = signal.SIGINT
         if isinstance(exc, (Interrupted, _Stopped)):
@@ -431,11 +441,12 @@ def drive(
     return status
 
 
-def _results_file(state: RunState, env_name: str) -> str:
-    """asv's name for an environment's results file (a long name becomes its hash)."""
+def results_file_name(commit: str, env_name: str) -> str:
+    """asv's name for an environment's results file at `commit`, in its machine's folder
+    (a long environment name becomes its hash)."""
     from asv.results import get_filename  # deferred: asv is needed only to run
 
-    return Path(str(get_filename("m", state.commit, env_name))).name
+    return Path(str(get_filename("m", commit, env_name))).name
 
 
 def _benchmarks(root: Path) -> dict[str, object]:

@@ -30,12 +30,15 @@ from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_
 from serkit.run.rounds import RunState, drive, new_state
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
-    FASTEST_MODE_PROCESSES,
     FULL_ROUNDS,
+    FULL_SEES,
+    QUICK_SEES,
     ROUNDS_ENV,
     SAMPLES_PER_PROCESS,
+    TYPICAL_PROCESSES,
     WARMUP_ENV,
     Selection,
+    precision_needed,
     rounds_from_env,
     warmup_from_env,
 )
@@ -54,14 +57,23 @@ QUICK_WARMUP_S = "0.02"
 # What one timed pair may cost in the quick run, warm-up included (serkit.suite.budget):
 # a pair over it is timed once, in one process, and shown as a single sample.
 QUICK_BUDGET_S = 2.0
-_MORE = f"up to as many again where fewer than {FASTEST_MODE_PROCESSES} fall in the fastest mode"
+
+
+def _more(sees: float) -> str:
+    return (
+        f"up to as many again while fewer than {TYPICAL_PROCESSES} are typical or they place "
+        f"the pair too loosely to see a {sees:.0%} change"
+    )
+
+
 QUICK_DESCRIPTION = (
-    f"{QUICK_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair ({_MORE}), "
-    f"0.02 s of warm-up; a pair that would cost over {QUICK_BUDGET_S:g} s: 1 process"
+    f"{QUICK_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
+    f"({_more(QUICK_SEES)}), 0.02 s of warm-up; a pair that would cost over "
+    f"{QUICK_BUDGET_S:g} s: 1 process"
 )
 FULL_DESCRIPTION = (
-    f"{FULL_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair ({_MORE}), "
-    "asv's warm-up"
+    f"{FULL_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
+    f"({_more(FULL_SEES)}), asv's warm-up"
 )
 
 
@@ -226,6 +238,7 @@ def run(
                 instructions=instructions,
                 shard=str(plan_.shard) if plan_.shard else None,
                 extra_rounds=rounds,
+                precision=precision_needed(QUICK_SEES if quick else FULL_SEES),
             )
         machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
         env = {**plan_.asv_env, **state.selection, ROUNDS_ENV: str(state.rounds)}

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gzip
+import math
 import os
 import timeit
 from collections.abc import Iterable, Mapping
@@ -63,11 +64,26 @@ FULL_ROUNDS = 10
 # the least of 5 left 2-4x fewer processes in a slow mode than one sample did (docs/trust.md).
 SAMPLES_PER_PROCESS = 5
 SAMPLE_TIME_S = 0.002
-# A pair whose fastest mode (serkit.stats.fastest_mode) holds fewer processes than this
-# after its rounds gets more rounds, up to as many again: under load one process in
-# four read 1.3-1.8x slow throughout, and a verdict judges the fastest mode only. The
-# rule looks at one run's own processes, never at a comparison, so it cannot bias one.
-FASTEST_MODE_PROCESSES = 5
+# Sequential sampling on a run's own precision: after its planned rounds, a pair gets more
+# rounds, up to as many again, while its typical processes (serkit.stats.typical_processes)
+# are fewer than TYPICAL_PROCESSES or place it less precisely than its plan needs to see
+# QUICK_SEES or FULL_SEES (in 90 % of pairs, at the verdicts' 0.5 % level; see
+# precision_needed). The rule looks at one run's own processes, never at a comparison, so
+# it cannot lean a verdict either way. Under load one process in eight read 5 % to 2x slow,
+# and the verdicts judge the typical ones only.
+TYPICAL_PROCESSES = 5
+QUICK_SEES = 0.10
+FULL_SEES = 0.05
+_Z_LEVEL = 2.807  # two-sided 0.5 % of a normal distribution: the verdicts' level
+_Z_POWER = 1.282  # one-sided 10 %: a 90 % chance of calling the change
+
+
+def precision_needed(change: float) -> float:
+    """The standard error of a pair's mean log (serkit.stats.standard_error) at which two
+    such pairs, compared, call `change` in 90 % of cases at the verdicts' level."""
+    return math.log1p(change) / (_Z_LEVEL + _Z_POWER) / math.sqrt(2)
+
+
 # Set only by `serkit power`: every timed body makes this share more calls than its timer
 # counts, a known slowdown that really runs (the same calls, the same instruction mix).
 # Its bodies all repeat their call INJECTED_LOOPS times, so +5 % is one more call in 20.
