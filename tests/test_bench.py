@@ -144,6 +144,7 @@ def test_bench_runs_one_shard_and_records_it(
 ) -> None:
     from serkit.checkout import git_commit
     from serkit.run.matrix import environments
+    from serkit.run.rounds import results_file_name
     from serkit.run.shards import Shard, shard_slice
 
     seen: dict[str, object] = {}
@@ -161,14 +162,21 @@ def test_bench_runs_one_shard_and_records_it(
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
     assert main([*argv, "--", "--machine", "kind-1"]) == 0
-    expected = [env.label for env in shard_slice(environments((CURRENT,)), Shard(2, 3))]
+    chosen = shard_slice(environments((CURRENT,)), Shard(2, 3))
+    expected = [env.label for env in chosen]
+    started = seen.pop("started_at")
+    assert isinstance(started, str) and started[:2] == "20"
+    commit = git_commit(ROOT)
     assert seen == {
         "quick": False,  # --matrix runs the full statistics
         "labels": expected,
         "machine": "kind-1",
         "shard": "2/3",
-        "commit": git_commit(ROOT),
+        "commit": commit,
         "environments": expected,
+        # What the run wrote: a view tells two values of one run from two runs by these.
+        "results_files": [results_file_name(commit or "", env.asv_name) for env in chosen],
+        "plan": {"kind": "full"},
     }
     assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from serkit.run import runner
 from serkit.run.interpreters import find_pythons
 from serkit.run.matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
 from serkit.run.process import Interrupted
-from serkit.run.rounds import RunState
+from serkit.run.rounds import RunState, results_file_name
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
@@ -213,6 +214,7 @@ def _bench(args: argparse.Namespace) -> int:
             f"{mode}: {names}",
             file=sys.stderr,
         )
+    started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     status = runner.run(
         root, plan, quick=quick, extra=extra, memory=memory, instructions=instructions, state=state
     )
@@ -227,6 +229,9 @@ def _bench(args: argparse.Namespace) -> int:
         shard=str(plan.shard) if plan.shard else None,
         commit=commit,
         environments=[env.label for env in plan.environments],
+        results_files=[results_file_name(commit or "", env.asv_name) for env in plan.environments],
+        started_at=started_at,
+        plan={"kind": "quick" if quick else "full"},
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:

@@ -107,7 +107,11 @@ def add_commands(commands: Any) -> None:
         "(as two hosts or days), or both (default)",
     )
     power.add_argument(
-        "--processes", type=positive_int, default=None, help="processes per pair and arm"
+        "--plan",
+        choices=("quick", "full"),
+        default="full",
+        help="sample each arm as a quick run (5 processes a pair, aiming at a 10 %% change) or "
+        "as a full or matrix run (10, aiming at 5 %%; default)",
     )
     power.add_argument(
         "--machine", help="the machine to file the result under, and whose floor verdicts use"
@@ -355,12 +359,14 @@ def run_power(args: argparse.Namespace) -> int:
     arms = 2 + len(sizes)
     print(
         f"serkit power: {len(codecs)} codecs x {len(fixtures)} fixtures, {arms} arms "
-        f"({', '.join(power.arms(sizes))}) in {len(modes)} mode(s), verdicts at a {floor:.0%} "
-        "floor; each arm times the slice as a quick run does",
+        f"({', '.join(power.arms(sizes))}) in {len(modes)} mode(s); verdicts within a run "
+        f"with no floor, between runs at a {floor:.0%} floor; each arm times the slice as a "
+        f"{args.plan} run does",
         file=sys.stderr,
     )
+    plan = power.PLANS[args.plan]
     rows, record = power.measure(
-        root, codecs, fixtures, sizes=sizes, modes=modes, processes=_processes(args), floor=floor
+        root, codecs, fixtures, sizes=sizes, modes=modes, plan=plan, floor=floor
     )
     path = record_power(folder, record)
     if args.format == "json":

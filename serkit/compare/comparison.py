@@ -9,11 +9,12 @@ each stated once here and in the README:
   measured it.
 - Noise, for timings measured in several processes a side (serkit's runs keep each
   process's samples; a process's value is the least of them): faster or slower only when
-  Welch's t-test on the logs of the per-process values, each side's fastest mode
-  (serkit.stats.judged_processes), rejects "no difference" at 0.5 % and the difference exceeds the
-  hosts' noise floor (the larger of the two, measured by `serkit noise`; 10 % where a
-  host has none, said in a warning). Each pair states the smallest difference it could
-  have called. A/A runs on a shared VM call at most 1 % of pairs different this way.
+  Welch's t-test on the logs of the per-process values of each side's typical processes
+  (its fastest mode less its slow stragglers, serkit.stats.judged_processes) rejects "no
+  difference" at 0.5 % and the difference exceeds the hosts' noise floor between runs (the
+  larger of the two, measured by `serkit noise`; 10 % where a host has none, said in a
+  warning). Each pair states the smallest difference it could have called. A/A runs on a
+  shared VM call at most 1 % of pairs different this way.
 - A timing measured in one process on either side (a pair over the quick run's budget,
   serkit.suite.budget) gets no verdict but "single sample": one value has no spread to
   judge a difference against.
@@ -65,7 +66,8 @@ SCHEMA = "serkit-compare/2"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
     "timings measured in several processes: faster or slower only when Welch's t-test on the "
-    "logs of the per-process values (each process's least sample; each side's fastest mode) "
+    "logs of the per-process values (each process's least sample; each side's typical processes: "
+    "its fastest mode less its slow stragglers) "
     "rejects no-difference at 0.5% and the difference exceeds "
     "the hosts' noise floor; other values: within noise when the 99% confidence intervals "
     "overlap (the interquartile ranges where either host recorded no interval)"
@@ -269,7 +271,7 @@ class Verdict:
     verdict: str
     detectable: float | None = None
     multimodal: bool = False
-    ratio: float | None = None  # B/A as the test judged it (its processes' fastest modes)
+    ratio: float | None = None  # B/A as the test judged it (its typical processes)
 
 
 def judge_pair(

@@ -140,4 +140,15 @@ def mixed_cpu_warnings(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     return out
 
 
+def same_run(runs: Iterable[Mapping[str, Any]], file_a: str, file_b: str) -> bool:
+    """Whether one recorded run wrote both results files (asv's names, as in a machine's
+    folder): its environments then took their rounds in turn, interleaved, so that what
+    moved the whole machine meanwhile moved both alike."""
+    return any(
+        file_a in files and file_b in files
+        for files in (run.get("results_files") or () for run in runs)
+        if isinstance(files, list)
+    )
+
+
 # --- `serkit hosts` ------------------------------------------------------------------

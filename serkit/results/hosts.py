@@ -223,10 +223,16 @@ def record_host(
     shard: str | None = None,
     commit: str | None = None,
     environments: Sequence[str] = (),
+    results_files: Sequence[str] = (),
+    started_at: str | None = None,
+    plan: Mapping[str, Any] | None = None,
 ) -> Path:
     """Add this run's host (what `collect` finds) to results_dir/<machine>/serkit-host.yaml.
 
-    `shard` ("K/N"), `commit` and `environments` (labels) say what the run measured.
+    `shard` ("K/N"), `commit` and `environments` (labels) say what the run measured;
+    `results_files` (asv's file names in the machine's folder) which values it wrote, so
+    that a view can tell two values of one run, their rounds interleaved, from two runs
+    (serkit.results.host_file.same_run); `plan` how it sampled and what it left out.
     """
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -238,6 +244,9 @@ def record_host(
         "shard": shard,
         "commit": commit,
         "environments": list(environments),
+        "results_files": list(results_files),
+        "started_at": started_at,
+        "plan": dict(plan) if plan else None,
         **collect(pythons),
     }
     write_runs(path, machine, merge_runs([earlier, [run]]))
