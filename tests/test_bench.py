@@ -295,6 +295,31 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
     assert not (tmp_path / ".asv" / "bench-run.json").exists()  # finished: nothing to resume
 
 
+def test_the_quick_run_times_its_plans_pairs_in_one_first_round_and_only_them_after(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.suite.cases import FIXTURES_ENV, LEAVE_OUT_ENV
+    from serkit.suite.prediction import Prediction
+
+    seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
+    slow = LeftOut("yaml", "random-dicts-1000", Prediction(2.4, 4.9))
+    chosen = QuickPlan((("json", "small-dict"), ("yaml", "small-dict")), (slow,))
+    plan = bench.plan(ROOT, matrix=False)
+    assert bench.run(tmp_path, plan, quick=True, chosen=chosen) == 0
+    assert len(seen) == bench.QUICK_ROUNDS  # the first round is one `asv run`, its pairs named
+    (first, env), later = seen[0], seen[1:]
+    assert [a for i, a in enumerate(first) if first[i - 1] == "-b"] == chosen.regexes()
+    assert env[FIXTURES_ENV] == "small-dict" and env[LEAVE_OUT_ENV] == "yaml@random-dicts-1000"
+    name = "bench_time.Dumps.time_dumps"
+    for args, _ in later:
+        dumps = [a for i, a in enumerate(args) if args[i - 1] == "-b" and "Dumps" in a]
+        assert any(re.search(r, f"{name}('yaml', 'small-dict')") for r in dumps)
+        assert not any(re.search(r, f"{name}('json', 'random-dicts-1000')") for r in dumps)
+        assert not any(re.search(r, f"{name}('yaml', 'random-dicts-1000')") for r in dumps)
+        assert not any("ImportTime" in a for a in args)  # import time is left to --full
+
+
 def test_the_full_run_keeps_every_pair_in_every_round_and_asvs_warm_up(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -154,6 +154,31 @@ def test_snapshot_page_shows_units_spread_and_lossy(tmp_path: Path) -> None:
     assert re.search(r"4 changes beyond the noise, of \d+ compared", versions)
 
 
+def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_page(
+    tmp_path: Path,
+) -> None:
+    from serkit.results.host_file import write_runs
+    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.suite.prediction import Prediction
+
+    results = write_tree(tmp_path / "results", machines=("box-a",))
+    slow = LeftOut("yaml", "random-dicts-10", Prediction(0.25, 0.7))
+    plan = QuickPlan((("json", "random-dicts-10"),), (slow,), ("github",)).as_record()
+    wrote = sorted(p.name for p in (results / "box-a").glob("*-*.json"))
+    run = {"recorded_at": "2026-11-25T10:00:00+00:00", "results_files": wrote, "plan": plan}
+    write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    assert "What the quick runs left out" in overview
+    assert "the round trip, import time" in overview and "the fixtures github" in overview
+    page = (written.folder / "fixture-random-dicts-10.html").read_text()
+    assert "yaml x random-dicts-10: not timed, predicted 0.7 s a call" in page
+    full = tmp_path / "full"
+    write_tree(full / "results", machines=("box-a",))
+    plain = report_html.write_report(full, full / "results", full / "reports", asv_runner=None)
+    assert "What the quick runs left out" not in (plain.folder / "index.html").read_text()
+
+
 def test_snapshot_page_shows_peak_allocations_and_the_chart_of_peak_per_byte(
     tmp_path: Path,
 ) -> None:

@@ -215,9 +215,21 @@ def _bench(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    chosen = runner.quick_plan(extra) if quick and state is None else None
     status = runner.run(
-        root, plan, quick=quick, extra=extra, memory=memory, instructions=instructions, state=state
+        root,
+        plan,
+        quick=quick,
+        extra=extra,
+        memory=memory,
+        instructions=instructions,
+        state=state,
+        chosen=chosen,
     )
+    if state is not None:
+        kept = state.plan
+    else:
+        kept = chosen.as_record() if chosen else {"kind": "quick" if quick else "full"}
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
     # What asv does not record (governor, turbo, Python builds) travels with the results,
@@ -231,7 +243,7 @@ def _bench(args: argparse.Namespace) -> int:
         environments=[env.label for env in plan.environments],
         results_files=[results_file_name(commit or "", env.asv_name) for env in plan.environments],
         started_at=started_at,
-        plan={"kind": "quick" if quick else "full"},
+        plan=kept,
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:

@@ -251,6 +251,7 @@ def write_pages(
                 f"Snapshot: {fixture}",
                 fixture=fixture,
                 tables=list(zip(tables, charts)),
+                plans={(p.run.machine, p.run.env.label): p for p in data.plans},
             )
         )
     charts = [library_chart(v, f"library-{i}") for i, v in enumerate(data.libraries)]

@@ -43,7 +43,9 @@ from serkit.report.versions import (
     library_views,
 )
 from serkit.results.builds import BuildFailure, machine_builds
+from serkit.results.host_file import read_runs
 from serkit.results.tree import Measurement, ResultsTree, version_order
+from serkit.run.quick import leaves_out_in_words
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
@@ -320,6 +322,8 @@ class ReportData:
     # Environments that could not be built, by machine (serkit.results.builds).
     broken: list[tuple[str, BuildFailure]] = field(default_factory=list)
     pythons: list[PythonView] = field(default_factory=list)
+    # Each shown run that was a quick one: what it left to `--full`, in words (run_plans).
+    plans: list[RunPlan] = field(default_factory=list)
 
     @property
     def machines(self) -> list[str]:
@@ -336,6 +340,36 @@ class ReportData:
             for name, version in run.env.requirements:
                 found[name].add(version)
         return {k: sorted(v, key=version_order) for k, v in sorted(found.items())}
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What one shown run set out to measure, from its host record (serkit bench)."""
+
+    run: Run
+    kind: str  # "quick" or "full"
+    recorded_at: str
+    left_out: list[str]  # serkit.run.quick.leaves_out_in_words
+    fixtures: list[str]  # the fixtures a quick run took
+
+    def left_out_of(self, fixture: str) -> list[str]:
+        """The lines about one fixture's pairs ("yaml x twitter: not timed, ...")."""
+        return [line for line in self.left_out if f" x {fixture}:" in line]
+
+
+def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
+    """The quick runs among `runs`: each by the host record of the run that wrote its file."""
+    out = []
+    for run in runs:
+        files = {m.file.name for m in run.values.values()}
+        records = read_runs(tree.root / run.machine, tree.warnings) or []
+        wrote = [r for r in records if files & set(r.get("results_files") or ())]
+        plan = wrote[-1].get("plan") if wrote else None
+        if isinstance(plan, dict) and plan.get("kind") == "quick":
+            fixtures = [str(f) for f in plan.get("fixtures") or []]
+            at = str(wrote[-1].get("recorded_at") or "")
+            out.append(RunPlan(run, "quick", at, leaves_out_in_words(plan), fixtures))
+    return out
 
 
 def gather(tree: ResultsTree) -> ReportData:
@@ -364,4 +398,5 @@ def gather(tree: ResultsTree) -> ReportData:
             for failure in machine_builds(tree.root / machine, tree.warnings)
         ],
         python_views(runs, tree),
+        run_plans(tree, runs),
     )

@@ -52,6 +52,7 @@ from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_single
 from serkit.suite.cases import (
     CODECS_ENV,
     FIXTURES_ENV,
+    LEAVE_OUT_ENV,
     ROUNDS_ENV,
     SLOW_ENV,
     TYPICAL_PROCESSES,
@@ -217,6 +218,11 @@ class RunState:
     done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
     # The first round's parts finished in an environment not yet done: (environment, part).
     first_round_parts: list[tuple[str, int]] = field(default_factory=list)
+    # asv -b regexes of the first round's parts, when the run chose its benchmarks and pairs
+    # (the quick run, serkit.run.quick); [] for the user's -b, else FIRST_ROUND_PARTS.
+    parts: list[list[str]] = field(default_factory=list)
+    # What the run chose to leave out and why (serkit.run.quick.QuickPlan.as_record).
+    plan: dict[str, Any] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
 
     def is_done(self, round_index: int, env: str) -> bool:
@@ -254,7 +260,7 @@ class RunState:
 
 
 # The SERKIT_BENCH_* settings a run keeps, so that --resume goes on with the same slice.
-SELECTION = (CODECS_ENV, FIXTURES_ENV, SLOW_ENV, WARMUP_ENV, ROUNDS_ENV)
+SELECTION = (CODECS_ENV, FIXTURES_ENV, SLOW_ENV, WARMUP_ENV, ROUNDS_ENV, LEAVE_OUT_ENV)
 
 
 def new_state(
@@ -272,6 +278,8 @@ def new_state(
     shard: str | None = None,
     extra_rounds: int = 0,
     precision: float = 0.0,
+    parts: Sequence[Sequence[str]] = (),
+    plan: Mapping[str, Any] | None = None,
 ) -> RunState:
     """The state of a run about to begin, with an empty folder for its notes."""
     # An older run's notes serve only its --resume, which a new run replaces.
@@ -294,6 +302,8 @@ def new_state(
         shard=shard,
         extra_rounds=extra_rounds,
         precision=precision,
+        parts=[list(part) for part in parts],
+        plan=dict(plan or {}),
     )
 
 
@@ -318,7 +328,8 @@ class _Round:
     base_env: dict[str, str]
     builds: Path  # the machine's record of environments not built
     labels: dict[str, str]
-    regexes: list[str]  # the user's -b
+    regexes: list[str]  # what later rounds select by: the user's -b, or the run's own parts
+    parts: list[list[str]]  # the first round's, one `asv run` each
     rest: list[str]  # the user's other asv arguments
     state_path: Path
 
@@ -365,7 +376,7 @@ class _Round:
         """The first round, part by part (FIRST_ROUND_PARTS; the user's -b as one part),
         each part's end noted in the run state: a Ctrl-C keeps the parts that finished."""
         state = self.state
-        parts = [self.regexes] if self.regexes else [[regex] for regex in FIRST_ROUND_PARTS]
+        parts = self.parts
         status = 0
         for index, regexes in enumerate(parts):
             if (name, index) in state.first_round_parts:
@@ -407,8 +418,17 @@ def drive(
     """
     builds = Path(base_env[BUILDS_ENV])
     regexes, rest = split_bench_args(state.extra)
+    if regexes:
+        parts = [regexes]
+    elif state.parts:
+        parts = state.parts
+        regexes = [regex for part in parts for regex in part]
+    else:
+        parts = [[regex] for regex in FIRST_ROUND_PARTS]
     state_path = root / BENCH_STATE
-    rounds = _Round(root, state, dict(base_env), builds, dict(labels), regexes, rest, state_path)
+    rounds = _Round(
+        root, state, dict(base_env), builds, dict(labels), regexes, parts, rest, state_path
+    )
     status, where = 0, (0, "")
     # Both signals, between asv runs too: a process started in the background inherits
     # SIGINT ignored, and would otherwise go on through every later round.

@@ -27,7 +27,8 @@ from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
 from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
 from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
-from serkit.run.rounds import RunState, drive, new_state
+from serkit.run.quick import QUICK_FIXTURES, QuickPlan, plan_quick
+from serkit.run.rounds import RunState, drive, new_state, split_bench_args
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
     FULL_ROUNDS,
@@ -67,9 +68,10 @@ def _more(sees: float) -> str:
 
 
 QUICK_DESCRIPTION = (
+    f"every codec's dumps and loads, sizes and fidelity on {', '.join(QUICK_FIXTURES)}; "
     f"{QUICK_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
-    f"({_more(QUICK_SEES)}), 0.02 s of warm-up; a pair that would cost over "
-    f"{QUICK_BUDGET_S:g} s: 1 process"
+    f"({_more(QUICK_SEES)}), 0.02 s of warm-up; a pair predicted to cost over "
+    f"{QUICK_BUDGET_S:g} s is left to --full (with your -b: timed in 1 process)"
 )
 FULL_DESCRIPTION = (
     f"{FULL_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
@@ -208,6 +210,7 @@ def run(
     memory: bool = False,
     instructions: bool = False,
     state: RunState | None = None,
+    chosen: QuickPlan | None = None,
 ) -> int:
     """The suite over the plan's environments for the checked-out commit, round by round
     (serkit.run.rounds), filed under `machine_name` (serkit.run.naming's rule).
@@ -216,7 +219,8 @@ def run(
     (one line says which and why; the others go on). Raises Busy when another run holds
     the checkout, and Interrupted, its message saying what was kept, on SIGINT or SIGTERM.
     With `state` (see `resume`), goes on where that run stopped. A full run also
-    measures memory per call and counts instructions; a quick run only when asked.
+    measures memory per call and counts instructions; a quick run only when asked. A quick
+    run times `chosen`'s pairs (`quick_plan`), or, without one, the grid as a full run.
     """
     with bench_lock(root):
         for python in plan_.missing_pythons:
@@ -239,7 +243,11 @@ def run(
                 shard=str(plan_.shard) if plan_.shard else None,
                 extra_rounds=rounds,
                 precision=precision_needed(QUICK_SEES if quick else FULL_SEES),
+                parts=[chosen.regexes()] if chosen else (),
+                plan=chosen.as_record() if chosen else {"kind": "quick" if quick else "full"},
             )
+            if chosen:
+                state.selection.update(chosen.environment())
         machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
         env = {**plan_.asv_env, **state.selection, ROUNDS_ENV: str(state.rounds)}
         env[BUILDS_ENV] = str(results_dir(root) / machine / BUILDS_FILE)
@@ -251,6 +259,20 @@ def run(
             env.update(instructions_environment())
         labels = {e.asv_name: e.label for e in plan_.environments}
         return drive(root, state, env, labels)
+
+
+def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
+    """The quick run's own pairs (serkit.run.quick), with what it leaves to --full said once,
+    up front; None where the user's -b chooses what runs."""
+    if split_bench_args(extra)[0]:
+        return None
+    rounds = rounds_from_env() if os.environ.get(ROUNDS_ENV, "").strip() else QUICK_ROUNDS
+    chosen = plan_quick(Selection.from_env(), rounds=rounds, budget_s=QUICK_BUDGET_S)
+    for item in chosen.left_out:
+        print(f"serkit: left to --full: {item.in_words()}", file=sys.stderr)
+    for note in chosen.notes:
+        print(f"serkit: {note}", file=sys.stderr)
+    return chosen
 
 
 def _with_machine(root: Path, plan_: Plan, extra: Sequence[str]) -> list[str]:

@@ -48,6 +48,9 @@ WARMUP_ENV = "SERKIT_BENCH_WARMUP"
 # Load your fixtures that are pickles (loading one runs code): only the person running the
 # suite can allow it, never the fixtures folder (serkit.inputs.user_fixtures).
 ALLOW_PICKLE_ENV = "SERKIT_BENCH_ALLOW_PICKLE"
+# Pairs a run leaves out, "codec@fixture,...": the quick run's, predicted over its budget
+# (serkit.run.quick), so that no process of the run measures them, facts included.
+LEAVE_OUT_ENV = "SERKIT_BENCH_LEAVE_OUT"
 # Count instructions per call under valgrind too (serkit.suite.instructions): opt-in.
 INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 # How many processes time each pair (asv's `rounds`; asv interleaves them, one round over
@@ -173,6 +176,7 @@ class Selection:
     slow: bool = False  # include the slow fixtures (random-dicts-10000 and -100000)
     library: str | None = None  # an axis environment: only this library's codecs
     instructions: bool = False  # count instructions per call too (bench_instructions)
+    left_out: frozenset[tuple[str, str]] = frozenset()  # (codec, fixture) pairs, LEAVE_OUT_ENV
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Selection:
@@ -187,12 +191,18 @@ class Selection:
         )
         check_codecs(codecs or ())
         check_fixtures(fixtures or ())
+        left_out = frozenset(
+            (codec, fixture)
+            for item in split_ids(environ.get(LEAVE_OUT_ENV, ""))
+            for codec, _, fixture in [item.partition("@")]
+        )
         return cls(
             codecs,
             fixtures,
             truthy(environ.get(SLOW_ENV)),
             environ.get(LIBRARY_ENV),
             truthy(environ.get(INSTRUCTIONS_ENV)),
+            left_out,
         )
 
     def excludes_codec(self, codec: str) -> str | None:
@@ -209,6 +219,8 @@ class Selection:
             return f"{fixture} is not in {FIXTURES_ENV}"
         if self.fixtures is None and get_fixture(fixture).slow and not self.slow:
             return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
+        if (codec, fixture) in self.left_out:
+            return "predicted over the quick run's budget: left to `serkit bench --full`"
         return self.excludes_codec(codec)
 
 
@@ -315,10 +327,15 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     """
     settle_allocator()
     get_codec(codec)  # a missing library fails before the fixture is built
+    return prepare_object(codec, fixture, load_granted(fixture), decode=decode)
+
+
+def load_granted(fixture: str) -> Any:
+    """The fixture, built within what the person running the suite allowed (the limits, and
+    pickles only with ALLOW_PICKLE_ENV): never what a fixtures file says of itself."""
     allowed = truthy(os.environ.get(ALLOW_PICKLE_ENV))
     with granting(Grant(limits_from_env(), allow_pickle=allowed)):
-        obj = load_fixture(fixture)
-    return prepare_object(codec, fixture, obj, decode=decode)
+        return load_fixture(fixture)
 
 
 def prepare_object(
