@@ -320,6 +320,36 @@ def test_the_quick_run_times_its_plans_pairs_in_one_first_round_and_only_them_af
         assert not any("ImportTime" in a for a in args)  # import time is left to --full
 
 
+def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.run.rounds import results_file_name
+
+    timed = {**SUITE[LOOSE], "type": "time", "repeat": 1}
+    seen = _fake_rounds(monkeypatch, tmp_path, {**SUITE, LOOSE: timed})
+    plan = bench.plan(ROOT, matrix=False)
+    (env,) = plan.environments
+    # One pair whose processes are half slowed 2-3x, as under a load of 7 here: the fake
+    # asv adds nothing, so every extra round leaves it as short as before.
+    slowed = [1.0, 2.1, 1.02, 2.6, 0.99, 2.3, 1.01, 2.8, 2.0, 2.2]
+    results = {
+        "result_columns": ["result", "params", "samples"],
+        "results": {LOOSE: [[1.0, None, None, None], SUITE[LOOSE]["params"], [slowed, [], [], []]]},
+    }
+    path = tmp_path / ".asv" / "results" / "m" / results_file_name("", env.asv_name)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(results))
+    assert bench.run(tmp_path, plan, quick=True, extra=["--machine", "m"]) == 0
+    extra = [args for args, _ in seen if "--append-samples" in args][bench.QUICK_ROUNDS - 1 :]
+    assert len(extra) == 1  # the second brought nothing within precision: no third
+    err = capsys.readouterr().err
+    assert "serkit: extra round 1 of at most 5: 1 pair short of 5 typical processes" in err
+    assert "1 pair still short of precision after 1 extra round(s), 1 before the last" in err
+
+
+LOOSE = "bench_time.Dumps.time_dumps"
+
+
 def test_the_full_run_keeps_every_pair_in_every_round_and_asvs_warm_up(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

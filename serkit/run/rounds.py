@@ -45,6 +45,7 @@ from typing import Any
 from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, read_builds
+from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
 from serkit.run.process import Interrupted, run_in_session
 from serkit.stats import standard_error, typical_processes
@@ -61,6 +62,10 @@ from serkit.suite.cases import (
 from serkit.units import plural
 
 BENCH_OPTIONS = ("-b", "--bench")
+# An extra round that brings fewer than this share of the short pairs within precision is
+# the last: under a load of 7 on 2 cores here, half of every pair's processes read 2-5x
+# slow, and 158 short pairs became 156, then 152, over two extra rounds.
+LEAST_PROGRESS = 0.10
 # The first round in parts, one `asv run` each, so that a Ctrl-C keeps the parts already
 # finished (asv saves a run's values only when it ends; the first round of the default
 # grid took about 4 minutes): the facts and sizes, the times, then everything else.
@@ -332,6 +337,8 @@ class _Round:
     parts: list[list[str]]  # the first round's, one `asv run` each
     rest: list[str]  # the user's other asv arguments
     state_path: Path
+    # By environment, the pairs short of precision as its last extra round began.
+    short: dict[str, int] = field(default_factory=dict)
 
     def run(self, round_index: int, name: str) -> int | None:
         """One round in one environment: asv's status, or None when nothing was left to run."""
@@ -358,11 +365,23 @@ class _Round:
         )
         if not chosen:
             return None
+        pairs = sum(len(combos) for combos in measured.values())
+        before = self.short.get(name)
+        if extra and before is not None and pairs > before * (1 - LEAST_PROGRESS):
+            # The last extra round brought few pairs within precision: on a machine this
+            # busy more processes do not help, and each verdict states what it can detect.
+            print(
+                f"serkit: {plural(pairs, 'pair')}{where} still short of precision after "
+                f"{round_index - state.rounds} extra round(s), {before} before the last: more "
+                f"processes do not help on a machine this busy (load average {load_text()})",
+                file=sys.stderr,
+            )
+            return None
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         if not extra:
             print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
         else:
-            pairs = sum(len(combos) for combos in measured.values())
+            self.short[name] = pairs
             print(
                 f"serkit: extra round {round_index + 1 - state.rounds} of at most "
                 f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} short of "

@@ -31,7 +31,7 @@ from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
 from serkit.results.hosts import load_average
 from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
-from serkit.run.rounds import ROUND_ARGS, imprecise_pairs, later_selection
+from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS, imprecise_pairs, later_selection
 from serkit.run.runner import asv, ensure_machine, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
@@ -139,6 +139,7 @@ class ScratchSuite:
         self.root = root
         self.env = dict(env if env is not None else os.environ)
         self.precision = precision  # what its extra rounds aim for, as serkit bench's
+        self._short: int | None = None  # pairs short of it as the last extra round began
         self._folder = tempfile.TemporaryDirectory(prefix="serkit-agreement-")
         self.scratch = Path(self._folder.name)
 
@@ -204,6 +205,7 @@ class ScratchSuite:
         """Start from no results."""
         for old in self.results.glob("*/*-*.json"):
             old.unlink()
+        self._short = None
 
     def tree(self) -> ResultsTree:
         return read_tree(self.results)
@@ -221,7 +223,8 @@ class ScratchSuite:
 
     def run_extra_round(self, attributes: Iterable[str] = ()) -> bool:
         """One more process for each timed pair short of typical processes or of the
-        precision, as `serkit bench` gives (serkit.run.rounds); False when no pair is."""
+        precision, as `serkit bench` gives (serkit.run.rounds); False when no pair is, or
+        when the last extra round brought too few within precision (LEAST_PROGRESS)."""
         try:
             benchmarks = json.loads((self.results / BENCHMARKS_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -231,8 +234,11 @@ class ScratchSuite:
             for name, combos in imprecise_pairs(path, benchmarks, self.precision).items():
                 short.setdefault(name, set()).update(combos)
         chosen = later_selection(benchmarks, 0, [], [], short, extra=True)
-        if not chosen:
+        pairs = sum(len(combos) for combos in short.values())
+        stalled = self._short is not None and pairs > self._short * (1 - LEAST_PROGRESS)
+        if not chosen or stalled:
             return False
+        self._short = pairs
         self._asv_run(
             chosen, attributes, ["--record-samples", "-a", "rounds=1", "--append-samples"]
         )
