@@ -60,6 +60,10 @@ from serkit.results.tree import (
     version_order,
 )
 from serkit.stats import difference, spread
+from serkit.suite.benchmark_names import INSTRUCTIONS, TIME
+
+# Each timing's instruction count: the same operation, counted (bench_instructions).
+COUNTED_BESIDE = {TIME[operation]: name for operation, name in INSTRUCTIONS.items()}
 
 # 2: timings judged between processes; pairs carry detectable, multimodal and processes.
 SCHEMA = "serkit-compare/2"
@@ -188,6 +192,22 @@ class Comparison:
         """The instruction counts compared: how many, B/A's geometric mean, the verdicts."""
         counted = [p for p in self.pairs if p.benchmark.unit == INSTRUCTIONS_UNIT]
         return _summarize("instructions", counted)
+
+    def instructions_beside(self) -> dict[int, Pair]:
+        """By id() of a timing pair, the instruction count pair of the same call, where both
+        hosts counted it: where time is within noise, the count still says if the work moved."""
+        counted = {
+            (p.benchmark.name, tuple(p.params.items()), p.env): p
+            for p in self.pairs
+            if p.benchmark.unit == INSTRUCTIONS_UNIT
+        }
+        out = {}
+        for pair in self.pairs:
+            name = COUNTED_BESIDE.get(pair.benchmark.name)
+            found = counted.get((name, tuple(pair.params.items()), pair.env)) if name else None
+            if found is not None:
+                out[id(pair)] = found
+        return out
 
     def summary(self) -> tuple[list[GroupSummary], GroupSummary]:
         timed = [p for p in self.pairs if p.benchmark.kind == "time"]

@@ -27,6 +27,7 @@ from typing import Any
 
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
+from serkit.compare.render import beside_text
 from serkit.errors import SerkitError
 from serkit.report.charts import hosts_chart, library_chart, python_chart, snapshot_chart
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
@@ -175,6 +176,8 @@ def _environment() -> Any:
         date=date_text,
         moment=moment_text,
     )
+    # A timing's instruction count, looked up by the pair (Comparison.instructions_beside).
+    env.globals.update(object_id=id, beside_text=beside_text)
     return env
 
 

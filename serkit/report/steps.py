@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from serkit.compare.comparison import (
+    COUNTED_BESIDE,
     INSTRUCTIONS_TOLERANCE,
     PEAK_TOLERANCE,
     SINGLE_SAMPLE,
@@ -35,7 +36,6 @@ COUNTED_MEASURES = (*EXACT_MEASURES, *PEAK.values())
 CODE_CHANGED = "not comparable: the benchmark's code changed"
 # Shown beside the timings they explain (a time's row carries its operation's count).
 INSTRUCTION_NAMES = {name: f"{operation} instructions" for operation, name in INSTRUCTIONS.items()}
-_COUNTED_BESIDE = {DUMPS: INSTRUCTIONS["dumps"], LOADS: INSTRUCTIONS["loads"]}
 # Verdicts that call no change: the step could not tell, or was not judged.
 _NOT_CALLED = ("same", WITHIN_NOISE, CODE_CHANGED, SINGLE_SAMPLE)
 
@@ -180,7 +180,7 @@ def _counted(
     before: Point, after: Point, benchmark: str, codec: str, fixture: str
 ) -> tuple[float, float] | None:
     """The instructions per call of a time's operation at both points, where counted."""
-    name = _COUNTED_BESIDE.get(benchmark)
+    name = COUNTED_BESIDE.get(benchmark)
     if name is None:
         return None
     a, b = before.run.get(name, codec, fixture), after.run.get(name, codec, fixture)
