@@ -317,13 +317,6 @@ def run_aa(args: argparse.Namespace) -> int:
     return 0 if not args.instructions or result.instructions_agree else 1
 
 
-# The slice: common C and stdlib codecs on the four small post fixtures.
-POWER_CODECS = (
-    "json", "msgpack", "orjson", "cbor2", "pickle-p5", "ujson", "msgspec-msgpack", "simplejson",
-)  # fmt: skip
-POWER_FIXTURES = ("small-dict", "sensor-record", "random-dicts-10", "senate-bios")
-
-
 def _sizes(text: str) -> list[float]:
     from serkit.suite.cases import INJECTED_LOOPS
 
@@ -342,13 +335,22 @@ def _sizes(text: str) -> list[float]:
 def run_power(args: argparse.Namespace) -> int:
     from serkit.inputs.fixtures import check_fixtures
     from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
-    from serkit.run.runner import machine_name
+    from serkit.run.quick import QUICK_FIXTURES, plan_quick
+    from serkit.run.runner import QUICK_BUDGET_S, QUICK_ROUNDS, machine_name
+    from serkit.suite.cases import Selection
     from serkit.trust import power
 
     root = project_root()
     sizes = _sizes(args.sizes)
-    codecs = check_codecs(args.codec) if args.codec else list(POWER_CODECS)
-    fixtures = check_fixtures(args.fixture) if args.fixture else list(POWER_FIXTURES)
+    # The quick run's own slice by default: every codec on its fixtures, less the pairs it
+    # leaves to --full (serkit.run.quick).
+    chosen = Selection(
+        tuple(check_codecs(args.codec)) if args.codec else None,
+        tuple(check_fixtures(args.fixture)) if args.fixture else QUICK_FIXTURES,
+    )
+    slice_ = plan_quick(chosen, rounds=QUICK_ROUNDS, budget_s=QUICK_BUDGET_S)
+    codecs = list(dict.fromkeys(codec for codec, _ in slice_.pairs))
+    fixtures = list(dict.fromkeys(fixture for _, fixture in slice_.pairs))
     modes = {"both": (SAME_RUN, BETWEEN_RUNS), "same-run": (SAME_RUN,)}.get(
         args.mode, (BETWEEN_RUNS,)
     )
@@ -366,7 +368,14 @@ def run_power(args: argparse.Namespace) -> int:
     )
     plan = power.PLANS[args.plan]
     rows, record = power.measure(
-        root, codecs, fixtures, sizes=sizes, modes=modes, plan=plan, floor=floor
+        root,
+        codecs,
+        fixtures,
+        sizes=sizes,
+        modes=modes,
+        plan=plan,
+        floor=floor,
+        environ=slice_.environment(),
     )
     path = record_power(folder, record)
     if args.format == "json":

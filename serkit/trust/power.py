@@ -102,10 +102,13 @@ def run_arms(
     *,
     plan: Plan,
     interleaved: bool,
+    environ: Mapping[str, str] | None = None,
 ) -> dict[str, ResultsTree]:
-    """Every arm's timings of the slice, its rounds interleaved with the others' or not."""
+    """Every arm's timings of the slice, its rounds interleaved with the others' or not;
+    `environ` adds to the suite's SERKIT_BENCH_* (the pairs a quick run leaves out)."""
     base = {
         **os.environ,
+        **(environ or {}),
         CODECS_ENV: ",".join(codecs),
         FIXTURES_ENV: ",".join(fixtures),
         ROUNDS_ENV: str(plan.processes),
@@ -181,6 +184,7 @@ def measure(
     modes: Sequence[str] = (SAME_RUN, BETWEEN_RUNS),
     plan: Plan = PLANS["quick"],
     floor: float,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[list[Called], PowerRecord]:
     """Run the arms in each mode and judge every arm against the plain one: with no floor
     within a run, with `floor` (the host's between runs) between runs."""
@@ -188,7 +192,9 @@ def measure(
     rows: list[Called] = []
     pairs = 0
     for mode in modes:
-        trees = run_arms(root, codecs, fixtures, sizes, plan=plan, interleaved=mode == SAME_RUN)
+        trees = run_arms(
+            root, codecs, fixtures, sizes, plan=plan, interleaved=mode == SAME_RUN, environ=environ
+        )
         plain = trees[PLAIN]
         used = 0.0 if mode == SAME_RUN else floor
         for name, size in arms(sizes).items():
