@@ -545,6 +545,7 @@ def weekly_run(root: Path, week: int, machine: str = HISTORY_MACHINE) -> Path:
         "commit": commit,
         "environments": ["py3.11 baseline"],
         "results": [dated_name(plain, ran_at)],
+        "measured_as": "full",
         **host,
     }
     write_runs(folder / HOST_FILE, machine, [run])

@@ -169,6 +169,7 @@ def test_bench_runs_one_shard_and_records_it(
         "commit": git_commit(ROOT),
         "environments": expected,
         "filed": [],  # the fake run wrote no results file
+        "measured_as": "full",  # how, for --skip-measured: the machine's name is not how
     }
     assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
 
@@ -213,7 +214,7 @@ def test_bench_measures_only_new_points(
     write_runs(
         tmp_path / "kind-1" / HOST_FILE,
         "kind-1",
-        [{**NOW_HOST, "pythons": pythons, "results": names}],
+        [{**NOW_HOST, "pythons": pythons, "results": names, "measured_as": "full"}],
     )
     now = Now(NOW_HOST, {CURRENT: "3.11.7"}, {DUMPS: f"code-of-{DUMPS}"})
     ran: list[list[str]] = []
@@ -223,7 +224,7 @@ def test_bench_measures_only_new_points(
         return 0
 
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(bench, "here_now", lambda root, plan: now)
+    monkeypatch.setattr(bench, "here_now", lambda root, plan, how: now)
     monkeypatch.setattr(bench, "run", fake_run)
     monkeypatch.setattr(hostinfo, "record_host", lambda results, *a, **k: results)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "1/9", "--no-report"]
@@ -238,13 +239,13 @@ def test_bench_measures_only_new_points(
     write_runs(
         tmp_path / "kind-1" / HOST_FILE,
         "kind-1",
-        [{**NOW_HOST, "pythons": pythons, "results": names}],
+        [{**NOW_HOST, "pythons": pythons, "results": names, "measured_as": "full"}],
     )
     assert main(argv) == 0
     assert "nothing left to measure" in capsys.readouterr().err and len(ran) == 1
     # A new kernel: every environment is a new point.
     newer = Now({**NOW_HOST, "kernel": "6.11.0"}, now.pythons, now.code)
-    monkeypatch.setattr(bench, "here_now", lambda root, plan: newer)
+    monkeypatch.setattr(bench, "here_now", lambda root, plan, how: newer)
     assert main(argv) == 0
     assert ran[-1] == [env.label for env in planned.environments]
     assert "new host: kernel 6.8.0 → 6.11.0" in capsys.readouterr().err

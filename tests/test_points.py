@@ -8,7 +8,7 @@ from typing import Any
 from serkit.results.history import StoredRun
 from serkit.results.tree import Environment
 from serkit.run.matrix import MatrixEnvironment
-from serkit.run.points import Now, why_measure
+from serkit.run.points import Now, measured_as, why_measure
 from serkit.suite.cases import LIBRARY_ENV
 
 BASELINE = MatrixEnvironment("3.12", {"orjson": "3.13.0", "ujson": "6.1.0"})
@@ -27,7 +27,11 @@ NOW = Now(HOST, {"3.12": "3.12.8"}, CODE)
 def stored(env: MatrixEnvironment, run_at: int = 1, **changes: Any) -> StoredRun:
     """A run of `env` in a store, recorded on NOW's host with NOW's code, but for `changes`."""
     env_vars = ((LIBRARY_ENV, env.varied),) if env.varied else ()
-    host = {**HOST, "pythons": {env.python: {"version": NOW.pythons[env.python]}}}
+    host = {
+        **HOST,
+        "pythons": {env.python: {"version": NOW.pythons[env.python]}},
+        "measured_as": "full",
+    }
     run = StoredRun(
         f"run-{run_at}.json",
         Environment(env.python, tuple(sorted(env.requirements.items())), env_vars),
@@ -58,7 +62,7 @@ def test_a_new_release() -> None:
 
 def test_a_new_python() -> None:
     run = stored(BASELINE)
-    older = replace(run, host={**HOST, "pythons": {"3.12": {"version": "3.12.7"}}})
+    older = replace(run, host={**(run.host or {}), "pythons": {"3.12": {"version": "3.12.7"}}})
     assert why_measure(BASELINE, [older], NOW) == "new Python: 3.12.7 → 3.12.8"
 
 
@@ -96,3 +100,21 @@ def test_any_stored_point_that_matches_will_do_and_the_newest_says_why_not() -> 
     assert why_measure(BASELINE, [old_host, newest], NOW) == (
         "the host of its newest point (run-3.json) was not recorded"
     )
+
+
+def test_a_point_measured_another_way_is_measured_again() -> None:
+    quick = measured_as(quick=True, selection={"SERKIT_BENCH_CODECS": "json"})
+    assert quick == "quick, SERKIT_BENCH_CODECS=json"
+    run = stored(BASELINE)
+    narrowed = replace(run, host={**(run.host or {}), "measured_as": quick})
+    assert why_measure(BASELINE, [narrowed], NOW) == (
+        "measured as quick, SERKIT_BENCH_CODECS=json, now full"
+    )
+    assert why_measure(BASELINE, [narrowed], replace(NOW, plan=quick)) is None
+
+
+def test_how_a_run_measures_in_one_line() -> None:
+    assert measured_as(quick=False, memory=True, instructions=True) == "full"
+    assert measured_as(quick=True, memory=True) == "quick, memory"
+    args = ["--machine", "ci-1", "-b", "Dumps", "--machine=x"]
+    assert measured_as(quick=True, asv_args=args) == "quick, asv -b Dumps"

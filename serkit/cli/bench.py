@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ from serkit.results import history
 from serkit.run import runner
 from serkit.run.interpreters import find_pythons
 from serkit.run.matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
+from serkit.run.points import measured_as
 from serkit.run.process import Interrupted
-from serkit.run.rounds import RunState
+from serkit.run.rounds import SELECTION, RunState
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
@@ -172,9 +174,11 @@ def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunStat
     return plan, state
 
 
-def _only_new_points(root: Path, plan: runner.Plan, store: Path, machine: str) -> runner.Plan:
+def _only_new_points(
+    root: Path, plan: runner.Plan, store: Path, machine: str, how: str
+) -> runner.Plan:
     """The plan less the environments `store` holds a point of as a run now would make it."""
-    now = runner.here_now(root, plan)
+    now = runner.here_now(root, plan, how)
     plan, why, warnings = runner.skip_measured(plan, store, machine, now)
     for warning in warnings:
         print(f"serkit: warning: {warning}", file=sys.stderr)
@@ -197,19 +201,23 @@ def _bench(args: argparse.Namespace) -> int:
     if args.resume:
         plan, state = _resumed(args, root)
         quick, extra, memory = state.quick, state.extra, state.memory
-        instructions = state.instructions
+        instructions, selection = state.instructions, state.selection
     else:
         quick = args.quick if args.quick is not None else not args.matrix
         plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
         extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
         memory = args.memory
         instructions = args.instructions
+        selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
+    how = measured_as(
+        quick=quick, memory=memory, instructions=instructions, selection=selection, asv_args=extra
+    )
     # The name asv files the results under (serkit.run.naming): derived from the hardware
     # on a CI runner, so that every shard of one runner kind lands under one name.
     machine = runner.machine_name(extra, Path(plan.asv_env.get("HOME") or Path.home()))
     commit = git_commit(root)
     if args.skip_measured and not args.resume:
-        plan = _only_new_points(root, plan, Path(args.skip_measured), machine)
+        plan = _only_new_points(root, plan, Path(args.skip_measured), machine, how)
         if not plan.environments:
             print("serkit: nothing left to measure", file=sys.stderr)
             return 0
@@ -254,6 +262,7 @@ def _bench(args: argparse.Namespace) -> int:
         commit=commit,
         environments=[env.label for env in plan.environments],
         filed=[path.name for path in filed],
+        measured_as=how,
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:

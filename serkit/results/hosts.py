@@ -232,12 +232,14 @@ def record_host(
     commit: str | None = None,
     environments: Sequence[str] = (),
     filed: Sequence[str] = (),
+    measured_as: str | None = None,
 ) -> Path:
     """Add this run's host (what `collect` finds) to results_dir/<machine>/serkit-host.yaml.
 
-    `shard` ("K/N"), `commit`, `environments` (labels) and `filed` (the names of the
-    results files it filed, serkit.results.history) say what the run measured: a results
-    file's host is the run that names it.
+    `shard` ("K/N"), `commit`, `environments` (labels), `filed` (the names of the
+    results files it filed, serkit.results.history) and `measured_as` (quick or full, and
+    any narrowing: serkit.run.points) say what the run measured: a results file's host is
+    the run that names it.
     """
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -250,6 +252,7 @@ def record_host(
         "commit": commit,
         "environments": list(environments),
         "results": list(filed),
+        "measured_as": measured_as,
         **collect(pythons),
     }
     write_runs(path, machine, merge_runs([earlier, [run]]))

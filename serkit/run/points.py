@@ -12,7 +12,9 @@ environment again only for:
 - a new host: its image, kernel, libc, CPU model, microcode or flags differ
   (serkit.results.identity), or the point's run recorded none;
 - a suite change that touches a benchmark's code: asv's `version` of some benchmark (a
-  hash of its source) differs from the suite's now, or the point did not measure it.
+  hash of its source) differs from the suite's now, or the point did not measure it;
+- another plan: the point was measured quick and this run is full, or on a narrowed grid
+  (SERKIT_BENCH_*, asv's `-b`), or the other way round (`measured_as`).
 
 Everything else, a new suite commit included, adds no point: the same code, libraries,
 Python and host would measure the same thing again. The commit does not enter the rule,
@@ -40,6 +42,33 @@ class Now:
     host: Mapping[str, Any]  # serkit.results.hosts.collect's facts (identity and CPU)
     pythons: Mapping[str, str]  # "3.11" -> "3.11.10"
     code: Mapping[str, str]  # benchmark -> asv's version hash, from benchmarks.json
+    plan: str = "full"  # how the run measures (`measured_as`), as its host entry records it
+
+
+def measured_as(
+    *,
+    quick: bool,
+    memory: bool = False,
+    instructions: bool = False,
+    selection: Mapping[str, str] | None = None,
+    asv_args: Sequence[str] = (),
+) -> str:
+    """How a run measures, in one line: quick or full (a full run also takes memory and
+    instructions), its SERKIT_BENCH_* narrowing and asv arguments (the machine's name
+    left out: it names where, not how)."""
+    words = ["quick" if quick else "full"]
+    if quick:
+        words += [name for name, on in (("memory", memory), ("instructions", instructions)) if on]
+    words += [f"{k}={v}" for k, v in sorted((selection or {}).items())]
+    args = list(asv_args)
+    for flag in ("--machine", "-m"):
+        while flag in args[:-1]:
+            at = args.index(flag)
+            del args[at : at + 2]
+    args = [a for a in args if not a.startswith("--machine=")]
+    if args:
+        words.append("asv " + " ".join(args))
+    return ", ".join(words)
 
 
 def _role(python: str, varied: str | None, requirements: Mapping[str, str]) -> tuple[Any, ...]:
@@ -87,6 +116,9 @@ def _difference(env: MatrixEnvironment, run: StoredRun, now: Now) -> str | None:
     if not same_host(run.host, now.host):
         changes = identity_changes(run.host, now.host) or ["its identity was not recorded"]
         return "new host: " + "; ".join(changes)
+    plan = run.host.get("measured_as")
+    if plan != now.plan:
+        return f"measured as {plan or 'not recorded'}, now {now.plan}"
     changed = sorted(name for name, code in now.code.items() if run.code.get(name) != code)
     if changed:
         shown = ", ".join(changed[:CODE_NAMES_SHOWN])

@@ -147,9 +147,10 @@ def skip_measured(
     return replace(plan_, environments=kept, measured=plan_.measured + done), why, warnings
 
 
-def here_now(root: Path, plan_: Plan) -> Now:
-    """This host as a run now would record it, each planned Python's full version, and the
-    suite's benchmark code (asv's discovery in this interpreter, 2-3 s)."""
+def here_now(root: Path, plan_: Plan, how: str) -> Now:
+    """This host as a run now would record it, each planned Python's full version, the
+    suite's benchmark code (asv's discovery in this interpreter, 2-3 s), and `how` the run
+    measures (serkit.run.points.measured_as)."""
     host = host_facts()
     pythons = {p: str(python_build(path).get("version")) for p, path in plan_.pythons.items()}
     with tempfile.TemporaryDirectory(prefix="serkit-suite-") as scratch:
@@ -159,7 +160,7 @@ def here_now(root: Path, plan_: Plan) -> Now:
         for name, info in listed.items()
         if isinstance(info, dict) and info.get("version") is not None
     }
-    return Now(host, pythons, code)
+    return Now(host, pythons, code, how)
 
 
 def results_name(machine: str, commit: str, env: MatrixEnvironment) -> str:
