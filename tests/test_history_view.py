@@ -6,15 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from history_factory import HISTORY_MACHINE, weekly_run, weekly_store
 from results_factory import (
     COMMIT,
-    HISTORY_MACHINE,
     OLDER,
     PYTHONS_SUITE,
     results_file,
     values,
-    weekly_run,
-    weekly_store,
     write_benchmarks,
     write_results,
 )
@@ -32,7 +30,7 @@ from serkit.suite.benchmark_names import DUMPS, LOADS, SIZE
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Six weekly runs: three of one commit (the third on a new image), then a new commit
-    with a new ujson release, and new microcode in the last week (results_factory.WEEKS)."""
+    with a new ujson release, and new microcode in the last week (history_factory.WEEKS)."""
     return weekly_store(tmp_path_factory.mktemp("history") / "store")
 
 

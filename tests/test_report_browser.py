@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from results_factory import python_baselines, serkit_tree, weekly_store
+from history_factory import weekly_store
+from results_factory import python_baselines, serkit_tree
 
 from serkit.replicate import posts as replicate
 from serkit.report import html as report_html
