@@ -101,7 +101,7 @@ def test_the_report_has_a_history_page(store: Path, tmp_path: Path) -> None:
     assert 'href="history.html"' in (written.folder / "index.html").read_text()
     hosts = (written.folder / "hosts.html").read_text()
     assert "2026-11-09 03:18 UTC: cpu microcode 0xa0011d5 → 0xa0011d7" in hosts
-    assert "<td class=\"name\">6.8.0-1017-azure</td>" in hosts  # the newest run's kernel
+    assert '<td class="name">6.8.0-1017-azure</td>' in hosts  # the newest run's kernel
 
 
 def test_one_run_is_no_history(tmp_path: Path) -> None:
