@@ -160,3 +160,17 @@ def test_only_the_newest_steps_are_judged_every_run_is_shown(
     assert [s.judged for s in view.steps] == [False, False, False, True, True]
     assert view.steps[2].changes == [] and view.steps[2].marks == ["release"]  # still marked
     assert len(view.steps[4].called) == 8
+
+
+def test_host_facts_and_releases_reach_the_chart_as_text_never_as_html(tmp_path: Path) -> None:
+    from serkit.results.host_file import HOST_FILE, read_runs, write_runs
+
+    store = weekly_store(tmp_path / "store", weeks=3)
+    folder = store / HISTORY_MACHINE
+    runs = read_runs(folder, []) or []
+    runs[-1]["kernel"] = "<img src=x onerror=alert(1)>"  # a host file someone else wrote
+    write_runs(folder / HOST_FILE, HISTORY_MACHINE, runs)
+    (view,) = history_views(read_tree(store))
+    marks = [a.hovertext for a in history_figure(view).layout.annotations if a.hovertext]
+    assert any("&lt;img src=x onerror=alert(1)&gt;" in m for m in marks)
+    assert not any("<img" in m for m in marks)

@@ -289,9 +289,12 @@ def history_figure(view: HistoryView) -> Any:
             last = next((m for m in reversed(values) if m is not None and m.value), None)
             if last is None or last.value is None:
                 continue
+            # Releases and commits come from results files: escaped, as plotly reads HTML.
             hover = [
-                f"{units.MISSING if m is None or m.value is None else shown(m.value)}, "
-                f"{view.release(codec, p)}, commit {p.run.commit[:8]}"
+                html.escape(
+                    f"{units.MISSING if m is None or m.value is None else shown(m.value)}, "
+                    f"{view.release(codec, p)}, commit {p.run.commit[:8]}"
+                )
                 for m, p in zip(values, view.points)
             ]
             figure.add_trace(
