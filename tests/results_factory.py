@@ -76,13 +76,14 @@ def _row(
     spread: float | None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
     samples: Sequence[Sequence[float] | None] | None = None,
+    started_at: int = 1_700_000_000_000,
 ) -> list[Any]:
     info = benchmarks.get(name, {"type": "time", "grid": []})
     row: dict[str, Any] = {
         "result": [float("nan") if v is None else v for v in result],  # asv's NaN token
         "params": info["grid"],
-        "version": f"code-of-{name}",
-        "started_at": 1_700_000_000_000,
+        "version": info.get("version", f"code-of-{name}"),
+        "started_at": started_at,
         "duration": 1.5,
     }
     if info["type"] == "time" and spread is not None:
@@ -111,10 +112,12 @@ def results_file(
     profile: Mapping[str, str] | None = None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
     samples: Mapping[str, Sequence[Sequence[float] | None]] | None = None,
+    started_at: int = 1_700_000_000_000,
 ) -> dict[str, Any]:
     """One asv results file's content; the host's own fields go into `params`, as asv does.
 
-    `samples` gives, by benchmark, the samples asv kept of each parameter set."""
+    `samples` gives, by benchmark, the samples asv kept of each parameter set;
+    `started_at` is when asv started each benchmark (the run's moment), ms since the epoch."""
     requirements = dict(env["requirements"])
     return {
         "commit_hash": commit,
@@ -128,7 +131,7 @@ def results_file(
         "env_vars": dict(env.get("env_vars", {})),
         "result_columns": COLUMNS,
         "results": {
-            name: _row(name, result, spread, benchmarks, (samples or {}).get(name))
+            name: _row(name, result, spread, benchmarks, (samples or {}).get(name), started_at)
             for name, result in results.items()
         },
         "durations": {},
@@ -163,7 +166,7 @@ def write_benchmarks(root: Path, benchmarks: Mapping[str, Mapping[str, Any]] = B
             "unit": info["unit"],
             "param_names": list(info.get("param_names", ["codec", "fixture"][: len(info["grid"])])),
             "params": info["grid"],
-            "version": f"code-of-{name}",
+            "version": info.get("version", f"code-of-{name}"),
             **({"repeat": info["repeat"]} if "repeat" in info else {}),
         }
         for name, info in benchmarks.items()

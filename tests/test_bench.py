@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -144,7 +143,6 @@ def test_bench_runs_one_shard_and_records_it(
 ) -> None:
     from serkit.checkout import git_commit
     from serkit.run.matrix import environments
-    from serkit.run.rounds import results_file_name
     from serkit.run.shards import Shard, shard_slice
 
     seen: dict[str, object] = {}
@@ -174,39 +172,129 @@ def test_bench_runs_one_shard_and_records_it(
         "shard": "2/3",
         "commit": commit,
         "environments": expected,
-        # What the run wrote: a view tells two values of one run from two runs by these.
-        "results_files": [results_file_name(commit or "", env.asv_name) for env in chosen],
+        "filed": [],  # the fake run wrote no results file
+        "measured_as": "full",  # how, for --skip-measured: the machine's name is not how
         "plan": {"kind": "full"},
     }
     assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
 
 
-def test_bench_skips_what_the_store_already_holds(
+def _stored_point(store: Path, machine: str, env: Any, commit: str, run_at: int) -> str:
+    """One run of a matrix environment in a store, as `serkit bench` files it: its name."""
+    from results_factory import results_file
+
+    from serkit.results.history import dated_name
+    from serkit.suite.cases import LIBRARY_ENV
+
+    shape: dict[str, Any] = {"python": env.python, "requirements": env.requirements}
+    if env.varied:
+        shape["env_vars"] = {LIBRARY_ENV: env.varied}
+    plain = {DUMPS: {"type": "time", "unit": "seconds", "grid": []}}
+    data = results_file(
+        machine, {DUMPS: [1e-6]}, env=shape, commit=commit, benchmarks=plain, started_at=run_at
+    )
+    name = dated_name(bench.results_name(machine, commit, env), run_at)
+    (store / machine).mkdir(parents=True, exist_ok=True)
+    (store / machine / name).write_text(json.dumps(data))
+    return name
+
+
+DUMPS = "bench_time.Dumps.time_dumps"
+NOW_HOST = {"cpu_model": "AMD EPYC", "logical_cpus": 2, "kernel": "6.8.0", "cpu_flags": "avx2"}
+
+
+def test_bench_measures_only_new_points(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from serkit.checkout import git_commit
+    from serkit.results.host_file import HOST_FILE, write_runs
+    from serkit.run.points import Now
     from serkit.run.shards import Shard
 
     planned = bench.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 9))
-    commit = git_commit(ROOT)
-    assert commit is not None
-    (tmp_path / "kind-1").mkdir()
-    for env in planned.environments:
-        name = env.asv_name  # asv's file name: the env's md5 when its name is 128 or longer
-        name = "env-" + hashlib.md5(name.encode()).hexdigest() if len(name) >= 128 else name
-        (tmp_path / "kind-1" / f"{commit[:8]}-{name}.json").write_text("{}")
+    first, *rest = planned.environments
+    # Every environment but the first measured at an older suite commit, on this host.
+    older = "fedcba0987654321fedcba0987654321fedcba09"
+    names = [_stored_point(tmp_path, "kind-1", env, older, 1_700_000_000_000) for env in rest]
+    pythons = {CURRENT: {"version": "3.11.7"}}
+    write_runs(
+        tmp_path / "kind-1" / HOST_FILE,
+        "kind-1",
+        [{**NOW_HOST, "pythons": pythons, "results": names, "measured_as": "full"}],
+    )
+    now = Now(NOW_HOST, {CURRENT: "3.11.7"}, {DUMPS: f"code-of-{DUMPS}"})
+    ran: list[list[str]] = []
 
-    def no_run(*args: object, **kwargs: object) -> int:
-        raise AssertionError("nothing should run")
+    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+        ran.append([env.label for env in plan.environments])
+        return 0
 
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(bench, "run", no_run)
+    monkeypatch.setattr(bench, "here_now", lambda root, plan, how: now)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", lambda results, *a, **k: results)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "1/9", "--no-report"]
     argv += ["--skip-measured", str(tmp_path), "--", "--machine", "kind-1"]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert f"{len(planned.environments)} environment(s) already measured on kind-1" in err
-    assert "nothing left to measure" in err
+    assert ran == [[first.label]]
+    assert f"{len(rest)} environment(s) already measured on kind-1" in err
+    assert f"serkit: measuring {first.label}: never measured here" in err
+    # The first measured too: nothing is left, and nothing runs.
+    names.append(_stored_point(tmp_path, "kind-1", first, older, 1_700_000_100_000))
+    write_runs(
+        tmp_path / "kind-1" / HOST_FILE,
+        "kind-1",
+        [{**NOW_HOST, "pythons": pythons, "results": names, "measured_as": "full"}],
+    )
+    assert main(argv) == 0
+    assert "nothing left to measure" in capsys.readouterr().err and len(ran) == 1
+    # A new kernel: every environment is a new point.
+    newer = Now({**NOW_HOST, "kernel": "6.11.0"}, now.pythons, now.code)
+    monkeypatch.setattr(bench, "here_now", lambda root, plan, how: newer)
+    assert main(argv) == 0
+    assert ran[-1] == [env.label for env in planned.environments]
+    assert "new host: kernel 6.8.0 → 6.11.0" in capsys.readouterr().err
+
+
+def test_each_finished_run_is_filed_as_a_point_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from results_factory import results_file, values
+
+    from serkit.checkout import git_commit
+    from serkit.cli import bench as bench_cli
+    from serkit.results.history import dated_name
+
+    commit = git_commit(ROOT)
+    assert commit is not None
+    plan = bench.plan(ROOT, matrix=False)
+    (name,) = bench.results_names(plan, "m1", commit)
+    folder = tmp_path / "m1"
+    folder.mkdir()
+    # An earlier run that did not finish left its values under asv's name.
+    unfinished = results_file("m1", values(), commit=commit, started_at=1_700_000_000_000)
+    (folder / name).write_text(json.dumps(unfinished))
+    recorded: dict[str, Any] = {}
+
+    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+        assert not (folder / name).exists()  # asv starts afresh: nothing of the earlier run
+        data = results_file("m1", values(), commit=commit, started_at=1_700_600_000_000)
+        (folder / name).write_text(json.dumps(data))
+        return 0
+
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: Any) -> Path:
+        recorded.update(run)
+        return results
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench_cli, "results_dir", lambda root: tmp_path)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    assert main(["bench", "--no-report", "--", "--machine", "m1"]) == 0
+    earlier, this = dated_name(name, 1_700_000_000_000), dated_name(name, 1_700_600_000_000)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([earlier, this])
+    assert recorded["filed"] == [this]  # the host record names the run's own file
+    assert "1 results file(s) of an earlier run that did not finish" in capsys.readouterr().err
 
 
 def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None:

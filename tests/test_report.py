@@ -165,7 +165,7 @@ def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_p
     slow = LeftOut("yaml", "random-dicts-10", Prediction(0.25, 0.7))
     plan = QuickPlan((("json", "random-dicts-10"),), (slow,), ("github",)).as_record()
     wrote = sorted(p.name for p in (results / "box-a").glob("*-*.json"))
-    run = {"recorded_at": "2026-11-25T10:00:00+00:00", "results_files": wrote, "plan": plan}
+    run = {"recorded_at": "2026-11-25T10:00:00+00:00", "results": wrote, "plan": plan}
     write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     overview = (written.folder / "index.html").read_text()

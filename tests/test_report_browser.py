@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from history_factory import weekly_store
 from results_factory import python_baselines, serkit_tree
 
 from serkit.replicate import posts as replicate
@@ -42,13 +43,15 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A report of two hosts, and a third with baselines on three Pythons (so the
-    Python-versions page has a chart), served from 127.0.0.1 (never every interface)."""
+    """A report of two hosts, a third with baselines on three Pythons (so the
+    Python-versions page has a chart), and a fourth with six weekly runs, three of them of
+    one commit (so the History page has a chart), served from 127.0.0.1 (never every
+    interface)."""
     root = tmp_path_factory.mktemp("report")
     # A real replication document (one post, few rounds), so its page is opened too.
     replication = root / "replication.json"
     replicate.save(replicate.run(["002"], replicate.Options(rounds=3)), replication)
-    results = python_baselines(serkit_tree(root / "results"))
+    results = weekly_store(python_baselines(serkit_tree(root / "results")))
     written = report_html.write_report(
         root,
         results,
@@ -91,6 +94,20 @@ def _visit(browser: Any, url: str) -> tuple[list[str], int]:
     return problems, drawn
 
 
+def _history_points(browser: Any, url: str) -> tuple[int, int]:
+    """What the History chart drew: the points of one line, and the changes marked."""
+    page = browser.new_page()
+    page.goto(url, wait_until="load")
+    chart = page.locator(".plotly-graph-div").first
+    chart.locator(".main-svg .trace").first.wait_for(timeout=15_000)
+    # One marker per run in the first line of the dumps panel, as plotly drew them.
+    points = chart.locator(".main-svg .scatterlayer .trace").first.locator(".point").count()
+    marks = chart.locator(".annotation-text", has_text="release").count()
+    marks += chart.locator(".annotation-text", has_text="host").count()
+    page.close()
+    return points, marks
+
+
 def test_every_page_loads_cleanly_and_draws_its_charts(served: tuple[str, Path]) -> None:
     executable = _browser()
     sync_api = pytest.importorskip("playwright.sync_api")
@@ -106,6 +123,9 @@ def test_every_page_loads_cleanly_and_draws_its_charts(served: tuple[str, Path])
                 charts_seen += drawn
                 if page_path.endswith("/pythons.html"):
                     assert drawn == 1, "the Python-versions page draws box-py's chart"
+                if page_path.endswith("/history.html"):
+                    assert drawn == 1, "the History page draws the weekly host's chart"
+            assert _history_points(browser, f"{base}/{folder.name}/history.html") == (6, 3)
         finally:
             browser.close()
     # Each fixture page has one chart per host, the versions page one per host, hosts one,

@@ -19,6 +19,7 @@ import pytest
 
 from serkit.checkout import BENCH_STATE
 from serkit.errors import SerkitError
+from serkit.results.history import is_dated
 from serkit.results.tree import Benchmark
 from serkit.run.rounds import RunState, later_selection, split_bench_args
 from serkit.stats import standard_error, typical_processes
@@ -188,9 +189,16 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     return root, env
 
 
+def _results_file(root: Path) -> Path:
+    """The run's results file: under asv's name while a run lasts, else the newest filed
+    (serkit.results.history)."""
+    files = sorted((root / ".asv" / "results").glob("*/*-*.json"))
+    (path,) = [p for p in files if not is_dated(p.name)] or files[-1:]
+    return path
+
+
 def _results(root: Path) -> dict[str, dict[str, Any]]:
-    (path,) = (root / ".asv" / "results").glob("*/*-*.json")
-    data = json.loads(path.read_text())
+    data = json.loads(_results_file(root).read_text())
     return {name: dict(zip(data["result_columns"], row)) for name, row in data["results"].items()}
 
 
@@ -252,6 +260,7 @@ def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
     kept = RunState.load(state)
     assert len(kept.done) == 1  # round 1; round 2 was stopped at the gate
     assert len(_dumps_processes(root)) == len(kept.done)  # every finished round's process
+    assert not is_dated(_results_file(root).name)  # not finished: asv's name, for --resume
     assert not [line for line in _processes() if str(root) in line]  # asv and its own: gone
 
     (gate / "open").touch()
@@ -263,6 +272,8 @@ def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
     assert "at round 2 of 5" in resumed.stderr
     assert _planned_and_extra(_dumps_processes(root))  # the quick run's processes, all of them
     assert not state.exists()  # finished: nothing left to resume
+    (filed,) = (root / ".asv" / "results").glob("*/*-*.json")
+    assert is_dated(filed.name)  # finished: filed as a point of its own
 
 
 def _processes() -> list[str]:

@@ -6,7 +6,8 @@ each stated once here and in the README:
 
 - Commit: with `--commit`, that commit (a prefix) on both hosts; otherwise, for each
   matched value, the newest commit (by the commit date asv recorded) at which both hosts
-  measured it.
+  measured it; of a host's several runs at that commit (serkit.results.history), the
+  newest.
 - Noise, for timings measured in several processes a side (serkit's runs keep each
   process's samples; a process's value is the least of them): faster or slower only when
   Welch's t-test on the logs of the per-process values of each side's typical processes
@@ -377,6 +378,10 @@ def _index(
         earlier = by_commit.get(m.commit)
         if earlier is None or earlier.value is None:  # of two records, the one with a value
             by_commit[m.commit] = m
+        elif m.value is not None and m.run_at != earlier.run_at:
+            # Two runs at one commit (serkit.results.history): the newer one stands.
+            if m.run_at > earlier.run_at:
+                by_commit[m.commit] = m
         elif m.value is not None:
             warnings.append(
                 f"{m.benchmark} was recorded twice for {m.machine} at commit {m.commit[:8]} "

@@ -29,7 +29,14 @@ from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.compare.render import beside_text
 from serkit.errors import SerkitError
-from serkit.report.charts import hosts_chart, library_chart, python_chart, snapshot_chart
+from serkit.report.charts import (
+    history_chart,
+    hosts_chart,
+    library_chart,
+    python_chart,
+    snapshot_chart,
+)
+from serkit.report.history import JUDGED_STEPS
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
@@ -228,6 +235,7 @@ def write_pages(
     nav = [("index.html", "Overview")]
     nav += [(page_name(f), f) for f in data.snapshots]
     nav += [("versions.html", "Library versions"), ("pythons.html", "Python versions")]
+    nav += [("history.html", "History")]
     nav += [("hosts.html", "Hosts")]
     nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
     if conformance is not None:
@@ -280,6 +288,21 @@ def write_pages(
             views=list(zip(data.pythons, charts)),
             size_benchmark=SIZE,
             measure_names=MEASURE_NAMES,
+        )
+    )
+    charts = [history_chart(v, f"history-{i}") for i, v in enumerate(data.history)]
+    written.append(
+        render(
+            "history.html",
+            "history.html",
+            "History",
+            views=list(zip(data.history, charts)),
+            judged_steps=JUDGED_STEPS,
+            size_benchmark=SIZE,
+            peak_benchmarks=tuple(PEAK.values()),
+            allocation_benchmarks=tuple(ALLOCATIONS.values()),
+            measure_names=MEASURE_NAMES,
+            code_changed=CODE_CHANGED,
         )
     )
     hosts = describe_hosts(data.tree)

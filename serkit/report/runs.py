@@ -1,10 +1,11 @@
-"""The runs a report shows: per machine and environment, the newest commit measured there."""
+"""The runs a report shows: every run (one results file each, serkit.results.history), and
+per machine and environment the newest commit measured there."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from serkit.codecs.registry import codec_names, registry
@@ -33,6 +34,15 @@ class Run:
     values: dict[tuple[str, Params], Measurement] = field(default_factory=dict)
     # What benchmarks.json says of each benchmark: how its samples stand by process.
     benchmarks: Mapping[str, Benchmark] = field(default_factory=dict)
+    # When the run took its last values (asv's started_at), milliseconds since the epoch;
+    # 0 where asv recorded none. The run's results file is named in `file`.
+    ran_at: int = 0
+    file: str = ""
+
+    @property
+    def moment(self) -> int:
+        """When it ran, as far as known: the run's own moment, else its commit's date."""
+        return self.ran_at or self.date
 
     def get(self, benchmark: str, *params: Any) -> Measurement | None:
         found = self.values.get((benchmark, params))
@@ -86,27 +96,55 @@ def library_of(codec: str) -> str | None:
     return None if spec is None else spec.library
 
 
-def latest_runs(tree: ResultsTree) -> list[Run]:
-    """For every machine and environment, the newest commit with a measured value."""
-    grouped: dict[tuple[str, Environment, str], list[Measurement]] = defaultdict(list)
+def all_runs(tree: ResultsTree) -> list[Run]:
+    """Every run with a measured value: each results file of each machine, oldest first."""
+    grouped: dict[tuple[str, str], list[Measurement]] = defaultdict(list)
     for host in tree.machines.values():
         for m in host.measurements:
-            grouped[host.name, m.env, m.commit].append(m)
-    newest: dict[tuple[str, Environment], Run] = {}
-    for (machine, env, commit), measurements in grouped.items():
+            grouped[host.name, str(m.file)].append(m)
+    runs = []
+    for (machine, _), measurements in grouped.items():
         if all(m.value is None for m in measurements):
             continue
-        date = max(m.date for m in measurements)
-        current = newest.get((machine, env))
-        if current is not None and (current.date, current.commit) >= (date, commit):
-            continue
-        run = Run(machine, env, commit, date, benchmarks=tree.benchmarks)
-        for m in measurements:
-            key = (m.benchmark, tuple(decode_param(p) for p in m.params))
-            if key not in run.values or run.values[key].value is None:
-                run.values[key] = m
-        newest[machine, env] = run
-    return sorted(newest.values(), key=_run_order)
+        first = measurements[0]
+        run = Run(
+            machine,
+            first.env,
+            first.commit,
+            first.date,
+            benchmarks=tree.benchmarks,
+            ran_at=first.run_at,
+            file=first.file.name,
+        )
+        _add_values(run, measurements)
+        runs.append(run)
+    return sorted(runs, key=lambda r: (r.moment, r.date, r.commit, r.machine, r.file))
+
+
+def _add_values(run: Run, measurements: Iterable[Measurement]) -> None:
+    """Each value not yet in `run`, or held there only as skipped."""
+    for m in measurements:
+        key = (m.benchmark, tuple(decode_param(p) for p in m.params))
+        if key not in run.values or run.values[key].value is None:
+            run.values[key] = m
+
+
+def latest_runs(tree: ResultsTree) -> list[Run]:
+    """For every machine and environment, the newest commit with a measured value: its
+    newest run, with each value that run did not measure taken from the commit's runs
+    before it, newest first (as asv's one file per commit held them)."""
+    by_env: dict[tuple[str, Environment], list[Run]] = defaultdict(list)
+    for run in all_runs(tree):
+        by_env[run.machine, run.env].append(run)
+    newest = []
+    for runs in by_env.values():
+        top = max(runs, key=lambda r: (r.date, r.commit, r.ran_at, r.file))
+        same_commit = [r for r in runs if r.commit == top.commit]
+        layered = replace(top, values={})
+        for run in sorted(same_commit, key=lambda r: (r.ran_at, r.file), reverse=True):
+            _add_values(layered, run.values.values())
+        newest.append(layered)
+    return sorted(newest, key=_run_order)
 
 
 def _run_order(run: Run) -> tuple[Any, ...]:

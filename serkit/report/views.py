@@ -12,6 +12,8 @@ serkit.report.pythons, the steps both judge in serkit.report.steps):
   the x axis, from the baseline plus that library's axis environments;
 - Python versions: per machine, the baseline environment on each Python, oldest first,
   and every measurement judged from one Python to the next;
+- history: per machine and Python, the baseline at every run over calendar time, each
+  run against the one before (serkit.report.history);
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
 - hosts: `serkit compare` of each machine against the first, in one view;
 - conformance: a saved `serkit conformance` run (not asv's), when there is one.
@@ -36,6 +38,7 @@ from serkit.compare.comparison import (
 from serkit.inputs.fixtures import fixture_names
 
 # Re-exported: the report's pages read every view from here.
+from serkit.report.history import HistoryView, history_views
 from serkit.report.pythons import PythonView, python_views
 from serkit.report.runs import NoResults, Run, baseline_runs, in_registry_order, latest_runs
 from serkit.report.versions import (
@@ -322,6 +325,7 @@ class ReportData:
     # Environments that could not be built, by machine (serkit.results.builds).
     broken: list[tuple[str, BuildFailure]] = field(default_factory=list)
     pythons: list[PythonView] = field(default_factory=list)
+    history: list[HistoryView] = field(default_factory=list)
     # Each shown run that was a quick one: what it left to `--full`, in words (run_plans).
     plans: list[RunPlan] = field(default_factory=list)
 
@@ -363,7 +367,7 @@ def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
     for run in runs:
         files = {m.file.name for m in run.values.values()}
         records = read_runs(tree.root / run.machine, tree.warnings) or []
-        wrote = [r for r in records if files & set(r.get("results_files") or ())]
+        wrote = [r for r in records if files & set(r.get("results") or ())]
         plan = wrote[-1].get("plan") if wrote else None
         if isinstance(plan, dict) and plan.get("kind") == "quick":
             fixtures = [str(f) for f in plan.get("fixtures") or []]
@@ -398,5 +402,6 @@ def gather(tree: ResultsTree) -> ReportData:
             for failure in machine_builds(tree.root / machine, tree.warnings)
         ],
         python_views(runs, tree),
+        history_views(tree),
         run_plans(tree, runs),
     )

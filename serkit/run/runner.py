@@ -22,11 +22,14 @@ from typing import Any
 from serkit.checkout import BENCH_STATE, CONFIG_NAME, PYTHONS_DIR, git_commit, results_dir
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, BUILDS_FILE
+from serkit.results.history import stored_runs
+from serkit.results.hosts import host_facts, python_build
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
 from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
 from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
+from serkit.run.points import Now, why_measure
 from serkit.run.quick import QUICK_FIXTURES, QuickPlan, plan_quick
 from serkit.run.rounds import RunState, drive, new_state, split_bench_args
 from serkit.run.shards import Shard, shard_slice
@@ -143,18 +146,47 @@ def plan(
     return Plan(runnable, missing, asv_env, pythons_, shard, matrix=matrix, asked=asked)
 
 
-def skip_measured(plan_: Plan, results: Path, machine: str, commit: str) -> Plan:
-    """The plan without the environments whose results for this machine and commit are
-    already in `results` (a results tree, such as the results branch checked out)."""
-    from asv.results import get_filename  # asv's own name: a long env name becomes its hash
-
-    done = tuple(
-        env
-        for env in plan_.environments
-        if (results / get_filename(machine, commit, env.asv_name)).is_file()
-    )
+def skip_measured(
+    plan_: Plan, store: Path, machine: str, now: Now
+) -> tuple[Plan, dict[str, str], list[str]]:
+    """The plan without the environments whose point `store` (a results tree, such as the
+    results branch checked out) already holds as a run now would make it
+    (serkit.run.points); why each one left in is measured; and what reading the store said."""
+    warnings: list[str] = []
+    stored = stored_runs(store, machine, warnings)
+    reasons = {env.asv_name: why_measure(env, stored, now) for env in plan_.environments}
+    done = tuple(env for env in plan_.environments if reasons[env.asv_name] is None)
     kept = tuple(env for env in plan_.environments if env not in done)
-    return replace(plan_, environments=kept, measured=plan_.measured + done)
+    why = {env.label: str(reasons[env.asv_name]) for env in kept}
+    return replace(plan_, environments=kept, measured=plan_.measured + done), why, warnings
+
+
+def here_now(root: Path, plan_: Plan, how: str) -> Now:
+    """This host as a run now would record it, each planned Python's full version, the
+    suite's benchmark code (asv's discovery in this interpreter, 2-3 s), and `how` the run
+    measures (serkit.run.points.measured_as)."""
+    host = host_facts()
+    pythons = {p: str(python_build(path).get("version")) for p, path in plan_.pythons.items()}
+    with tempfile.TemporaryDirectory(prefix="serkit-suite-") as scratch:
+        listed = json.loads(discover_benchmarks(root, Path(scratch)).read_text())
+    code = {
+        name: str(info.get("version"))
+        for name, info in listed.items()
+        if isinstance(info, dict) and info.get("version") is not None
+    }
+    return Now(host, pythons, code, how)
+
+
+def results_name(machine: str, commit: str, env: MatrixEnvironment) -> str:
+    """The name asv gives an environment's results file (a long name becomes its hash)."""
+    from asv.results import get_filename  # deferred: asv is only needed to run
+
+    return Path(get_filename(machine, commit, env.asv_name)).name
+
+
+def results_names(plan_: Plan, machine: str, commit: str) -> list[str]:
+    """The names asv gives the plan's results files."""
+    return [results_name(machine, commit, env) for env in plan_.environments]
 
 
 def asv(
