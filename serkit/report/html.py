@@ -46,6 +46,7 @@ from serkit.report.views import (
 )
 from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, describe_hosts
+from serkit.results.noise import SAME_RUN
 from serkit.results.tree import Measurement, ResultsTree, publishable_copy, read_tree
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
@@ -243,6 +244,7 @@ def write_pages(
     if replication is not None:
         nav.append(("replication.html", "Replication"))
     common = {"prov": prov, "nav": nav, "asv_pages": asv_pages, "warnings": data.tree.warnings}
+    common["same_run"] = SAME_RUN  # a step judged within one run; others say "two runs"
 
     def render(name: str, template: str, title: str, **context: Any) -> Path:
         html = env.get_template(template).render(**common, title=title, page=name, **context)
