@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from pathlib import Path
 from typing import Any
 
 from serkit.checkout import project_root, results_dir
@@ -115,6 +116,11 @@ def add_commands(commands: Any) -> None:
     )
     power.add_argument(
         "--machine", help="the machine to file the result under, and whose floor verdicts use"
+    )
+    power.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="copy each arm's asv results tree into DIR/<mode>/<arm>, for a closer look",
     )
     add_format(power)
     power.set_defaults(run=run_power)
@@ -376,6 +382,7 @@ def run_power(args: argparse.Namespace) -> int:
         plan=plan,
         floor=floor,
         environ=slice_.environment(),
+        keep=Path(args.keep) if args.keep else None,
     )
     path = record_power(folder, record)
     if args.format == "json":

@@ -25,6 +25,7 @@ import contextlib
 import datetime
 import os
 import random
+import shutil
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -103,9 +104,11 @@ def run_arms(
     plan: Plan,
     interleaved: bool,
     environ: Mapping[str, str] | None = None,
+    keep: Path | None = None,
 ) -> dict[str, ResultsTree]:
     """Every arm's timings of the slice, its rounds interleaved with the others' or not;
-    `environ` adds to the suite's SERKIT_BENCH_* (the pairs a quick run leaves out)."""
+    `environ` adds to the suite's SERKIT_BENCH_* (the pairs a quick run leaves out), and
+    `keep` is where each arm's results tree is copied, for a closer look."""
     base = {
         **os.environ,
         **(environ or {}),
@@ -139,6 +142,9 @@ def run_arms(
         else:
             for suite in progress(list(suites.values()), desc=what, unit="arm", leave=True):
                 suite.run_tree([TIMINGS], rounds=plan.processes)
+        if keep is not None:
+            for name, suite in suites.items():
+                shutil.copytree(suite.results, keep / name.replace(" ", "-"), dirs_exist_ok=True)
         return {name: suite.tree() for name, suite in suites.items()}
 
 
@@ -185,6 +191,7 @@ def measure(
     plan: Plan = PLANS["quick"],
     floor: float,
     environ: Mapping[str, str] | None = None,
+    keep: Path | None = None,
 ) -> tuple[list[Called], PowerRecord]:
     """Run the arms in each mode and judge every arm against the plain one: with no floor
     within a run, with `floor` (the host's between runs) between runs."""
@@ -193,7 +200,14 @@ def measure(
     pairs = 0
     for mode in modes:
         trees = run_arms(
-            root, codecs, fixtures, sizes, plan=plan, interleaved=mode == SAME_RUN, environ=environ
+            root,
+            codecs,
+            fixtures,
+            sizes,
+            plan=plan,
+            interleaved=mode == SAME_RUN,
+            environ=environ,
+            keep=keep / mode.replace(" ", "-") if keep else None,
         )
         plain = trees[PLAIN]
         used = 0.0 if mode == SAME_RUN else floor
