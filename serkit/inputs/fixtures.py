@@ -319,6 +319,8 @@ def senate_bios(mirror: str | None = None) -> list[dict[str, Any]]:
 
 # --- the fixture registry --------------------------------------------------------------
 
+NO_SCHEMA_PIN = "no schema"
+
 
 @dataclass(frozen=True)
 class Fixture:
@@ -332,6 +334,14 @@ class Fixture:
     slow: bool = False  # too large for a default run; opt in with --slow
     source: Source | None = None  # a fetched file it is derived from
     large: bool = False  # megabytes encoded: its peak memory is worth measuring
+    # The sha256 of the schema derived from it (serkit.schemas), beside its own: a change
+    # of the inference shows as a mismatch, never as results that silently change meaning.
+    # NO_SCHEMA_PIN: no record type fits it; None: not pinned (derived on each use).
+    schema_sha256: str | None = None
+
+
+# Every list length has the one record type: the schema does not grow with the data.
+RANDOM_DICTS_SCHEMA = "63f0d0bd2464951ae17a1a5eaf113710bd62ea4533b69e58398b22d67f0d58f5"
 
 
 def _random_dicts_fixture(count: int, sha256: str) -> Fixture:
@@ -343,6 +353,7 @@ def _random_dicts_fixture(count: int, sha256: str) -> Fixture:
         description=f"{count:,} random records (Lorem string, 100 ints, 100 int→float, int, float)",
         slow=count >= 10_000,  # 30 MB and more as JSON; pure-Python YAML takes minutes
         large=count >= 1_000,  # 3 MB and more as JSON
+        schema_sha256=RANDOM_DICTS_SCHEMA,
     )
 
 
@@ -352,7 +363,13 @@ def json_document(source: Source) -> Any:
 
 
 def _corpus_fixture(
-    name: str, source: Source, sha256: str, description: str, *, slow: bool = False
+    name: str,
+    source: Source,
+    sha256: str,
+    schema_sha256: str,
+    description: str,
+    *,
+    slow: bool = False,
 ) -> Fixture:
     return Fixture(
         name=name,
@@ -363,6 +380,7 @@ def _corpus_fixture(
         slow=slow,
         source=source,
         large=slow,  # the two slow ones are the two over a megabyte
+        schema_sha256=schema_sha256,
     )
 
 
@@ -394,6 +412,7 @@ _FIXTURES: dict[str, Fixture] = {
             "08c819669c90b86695e02f4028713e0c0d42d631bfbebf306816ed4b6650aa3d",
             "post 003",
             "one mixed dict: string, 100 ints, 100 str→str, int, float",
+            schema_sha256="2f95f36501650ab3ba941b6fe60401ccddfea188cf63fa2a0a60cbb837f31d5d",
         ),
         Fixture(
             "sensor-record",
@@ -401,6 +420,7 @@ _FIXTURES: dict[str, Fixture] = {
             "4bc2180eb2fbc95a83a560bb393b4420aacd1efabc7f0ea455675e4a0a449e7d",
             "post 002",
             "one IMU record: namedtuples of three vectors and a fixed timestamp",
+            schema_sha256="e506dba9676f840588210b067b0330c8fbc0d57ae6d2c0474f42b81cac147942",
         ),
         Fixture(
             "sensor-stream",
@@ -408,6 +428,7 @@ _FIXTURES: dict[str, Fixture] = {
             "0580f7446950f35f527f3eb97aa12289b345c8c5b7cc4b87085ad195c041d2e7",
             "post 002",
             "1,000 IMU records at 20 Hz",
+            schema_sha256="aaad32e21929a758d454495f259e44e3501b299705bbcd71b71eb03d28231cfd",
         ),
         Fixture(
             "senate-bios",
@@ -416,17 +437,20 @@ _FIXTURES: dict[str, Fixture] = {
             "post 004",
             "the first senators by (last, first) name, ~48 KB as YAML",
             source=SENATE_SOURCE,
+            schema_sha256="1efac3760b612c2745fa9568c8adb29571b605d5c337c6b4e294ac8d82474e9b",
         ),
         _corpus_fixture(
             "twitter",
             TWITTER_SOURCE,
             "6926b35bc1f73fedfad05e0a101c6941c898d1f199e06188bdcc424f6b0aeb90",
+            "1aedbbd642309197cf5db38532952c38052355a8e4f641623dc327a67703ed87",
             "tweets from the Twitter search API: Unicode text, nested objects, big ids",
         ),
         _corpus_fixture(
             "citm-catalog",
             CITM_CATALOG_SOURCE,
             "74a775a1807fc0c7d97d3cf0df232ecfb9c640fedcc5860900fc6a4f244f94a0",
+            "f4ab9e36aaea38869dd51cf49fabe66425087214ce484010681f6fb9d1932596",
             "a ticketing catalogue: int-heavy objects with many repeated keys",
             slow=True,
         ),
@@ -434,6 +458,7 @@ _FIXTURES: dict[str, Fixture] = {
             "canada",
             CANADA_SOURCE,
             "8fb65ca7a1ece8849069cb92d9e3d74364f4f29d32b9d6ba945f0428f38d5a01",
+            "c5e090f54286cb280b1df0e59c9a966f49fb2fd03c2741861befb94f49cca775",
             "Canada's border as GeoJSON: arrays of float coordinate pairs",
             slow=True,
         ),
@@ -441,6 +466,7 @@ _FIXTURES: dict[str, Fixture] = {
             "github",
             GITHUB_SOURCE,
             "532e8c2df5e37439d407c11984fea1b19efe3280892f735f4d859a4918aa8343",
+            "5ba287ed446c0c735a29546bc958c0d1efc317596ba43a848f96c2173b792218",
             "GitHub API responses (orjson's benchmark document): strings, URLs, nulls",
         ),
     )
