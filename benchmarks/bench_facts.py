@@ -11,7 +11,7 @@ from asv_runner.benchmarks.mark import SkipNotImplemented
 from serkit.checks.sizes import EXACT, LOSSY, measure_fixture
 from serkit.codecs.registry import codec_names, get_codec
 from serkit.errors import SerkitError
-from serkit.suite.cases import CaseBenchmark
+from serkit.suite.cases import CaseBenchmark, schema_number
 
 
 class Implementation:
@@ -40,3 +40,16 @@ class Fidelity(CaseBenchmark):
         if result.status not in (EXACT, LOSSY):  # not installed, unsupported, error
             raise SkipNotImplemented(f"{result.status}: {result.detail}")
         return int(result.status == EXACT)
+
+
+class Schema(CaseBenchmark):
+    """The schema a schema codec ran under: a new inference shows here as a new value."""
+
+    unit = "sha256 of the derived schema: its first 12 hex digits as an integer"
+    inputs = "nothing"
+
+    def track_schema_sha256(self, codec: str, fixture: str) -> int:
+        try:
+            return schema_number(codec, fixture)
+        except SerkitError as exc:  # needs none, not installed, no schema fits
+            raise SkipNotImplemented(str(exc)) from exc

@@ -28,6 +28,9 @@ def codec_rows() -> list[dict[str, Any]]:
             untrusted_input_hazard=spec.untrusted_input_hazard,
             variant=spec.variant,
             direct=dataclasses.asdict(spec.direct) if spec.direct else None,
+            # "derived": its types come from a schema derived from each document.
+            schema="derived" if spec.needs_schema else None,
+            fixtures=list(spec.fixtures) if spec.fixtures is not None else None,
         )
         known = registry.facts(name)  # one missing or broken codec must not hide the others
         row.update(
@@ -54,13 +57,25 @@ def run_list(args: argparse.Namespace) -> int:
             r["library"],
             r["version"] or "-",
             r["implementation"] or "-",
+            r["schema"] or "-",
             "safe" if r["safe_for_untrusted_input"] else "UNSAFE",
             "yes" if r["available"] else f"no: {r['reason']}",
         ]
         for r in rows
     ]
-    headers = ["codec", "format", "library", "version", "impl", "untrusted", "available"]
+    headers = ["codec", "format", "library", "version", "impl", "schema", "untrusted", "available"]
     print_table(table, headers, args.format)
+    limited = {r["id"]: r["fixtures"] for r in rows if r["fixtures"] is not None}
+    if limited:
+        print(
+            "\nschema: derived: typed objects, from a schema derived from each document "
+            "(serkit.schemas, by genson)"
+        )
+        for name, where in limited.items():
+            shown = f"on {', '.join(where)}" if where else "on no fixture (name one)"
+            print(
+                f"    {name}: a run that names no fixtures (SERKIT_BENCH_FIXTURES) times it {shown}"
+            )
     print_hazards(
         {r["id"]: r["untrusted_input_hazard"] for r in rows},
         "\nUNSAFE on untrusted input: never give their loads bytes you did not write",

@@ -29,6 +29,8 @@ MEMORY_CHECK = {
 }
 COMPILED = "bench_facts.Implementation.track_compiled"
 ROUND_TRIP_EXACT = "bench_facts.Fidelity.track_exact"
+# A schema codec's schema on a fixture: its sha256, as serkit.schemas.types.hash_number.
+SCHEMA = "bench_facts.Schema.track_schema_sha256"
 IMPORT = "bench_import.ImportTime.timeraw_import"
 
 OVERHEAD = {

@@ -33,7 +33,8 @@ from serkit.codecs.registry import Codec, Config, check_codecs, codec_names, get
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 from serkit.inputs.limits import Grant, granting, limits_from_env
-from serkit.schemas.types import Schema
+from serkit.schemas.pinned import fixture_schema
+from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -348,6 +349,18 @@ def prepare_object(
         dumps_s, loads_s = timeit.default_timer() - start, None
     elapsed = timeit.default_timer() - start
     return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded, bound)
+
+
+def schema_number(codec: str, fixture: str) -> int:
+    """The hash of the schema `codec` runs under on `fixture`, as asv records it.
+
+    SerkitError when it needs none, is not installed, or no schema fits (or has changed).
+    """
+    if not registry.spec(codec).needs_schema:
+        raise SerkitError(f"{codec} needs no schema")
+    schema = fixture_schema(fixture)
+    get_codec(codec).with_schema(schema)  # NoSchema where its library cannot express it
+    return hash_number(schema.sha256)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:

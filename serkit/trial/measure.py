@@ -38,11 +38,13 @@ from serkit.checks.fidelity import (
 )
 from serkit.checks.workers import one_line
 from serkit.codecs.registry import RoundTrip, codec_names, get_codec, registry
-from serkit.errors import SerkitError
+from serkit.errors import NoSchema, SerkitError
 from serkit.inputs.documents import Document, read_document
 from serkit.inputs.hashing import content_hash
 from serkit.progress import progress
 from serkit.replicate.measure import Timing, sample_interleaved, sample_size
+from serkit.schemas.derive import derive
+from serkit.schemas.types import Schema
 from serkit.suite.cases import COMPRESSORS, Case, prepare_object
 from serkit.units import seconds
 
@@ -115,6 +117,9 @@ class DocumentTrial:
     budget_s: float
     max_rounds: int
     key_cap_s: float
+    # The schema derived from it, which the schema codecs ran under; else why none fits.
+    schema_sha256: str | None = None
+    no_schema: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +127,8 @@ class DocumentTrial:
             "format": self.format,
             "bytes": self.bytes,
             "content_sha256": self.content_sha256,
+            "schema_sha256": self.schema_sha256,
+            "no_schema": self.no_schema,
             "wall_s": round(self.wall_s, 2),
             "budget_s": self.budget_s,
             "max_rounds": self.max_rounds,
@@ -254,14 +261,23 @@ def _not_measured(exc: BaseException, share_s: float, budget_s: float) -> str:
     return f"crashed ({type(exc).__name__}: {one_line(str(exc))[:120]}): not measured"
 
 
-def _probe(name: str, label: str, obj: Any) -> float:
-    """Predicted seconds to prepare `obj`, from a slice of it; 0 for a small document."""
+def _probe(name: str, label: str, obj: Any, schema: Schema | None = None) -> float:
+    """Predicted seconds to prepare `obj`, from a slice of it; 0 for a small document.
+
+    A schema codec builds its types first, once, untimed: that cost does not grow with the
+    document. A slice of a list has the whole list's schema; a slice of a record may lack
+    its required fields, and is given its own.
+    """
     sliced = probe_slice(obj)
     if sliced is None:
         return 0.0
     part, scale = sliced
+    if schema is not None and get_codec(name).needs_schema and isinstance(obj, list):
+        get_codec(name).with_schema(schema)
+    else:
+        schema = None
     start = timeit.default_timer()
-    prepare_object(name, label, part, keep_decoded=True)
+    prepare_object(name, label, part, keep_decoded=True, schema=schema)
     return (timeit.default_timer() - start) * scale
 
 
@@ -286,6 +302,7 @@ def _prepared(
     desc: str,
     budget_s: float = math.inf,
     bool_keys: Sequence[tuple[str, bool]] = (),
+    schema: Schema | None = None,
 ) -> tuple[dict[str, Case], dict[str, CodecTrial]]:
     """Prepare every codec's pair; the round trip also decides its fidelity.
 
@@ -311,7 +328,7 @@ def _prepared(
             "pure_python_by_design": spec.pure_python,
         }
         try:
-            probed = _guarded(partial(_probe, name, label, obj), probe_s)
+            probed = _guarded(partial(_probe, name, label, obj, schema), probe_s)
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
             trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
             continue
@@ -344,7 +361,8 @@ def _prepared(
         started = clock()
         try:
             prepared = _guarded(
-                partial(prepare_object, name, label, obj, keep_decoded=True), share_s
+                partial(prepare_object, name, label, obj, keep_decoded=True, schema=schema),
+                share_s,
             )
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
             trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
@@ -357,7 +375,8 @@ def _prepared(
             correction = max(correction, (clock() - started) / predicted[name])
         trip = RoundTrip(case.config, case.payload, case.decoded)
         compare_s = max(share_s, 1.0)  # comparing is serkit's own work: a floor, not a share
-        judged = _guarded(partial(judge_round_trip, get_codec(name), label, obj, trip), compare_s)
+        bound = case.bound or get_codec(name)  # a schema codec as bound to the schema
+        judged = _guarded(partial(judge_round_trip, bound, label, obj, trip), compare_s)
         if isinstance(judged, BaseException):
             why = _not_measured(judged, compare_s, budget_s)
             trials[name] = _skipped(facts[name], label, f"comparing what it gave back: {why}")
@@ -414,8 +433,9 @@ def try_document(
     start = clock()
     names = list(codecs) if codecs is not None else codec_names()
     label = document.path.name
+    schema, no_schema = _schema_of(document.obj, names)
     cases, trials = _prepared(
-        names, label, document.obj, f"{label}: preparing", budget_s, document.bool_keys
+        names, label, document.obj, f"{label}: preparing", budget_s, document.bool_keys, schema
     )
 
     calls: dict[Key, Callable[[], object]] = {}
@@ -457,7 +477,19 @@ def try_document(
         budget_s=budget_s,
         max_rounds=max_rounds,
         key_cap_s=key_cap_s,
+        schema_sha256=schema.sha256 if schema is not None else None,
+        no_schema=no_schema,
     )
+
+
+def _schema_of(obj: Any, codecs: Sequence[str]) -> tuple[Schema | None, str]:
+    """The document's derived schema, once for every schema codec; or why none fits."""
+    if not any(registry.spec(name).needs_schema for name in codecs):
+        return None, ""
+    try:
+        return derive(obj), ""
+    except NoSchema as exc:
+        return None, str(exc)
 
 
 def try_paths(
