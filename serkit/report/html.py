@@ -28,7 +28,13 @@ from typing import Any
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.errors import SerkitError
-from serkit.report.charts import hosts_chart, library_chart, python_chart, snapshot_chart
+from serkit.report.charts import (
+    hosts_chart,
+    library_chart,
+    python_chart,
+    snapshot_chart,
+    typed_chart,
+)
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
@@ -244,13 +250,14 @@ def write_pages(
     ]
     for i, (fixture, tables) in enumerate(data.snapshots.items()):
         charts = [snapshot_chart(t, f"snapshot-{i}-{j}") for j, t in enumerate(tables)]
+        typed = [typed_chart(t, f"typed-{i}-{j}") for j, t in enumerate(tables)]
         written.append(
             render(
                 page_name(fixture),
                 "snapshot.html",
                 f"Snapshot: {fixture}",
                 fixture=fixture,
-                tables=list(zip(tables, charts)),
+                tables=list(zip(tables, charts, typed)),
             )
         )
     charts = [library_chart(v, f"library-{i}") for i, v in enumerate(data.libraries)]

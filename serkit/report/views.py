@@ -28,6 +28,7 @@ from serkit.checks.conformance import RAN, CodecConformance, MatrixRow
 from serkit.checks.conformance import findings as conformance_findings
 from serkit.checks.conformance import matrix as conformance_matrix
 from serkit.checks.conformance import verdict as conformance_verdict
+from serkit.codecs.registry import registry
 from serkit.compare.comparison import (
     Comparison,
     NothingToCompare,
@@ -44,6 +45,7 @@ from serkit.report.versions import (
 )
 from serkit.results.builds import BuildFailure, machine_builds
 from serkit.results.tree import Measurement, ResultsTree, version_order
+from serkit.schemas.types import hash_text
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
@@ -58,6 +60,7 @@ from serkit.suite.benchmark_names import (
     PEAK,
     ROUND_TRIP,
     ROUND_TRIP_EXACT,
+    SCHEMA,
     SIZE,
     TIME,
 )
@@ -79,6 +82,7 @@ READ_BENCHMARKS = (
     *INSTRUCTIONS.values(),
     COMPILED,
     ROUND_TRIP_EXACT,
+    SCHEMA,
     IMPORT,
 )
 COMPRESSORS = ("gzip-6", "zstd-3")
@@ -111,6 +115,15 @@ class SnapshotRow:
     spreads: dict[str, Spread | None] = field(default_factory=dict)
     # Instructions per call under cachegrind, by operation; None where not counted.
     instructions: dict[str, float | None] = field(default_factory=dict)
+    # The report's schema column: NONE, DERIVED (with `schema_sha256`), NO_SCHEMA_RECORDED,
+    # or UNKNOWN for a codec this serkit does not know.
+    schema: str = "none"
+    schema_sha256: str | None = None  # its first digits, as the results recorded them
+    format: str = ""  # the codec's format, where this serkit knows the codec
+
+    @property
+    def typed(self) -> bool:
+        return self.schema in (DERIVED, NO_SCHEMA_RECORDED)
 
     @property
     def measured(self) -> bool:
@@ -133,9 +146,35 @@ class SnapshotTable:
         return any(v is not None for r in self.rows for v in r.peak.values())
 
     @property
+    def has_typed(self) -> bool:
+        """Whether a schema codec and a schemaless one of the same format both decoded here."""
+        formats = {
+            True: {r.format for r in self.rows if r.typed and r.loads},
+            False: {r.format for r in self.rows if not r.typed and r.loads},
+        }
+        return bool(formats[True] & formats[False])
+
+    @property
     def has_instructions(self) -> bool:
         """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
         return any(v is not None for r in self.rows for v in r.instructions.values())
+
+
+# The schema column's values.
+NONE, DERIVED, NO_SCHEMA_RECORDED, UNKNOWN = "none", "derived", "no schema recorded", "not known"
+
+
+def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
+    """The schema column: none (a schemaless codec), derived with its hash, or not recorded."""
+    spec = registry.specs.get(codec)
+    if spec is None:
+        return UNKNOWN, None
+    if not spec.needs_schema:
+        return NONE, None
+    recorded = run.value(SCHEMA, codec, fixture)
+    if recorded is None:
+        return NO_SCHEMA_RECORDED, None
+    return DERIVED, hash_text(recorded)
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -151,8 +190,10 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
     ref_dumps = run.value(DUMPS, REFERENCE_CODEC, fixture)
     ref_loads = run.value(LOADS, REFERENCE_CODEC, fixture)
     rows = []
+    registry.names()  # the specs are read on first use
     for codec in run.codecs:
         dumps, loads = run.get(DUMPS, codec, fixture), run.get(LOADS, codec, fixture)
+        schema, schema_sha256 = schema_of(run, codec, fixture)
         rows.append(
             SnapshotRow(
                 codec=codec,
@@ -180,6 +221,9 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 instructions={
                     op: run.value(name, codec, fixture) for op, name in INSTRUCTIONS.items()
                 },
+                schema=schema,
+                schema_sha256=schema_sha256,
+                format=registry.specs[codec].format if codec in registry.specs else "",
             )
         )
     return SnapshotTable(fixture, run, rows)

@@ -105,7 +105,10 @@ def json_schema(obj: Any) -> dict[str, Any]:
         raise NoSchema(f"a value JSON Schema has no type for: {found}") from None
     except RecursionError:
         raise NoSchema("nested too deep to derive a schema") from None
-    return dict(builder.to_schema())
+    try:
+        return dict(builder.to_schema())
+    except TypeError:  # GenSON sorts each object's required keys: an int beside a str
+        raise NoSchema("a dict has keys of several types (int and str)") from None
 
 
 def _merged(schemas: list[Any]) -> dict[str, Any]:
