@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 import serkit
 from serkit.checks.fidelity import (
-    NO_SCHEMA,
     DIFFERENCE_KINDS,
     ERROR,
     EXACT,
     LOSSY,
+    NO_SCHEMA,
     NOT_INSTALLED,
     UNSUPPORTED,
     Difference,
@@ -30,7 +30,7 @@ from serkit.checks.fidelity import (
 )
 from serkit.codecs.registry import Binding, CodecRegistry, CodecSpec, Config
 from serkit.inputs.fixtures import FIXTURES, Vec3
-from serkit.inputs.probes import VALIDATION_PROBES, PROBES, Reading, probe_names
+from serkit.inputs.probes import PROBES, VALIDATION_PROBES, Reading, probe_names
 
 Point = collections.namedtuple("Point", "x y")
 UTC = datetime.timezone.utc

@@ -128,10 +128,8 @@ def test_validation_probes_tell_rejecting_from_passing_through(
 
 
 def test_fidelity_lists_the_validation_probes(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(
-        ["fidelity", "--codec", "msgspec-struct-json", "--codec", "json"]
-        + ["--fixture", "schema-wrong-type", "--fixture", "small-dict"]
-    )
+    codecs = ["--codec", "msgspec-struct-json", "--codec", "json"]
+    code = main(["fidelity", *codecs, "--fixture", "schema-wrong-type", "--fixture", "small-dict"])
     out = capsys.readouterr().out
     assert code == 0
     rows = {line.split()[0]: line for line in out.splitlines() if line.split()}
