@@ -497,5 +497,7 @@ def typed_tree(root: Path, machine: str = "box-typed") -> Path:
     """One machine's baseline with schema codecs and schemaless ones on twitter."""
     write_benchmarks(root, TYPED_SUITE)
     env = {"python": "3.11", "requirements": {"msgspec": "0.22.0", "pydantic": "2.14.4"}}
-    write_machine(root, machine, [results_file(machine, TYPED_VALUES, env=env, benchmarks=TYPED_SUITE)])
+    write_machine(
+        root, machine, [results_file(machine, TYPED_VALUES, env=env, benchmarks=TYPED_SUITE)]
+    )
     return root

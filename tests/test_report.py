@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from results_factory import serkit_tree as write_tree
 from results_factory import TWITTER_SCHEMA, typed_tree, write_machine
+from results_factory import serkit_tree as write_tree
 
 from serkit.cli import main
 from serkit.report import html as report_html
@@ -389,7 +389,7 @@ def test_the_schema_column_and_the_typed_chart_come_from_the_results(tmp_path: P
         tmp_path, tmp_path / "results", tmp_path / "reports", asv_runner=None
     )
     page = (written.folder / "fixture-twitter.html").read_text()
-    assert f"derived <code" in page and TWITTER_SCHEMA in page
+    assert "derived <code" in page and TWITTER_SCHEMA in page
     assert "Typed against untyped decoding" in page and 'id="typed-0-0"' in page
     assert "json: loads, typed against untyped" in page
     assert "protobuf: loads" not in page  # no schemaless protobuf codec to set it beside
