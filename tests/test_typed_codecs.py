@@ -16,8 +16,8 @@ from serkit.checks.fidelity import (
 )
 from serkit.checks.validation import check_validation
 from serkit.cli import main
-from serkit.codecs.registry import get_codec, registry
-from serkit.errors import NoSchema
+from serkit.codecs.registry import default_fixtures, get_codec, registry
+from serkit.errors import NoSchema, UnknownCodec
 from serkit.inputs.fixtures import load_fixture
 from serkit.schemas.derive import derive
 from serkit.suite.cases import Selection, prepare, prepare_object, schema_number
@@ -102,6 +102,17 @@ def test_a_default_run_times_schema_codecs_on_their_declared_fixtures_only() -> 
     assert default.excludes("json", "small-dict") is None  # schemaless codecs as before
 
 
+def test_default_fixtures_reads_each_codecs_one_declaration() -> None:
+    assert default_fixtures("json") is None  # every fixture a default run times
+    assert default_fixtures("msgspec-struct-json") == ("twitter",)
+    assert default_fixtures("bson") == ("twitter",)
+    assert default_fixtures("cattrs-orjson") == ()  # only where a run names fixtures
+    for name in registry.names():
+        assert default_fixtures(name) == registry.spec(name).fixtures
+    with pytest.raises(UnknownCodec, match="unknown codec 'nope'"):
+        default_fixtures("nope")
+
+
 def test_the_schema_fact_is_the_pinned_hash_and_skips_what_needs_none() -> None:
     pin = load_fixture.__globals__["FIXTURES"]["twitter"].schema_sha256
     assert f"{schema_number('msgspec-struct-json', 'twitter'):012x}" == pin[:12]
@@ -143,7 +154,10 @@ def test_list_shows_which_codecs_derive_a_schema(capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("pydantic-json "))
     assert " derived " in row
-    assert "msgspec-struct-json: a run that names no fixtures" in out
+    limited = out.split("times these on some only:")[1]
+    assert "    msgspec-struct-json: twitter" in limited
+    assert "    cattrs-orjson: none (name fixtures to time it)" in limited
+    assert "    json:" not in limited
 
 
 def test_conformance_leaves_the_schema_codecs_out() -> None:

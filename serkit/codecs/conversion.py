@@ -3,8 +3,10 @@
 Every schema codec shares these two walks and differs only in how it builds one record
 (a Struct, a model, a message, a dataclass) and reads one back: `build(record)` gives a
 callable taking the present fields as keywords, `read(record)` one that yields the present
-fields of an instance as (name, value). Subtrees that hold only scalars are passed through
-untouched, so the walks cost what the records cost.
+fields of an instance as (name, value). On the way in, subtrees that hold only scalars are
+passed through untouched, so the walk costs what the records cost (orjson-dataclass's
+loads times it). On the way out, for fidelity only, lists and maps become plain list and
+dict: protobuf's containers are neither.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def typed_converter(node: Type, build: Build) -> Convert:
     if isinstance(node, ListOf):
         item = typed_converter(node.item, build)
         if item is None:
-            return list
+            return None  # a list of scalars is its own typed value: no copy
         return lambda value: [item(x) for x in value]
     if isinstance(node, MapOf):
         values = typed_converter(node.value, build)
@@ -47,7 +49,7 @@ def typed_converter(node: Type, build: Build) -> Convert:
             int_keyed: Callable[[Any], Any] = values
             return lambda value: {int(k): int_keyed(x) for k, x in value.items()}
         if values is None:
-            return dict
+            return None
         str_keyed: Callable[[Any], Any] = values
         return lambda value: {k: str_keyed(x) for k, x in value.items()}
     make = build(node)

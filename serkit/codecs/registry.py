@@ -64,6 +64,7 @@ __all__ = [
     "RoundTrip",
     "SchemaBinding",
     "codec_names",
+    "default_fixtures",
     "get_codec",
     "is_compiled",
     "register_codec",
@@ -370,3 +371,13 @@ codec_names = registry.names
 get_codec = registry.get
 check_codecs = registry.check
 register_codec = registry.register
+
+
+def default_fixtures(codec: str) -> tuple[str, ...] | None:
+    """The fixtures a run that names none times `codec` on, as its spec declares them.
+
+    None: every fixture a default run times (the slow ones only when asked); a tuple: only
+    those, and () for none, so the codec runs only where a run names fixtures. The run
+    layer builds its selection of (codec, fixture) pairs from this; UnknownCodec for a typo.
+    """
+    return registry.spec(codec).fixtures

@@ -17,11 +17,25 @@ import importlib
 from typing import Any
 
 from serkit.codecs import typed_models, typed_wire
-from serkit.codecs.spec import RECORD_FIXTURES, Binding, CodecSpec
+from serkit.codecs.spec import RECORD_FIXTURES, Binding, CodecSpec, DirectCall
 from serkit.errors import CodecNotInstalled
 
 # Timed only on the fixtures a run names: they are here for post 006's comparison.
 NAMED_ONLY: tuple[str, ...] = ()
+
+# The direct calls (bench_overhead, on small-dict, one record) name the root type as
+# type(obj): the class a user's code names. `schema` is the schema the codec is bound to.
+_ROOT = "Root = type(obj)"
+
+
+def _encoder_decoder(module: str) -> DirectCall:
+    """A library's Encoder and typed Decoder, made once, as their documentation shows."""
+    return DirectCall(
+        f"from {module} import Decoder, Encoder\n{_ROOT}\n"
+        "encode, decode = Encoder().encode, Decoder(Root).decode",
+        "encode(obj)",
+        "decode(payload)",
+    )
 
 
 def _msgspec(builder: Any) -> Any:
@@ -101,6 +115,7 @@ TYPED_CODECS: tuple[CodecSpec, ...] = (
         variant="Structs made from the derived schema (msgspec.defstruct); decoding validates",
         needs_schema=True,
         fixtures=RECORD_FIXTURES,
+        direct=_encoder_decoder("msgspec.json"),
     ),
     CodecSpec(
         "msgspec-struct-msgpack",
@@ -112,6 +127,7 @@ TYPED_CODECS: tuple[CodecSpec, ...] = (
         variant="Structs made from the derived schema (msgspec.defstruct); decoding validates",
         needs_schema=True,
         fixtures=RECORD_FIXTURES,
+        direct=_encoder_decoder("msgspec.msgpack"),
     ),
     CodecSpec(
         "pydantic-json",
@@ -123,6 +139,11 @@ TYPED_CODECS: tuple[CodecSpec, ...] = (
         variant="models made from the derived schema (pydantic.create_model); lax validation",
         needs_schema=True,
         fixtures=RECORD_FIXTURES,
+        direct=DirectCall(
+            f"from pydantic import TypeAdapter\n{_ROOT}\nadapter = TypeAdapter(Root)",
+            "adapter.dump_json(obj, exclude_unset=True)",
+            "adapter.validate_json(payload)",
+        ),
     ),
     CodecSpec(
         "protobuf",
@@ -135,6 +156,7 @@ TYPED_CODECS: tuple[CodecSpec, ...] = (
         "a top level that is not a record is wrapped in a message of one field",
         needs_schema=True,
         fixtures=RECORD_FIXTURES,
+        direct=DirectCall(_ROOT, "obj.SerializeToString()", "Root.FromString(payload)"),
     ),
     CodecSpec(
         "fastavro",
@@ -146,6 +168,15 @@ TYPED_CODECS: tuple[CodecSpec, ...] = (
         variant="the derived schema written as Avro; one datum, no container file",
         needs_schema=True,
         fixtures=RECORD_FIXTURES,
+        # The user's Avro schema, parsed once; fastavro writes to a stream, read back whole.
+        direct=DirectCall(
+            "from io import BytesIO\n"
+            "from fastavro import parse_schema, schemaless_reader, schemaless_writer\n"
+            "from serkit.codecs.typed_wire import avro_json\n"
+            "parsed = parse_schema(avro_json(schema))",
+            "[schemaless_writer(stream := BytesIO(), parsed, obj), stream.getvalue()][1]",
+            "schemaless_reader(BytesIO(payload), parsed, None)",
+        ),
     ),
     CodecSpec(
         "orjson-dataclass",
@@ -157,6 +188,10 @@ TYPED_CODECS: tuple[CodecSpec, ...] = (
         variant="dataclasses made from the derived schema; loads builds them without validating",
         needs_schema=True,
         fixtures=RECORD_FIXTURES,
+        # One flat record: the dataclass takes the decoded dict's items as they are.
+        direct=DirectCall(
+            f"from orjson import dumps, loads\n{_ROOT}", "dumps(obj)", "Root(**loads(payload))"
+        ),
     ),
     CodecSpec(
         "cattrs-orjson",
@@ -169,6 +204,12 @@ TYPED_CODECS: tuple[CodecSpec, ...] = (
         pure_python=True,
         needs_schema=True,
         fixtures=NAMED_ONLY,
+        direct=DirectCall(
+            f"from cattrs.preconf.orjson import make_converter\n{_ROOT}\n"
+            "converter = make_converter()",
+            "converter.dumps(obj)",
+            "converter.loads(payload, Root)",
+        ),
     ),
     CodecSpec(
         "mashumaro-orjson",
@@ -181,5 +222,11 @@ TYPED_CODECS: tuple[CodecSpec, ...] = (
         pure_python=True,
         needs_schema=True,
         fixtures=NAMED_ONLY,
+        direct=DirectCall(
+            f"from mashumaro.codecs.orjson import ORJSONDecoder, ORJSONEncoder\n{_ROOT}\n"
+            "encode, decode = ORJSONEncoder(Root).encode, ORJSONDecoder(Root).decode",
+            "encode(obj)",
+            "decode(payload)",
+        ),
     ),
 )

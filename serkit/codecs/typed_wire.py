@@ -218,12 +218,17 @@ def _defined_once(schema: Any, seen: set[str]) -> Any:
     return {key: _defined_once(value, seen) for key, value in schema.items()}
 
 
+def avro_json(schema: Schema) -> Any:
+    """The schema as Avro JSON, each record defined once: what fastavro.parse_schema reads."""
+    return _defined_once(avro_schema(schema.root), set())
+
+
 def fastavro_schemaless(schema: Schema) -> SchemaBinding:
     """fastavro's schemaless writer and reader: the bytes of one datum, no container file.
     Records are dicts, in and out; the schema is the one both sides must share."""
     import fastavro
 
-    parsed = fastavro.parse_schema(_defined_once(avro_schema(schema.root), set()))
+    parsed = fastavro.parse_schema(avro_json(schema))
     writer, reader = fastavro.schemaless_writer, fastavro.schemaless_reader
 
     def dumps(obj: Any) -> bytes:

@@ -29,7 +29,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
-from serkit.codecs.registry import Codec, Config, check_codecs, codec_names, get_codec, registry
+from serkit.codecs.registry import (
+    Codec,
+    Config,
+    check_codecs,
+    codec_names,
+    default_fixtures,
+    get_codec,
+    registry,
+)
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 from serkit.inputs.limits import Grant, granting, limits_from_env
@@ -195,7 +203,7 @@ class Selection:
             return f"{fixture} is not in {FIXTURES_ENV}"
         if self.fixtures is None and get_fixture(fixture).slow and not self.slow:
             return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
-        declared = registry.spec(codec).fixtures
+        declared = default_fixtures(codec)
         if self.fixtures is None and declared is not None and fixture not in declared:
             where = f"on {', '.join(declared)}" if declared else "on the fixtures a run names"
             return f"{codec} is timed {where} unless {FIXTURES_ENV} names {fixture}"
@@ -405,6 +413,7 @@ class CaseBenchmark:
     loads: Callable[[bytes], Any]
     obj: Any
     payload: bytes
+    bound: Codec | None = None  # a schema codec as prepared: bound to the document's schema
     inner_loops: int = 1  # calls the timer divides by
     calls: int = 1  # calls the body makes: inner_loops, and more under `serkit power`
     repeat: int  # asv's samples per process, and `rounds` its processes: set on timed classes
@@ -438,7 +447,7 @@ class CaseBenchmark:
         except SerkitError as exc:  # not installed, or cannot encode or decode it
             return str(exc)
         self.dumps, self.loads = case.config.dumps, case.config.loads
-        self.obj, self.payload = case.obj, case.payload
+        self.obj, self.payload, self.bound = case.obj, case.payload, case.bound
         if self.operation is None:
             return None
         self.inner_loops = case.inner_loops(self.operation)
