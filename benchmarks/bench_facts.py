@@ -11,7 +11,8 @@ from asv_runner.benchmarks.mark import SkipNotImplemented
 from serkit.checks.sizes import EXACT, LOSSY, measure_fixture
 from serkit.codecs.registry import codec_names, get_codec
 from serkit.errors import SerkitError
-from serkit.suite.cases import CaseBenchmark, schema_number
+from serkit.schemas.types import SUPPLIED
+from serkit.suite.cases import CaseBenchmark, pair_schema, schema_number
 
 
 class Implementation:
@@ -51,5 +52,18 @@ class Schema(CaseBenchmark):
     def track_schema_sha256(self, codec: str, fixture: str) -> int:
         try:
             return schema_number(codec, fixture)
+        except SerkitError as exc:  # needs none, not installed, no schema fits
+            raise SkipNotImplemented(str(exc)) from exc
+
+
+class SchemaOrigin(CaseBenchmark):
+    """Where that schema came from: derived from the document, or supplied by the user."""
+
+    unit = "1 when the user supplied the schema, 0 when it was derived"
+    inputs = "nothing"
+
+    def track_user_supplied(self, codec: str, fixture: str) -> int:
+        try:
+            return int(pair_schema(codec, fixture).origin == SUPPLIED)
         except SerkitError as exc:  # needs none, not installed, no schema fits
             raise SkipNotImplemented(str(exc)) from exc

@@ -22,6 +22,7 @@ from serkit.suite.benchmark_names import (
     PEAK,
     ROUND_TRIP_EXACT,
     SCHEMA,
+    SCHEMA_SUPPLIED,
     SIZE,
 )
 from serkit.suite.benchmark_names import OVERHEAD as OVERHEAD_BENCHMARKS
@@ -481,6 +482,7 @@ TYPED_SUITE = {
         (LOADS, "time", "seconds"),
         (SIZE, "track", "bytes"),
         (SCHEMA, "track", "sha256"),
+        (SCHEMA_SUPPLIED, "track", "1 when the user supplied the schema"),
     )
 }
 TWITTER_SCHEMA = "1aedbbd64230"  # the pinned schema's first 12 hex digits
@@ -490,14 +492,15 @@ TYPED_VALUES: dict[str, list[float | None]] = {
     SIZE: [466906, 466906, 466906, 466906, 223740],
     # json and msgspec-json need no schema: skipped (None); the schema codecs' hash.
     SCHEMA: [None, None, *[float(int(TWITTER_SCHEMA, 16))] * 3],
+    SCHEMA_SUPPLIED: [None, None, 0.0, 0.0, 0.0],  # derived
 }
 
 
-def typed_tree(root: Path, machine: str = "box-typed") -> Path:
-    """One machine's baseline with schema codecs and schemaless ones on twitter."""
+def typed_tree(root: Path, machine: str = "box-typed", *, supplied: bool = False) -> Path:
+    """One machine's baseline with schema codecs and schemaless ones on twitter; with
+    `supplied`, their schema is one the user supplied."""
     write_benchmarks(root, TYPED_SUITE)
     env = {"python": "3.11", "requirements": {"msgspec": "0.22.0", "pydantic": "2.14.4"}}
-    write_machine(
-        root, machine, [results_file(machine, TYPED_VALUES, env=env, benchmarks=TYPED_SUITE)]
-    )
+    values = {**TYPED_VALUES, SCHEMA_SUPPLIED: [None, None, *[float(supplied)] * 3]}
+    write_machine(root, machine, [results_file(machine, values, env=env, benchmarks=TYPED_SUITE)])
     return root

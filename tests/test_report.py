@@ -393,3 +393,12 @@ def test_the_schema_column_and_the_typed_chart_come_from_the_results(tmp_path: P
     assert "Typed against untyped decoding" in page and 'id="typed-0-0"' in page
     assert "json: loads, typed against untyped" in page
     assert "protobuf: loads" not in page  # no schemaless protobuf codec to set it beside
+
+
+def test_a_schema_the_user_supplied_is_named_so(tmp_path: Path) -> None:
+    data = gather(read_tree(typed_tree(tmp_path / "results", supplied=True)))
+    (table,) = data.snapshots["twitter"]
+    rows = {row.codec: row for row in table.rows}
+    assert rows["json"].schema == "none"
+    assert rows["pydantic-json"].schema == "user-supplied" and rows["pydantic-json"].typed
+    assert rows["pydantic-json"].schema_sha256 == TWITTER_SCHEMA

@@ -13,7 +13,9 @@ from serkit.inputs import fixtures
 from serkit.inputs.fixtures import FIXTURES, Vec3, fixture_names, get_fixture, load_fixture
 from serkit.schemas import pinned
 from serkit.schemas.derive import derive
+from serkit.schemas.supplied import check_fits, from_json_schema
 from serkit.schemas.types import (
+    SUPPLIED,
     Field,
     ListOf,
     MapOf,
@@ -97,3 +99,101 @@ def test_a_changed_inference_is_named_not_used(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(pinned, "_DERIVED", {})
     with pytest.raises(SchemaChanged, match=r"pinned 000000000000… \(genson .*\): the inference"):
         pinned.fixture_schema("small-dict")
+
+
+# --- a schema the user supplies (serkit.schemas.supplied) --------------------------------
+
+ORDERS_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Orders",
+    "type": "object",
+    "properties": {
+        "orders": {
+            "type": "array",
+            "items": {
+                "title": "Order",
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer", "minimum": 1},
+                    "total": {"type": "number"},
+                    "note": {"type": ["string", "null"]},
+                    "placed": {"type": "string", "format": "date-time"},
+                },
+                "required": ["id", "total"],
+            },
+        },
+        "stock": {"type": "object", "additionalProperties": {"type": "integer"}},
+    },
+    "required": ["orders"],
+}
+
+
+def test_a_json_schema_of_the_users_reads_as_a_record_type() -> None:
+    schema = from_json_schema(ORDERS_SCHEMA)
+    order = Record(
+        "Order",
+        (
+            Field("id", Scalar("int")),
+            Field("total", Scalar("float")),
+            Field("note", Nullable(Scalar("str")), required=False),
+            Field("placed", Scalar("datetime"), required=False),
+        ),
+    )
+    assert schema.root == Record(
+        "Orders",
+        (
+            Field("orders", ListOf(order)),
+            Field("stock", MapOf("str", Scalar("int")), required=False),
+        ),
+    )
+    assert schema.origin == SUPPLIED
+    # A check no record type holds is named, not silently dropped.
+    assert schema.notes == ("['orders'][]['id']: minimum not checked by the codecs",)
+
+
+@pytest.mark.parametrize(
+    ("schema", "refusal"),
+    [
+        ({"$ref": "#/$defs/x"}, "cannot say $ref"),
+        ({"oneOf": [{"type": "string"}]}, "cannot say oneOf"),
+        ({"type": ["string", "integer"]}, "may be one of several types (integer, string)"),
+        ({"type": "object", "properties": {"first-name": {"type": "string"}}}, "field name"),
+        ({"type": "array"}, "an array needs one schema for its items"),
+        ({"properties": {}}, "no type"),
+        ({"type": "object"}, "needs properties (a record) or an additionalProperties"),
+        ({"type": "object", "properties": {}, "required": ["x"]}, "required must list"),
+    ],
+)
+def test_what_a_record_type_cannot_say_is_refused_by_place(schema: object, refusal: str) -> None:
+    with pytest.raises(NoSchema, match=re.escape(refusal)):
+        from_json_schema(schema)
+
+
+@pytest.mark.parametrize(
+    ("document", "place"),
+    [
+        ({"orders": [{"id": "1", "total": 2}]}, "['orders'][0]['id']: the schema says int, the "),
+        ({"orders": [{"id": 1}]}, "['orders'][0]: required field 'total' is missing"),
+        ({"orders": [], "extra": 1}, "'extra' is not a field of Orders"),
+        ({"orders": [{"id": True, "total": 1.0}]}, "says int, the document has bool"),
+        ({"orders": [], "stock": {"a": 1.5}}, "['stock']['a']: the schema says int"),
+    ],
+)
+def test_a_document_that_does_not_fit_the_users_schema_is_named_where(
+    document: object, place: str
+) -> None:
+    with pytest.raises(NoSchema, match=re.escape(place)):
+        check_fits(from_json_schema(ORDERS_SCHEMA), document)
+
+
+def test_a_document_that_fits_passes_and_the_pin_is_the_schemas_hash() -> None:
+    document = {
+        "orders": [{"id": 1, "total": 2, "note": None, "placed": datetime.datetime(2020, 1, 1)}],
+        "stock": {"a": 3},
+    }
+    schema = from_json_schema(ORDERS_SCHEMA)
+    check_fits(schema, document)
+    assert pinned.schema_pin(document, ORDERS_SCHEMA) == schema.sha256
+    # Without one, the document's own schema is derived; none fits a mixed list.
+    assert pinned.schema_pin(document) == derive(document).sha256
+    assert pinned.schema_pin([1, "a"]) == fixtures.NO_SCHEMA_PIN

@@ -22,6 +22,7 @@ from typing import Any, Callable, NamedTuple
 
 from serkit.errors import FixtureSourceError, SerkitError, UnknownFixture
 from serkit.inputs.hashing import content_hash as content_hash  # also imported from here
+from serkit.inputs.user_fixtures import NO_SCHEMA_PIN as NO_SCHEMA_PIN  # also from here
 from serkit.inputs.user_fixtures import USER_ORIGIN, Declaration, declared_fixtures
 
 # --- the Senate source: pinned, fetched, never committed ---------------------------------
@@ -319,8 +320,6 @@ def senate_bios(mirror: str | None = None) -> list[dict[str, Any]]:
 
 # --- the fixture registry --------------------------------------------------------------
 
-NO_SCHEMA_PIN = "no schema"
-
 
 @dataclass(frozen=True)
 class Fixture:
@@ -338,6 +337,9 @@ class Fixture:
     # of the inference shows as a mismatch, never as results that silently change meaning.
     # NO_SCHEMA_PIN: no record type fits it; None: not pinned (derived on each use).
     schema_sha256: str | None = None
+    # One of your documents with a schema of yours: the JSON Schema, read from its file,
+    # whose bytes are checked against their pin first. None: the schema is derived.
+    supplied_schema: Callable[[], Any] | None = None
 
 
 # Every list length has the one record type: the schema does not grow with the data.
@@ -546,6 +548,8 @@ def _user_fixture(declared: Declaration) -> Fixture:
         description=declared.about,
         slow=declared.slow,
         large=declared.large,
+        schema_sha256=declared.schema_sha256,
+        supplied_schema=declared.read_schema if declared.schema_file is not None else None,
     )
 
 

@@ -45,7 +45,7 @@ from serkit.report.versions import (
 )
 from serkit.results.builds import BuildFailure, machine_builds
 from serkit.results.tree import Measurement, ResultsTree, version_order
-from serkit.schemas.types import hash_text
+from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
@@ -61,6 +61,7 @@ from serkit.suite.benchmark_names import (
     ROUND_TRIP,
     ROUND_TRIP_EXACT,
     SCHEMA,
+    SCHEMA_SUPPLIED,
     SIZE,
     TIME,
 )
@@ -83,6 +84,7 @@ READ_BENCHMARKS = (
     COMPILED,
     ROUND_TRIP_EXACT,
     SCHEMA,
+    SCHEMA_SUPPLIED,
     IMPORT,
 )
 COMPRESSORS = ("gzip-6", "zstd-3")
@@ -115,15 +117,15 @@ class SnapshotRow:
     spreads: dict[str, Spread | None] = field(default_factory=dict)
     # Instructions per call under cachegrind, by operation; None where not counted.
     instructions: dict[str, float | None] = field(default_factory=dict)
-    # The report's schema column: NONE, DERIVED (with `schema_sha256`), NO_SCHEMA_RECORDED,
-    # or UNKNOWN for a codec this serkit does not know.
+    # The report's schema column: NONE, DERIVED or SUPPLIED (with `schema_sha256`),
+    # NO_SCHEMA_RECORDED, or UNKNOWN for a codec this serkit does not know.
     schema: str = "none"
     schema_sha256: str | None = None  # its first digits, as the results recorded them
     format: str = ""  # the codec's format, where this serkit knows the codec
 
     @property
     def typed(self) -> bool:
-        return self.schema in (DERIVED, NO_SCHEMA_RECORDED)
+        return self.schema in (DERIVED, SUPPLIED, NO_SCHEMA_RECORDED)
 
     @property
     def measured(self) -> bool:
@@ -160,12 +162,13 @@ class SnapshotTable:
         return any(v is not None for r in self.rows for v in r.instructions.values())
 
 
-# The schema column's values.
-NONE, DERIVED, NO_SCHEMA_RECORDED, UNKNOWN = "none", "derived", "no schema recorded", "not known"
+# The schema column's values: DERIVED and SUPPLIED are schemas.types' Schema.origin.
+NONE, NO_SCHEMA_RECORDED, UNKNOWN = "none", "no schema recorded", "not known"
 
 
 def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
-    """The schema column: none (a schemaless codec), derived with its hash, or not recorded."""
+    """The schema column: none (a schemaless codec), derived or user-supplied with its
+    hash, or not recorded. Results older than the origin's track hold derived ones only."""
     spec = registry.specs.get(codec)
     if spec is None:
         return UNKNOWN, None
@@ -174,7 +177,8 @@ def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
     recorded = run.value(SCHEMA, codec, fixture)
     if recorded is None:
         return NO_SCHEMA_RECORDED, None
-    return DERIVED, hash_text(recorded)
+    supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
+    return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:

@@ -25,6 +25,7 @@ from serkit.errors import NoSchema
 from serkit.schemas.types import Field, ListOf, MapOf, Nullable, Record, Scalar, Schema, Type
 
 INFERENCE_LIBRARY = "genson"
+NOT_INSTALLED = "not installed"  # inference_version() without it
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _SCALARS = {"boolean": "bool", "integer": "int", "number": "float", "string": "str"}
 _FORMATS = {"date": "date", "date-time": "datetime"}
@@ -84,7 +85,7 @@ def inference_version() -> str:
     try:
         return metadata.version(INFERENCE_LIBRARY)
     except metadata.PackageNotFoundError:
-        return "not installed"
+        return NOT_INSTALLED
 
 
 def json_schema(obj: Any) -> dict[str, Any]:

@@ -14,6 +14,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Union
 
+# Where a schema comes from (Schema.origin): derived from the document, or a JSON Schema
+# the user supplied for it (serkit.schemas.supplied).
+DERIVED, SUPPLIED = "derived", "user-supplied"
+
 # The scalar kinds a document's leaves can have. "null" is a value never seen as anything
 # but None (or the items of a list that was always empty): the schema says only that.
 SCALARS = ("bool", "int", "float", "str", "date", "datetime", "null")
@@ -74,7 +78,7 @@ class Schema:
     root: Type
     # Where a type was not observed (only nulls, only empty lists) and so was guessed.
     notes: tuple[str, ...] = ()
-    origin: str = "derived"  # "derived" from the document, or "user-supplied"
+    origin: str = DERIVED  # or SUPPLIED
 
     @property
     def sha256(self) -> str:

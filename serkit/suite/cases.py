@@ -359,8 +359,8 @@ def prepare_object(
     return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded, bound)
 
 
-def schema_number(codec: str, fixture: str) -> int:
-    """The hash of the schema `codec` runs under on `fixture`, as asv records it.
+def pair_schema(codec: str, fixture: str) -> Schema:
+    """The schema `codec` runs under on `fixture`: the fixture's, derived or the user's.
 
     SerkitError when it needs none, is not installed, or no schema fits (or has changed).
     """
@@ -368,7 +368,12 @@ def schema_number(codec: str, fixture: str) -> int:
         raise SerkitError(f"{codec} needs no schema")
     schema = fixture_schema(fixture)
     get_codec(codec).with_schema(schema)  # NoSchema where its library cannot express it
-    return hash_number(schema.sha256)
+    return schema
+
+
+def schema_number(codec: str, fixture: str) -> int:
+    """The hash of the schema `codec` runs under on `fixture`, as asv records it."""
+    return hash_number(pair_schema(codec, fixture).sha256)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
