@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import json
 import os
@@ -190,11 +191,14 @@ def test_an_allow_pickle_key_in_the_manifest_is_refused(store: Path) -> None:
 
 
 def test_a_document_the_hash_cannot_pin_is_refused(tmp_path: Path, store: Path) -> None:
-    path = tmp_path / "dated.yaml"
-    path.write_text("when: 2024-07-02\n")  # YAML reads a date
-    with pytest.raises(DocumentError, match="fixture_hash cannot hash date; a fixture may hold"):
+    path = tmp_path / "tags.yaml"
+    path.write_text("tags: !!set {a, b}\n")  # YAML's SafeLoader reads a set
+    with pytest.raises(DocumentError, match="fixture_hash cannot hash set; a fixture may hold"):
         add_document(path, where=store)
     assert not store.exists()
+    dated = tmp_path / "dated.yaml"
+    dated.write_text("when: 2024-07-02\n")  # YAML reads a date: pinned like any value
+    assert add_document(dated, where=store).build() == {"when": datetime.date(2024, 7, 2)}
 
 
 def test_a_failed_manifest_write_leaves_the_folder_as_it_was(

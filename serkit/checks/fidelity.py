@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 from serkit.codecs.registry import Codec, RoundTrip, get_codec
 from serkit.errors import CodecNotInstalled, EncodeError, NoSchema, SerkitError, UnknownFixture
-from serkit.inputs.fixtures import FIXTURES, load_fixture
+from serkit.inputs.fixtures import FIXTURES, default_fixture_names, load_fixture
 from serkit.inputs.probes import PROBES, VALIDATION_PROBES, load_probe
 
 # Statuses of one (codec, document) pair.
@@ -135,7 +135,7 @@ def default_documents(
 ) -> list[str]:
     """Every fixture (the slow ones only if `slow`), then every probe and validation probe:
     each kind if asked."""
-    chosen = [f.name for f in FIXTURES.values() if fixtures and (slow or not f.slow)]
+    chosen = default_fixture_names(slow=slow) if fixtures else []
     return chosen + ([*PROBES, *VALIDATION_PROBES] if probes else [])
 
 

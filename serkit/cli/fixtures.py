@@ -103,6 +103,7 @@ def run_fixtures_list(args: argparse.Namespace) -> int:
             "id": f.name,
             "origin": f.origin,
             "slow": f.slow,
+            "named_only": f.named_only,  # one post's document: timed where a run names it
             "sha256": f.sha256,
             "source": f.source.url if f.source else None,
             "license": f.source.license if f.source else None,
@@ -120,7 +121,7 @@ def run_fixtures_list(args: argparse.Namespace) -> int:
         [
             r["id"],
             r["origin"],
-            "yes" if r["slow"] else "",
+            "yes" if r["slow"] else "named" if r["named_only"] else "",
             r["sha256"][:12],
             r["schema"] + (f" {r['schema_sha256'][:12]}" if r["schema_sha256"] else ""),
             r["description"],
@@ -128,6 +129,10 @@ def run_fixtures_list(args: argparse.Namespace) -> int:
         for r in rows
     ]
     print_table(table, ["fixture", "from", "slow", "sha256", "schema", "what"], args.format)
+    if any(r["named_only"] for r in rows):
+        print(
+            f"\nslow named: one post's document, timed only where a run names it ({FIXTURES_ENV})"
+        )
     print(f"\nFetched sources live in {data_dir()} (set SERKIT_DATA_DIR to move them).")
     print(f"Your own documents are declared in {folder_text()}/{MANIFEST} (serkit fixtures add).")
     return 0
@@ -205,8 +210,10 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
     print(f"ok    JSONTestSuite test_parsing ({len(suite)} files, each sha256 checked, {folder})")
     names = chosen_fixtures(args)
     if not args.fixture:
-        # Slow for the grid, but quick to build: a document parsed from a fetched source.
-        names += [f.name for f in FIXTURES.values() if f.source and f.name not in names]
+        # Slow for the grid, but quick to build: a document parsed from a fetched source, and
+        # the documents a post times.
+        quick = [f.name for f in FIXTURES.values() if f.source is not None or f.named_only]
+        names += [name for name in quick if name not in names]
     with progress(names, desc="verifying", unit="fixture") as bar:
         for name in bar:
             fixture = get_fixture(name)

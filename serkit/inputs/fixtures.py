@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, Callable, NamedTuple
 
 from serkit.errors import FixtureSourceError, SerkitError, UnknownFixture
+from serkit.inputs.file_tree import FILE_TREE_NODES, file_tree
 from serkit.inputs.hashing import content_hash as content_hash  # also imported from here
 from serkit.inputs.user_fixtures import NO_SCHEMA_PIN as NO_SCHEMA_PIN  # also from here
 from serkit.inputs.user_fixtures import USER_ORIGIN, Declaration, declared_fixtures
@@ -331,6 +332,9 @@ class Fixture:
     origin: str  # the post it comes from
     description: str
     slow: bool = False  # too large for a default run; opt in with --slow
+    # One post's document, not the grid's: a default run leaves it out, --slow or not;
+    # a run that names it times it (SERKIT_BENCH_FIXTURES, --fixture).
+    named_only: bool = False
     source: Source | None = None  # a fetched file it is derived from
     large: bool = False  # megabytes encoded: its peak memory is worth measuring
     # The sha256 of the schema derived from it (serkit.schemas), beside its own: a change
@@ -441,6 +445,15 @@ _FIXTURES: dict[str, Fixture] = {
             source=SENATE_SOURCE,
             schema_sha256="1efac3760b612c2745fa9568c8adb29571b605d5c337c6b4e294ac8d82474e9b",
         ),
+        Fixture(
+            "file-tree",
+            file_tree,
+            "5e8b76b82365292d30d2935d95811e4fd8043657a6926d31517fc3ef3a981326",
+            "post 006",
+            f"{FILE_TREE_NODES:,} files and directories in one tree, with UTC timestamps",
+            named_only=True,
+            schema_sha256="0f8d3e77c70921508fdbe9391a51f3e1a49d8fccb5696d39c72924c9aeae612c",
+        ),
         _corpus_fixture(
             "twitter",
             TWITTER_SOURCE,
@@ -488,6 +501,12 @@ def get_fixture(name: str) -> Fixture:
         raise UnknownFixture(
             f"unknown fixture {name!r}; known fixtures: {', '.join(_FIXTURES)}"
         ) from None
+
+
+def default_fixture_names(*, slow: bool = False) -> list[str]:
+    """The fixtures a run that names none covers: all but the slow ones (unless `slow`)
+    and those one post times, which only a run that names them covers."""
+    return [f.name for f in _FIXTURES.values() if (slow or not f.slow) and not f.named_only]
 
 
 def check_fixtures(names: Iterable[str]) -> list[str]:

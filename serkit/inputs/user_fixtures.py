@@ -316,7 +316,7 @@ def pin(document: Document) -> str:
     except TypeError as exc:  # content_hash walks plain data only; measured: no cycles
         raise DocumentError(
             f"{document.path}: {exc}; a fixture may hold only None, bool, int, float, str, "
-            "bytes, list, tuple, dict and named tuples"
+            "bytes, dates, datetimes, list, tuple, dict and named tuples"
         ) from None
 
 

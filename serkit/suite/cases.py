@@ -201,6 +201,8 @@ class Selection:
         """Why this run leaves (codec, fixture) out, or None when it is selected."""
         if self.fixtures is not None and fixture not in self.fixtures:
             return f"{fixture} is not in {FIXTURES_ENV}"
+        if self.fixtures is None and get_fixture(fixture).named_only:
+            return f"{fixture} is one post's document: {FIXTURES_ENV} names it to time it"
         if self.fixtures is None and get_fixture(fixture).slow and not self.slow:
             return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
         declared = default_fixtures(codec)
