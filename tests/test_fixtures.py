@@ -304,22 +304,34 @@ def test_fetch_from_mirror_keeps_the_mirror_layout(
 
 _RANDOM_DICTS = [f"random-dicts-{n}" for n in (10, 100, 1_000)]
 # Pairs a codec refuses outright; anything else must encode and decode.
-UNSUPPORTED_PAIRS = {
-    (codec, fixture)
-    for codec in ("marshal", "orjson", "ormsgpack", "yaml", "yaml-c")
-    for fixture in ("sensor-record", "sensor-stream")
-} | {
-    # int dict keys: BSON's keys are strings; mashumaro's orjson encoder sets no
-    # OPT_NON_STR_KEYS (orjson-dataclass falls back to it, as orjson does).
-    (codec, fixture)
-    for codec in ("bson", "mashumaro-orjson")
-    for fixture in _RANDOM_DICTS
-} | {
-    # datetimes: JSON has no type for them, and these libraries add none; msgpack and marshal
-    # neither (msgspec, ormsgpack, cbor2, bson, YAML and pickle have one).
-    (codec, "file-tree")
-    for codec in ("json", "simplejson", "ujson", "rapidjson", "msgpack", "msgpack-ext", "marshal")
-}
+UNSUPPORTED_PAIRS = (
+    {
+        (codec, fixture)
+        for codec in ("marshal", "orjson", "ormsgpack", "yaml", "yaml-c")
+        for fixture in ("sensor-record", "sensor-stream")
+    }
+    | {
+        # int dict keys: BSON's keys are strings; mashumaro's orjson encoder sets no
+        # OPT_NON_STR_KEYS (orjson-dataclass falls back to it, as orjson does).
+        (codec, fixture)
+        for codec in ("bson", "mashumaro-orjson")
+        for fixture in _RANDOM_DICTS
+    }
+    | {
+        # datetimes: JSON has no type for them, and these libraries add none; msgpack and marshal
+        # neither (msgspec, ormsgpack, cbor2, bson, YAML and pickle have one).
+        (codec, "file-tree")
+        for codec in (
+            "json",
+            "simplejson",
+            "ujson",
+            "rapidjson",
+            "msgpack",
+            "msgpack-ext",
+            "marshal",
+        )
+    }
+)
 # Pairs whose schema the codec's library cannot express: "no schema", with the reason.
 NO_SCHEMA_PAIRS = {
     **{("fastavro", fixture): "Avro's are strings" for fixture in _RANDOM_DICTS},

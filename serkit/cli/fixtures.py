@@ -40,6 +40,7 @@ from serkit.inputs.user_fixtures import (
 from serkit.progress import progress
 from serkit.schemas.derive import INFERENCE_LIBRARY, NOT_INSTALLED, inference_version
 from serkit.schemas.pinned import fixture_schema, schema_pin
+from serkit.schemas.supplied import from_json_schema
 from serkit.schemas.types import SUPPLIED
 from serkit.suite.cases import FIXTURES_ENV
 from serkit.units import bytes_binary
@@ -163,7 +164,7 @@ def folder_text() -> str:
 
 
 def run_fixtures_add(args: argparse.Namespace) -> int:
-    known = {d.id for d in declarations()}
+    known = {d.id: d for d in declarations()}
     declared = add_document(
         args.path,
         name=args.name,
@@ -172,12 +173,18 @@ def run_fixtures_add(args: argparse.Namespace) -> int:
         schema=args.schema,
         pin_schema=schema_pin,
     )
-    verb = "already declared" if declared.id in known else "added"
+    before = known.get(declared.id)
+    verb = "added" if before is None else "already declared"
+    if before is not None and before.schema_sha256 not in (None, declared.schema_sha256):
+        verb = "schema replaced"
     print(
         f"{verb}: {declared.id} ({bytes_binary(declared.size)}, content sha256 "
         f"{declared.sha256[:12]}…), {declared.file}"
     )
     print(f"schema: {schema_text(declared.schema_sha256, declared.schema_file is not None)}")
+    if declared.schema_file is not None:
+        for note in from_json_schema(declared.read_schema()).notes:
+            print(f"    {note}")
     print(f"time it in the suite: {FIXTURES_ENV}={declared.id} serkit bench")
     return 0
 

@@ -65,7 +65,18 @@ def typed_converter(node: Type, build: Build) -> Convert:
                 kwargs[name] = found if convert is None or found is None else convert(found)
         return make(**kwargs)
 
-    return record
+    if any(convert is not None for _, convert in pairs):
+        return record
+
+    def flat(value: Any) -> Any:
+        # Every field passes as it is: the record takes them in one call, as a hand-written
+        # one would; a key it lacks (or lacks and needs) goes the field-by-field way.
+        try:
+            return make(**_fields_of(value))
+        except TypeError:
+            return record(value)
+
+    return flat
 
 
 def plain_converter(node: Type, read: Read) -> Convert:

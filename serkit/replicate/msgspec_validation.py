@@ -59,9 +59,9 @@ DOCUMENT_NOTE = (
     "another of that shape); its content and its schema are pinned by sha256"
 )
 STATISTIC_NOTE = (
-    "published: timeit autorange's best run over its calls, each library in a process of "
-    "its own; measured: the median of interleaved rounds, and the ratios the median of the "
-    "per-round ratios (serkit.stats.median_paired_ratio)"
+    "then: timeit autorange's best run over its calls, each library in a process of its "
+    "own; now: the median of interleaved rounds, and each ratio the median of the per-round "
+    "ratios (serkit.stats.median_paired_ratio)"
 )
 OMITTED_NOTE = (
     "absent fields: then every library left out the fields at their defaults; now msgspec "

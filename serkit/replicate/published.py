@@ -355,14 +355,11 @@ POST_006 = Post(
 
 # Seconds per call in the page's data, here in ms to six significant digits (the chart shows
 # three), and the peak RSS increase in MiB.
-_POST_006_NOTE = (
-    "timeit autorange's best run divided by its number of calls, one process per library"
-)
 POST_006_ENCODE = PublishedFigures(
     post="006",
     title="encode time",
     unit="ms",
-    note=_POST_006_NOTE,
+    note="the chart's encode figures (its data gives seconds per call)",
     fixture="file-tree",
     values={
         "msgspec-struct-json": 0.167275,
@@ -376,7 +373,7 @@ POST_006_DECODE = PublishedFigures(
     post="006",
     title="decode and validate time",
     unit="ms",
-    note=_POST_006_NOTE,
+    note="the chart's decode figures (its data gives seconds per call)",
     fixture="file-tree",
     values={
         "msgspec-struct-json": 0.422206,
