@@ -177,6 +177,10 @@ def test_what_a_record_type_cannot_say_is_refused_by_place(schema: object, refus
         ({"orders": [], "extra": 1}, "'extra' is not a field of Orders"),
         ({"orders": [{"id": True, "total": 1.0}]}, "says int, the document has bool"),
         ({"orders": [], "stock": {"a": 1.5}}, "['stock']['a']: the schema says int"),
+        (
+            {"orders": [{"id": 1, "total": 2, "placed": "2024-07-02T00:00:00Z"}]},
+            "says datetime, the document has str (a JSON document holds dates as text",
+        ),
     ],
 )
 def test_a_document_that_does_not_fit_the_users_schema_is_named_where(

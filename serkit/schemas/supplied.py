@@ -199,8 +199,12 @@ def _fits(node: Type, value: Any, path: str) -> None:
             if node.kind == "date":  # a datetime is a date to isinstance, not to a schema
                 ok = ok and not isinstance(value, datetime.datetime)
         if not ok:
+            # JSON has no date type: its dates are text, which a `format` does not change.
+            text = node.kind in ("date", "datetime") and isinstance(value, str)
+            hint = " (a JSON document holds dates as text: leave out format)" if text else ""
             raise NoSchema(
-                f"{_place(path)}: the schema says {node.kind}, the document has {_kind(value)}"
+                f"{_place(path)}: the schema says {node.kind}, the document has "
+                f"{_kind(value)}{hint}"
             )
         return
     if isinstance(node, ListOf):
