@@ -473,6 +473,8 @@ def test_a_declaration_older_than_schema_pins_is_pinned_when_added_again(
     assert older.schema_sha256 is None
     pinned_now = add_document(source, where=store, pin_schema=schema_pin)
     assert pinned_now.id == older.id and pinned_now.schema_sha256 == derive(ORDERS).sha256
+    # Where no schema can be pinned (no inference library), the pinned one stays.
+    assert add_document(source, where=store) == pinned_now
 
 
 @pytest.mark.parametrize(

@@ -421,7 +421,8 @@ def add_document(
     schema_now = (schema_pin, schema_file_sha256)
     if previous is not None and same and previous.file_sha256:
         schema_then = (previous.schema_sha256, previous.schema_file_sha256)
-        if schema_then == schema_now:
+        # The same schema; or none to pin here (no inference library), so nothing to compare.
+        if schema_then == schema_now or schema_now == (None, None):
             return previous  # its copy stays, even one in another format
         # A declaration older than schema pins is pinned now; a pinned schema changes only
         # when asked, as its schema codecs' results would then mean something else.
