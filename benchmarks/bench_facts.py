@@ -12,6 +12,8 @@ from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from serkit.codecs.registry import codec_names, get_codec
 from serkit.errors import SerkitError
+from serkit.schemas.types import SUPPLIED
+from serkit.suite.cases import CaseBenchmark, pair_schema, schema_number
 from serkit.suite.facts import FactsBenchmark, PairFacts
 
 
@@ -40,6 +42,32 @@ class Fidelity(FactsBenchmark):
         self, facts: Mapping[tuple[str, str], PairFacts], codec: str, fixture: str
     ) -> int:
         found = self.pair(facts, codec, fixture)
-        if found.exact is None:  # not installed, unsupported, error
+        if found.exact is None:  # not installed, unsupported, error, no schema
             raise SkipNotImplemented(found.not_judged)
         return found.exact
+
+
+class Schema(CaseBenchmark):
+    """The schema a schema codec ran under: a new inference shows here as a new value."""
+
+    unit = "sha256 of the derived schema: its first 12 hex digits as an integer"
+    inputs = "nothing"
+
+    def track_schema_sha256(self, codec: str, fixture: str) -> int:
+        try:
+            return schema_number(codec, fixture)
+        except SerkitError as exc:  # needs none, not installed, no schema fits
+            raise SkipNotImplemented(str(exc)) from exc
+
+
+class SchemaOrigin(CaseBenchmark):
+    """Where that schema came from: derived from the document, or supplied by the user."""
+
+    unit = "1 when the user supplied the schema, 0 when it was derived"
+    inputs = "nothing"
+
+    def track_user_supplied(self, codec: str, fixture: str) -> int:
+        try:
+            return int(pair_schema(codec, fixture).origin == SUPPLIED)
+        except SerkitError as exc:  # needs none, not installed, no schema fits
+            raise SkipNotImplemented(str(exc)) from exc

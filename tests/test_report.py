@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from results_factory import TWITTER_SCHEMA, typed_tree, write_machine
 from results_factory import serkit_tree as write_tree
-from results_factory import write_machine
 
 from serkit.cli import main
 from serkit.report import html as report_html
@@ -400,3 +400,30 @@ def test_the_overview_names_each_environment_that_could_not_be_built(tmp_path: P
     page = (written.folder / "index.html").read_text()
     assert "Environments not built" in page and "py3.11 msgpack 9.9.9" in page
     assert "there is no version of msgpack==9.9.9" in page
+
+
+def test_the_schema_column_and_the_typed_chart_come_from_the_results(tmp_path: Path) -> None:
+    data = gather(read_tree(typed_tree(tmp_path / "results")))
+    (table,) = data.snapshots["twitter"]
+    rows = {row.codec: row for row in table.rows}
+    assert rows["json"].schema == "none" and rows["msgspec-json"].schema_sha256 is None
+    assert rows["msgspec-struct-json"].schema == "derived"
+    assert rows["msgspec-struct-json"].schema_sha256 == TWITTER_SCHEMA
+    assert table.has_typed  # json has typed and untyped codecs; protobuf has no untyped peer
+    written = report_html.write_report(
+        tmp_path, tmp_path / "results", tmp_path / "reports", asv_runner=None
+    )
+    page = (written.folder / "fixture-twitter.html").read_text()
+    assert "derived <code" in page and TWITTER_SCHEMA in page
+    assert "Typed against untyped decoding" in page and 'id="typed-0-0"' in page
+    assert "json: loads, typed against untyped" in page
+    assert "protobuf: loads" not in page  # no schemaless protobuf codec to set it beside
+
+
+def test_a_schema_the_user_supplied_is_named_so(tmp_path: Path) -> None:
+    data = gather(read_tree(typed_tree(tmp_path / "results", supplied=True)))
+    (table,) = data.snapshots["twitter"]
+    rows = {row.codec: row for row in table.rows}
+    assert rows["json"].schema == "none"
+    assert rows["pydantic-json"].schema == "user-supplied" and rows["pydantic-json"].typed
+    assert rows["pydantic-json"].schema_sha256 == TWITTER_SCHEMA

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from history_factory import weekly_store
-from results_factory import python_baselines, serkit_tree
+from results_factory import TWITTER_SCHEMA, python_baselines, serkit_tree, typed_tree
 
 from serkit.replicate import posts as replicate
 from serkit.report import html as report_html
@@ -131,3 +131,33 @@ def test_every_page_loads_cleanly_and_draws_its_charts(served: tuple[str, Path])
     # Each fixture page has one chart per host, the versions page one per host, hosts one,
     # the Pythons page one.
     assert charts_seen >= 2 * 2 + 2 + 1 + 1
+
+
+def test_the_schema_column_and_the_typed_chart_are_drawn(tmp_path: Path) -> None:
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    written = report_html.write_report(
+        tmp_path, typed_tree(tmp_path / "results"), tmp_path / "reports", asv_runner=None
+    )
+    handler = functools.partial(QuietHandler, directory=str(tmp_path / "reports"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/{written.folder.name}/fixture-twitter.html"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            try:
+                problems, drawn = _visit(browser, url)
+                page = browser.new_page()
+                page.goto(url, wait_until="load")
+                cells = page.locator("td").all_inner_texts()
+                typed_bars = page.locator(".typed-chart .plotly-graph-div .trace").count()
+                page.close()
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+    assert problems == []
+    assert drawn == 2  # the fixture's chart, and typed against untyped
+    assert f"derived {TWITTER_SCHEMA}" in cells and "none" in cells
+    assert typed_bars >= 2  # typed and untyped bars

@@ -64,13 +64,20 @@ NOT_INSTALLED = "not installed"
 ERROR = "error"  # no worker could start, or one fell out of step
 
 
+# The document whose schema a schema codec is bound to in a worker (small and record-shaped).
+SCHEMA_DOCUMENT = "small-dict"
+
+
 def bind_in_worker(codec_name: str, out: TextIO) -> Codec | None:
     """In a worker: the codec, bound; or None, after writing the `unavailable` line that
     tells the parent why (not installed, or failed to bind)."""
     from serkit.codecs.registry import get_codec
+    from serkit.schemas.pinned import fixture_schema
 
     try:
-        return get_codec(codec_name)
+        codec = get_codec(codec_name)
+        # A schema codec decodes into one schema's types: the hostile run's seed document's.
+        return codec.with_schema(fixture_schema(SCHEMA_DOCUMENT)) if codec.needs_schema else codec
     except CodecNotInstalled as exc:
         out.write(f"unavailable\t{NOT_INSTALLED}\t{one_line(str(exc))}\n")
     except SerkitError as exc:

@@ -111,6 +111,58 @@ def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
     return _figure_html(figure, div_id)
 
 
+def typed_chart(table: SnapshotTable, div_id: str) -> str | None:
+    """Decode time of the schema codecs beside the schemaless ones of the same format: what
+    decoding into typed, validated objects costs against decoding plain data. None when no
+    format has both measured on this fixture."""
+    from plotly import graph_objects as go
+    from plotly.subplots import make_subplots
+
+    if not table.has_typed:
+        return None
+    rows = [r for r in table.rows if r.loads is not None and r.format]
+    formats = sorted({r.format for r in rows if r.typed} & {r.format for r in rows if not r.typed})
+    figure = make_subplots(
+        rows=1,
+        cols=len(formats),
+        subplot_titles=[f"{f}: loads, typed against untyped" for f in formats],
+        horizontal_spacing=0.15,
+    )
+    for col, fmt in enumerate(formats, start=1):
+        for typed, label, colour in (
+            (False, "untyped (plain data)", "#8c8c8c"),
+            (True, "typed (schema derived)", "#d62728"),
+        ):
+            chosen = [r for r in rows if r.format == fmt and r.typed == typed]
+            chosen.sort(key=lambda r: r.loads.value if r.loads and r.loads.value else 0.0)
+            values: list[Measurement | None] = [r.loads for r in chosen]
+            figure.add_trace(
+                go.Bar(
+                    name=label,
+                    legendgroup=label,
+                    showlegend=col == 1,
+                    marker_color=colour,
+                    y=[r.codec for r in chosen],
+                    x=[None if m is None else m.value for m in values],
+                    orientation="h",
+                    error_x={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": _error(values, 1),
+                        "arrayminus": _error(values, 0),
+                    },
+                    hovertemplate="%{y} loads: %{x:.3s}s<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        figure.update_xaxes(type="log", title_text="seconds per call", row=1, col=col)
+    figure.update_yaxes(autorange="reversed")
+    height = 140 + 30 * max(sum(r.format == f for r in rows) for f in formats)
+    figure.update_layout(height=height, margin={"t": 40, "l": 10, "r": 10})
+    return _figure_html(figure, div_id)
+
+
 def library_chart(view: LibraryView, div_id: str) -> str:
     """Per release, each measurement relative to the newest release: a change stands out."""
     return steps_chart(

@@ -35,6 +35,7 @@ from serkit.report.charts import (
     library_chart,
     python_chart,
     snapshot_chart,
+    typed_chart,
 )
 from serkit.report.history import JUDGED_STEPS
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
@@ -257,13 +258,14 @@ def write_pages(
     ]
     for i, (fixture, tables) in enumerate(data.snapshots.items()):
         charts = [snapshot_chart(t, f"snapshot-{i}-{j}") for j, t in enumerate(tables)]
+        typed = [typed_chart(t, f"typed-{i}-{j}") for j, t in enumerate(tables)]
         written.append(
             render(
                 page_name(fixture),
                 "snapshot.html",
                 f"Snapshot: {fixture}",
                 fixture=fixture,
-                tables=list(zip(tables, charts)),
+                tables=list(zip(tables, charts, typed)),
                 plans={(p.run.machine, p.run.env.label): p for p in data.plans},
             )
         )

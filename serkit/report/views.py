@@ -30,6 +30,7 @@ from serkit.checks.conformance import RAN, CodecConformance, MatrixRow
 from serkit.checks.conformance import findings as conformance_findings
 from serkit.checks.conformance import matrix as conformance_matrix
 from serkit.checks.conformance import verdict as conformance_verdict
+from serkit.codecs.registry import registry
 from serkit.compare.comparison import (
     Comparison,
     NothingToCompare,
@@ -49,6 +50,7 @@ from serkit.results.builds import BuildFailure, machine_builds
 from serkit.results.host_file import read_runs
 from serkit.results.tree import Measurement, ResultsTree, version_order
 from serkit.run.quick import leaves_out_in_words
+from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
@@ -63,6 +65,8 @@ from serkit.suite.benchmark_names import (
     PEAK,
     ROUND_TRIP,
     ROUND_TRIP_EXACT,
+    SCHEMA,
+    SCHEMA_SUPPLIED,
     SIZE,
     TIME,
 )
@@ -84,6 +88,8 @@ READ_BENCHMARKS = (
     *INSTRUCTIONS.values(),
     COMPILED,
     ROUND_TRIP_EXACT,
+    SCHEMA,
+    SCHEMA_SUPPLIED,
     IMPORT,
 )
 COMPRESSORS = ("gzip-6", "zstd-3")
@@ -116,6 +122,15 @@ class SnapshotRow:
     spreads: dict[str, Spread | None] = field(default_factory=dict)
     # Instructions per call under cachegrind, by operation; None where not counted.
     instructions: dict[str, float | None] = field(default_factory=dict)
+    # The report's schema column: NONE, DERIVED or SUPPLIED (with `schema_sha256`),
+    # NO_SCHEMA_RECORDED, or UNKNOWN for a codec this serkit does not know.
+    schema: str = "none"
+    schema_sha256: str | None = None  # its first digits, as the results recorded them
+    format: str = ""  # the codec's format, where this serkit knows the codec
+
+    @property
+    def typed(self) -> bool:
+        return self.schema in (DERIVED, SUPPLIED, NO_SCHEMA_RECORDED)
 
     @property
     def measured(self) -> bool:
@@ -138,9 +153,37 @@ class SnapshotTable:
         return any(v is not None for r in self.rows for v in r.peak.values())
 
     @property
+    def has_typed(self) -> bool:
+        """Whether a schema codec and a schemaless one of the same format both decoded here."""
+        formats = {
+            True: {r.format for r in self.rows if r.typed and r.loads},
+            False: {r.format for r in self.rows if not r.typed and r.loads},
+        }
+        return bool(formats[True] & formats[False])
+
+    @property
     def has_instructions(self) -> bool:
         """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
         return any(v is not None for r in self.rows for v in r.instructions.values())
+
+
+# The schema column's values: DERIVED and SUPPLIED are schemas.types' Schema.origin.
+NONE, NO_SCHEMA_RECORDED, UNKNOWN = "none", "no schema recorded", "not known"
+
+
+def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
+    """The schema column: none (a schemaless codec), derived or user-supplied with its
+    hash, or not recorded. Results older than the origin's track hold derived ones only."""
+    spec = registry.specs.get(codec)
+    if spec is None:
+        return UNKNOWN, None
+    if not spec.needs_schema:
+        return NONE, None
+    recorded = run.value(SCHEMA, codec, fixture)
+    if recorded is None:
+        return NO_SCHEMA_RECORDED, None
+    supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
+    return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -156,8 +199,10 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
     ref_dumps = run.value(DUMPS, REFERENCE_CODEC, fixture)
     ref_loads = run.value(LOADS, REFERENCE_CODEC, fixture)
     rows = []
+    registry.names()  # the specs are read on first use
     for codec in run.codecs:
         dumps, loads = run.get(DUMPS, codec, fixture), run.get(LOADS, codec, fixture)
+        schema, schema_sha256 = schema_of(run, codec, fixture)
         rows.append(
             SnapshotRow(
                 codec=codec,
@@ -185,6 +230,9 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 instructions={
                     op: run.value(name, codec, fixture) for op, name in INSTRUCTIONS.items()
                 },
+                schema=schema,
+                schema_sha256=schema_sha256,
+                format=registry.specs[codec].format if codec in registry.specs else "",
             )
         )
     return SnapshotTable(fixture, run, rows)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from serkit.checkout import ENV_DIR, HTML_DIR, RESULTS_DIR
+from serkit.schemas.derive import INFERENCE_LIBRARY
 from serkit.suite.cases import LIBRARY_ENV
 
 PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13")
@@ -89,6 +90,27 @@ LIBRARIES = (
     ),
     Library("ormsgpack", (Release("1.13.1", ("3.11", "3.12", "3.13")),), axis=False),
     Library("python-rapidjson", (Release("1.25", _NO_39),), axis=False),
+    # The schema codecs' libraries (serkit.codecs.typed) and bson's; checked 2026-11-30.
+    # pydantic's own wheel is pure Python: pip picks the pydantic-core it pins.
+    Library(
+        "pydantic",
+        (Release("2.11.10", _ALL), Release("2.14.4", _NO_39)),
+        note="2.11, current (2.12 on dropped 3.9)",
+    ),
+    Library(
+        "protobuf",
+        (Release("5.29.5", _ALL), Release("7.36.2", _NO_39)),
+        note="the 5.x line (upb), current",
+    ),
+    Library("fastavro", (Release("1.10.0", _ALL), Release("1.13.1", _NO_39)), note="1.10, current"),
+    Library("pymongo", (Release("4.10.1", _ALL), Release("4.20.1", _NO_39)), note="4.10, current"),
+    Library("cattrs", (Release("24.1.3", ("3.9",)), Release("26.2.1", _NO_39)), axis=False),
+    Library("mashumaro", (Release("3.15", ("3.9",)), Release("3.23", _NO_39)), axis=False),
+    # Not a codec's: derives every schema codec's schema. Never varied, so a schema's hash
+    # moves only with the suite. 1.4.0 needs Python 3.10, so 3.9 keeps 1.3.0 (a wheel for
+    # every Python): both derive each fixture's pinned schema, checked 2026-12-01 on all 13
+    # fixtures (1.3.0 on 3.9 and 3.11, 1.4.0 on 3.11), and the suite checks the pins anyway.
+    Library(INFERENCE_LIBRARY, (Release("1.3.0", ("3.9",)), Release("1.4.0", _NO_39)), axis=False),
 )
 
 

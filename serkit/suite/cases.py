@@ -30,10 +30,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
-from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
+from serkit.codecs.registry import (
+    Codec,
+    Config,
+    check_codecs,
+    codec_names,
+    default_fixtures,
+    get_codec,
+    registry,
+)
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 from serkit.inputs.limits import Grant, granting, limits_from_env
+from serkit.schemas.pinned import fixture_schema
+from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -217,10 +227,16 @@ class Selection:
         """Why this run leaves (codec, fixture) out, or None when it is selected."""
         if self.fixtures is not None and fixture not in self.fixtures:
             return f"{fixture} is not in {FIXTURES_ENV}"
+        if self.fixtures is None and get_fixture(fixture).named_only:
+            return f"{fixture} is one post's document: {FIXTURES_ENV} names it to time it"
         if self.fixtures is None and get_fixture(fixture).slow and not self.slow:
             return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
         if (codec, fixture) in self.left_out:
             return "predicted over the quick run's budget: left to `serkit bench --full`"
+        declared = default_fixtures(codec)
+        if self.fixtures is None and declared is not None and fixture not in declared:
+            where = f"on {', '.join(declared)}" if declared else "on the fixtures a run names"
+            return f"{codec} is timed {where} unless {FIXTURES_ENV} names {fixture}"
         return self.excludes_codec(codec)
 
 
@@ -254,6 +270,14 @@ class Case:
     loads_s: float | None  # the first loads of `payload`, cold; None when not decoded
     # What the first loads gave back, kept only when asked (prepare_object's keep_decoded).
     decoded: Any = field(default=None, repr=False, compare=False)
+    # The codec as it ran: a schema codec bound to the document's schema (its to_plain
+    # turns `decoded` back into plain data). `obj` is then the typed objects it encodes.
+    bound: Codec | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def schema_sha256(self) -> str | None:
+        schema = self.bound.schema if self.bound is not None else None
+        return schema.sha256 if schema is not None else None
 
     def operation(self, name: str) -> Callable[[], object]:
         """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
@@ -345,14 +369,17 @@ def prepare_object(
     *,
     decode: bool = True,
     keep_decoded: bool = False,
+    schema: Schema | None = None,
 ) -> Case:
     """:func:`prepare` for a document already built, e.g. one a user brought.
 
     `keep_decoded` keeps what the codec gave back (Case.decoded), for a caller that
-    checks fidelity on the same round trip it times.
+    checks fidelity on the same round trip it times. A schema codec is bound to `schema`,
+    else to the document's own (pinned for a fixture, derived for any other), and times
+    the document's typed objects: building them is not timed.
     """
     settle_allocator()
-    bound = get_codec(codec)
+    bound, obj = get_codec(codec).for_document(document, obj, schema)
     start = timeit.default_timer()
     decoded = None
     if decode or keep_decoded or len(bound.configs) > 1:
@@ -364,7 +391,24 @@ def prepare_object(
         config, payload = bound.configs[0], bound.dumps(obj)
         dumps_s, loads_s = timeit.default_timer() - start, None
     elapsed = timeit.default_timer() - start
-    return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded)
+    return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded, bound)
+
+
+def pair_schema(codec: str, fixture: str) -> Schema:
+    """The schema `codec` runs under on `fixture`: the fixture's, derived or the user's.
+
+    SerkitError when it needs none, is not installed, or no schema fits (or has changed).
+    """
+    if not registry.spec(codec).needs_schema:
+        raise SerkitError(f"{codec} needs no schema")
+    schema = fixture_schema(fixture)
+    get_codec(codec).with_schema(schema)  # NoSchema where its library cannot express it
+    return schema
+
+
+def schema_number(codec: str, fixture: str) -> int:
+    """The hash of the schema `codec` runs under on `fixture`, as asv records it."""
+    return hash_number(pair_schema(codec, fixture).sha256)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
@@ -409,6 +453,7 @@ class CaseBenchmark:
     loads: Callable[[bytes], Any]
     obj: Any
     payload: bytes
+    bound: Codec | None = None  # a schema codec as prepared: bound to the document's schema
     inner_loops: int = 1  # calls the timer divides by
     calls: int = 1  # calls the body makes: inner_loops, and more under `serkit power`
     repeat: int  # asv's samples per process, and `rounds` its processes: set on timed classes
@@ -442,7 +487,7 @@ class CaseBenchmark:
         except SerkitError as exc:  # not installed, or cannot encode or decode it
             return str(exc)
         self.dumps, self.loads = case.config.dumps, case.config.loads
-        self.obj, self.payload = case.obj, case.payload
+        self.obj, self.payload, self.bound = case.obj, case.payload, case.bound
         if self.operation is None:
             return None
         self.inner_loops = case.inner_loops(self.operation)

@@ -35,11 +35,13 @@ from serkit.checks.fidelity import (
 )
 from serkit.checks.workers import Forked, one_line, run_forked
 from serkit.codecs.registry import RoundTrip, codec_names, get_codec, registry
-from serkit.errors import SerkitError
+from serkit.errors import NoSchema, SerkitError
 from serkit.inputs.documents import Document, read_document
 from serkit.inputs.hashing import content_hash
 from serkit.progress import progress
 from serkit.replicate.measure import Timing, sample_interleaved, sample_size
+from serkit.schemas.derive import derive
+from serkit.schemas.types import Schema
 from serkit.suite.cases import COMPRESSORS, Case, prepare_object
 from serkit.units import seconds
 
@@ -112,6 +114,9 @@ class DocumentTrial:
     budget_s: float
     max_rounds: int
     key_cap_s: float
+    # The schema derived from it, which the schema codecs ran under; else why none fits.
+    schema_sha256: str | None = None
+    no_schema: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -119,6 +124,8 @@ class DocumentTrial:
             "format": self.format,
             "bytes": self.bytes,
             "content_sha256": self.content_sha256,
+            "schema_sha256": self.schema_sha256,
+            "no_schema": self.no_schema,
             "wall_s": round(self.wall_s, 2),
             "budget_s": self.budget_s,
             "max_rounds": self.max_rounds,
@@ -207,14 +214,23 @@ def _not_measured(outcome: Forked[Any], share_s: float, budget_s: float) -> str:
     return f"crashed (its process ended by {outcome.died}): not measured"
 
 
-def _probe(name: str, label: str, obj: Any) -> float:
-    """Predicted seconds to prepare `obj`, from a slice of it; 0 for a small document."""
+def _probe(name: str, label: str, obj: Any, schema: Schema | None = None) -> float:
+    """Predicted seconds to prepare `obj`, from a slice of it; 0 for a small document.
+
+    A schema codec builds its types first, once, untimed: that cost does not grow with the
+    document. A slice of a list has the whole list's schema; a slice of a record may lack
+    its required fields, and is given its own.
+    """
     sliced = probe_slice(obj)
     if sliced is None:
         return 0.0
     part, scale = sliced
+    if schema is not None and get_codec(name).needs_schema and isinstance(obj, list):
+        get_codec(name).with_schema(schema)
+    else:
+        schema = None
     start = timeit.default_timer()
-    prepare_object(name, label, part, keep_decoded=True)
+    prepare_object(name, label, part, keep_decoded=True, schema=schema)
     return (timeit.default_timer() - start) * scale
 
 
@@ -230,13 +246,13 @@ class _Prepared:
     fidelity: FidelityResult  # judged where the decoded copy was
 
 
-def _prepare_and_judge(name: str, label: str, obj: Any) -> _Prepared:
+def _prepare_and_judge(name: str, label: str, obj: Any, schema: Schema | None) -> _Prepared:
     """Prepare the pair and judge its round trip (in a forked child: `_isolated`)."""
-    case = prepare_object(name, label, obj, keep_decoded=True)
-    codec = get_codec(name)
+    case = prepare_object(name, label, obj, keep_decoded=True, schema=schema)
+    bound = case.bound or get_codec(name)  # a schema codec as bound to the schema
     trip = RoundTrip(case.config, case.payload, case.decoded)
-    judged = judge_round_trip(codec, label, obj, trip)
-    index = codec.configs.index(case.config)
+    judged = judge_round_trip(bound, label, obj, trip)
+    index = bound.configs.index(case.config)
     return _Prepared(index, case.payload, case.prepare_s, case.dumps_s, case.loads_s, judged)
 
 
@@ -259,6 +275,7 @@ def _prepared(
     desc: str,
     budget_s: float = math.inf,
     bool_keys: Sequence[tuple[str, bool]] = (),
+    schema: Schema | None = None,
 ) -> tuple[dict[str, Case], dict[str, CodecTrial]]:
     """Prepare every codec's pair; the round trip also decides its fidelity.
 
@@ -284,7 +301,7 @@ def _prepared(
             "pure_python_by_design": spec.pure_python,
         }
         try:
-            probed = _isolated(partial(_probe, name, label, obj), probe_s)
+            probed = _isolated(partial(_probe, name, label, obj, schema), probe_s)
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
             trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
             continue
@@ -317,7 +334,7 @@ def _prepared(
         # Comparing what came back is serkit's own work: it gets a floor, not only a share.
         limit_s = share_s + max(share_s, COMPARE_FLOOR_S)
         try:
-            prepared = _isolated(partial(_prepare_and_judge, name, label, obj), limit_s)
+            prepared = _isolated(partial(_prepare_and_judge, name, label, obj, schema), limit_s)
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
             trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
             continue
@@ -327,10 +344,12 @@ def _prepared(
             continue
         if predicted[name] > 0:  # a slice under-predicts the whole: learn by how much
             correction = max(correction, done.prepare_s / predicted[name])
-        config = get_codec(name).configs[done.config_index]
-        cases[name] = Case(
-            name, label, config, obj, done.payload, done.prepare_s, done.dumps_s, done.loads_s
-        )
+        # The typed objects a schema codec times are built here too (untimed), as the
+        # child built them: its values cannot travel, only its bytes.
+        bound, typed = get_codec(name).for_document(label, obj, schema)
+        config = bound.configs[done.config_index]
+        timed = (done.prepare_s, done.dumps_s, done.loads_s)
+        cases[name] = Case(name, label, config, typed, done.payload, *timed, bound=bound)
         sizes = {compressor: len(pack(done.payload)) for compressor, pack in COMPRESSORS.items()}
         judged = named_bool_keys(done.fidelity, bool_keys)
         trials[name] = CodecTrial(fidelity=judged, compressed=sizes, **facts[name])
@@ -382,8 +401,9 @@ def try_document(
     start = clock()
     names = list(codecs) if codecs is not None else codec_names()
     label = document.path.name
+    schema, no_schema = _schema_of(document.obj, names)
     cases, trials = _prepared(
-        names, label, document.obj, f"{label}: preparing", budget_s, document.bool_keys
+        names, label, document.obj, f"{label}: preparing", budget_s, document.bool_keys, schema
     )
 
     calls: dict[Key, Callable[[], object]] = {}
@@ -425,7 +445,19 @@ def try_document(
         budget_s=budget_s,
         max_rounds=max_rounds,
         key_cap_s=key_cap_s,
+        schema_sha256=schema.sha256 if schema is not None else None,
+        no_schema=no_schema,
     )
+
+
+def _schema_of(obj: Any, codecs: Sequence[str]) -> tuple[Schema | None, str]:
+    """The document's derived schema, once for every schema codec; or why none fits."""
+    if not any(registry.spec(name).needs_schema for name in codecs):
+        return None, ""
+    try:
+        return derive(obj), ""
+    except NoSchema as exc:
+        return None, str(exc)
 
 
 def try_paths(
