@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import platform
@@ -436,6 +437,41 @@ def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
 
 
 LOOSE = "bench_time.Dumps.time_dumps"
+
+
+def test_every_environment_takes_the_extra_rounds_a_pair_needs_in_any(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.run.matrix import MatrixEnvironment
+    from serkit.run.rounds import results_file_name
+
+    timed = {**SUITE[LOOSE], "type": "time", "repeat": 1}
+    seen = _fake_rounds(monkeypatch, tmp_path, {**SUITE, LOOSE: timed})
+    plan = bench.plan(ROOT, matrix=False)
+    (first,) = plan.environments
+    second = MatrixEnvironment(first.python, {**first.requirements, "ujson": "5.10.0"}, "ujson")
+    plan = dataclasses.replace(plan, environments=(first, second))
+    steady = [1.0, 1.01, 0.99, 1.0, 1.005]  # placed well enough on its own
+    slowed = [1.0, 2.1, 1.02, 2.6, 0.99, 2.3, 1.01, 2.8, 2.0, 2.2]  # four typical processes
+    for env, samples in ((first, slowed), (second, steady)):
+        results = {
+            "result_columns": ["result", "params", "samples"],
+            "results": {
+                LOOSE: [[1.0, 1.0, None, None], SUITE[LOOSE]["params"], [samples, steady, [], []]]
+            },
+        }
+        path = tmp_path / ".asv" / "results" / "m" / results_file_name("", env.asv_name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results))
+    assert bench.run(tmp_path, plan, quick=True, extra=["--machine", "m"]) == 0
+    extra = [args for args, _ in seen if "--append-samples" in args][2 * (bench.QUICK_ROUNDS - 1) :]
+    # Both environments take the extra round of the pair short in one: the two sides of a
+    # step sample the same stretch of time.
+    assert len(extra) == 2
+    for args in extra:
+        chosen = [a for i, a in enumerate(args) if args[i - 1] == "-b"]
+        assert any(re.search(r, f"{LOOSE}('json', 'small-dict')") for r in chosen)
+        assert not any(re.search(r, f"{LOOSE}('json', 'random-dicts-1000')") for r in chosen)
 
 
 def test_the_full_run_keeps_every_pair_in_every_round_and_asvs_warm_up(

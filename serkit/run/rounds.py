@@ -337,8 +337,27 @@ class _Round:
     parts: list[list[str]]  # the first round's, one `asv run` each
     rest: list[str]  # the user's other asv arguments
     state_path: Path
-    # By environment, the pairs short of precision as its last extra round began.
-    short: dict[str, int] = field(default_factory=dict)
+    # By extra round, the pairs short of precision in any environment as it began.
+    short: dict[int, dict[str, set[tuple[str, ...]]]] = field(default_factory=dict)
+
+    def _short_anywhere(self, round_index: int) -> dict[str, set[tuple[str, ...]]]:
+        """The pairs short of precision in any environment of the run, as this extra round
+        begins: every environment takes them, so that both sides of a step sample the same
+        stretch of time (a side that alone took its extra rounds later, after the load
+        fell, read 1.4-1.7x faster than the other in serkit power here)."""
+        if round_index not in self.short:
+            benchmarks = _benchmarks(self.root)
+            found: dict[str, set[tuple[str, ...]]] = {}
+            for name in self.state.environments:
+                if name in self.state.failed:
+                    continue
+                path = self.builds.parent / results_file_name(self.state.commit, name)
+                for benchmark, combos in imprecise_pairs(
+                    path, benchmarks, self.state.precision
+                ).items():
+                    found.setdefault(benchmark, set()).update(combos)
+            self.short[round_index] = found
+        return self.short[round_index]
 
     def run(self, round_index: int, name: str) -> int | None:
         """One round in one environment: asv's status, or None when nothing was left to run."""
@@ -356,32 +375,33 @@ class _Round:
         results = self.builds.parent / results_file_name(state.commit, name)
         singles = read_singles(notes)
         extra = round_index >= state.rounds
-        if extra:
-            measured = imprecise_pairs(results, benchmarks, state.precision)
-        else:
-            measured = first_round_values(results)
+        measured = first_round_values(results)
+        if extra:  # the run's short pairs, those this environment measured
+            short = self._short_anywhere(round_index)
+            measured = {n: combos & measured.get(n, set()) for n, combos in short.items()}
         chosen = later_selection(
             benchmarks, round_index, self.regexes, singles, measured, extra=extra
         )
         if not chosen:
             return None
-        pairs = sum(len(combos) for combos in measured.values())
-        before = self.short.get(name)
-        if extra and before is not None and pairs > before * (1 - LEAST_PROGRESS):
+        pairs = sum(len(combos) for combos in self.short.get(round_index, {}).values())
+        before = sum(len(combos) for combos in self.short.get(round_index - 1, {}).values())
+        if extra and round_index - 1 in self.short and pairs > before * (1 - LEAST_PROGRESS):
             # The last extra round brought few pairs within precision: on a machine this
             # busy more processes do not help, and each verdict states what it can detect.
-            print(
-                f"serkit: {plural(pairs, 'pair')}{where} still short of precision after "
-                f"{round_index - state.rounds} extra round(s), {before} before the last: more "
-                f"processes do not help on a machine this busy (load average {load_text()})",
-                file=sys.stderr,
-            )
+            if name == next(n for n in state.environments if n not in state.failed):
+                print(
+                    f"serkit: {plural(pairs, 'pair')} still short of precision after "
+                    f"{round_index - state.rounds} extra round(s), {before} before the last: "
+                    f"more processes do not help on a machine this busy (load average "
+                    f"{load_text()})",
+                    file=sys.stderr,
+                )
             return None
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         if not extra:
             print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
         else:
-            self.short[name] = pairs
             print(
                 f"serkit: extra round {round_index + 1 - state.rounds} of at most "
                 f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} short of "

@@ -221,18 +221,30 @@ class ScratchSuite:
         chosen = [*patterns, *first_round_only] if round_index == 0 else list(patterns)
         self._asv_run(chosen, attributes, ROUND if round_index == 0 else LATER_ROUND)
 
-    def run_extra_round(self, attributes: Iterable[str] = ()) -> bool:
-        """One more process for each timed pair short of typical processes or of the
-        precision, as `serkit bench` gives (serkit.run.rounds); False when no pair is, or
-        when the last extra round brought too few within precision (LEAST_PROGRESS)."""
+    def short_pairs(self) -> dict[str, set[tuple[str, ...]]]:
+        """By timed benchmark, the pairs short of typical processes or of the precision."""
         try:
             benchmarks = json.loads((self.results / BENCHMARKS_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return False
+            return {}
         short: dict[str, set[tuple[str, ...]]] = {}
         for path in self.results.glob("*/*-*.json"):
             for name, combos in imprecise_pairs(path, benchmarks, self.precision).items():
                 short.setdefault(name, set()).update(combos)
+        return short
+
+    def run_extra_round(
+        self, attributes: Iterable[str] = (), short: dict[str, set[tuple[str, ...]]] | None = None
+    ) -> bool:
+        """One more process for each timed pair short of typical processes or of the
+        precision (`short`: those of several suites run side by side, which then all take
+        them), as `serkit bench` gives (serkit.run.rounds); False when no pair is, or when
+        the last extra round brought too few within precision (LEAST_PROGRESS)."""
+        try:
+            benchmarks = json.loads((self.results / BENCHMARKS_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        short = self.short_pairs() if short is None else short
         chosen = later_selection(benchmarks, 0, [], [], short, extra=True)
         pairs = sum(len(combos) for combos in short.values())
         stalled = self._short is not None and pairs > self._short * (1 - LEAST_PROGRESS)
