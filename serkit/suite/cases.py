@@ -95,8 +95,15 @@ def _gzip6(data: bytes) -> bytes:
 
 
 def _zstd3(data: bytes) -> bytes:
-    import zstandard
+    # zstandard below Python 3.14; from 3.14 the standard library's own (PEP 784), as
+    # zstandard publishes no free-threaded wheel. Both write one frame with the content
+    # size and no checksum; the libzstd each was built with may differ.
+    try:
+        import zstandard
+    except ImportError:
+        from compression import zstd  # type: ignore[import-not-found,unused-ignore]
 
+        return bytes(zstd.compress(data, level=3))
     return zstandard.ZstdCompressor(level=3).compress(data)
 
 
