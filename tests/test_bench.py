@@ -269,11 +269,15 @@ def test_each_asv_run_gets_a_config_of_only_its_environments(
     config = json.loads((tmp_path / RUN_CONFIG).read_text())
     assert config["include"] == [env.as_include() for env in plan.environments]
     assert config["pythons"] == [CURRENT]
+    # asv works in the config's folder, .asv/: the checkout's own paths, made absolute.
+    assert config["repo"] == str(tmp_path.resolve())
+    assert config["results_dir"] == str((tmp_path / ".asv" / "results").resolve())
     everything = (ROOT / "asv.conf.json").read_text()
-    assert {k: v for k, v in config.items() if k not in ("include", "pythons")} == {
+    paths = ("include", "pythons", "repo", "benchmark_dir", "env_dir", "results_dir", "html_dir")
+    assert {k: v for k, v in config.items() if k not in paths} == {
         k: v
         for k, v in json.loads(everything[everything.index("{") :]).items()
-        if k not in ("include", "pythons")
+        if k not in paths
     }
 
 

@@ -297,6 +297,11 @@ def write_run_config(root: Path, plan_: Plan) -> Path:
         )
     config["include"] = [entry for entry in included if entry in wanted]
     config["pythons"] = [p for p in config.get("pythons", []) if p in plan_.pythons]
+    # asv works in its config's folder: every path the checkout's config gives relative to
+    # the checkout is given absolute here.
+    for key in ("repo", "benchmark_dir", "env_dir", "results_dir", "html_dir"):
+        if isinstance(config.get(key), str):
+            config[key] = str((root / config[key]).resolve())
     path = root / RUN_CONFIG
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
