@@ -275,9 +275,7 @@ def test_each_asv_run_gets_a_config_of_only_its_environments(
     everything = (ROOT / "asv.conf.json").read_text()
     paths = ("include", "pythons", "repo", "benchmark_dir", "env_dir", "results_dir", "html_dir")
     assert {k: v for k, v in config.items() if k not in paths} == {
-        k: v
-        for k, v in json.loads(everything[everything.index("{") :]).items()
-        if k not in paths
+        k: v for k, v in json.loads(everything[everything.index("{") :]).items() if k not in paths
     }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -147,10 +146,25 @@ def test_newest_set_is_each_library_newest_release_with_a_wheel_in_one_environme
 def test_the_config_names_each_newest_set_and_the_matrix() -> None:
     names = [env.label for env in configured(MADE_UP)]
     assert names[:2] == ["py3.12 newest releases", "py3.12 stdlib"]
-    assert Counter(n.split()[1] for n in names if n.endswith("newest releases")) == {"newest": 3}
+    together = [name for name in names if name.endswith("newest releases")]
+    assert together == [f"py{p} newest releases" for p in MADE_UP.pythons]
     config = asv_config(MADE_UP)
     assert config["pythons"] == list(MADE_UP.pythons)
-    assert len(config["include"]) == len(names)  # type: ignore[arg-type]
+    assert config["include"] == [env.as_include() for env in configured(MADE_UP)]
+
+
+def test_a_newest_set_that_differs_by_platform_is_configured_once_for_each() -> None:
+    """orjson 3.14.0 with a macOS wheel only: macOS's newest set is not Linux's."""
+    orjson = MADE_UP.libraries[0]
+    mac_only = replace(
+        orjson, releases=(_release("3.14.0", ("3.12",), ("macos-arm64",)), *orjson.releases)
+    )
+    data = replace(MADE_UP, libraries=(mac_only, MADE_UP.libraries[1]))
+    linux = newest_set("3.12", platform="linux-x86_64", data=data)
+    mac = newest_set("3.12", platform="macos-arm64", data=data)
+    assert (linux.requirements["orjson"], mac.requirements["orjson"]) == ("3.13.0", "3.14.0")
+    configured_312 = [e for e in configured(data) if e.python == "3.12" and e.library is None]
+    assert configured_312 == [linux, mac]
 
 
 def test_the_releases_file_names_every_codec_library() -> None:
