@@ -71,8 +71,12 @@ def test_a_benchmark_costs_its_duration_times_its_processes(tmp_path: Path) -> N
     (m,) = read_costs(root)[0]
     # timed: 1.5 s x 10 processes; track: 1.5 s once; import: 1.5 s x its 2 rounds
     assert m.benchmarks_s == pytest.approx(1.5 * 10 + 1.5 + 1.5 * 2)
-    assert m.processes == 10 and m.asv_runs == FIRST_ROUND_RUNS + 9
-    assert m.total_s == pytest.approx(m.benchmarks_s + m.asv_runs * ASV_RUN_S + BUILD_S)
+    assert m.processes == 10
+    runs = FIRST_ROUND_RUNS + 9  # the first round's parts, then one asv run a round
+    assert m.total_s() == pytest.approx(m.benchmarks_s + runs * ASV_RUN_S + BUILD_S)
+    # From a shorter run, a longer one: the timed pairs' one-process cost times 20.
+    runs = FIRST_ROUND_RUNS + 19
+    assert m.total_s(20) == pytest.approx(1.5 * 20 + 1.5 + 3 + runs * ASV_RUN_S + BUILD_S)
     assert (m.library, m.version, m.python) == ("ujson", "6.1.0", "3.12")
 
 
@@ -98,7 +102,7 @@ def test_an_environment_not_measured_borrows_from_the_nearest_measured(tmp_path:
         MatrixEnvironment.of("3.12", "orjson", "3.13.0"),
     ]
     found = {e.env.label: (e.source, e.seconds) for e in estimate(wanted, measured)}
-    by_python = {m.python + (m.version or ""): m.total_s for m in measured}
+    by_python = {m.python + (m.version or ""): m.total_s() for m in measured}
     assert found["py3.12 ujson 6.1.0"] == ("measured", by_python["3.126.1.0"])
     assert found["py3.13 ujson 6.1.0"] == ("from py3.12", by_python["3.126.1.0"])
     assert found["py3.14t ujson 6.1.0"][0] == "from py3.12"
@@ -124,7 +128,7 @@ def test_the_shard_count_is_the_fewest_that_keeps_every_shard_within_budget(
     files = [_file("3.12", "lib0", "1.0", processes=10)]
     measured, _ = read_costs(_tree(tmp_path / "results", files))
     kinds = runner_costs(_matrix(1), measured)
-    one = measured[0].total_s
+    one = measured[0].total_s()
     assert all(kind.total_s == pytest.approx(2 * one) for kind in kinds)
     assert [len(kind.shards) for kind in kinds] == [1, 1, 1]  # far below the budget
     # Twelve environments of an hour each: 12 h, in shards of at most 5 h, is 3 shards.

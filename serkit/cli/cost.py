@@ -16,7 +16,13 @@ def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def print_cost(results: Path, fmt: str, shards: int | None, machine: str | None = None) -> int:
+def print_cost(
+    results: Path,
+    fmt: str,
+    shards: int | None,
+    machine: str | None = None,
+    processes: int | None = None,
+) -> int:
     measured, warnings = read_costs(results, machine)
     warn(warnings)
     if not any(m.library is not None for m in measured):
@@ -26,12 +32,13 @@ def print_cost(results: Path, fmt: str, shards: int | None, machine: str | None 
             + ": run `serkit bench --matrix` (a --python and a shard are enough to start)"
         )
     data = load()
-    kinds = runner_costs(data, measured, shards)
+    kinds = runner_costs(data, measured, shards, processes)
     if fmt == "json":
         print_json(
             {
                 "results": str(results),
                 "asv_run_s": ASV_RUN_S,
+                "processes": processes,
                 "build_s": BUILD_S,
                 "shard_budget_s": SHARD_BUDGET_S,
                 "runner_kinds": [
@@ -64,7 +71,8 @@ def print_cost(results: Path, fmt: str, shards: int | None, machine: str | None 
         f"{own} of the {len(kinds[0].estimates)} {kinds[0].platform.name} environments "
         f"measured, the others borrowed from the nearest measured (the same release on "
         f"another Python, else another release). Each benchmark's duration times its "
-        f"processes, {ASV_RUN_S:g} s per asv run, {BUILD_S:g} s per build."
+        + (f"{processes} processes (timed pairs)" if processes else "processes")
+        + f", {ASV_RUN_S:g} s per asv run, {BUILD_S:g} s per build."
     )
     count = len(kinds[0].shards)
     rows = [

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import CONFIG_NAME, project_root, results_dir
-from serkit.cli.common import add_format, print_json, print_table, warn
+from serkit.cli.common import add_format, positive_int, print_json, print_table, warn
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
 from serkit.run.index import PLATFORM_NAMES, fetch_files, platform_here
@@ -56,8 +56,15 @@ def add_commands(commands: Any) -> None:
         "--machine", metavar="NAME", help="with --cost: this machine's results only"
     )
     matrix.add_argument(
+        "--processes",
+        type=positive_int,
+        metavar="N",
+        help="with --cost: as if every timed pair ran N processes (a full run: 10), not "
+        "as many as the results recorded",
+    )
+    matrix.add_argument(
         "--shards",
-        type=int,
+        type=positive_int,
         metavar="N",
         help="with --cost: the shard count to show (default: the fewest within the budget)",
     )
@@ -76,7 +83,7 @@ def run_matrix(args: argparse.Namespace) -> int:
         from serkit.cli.cost import print_cost  # the model reads asv's results: its own module
 
         results = Path(args.results) if args.results else results_dir(project_root())
-        return print_cost(results, args.format, args.shards, args.machine)
+        return print_cost(results, args.format, args.shards, args.machine, args.processes)
     return _show(args)
 
 

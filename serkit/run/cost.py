@@ -4,7 +4,8 @@ asv keeps, in every results file, each benchmark's duration in the last `asv run
 ran it. serkit runs one `asv run` per round (serkit.run.rounds), each later round adding
 one process to every timed pair and overwriting the duration with its own; so a timed
 benchmark's cost is its duration times the processes its samples record, and any other
-benchmark's its duration times the rounds it declares (1 for a track). Each `asv run`
+benchmark's its duration times the rounds it declares (1 for a track); `--processes N`
+predicts a run of N processes a pair from a shorter one. Each `asv run`
 also pays asv's start, the suite's discovery in the environment and the results' writing:
 ASV_RUN_S, measured here (docs/cost.md); and each environment its build, BUILD_S. Reading
 the processes from the results, not from serkit's constants, keeps the model true when
@@ -63,16 +64,19 @@ class Measured:
     python: str
     library: str | None  # SERKIT_BENCH_LIBRARY; None: every library in one environment
     version: str | None
-    benchmarks_s: float  # each benchmark's duration times its processes (or rounds)
+    per_process_s: float  # the timed benchmarks' durations: one process of every pair
+    other_s: float  # every other benchmark's duration times the rounds it ran
     processes: int  # the most processes a timed pair recorded: the rounds that ran
 
     @property
-    def asv_runs(self) -> int:
-        return FIRST_ROUND_RUNS + max(self.processes - 1, 0)
+    def benchmarks_s(self) -> float:
+        return self.per_process_s * self.processes + self.other_s
 
-    @property
-    def total_s(self) -> float:
-        return self.benchmarks_s + self.asv_runs * ASV_RUN_S + BUILD_S
+    def total_s(self, processes: int | None = None) -> float:
+        """What the environment cost, or would cost with `processes` per timed pair."""
+        rounds = processes or self.processes
+        runs = FIRST_ROUND_RUNS + max(rounds - 1, 0)
+        return self.per_process_s * rounds + self.other_s + runs * ASV_RUN_S + BUILD_S
 
 
 def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], list[str]]:
@@ -124,11 +128,14 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
     rounds_run = max(
         (_passes(described.get(n), r.get("samples"), 1) for n, r in rows.items()), default=1
     )
-    total = sum(
-        float(row.get("duration") or 0.0)
-        * _passes(described.get(n), row.get("samples"), rounds_run)
-        for n, row in rows.items()
-    )
+    per_process = other = 0.0
+    for name, row in rows.items():
+        duration = float(row.get("duration") or 0.0)
+        known = described.get(name)
+        if known is not None and known[0].samples_per_process is not None:
+            per_process += duration  # the last round's: one process of each pair
+        else:
+            other += duration * _passes(known, row.get("samples"), rounds_run)
     library = (data.get("env_vars") or {}).get(LIBRARY_ENV)
     requirements = data.get("requirements") or {}
     return Measured(
@@ -138,7 +145,8 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         str(data["python"]),
         library,
         requirements.get(library) if library else None,
-        total,
+        per_process,
+        other,
         rounds_run,
     )
 
@@ -150,8 +158,13 @@ class Estimate:
     source: str  # "measured", or the measurement it borrows
 
 
-def estimate(envs: Iterable[MatrixEnvironment], measured: Sequence[Measured]) -> list[Estimate]:
-    """Each environment's cost: its own measurement (the newest), else the nearest one's."""
+def estimate(
+    envs: Iterable[MatrixEnvironment],
+    measured: Sequence[Measured],
+    processes: int | None = None,
+) -> list[Estimate]:
+    """Each environment's cost: its own measurement (the newest), else the nearest one's;
+    with `processes`, as if every timed pair ran that many (else as many as recorded)."""
     newest: dict[tuple[str, str, str | None], Measured] = {}
     for m in sorted(measured, key=lambda m: (m.date, m.commit)):
         if m.library is not None:  # an environment of every library stands for none alone
@@ -161,7 +174,7 @@ def estimate(envs: Iterable[MatrixEnvironment], measured: Sequence[Measured]) ->
         library = env.library or ""
         own = newest.get((env.python, library, env.version))
         if own is not None:
-            out.append(Estimate(env, own.total_s, "measured"))
+            out.append(Estimate(env, own.total_s(processes), "measured"))
             continue
         same = [m for m in newest.values() if m.library == library]
         if not same:
@@ -171,7 +184,7 @@ def estimate(envs: Iterable[MatrixEnvironment], measured: Sequence[Measured]) ->
         what = f"py{near.python}" if near.version == env.version else f"{near.version}"
         if near.version != env.version and near.python != env.python:
             what += f" on py{near.python}"
-        out.append(Estimate(env, near.total_s, f"from {what}"))
+        out.append(Estimate(env, near.total_s(processes), f"from {what}"))
     return out
 
 
@@ -208,12 +221,17 @@ class RunnerCost:
 
 
 def runner_costs(
-    data: Releases, measured: Sequence[Measured], shards: int | None = None
+    data: Releases,
+    measured: Sequence[Measured],
+    shards: int | None = None,
+    processes: int | None = None,
 ) -> list[RunnerCost]:
     """Per runner kind: the matrix's cost, cut into `shards` (default: the fewest that each
     fit SHARD_BUDGET_S, the same count for every kind, as one workflow runs them)."""
     per_kind = {
-        platform.name: estimate(environments(platform=platform.name, data=data), measured)
+        platform.name: estimate(
+            environments(platform=platform.name, data=data), measured, processes
+        )
         for platform in PLATFORMS
     }
     count = shards or fewest_shards(per_kind.values())
