@@ -41,10 +41,12 @@ from serkit.run.releases import Releases
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import LIBRARY_ENV
 
-# One `asv run` of a round, beyond its benchmarks' own durations: asv's start, discovery
-# in the environment, the forkserver, the results file. Calibrated on this project's VM
-# against a measured full run (docs/cost.md); every round of every environment pays it.
-ASV_RUN_S = 4.0
+# One `asv run` of a round, beyond the durations asv records: its start, discovery in the
+# environment, the forkserver, the results file. Calibrated on this project's VM: what a
+# measured run's wall time left over after its durations, per asv run, at a load average
+# of 5.5 to 7.5 (docs/cost.md); an idle runner pays less. Every round of every
+# environment pays it.
+ASV_RUN_S = 13.0
 # Making one environment (virtualenv, then uv installing the library, serkit and its
 # dependencies), measured here with a warm cache (docs/cost.md).
 BUILD_S = 5.0
@@ -136,6 +138,9 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
             per_process += duration  # the last round's: one process of each pair
         else:
             other += duration * _passes(known, row.get("samples"), rounds_run)
+    # asv's own entries: a setup_cache (the instruction counts run under valgrind there,
+    # once per environment) and the build.
+    other += sum(float(v) for v in (data.get("durations") or {}).values())
     library = (data.get("env_vars") or {}).get(LIBRARY_ENV)
     requirements = data.get("requirements") or {}
     return Measured(
