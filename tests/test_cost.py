@@ -67,16 +67,18 @@ def _tree(root: Path, files: list[dict[str, Any]]) -> Path:
 
 
 def test_a_benchmark_costs_its_duration_times_its_processes(tmp_path: Path) -> None:
-    root = _tree(tmp_path / "results", [_file("3.12", "ujson", "6.1.0", processes=10)])
+    data = _file("3.12", "ujson", "6.1.0", processes=10)
+    data["durations"] = {"<setup_cache bench_instructions:20>": 7.0}  # counted once
+    root = _tree(tmp_path / "results", [data])
     (m,) = read_costs(root)[0]
     # timed: 1.5 s x 10 processes; track: 1.5 s once; import: 1.5 s x its 2 rounds
-    assert m.benchmarks_s == pytest.approx(1.5 * 10 + 1.5 + 1.5 * 2)
+    assert m.benchmarks_s == pytest.approx(1.5 * 10 + 1.5 + 1.5 * 2 + 7.0)
     assert m.processes == 10
     runs = FIRST_ROUND_RUNS + 9  # the first round's parts, then one asv run a round
     assert m.total_s() == pytest.approx(m.benchmarks_s + runs * ASV_RUN_S + BUILD_S)
     # From a shorter run, a longer one: the timed pairs' one-process cost times 20.
     runs = FIRST_ROUND_RUNS + 19
-    assert m.total_s(20) == pytest.approx(1.5 * 20 + 1.5 + 3 + runs * ASV_RUN_S + BUILD_S)
+    assert m.total_s(20) == pytest.approx(1.5 * 20 + 1.5 + 3 + 7 + runs * ASV_RUN_S + BUILD_S)
     assert (m.library, m.version, m.python) == ("ujson", "6.1.0", "3.12")
 
 
