@@ -33,7 +33,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint and format) and mypy, strict on the package."""
-    stubs = ("types-PyYAML", "types-tabulate", "types-tqdm", "types-jsonschema")
+    stubs = ("types-PyYAML", "types-tabulate", "types-tqdm", "types-jsonschema", "types-protobuf")
     session.install("-e", RUNNER, "ruff", "mypy", "import-linter", *stubs)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")

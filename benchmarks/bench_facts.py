@@ -6,12 +6,15 @@ same environment and commit as the timings it qualifies.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
-from serkit.checks.sizes import EXACT, LOSSY, measure_fixture
 from serkit.codecs.registry import codec_names, get_codec
 from serkit.errors import SerkitError
-from serkit.suite.cases import CaseBenchmark
+from serkit.schemas.types import SUPPLIED
+from serkit.suite.cases import CaseBenchmark, pair_schema, schema_number
+from serkit.suite.facts import FactsBenchmark, PairFacts
 
 
 class Implementation:
@@ -31,12 +34,40 @@ class Implementation:
         return int(self.implementation == "c")
 
 
-class Fidelity(CaseBenchmark):
+class Fidelity(FactsBenchmark):
     unit = "1 = exact round trip, 0 = lossy"
-    inputs = "nothing"  # measure_fixture does the round trip and the comparison
 
-    def track_exact(self, codec: str, fixture: str) -> int:
-        (result,) = measure_fixture(fixture, [codec])
-        if result.status not in (EXACT, LOSSY):  # not installed, unsupported, error
-            raise SkipNotImplemented(f"{result.status}: {result.detail}")
-        return int(result.status == EXACT)
+    # Judged with the sizes, once per codec release, Python and document (serkit.suite.facts).
+    def track_exact(
+        self, facts: Mapping[tuple[str, str], PairFacts], codec: str, fixture: str
+    ) -> int:
+        found = self.pair(facts, codec, fixture)
+        if found.exact is None:  # not installed, unsupported, error, no schema
+            raise SkipNotImplemented(found.not_judged)
+        return found.exact
+
+
+class Schema(CaseBenchmark):
+    """The schema a schema codec ran under: a new inference shows here as a new value."""
+
+    unit = "sha256 of the derived schema: its first 12 hex digits as an integer"
+    inputs = "nothing"
+
+    def track_schema_sha256(self, codec: str, fixture: str) -> int:
+        try:
+            return schema_number(codec, fixture)
+        except SerkitError as exc:  # needs none, not installed, no schema fits
+            raise SkipNotImplemented(str(exc)) from exc
+
+
+class SchemaOrigin(CaseBenchmark):
+    """Where that schema came from: derived from the document, or supplied by the user."""
+
+    unit = "1 when the user supplied the schema, 0 when it was derived"
+    inputs = "nothing"
+
+    def track_user_supplied(self, codec: str, fixture: str) -> int:
+        try:
+            return int(pair_schema(codec, fixture).origin == SUPPLIED)
+        except SerkitError as exc:  # needs none, not installed, no schema fits
+            raise SkipNotImplemented(str(exc)) from exc

@@ -51,3 +51,12 @@ class FixtureChanged(SerkitError):
 
 class DocumentLimitError(DocumentError):
     """A user's document crosses a limit (bytes, nodes, depth, aliases) or holds itself."""
+
+
+class NoSchema(SerkitError):
+    """No record type fits the document (mixed types in one list, bytes...), or a schema
+    codec cannot express the one that does (Avro maps with int keys): the reason says which."""
+
+
+class SchemaChanged(SerkitError):
+    """A fixture's derived schema no longer has the hash it is pinned to: the inference changed."""

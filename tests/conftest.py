@@ -9,6 +9,9 @@ from hypothesis import settings
 # Before serkit is imported: the tests see serkit's own fixtures, never the documents a
 # developer declared in this checkout's fixtures/user (tests that need some declare them).
 os.environ["SERKIT_USER_FIXTURES"] = str(Path(__file__).parent / "no-user-fixtures")
+# Sizes and fidelity measured afresh in every test's run, never read from the developer's
+# store of facts (serkit.suite.facts); the tests of that store give it a folder of their own.
+os.environ["SERKIT_FACTS_DIR"] = "off"
 
 import serkit
 from serkit.codecs.registry import CodecRegistry

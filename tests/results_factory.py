@@ -21,6 +21,8 @@ from serkit.suite.benchmark_names import (
     MEMORY_CHECK,
     PEAK,
     ROUND_TRIP_EXACT,
+    SCHEMA,
+    SCHEMA_SUPPLIED,
     SIZE,
 )
 from serkit.suite.benchmark_names import OVERHEAD as OVERHEAD_BENCHMARKS
@@ -76,13 +78,14 @@ def _row(
     spread: float | None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
     samples: Sequence[Sequence[float] | None] | None = None,
+    started_at: int = 1_700_000_000_000,
 ) -> list[Any]:
     info = benchmarks.get(name, {"type": "time", "grid": []})
     row: dict[str, Any] = {
         "result": [float("nan") if v is None else v for v in result],  # asv's NaN token
         "params": info["grid"],
-        "version": f"code-of-{name}",
-        "started_at": 1_700_000_000_000,
+        "version": info.get("version", f"code-of-{name}"),
+        "started_at": started_at,
         "duration": 1.5,
     }
     if info["type"] == "time" and spread is not None:
@@ -111,10 +114,12 @@ def results_file(
     profile: Mapping[str, str] | None = None,
     benchmarks: Mapping[str, Mapping[str, Any]] = BENCHMARKS,
     samples: Mapping[str, Sequence[Sequence[float] | None]] | None = None,
+    started_at: int = 1_700_000_000_000,
 ) -> dict[str, Any]:
     """One asv results file's content; the host's own fields go into `params`, as asv does.
 
-    `samples` gives, by benchmark, the samples asv kept of each parameter set."""
+    `samples` gives, by benchmark, the samples asv kept of each parameter set;
+    `started_at` is when asv started each benchmark (the run's moment), ms since the epoch."""
     requirements = dict(env["requirements"])
     return {
         "commit_hash": commit,
@@ -128,7 +133,7 @@ def results_file(
         "env_vars": dict(env.get("env_vars", {})),
         "result_columns": COLUMNS,
         "results": {
-            name: _row(name, result, spread, benchmarks, (samples or {}).get(name))
+            name: _row(name, result, spread, benchmarks, (samples or {}).get(name), started_at)
             for name, result in results.items()
         },
         "durations": {},
@@ -163,7 +168,7 @@ def write_benchmarks(root: Path, benchmarks: Mapping[str, Mapping[str, Any]] = B
             "unit": info["unit"],
             "param_names": list(info.get("param_names", ["codec", "fixture"][: len(info["grid"])])),
             "params": info["grid"],
-            "version": f"code-of-{name}",
+            "version": info.get("version", f"code-of-{name}"),
             **({"repeat": info["repeat"]} if "repeat" in info else {}),
         }
         for name, info in benchmarks.items()
@@ -466,4 +471,39 @@ def python_baselines(root: Path, machine: str = "box-py") -> Path:
             results_file(machine, measured, env=env, benchmarks=PYTHONS_SUITE, samples=samples)
         )
     write_machine(root, machine, files)
+    return root
+
+
+# --- schema codecs beside schemaless ones, for the schema column and the typed chart ------
+
+TYPED_CODECS = ["json", "msgspec-json", "msgspec-struct-json", "pydantic-json", "protobuf"]
+TYPED_GRID = [[repr(c) for c in TYPED_CODECS], ["'twitter'"]]
+TYPED_SUITE = {
+    name: {"type": kind, "unit": unit, "grid": TYPED_GRID}
+    for name, kind, unit in (
+        (DUMPS, "time", "seconds"),
+        (LOADS, "time", "seconds"),
+        (SIZE, "track", "bytes"),
+        (SCHEMA, "track", "sha256"),
+        (SCHEMA_SUPPLIED, "track", "1 when the user supplied the schema"),
+    )
+}
+TWITTER_SCHEMA = "1aedbbd64230"  # the pinned schema's first 12 hex digits
+TYPED_VALUES: dict[str, list[float | None]] = {
+    DUMPS: [1.2e-3, 0.25e-3, 0.2e-3, 1.1e-3, 0.9e-3],
+    LOADS: [1.8e-3, 1.0e-3, 0.8e-3, 2.5e-3, 0.7e-3],
+    SIZE: [466906, 466906, 466906, 466906, 223740],
+    # json and msgspec-json need no schema: skipped (None); the schema codecs' hash.
+    SCHEMA: [None, None, *[float(int(TWITTER_SCHEMA, 16))] * 3],
+    SCHEMA_SUPPLIED: [None, None, 0.0, 0.0, 0.0],  # derived
+}
+
+
+def typed_tree(root: Path, machine: str = "box-typed", *, supplied: bool = False) -> Path:
+    """One machine's baseline with schema codecs and schemaless ones on twitter; with
+    `supplied`, their schema is one the user supplied."""
+    write_benchmarks(root, TYPED_SUITE)
+    env = {"python": "3.11", "requirements": {"msgspec": "0.22.0", "pydantic": "2.14.4"}}
+    values = {**TYPED_VALUES, SCHEMA_SUPPLIED: [None, None, *[float(supplied)] * 3]}
+    write_machine(root, machine, [results_file(machine, values, env=env, benchmarks=TYPED_SUITE)])
     return root

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import platform
@@ -19,6 +18,7 @@ from serkit.results import hosts as hostinfo
 from serkit.run import rounds
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
+from serkit.run.libraries import companions
 from serkit.run.matrix import EVERY_LIBRARY, newest_set
 from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
 
@@ -83,7 +83,8 @@ def test_quick_plan_is_the_newest_set_of_this_python_in_one_environment() -> Non
 def test_matrix_plan_for_one_python_is_one_environment_per_library_release() -> None:
     plan = bench.plan(ROOT, matrix=True, pythons=[CURRENT])
     assert plan.environments[0].library == STDLIB and not plan.environments[0].requirements
-    assert all(len(env.requirements) == 1 for env in plan.environments[1:])
+    for env in plan.environments[1:]:  # the library, and what its codecs need beside it
+        assert set(env.requirements) == {env.library, *companions(str(env.library))}
     assert len(plan.environments) > 1
     assert {env.python for env in plan.environments} == {CURRENT}
 
@@ -184,44 +185,141 @@ def test_bench_runs_one_shard_and_records_it(
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
     assert main([*argv, "--", "--machine", "kind-1"]) == 0
-    expected = [env.label for env in shard_slice(environments((CURRENT,)), Shard(2, 3))]
+    chosen = shard_slice(environments((CURRENT,)), Shard(2, 3))
+    expected = [env.label for env in chosen]
+    started = seen.pop("started_at")
+    assert isinstance(started, str) and started[:2] == "20"
+    commit = git_commit(ROOT)
     assert seen == {
         "quick": False,  # --matrix runs the full statistics
         "labels": expected,
         "machine": "kind-1",
         "shard": "2/3",
-        "commit": git_commit(ROOT),
+        "commit": commit,
         "environments": expected,
+        "filed": [],  # the fake run wrote no results file
+        "measured_as": "full",  # how, for --skip-measured: the machine's name is not how
+        "plan": {"kind": "full"},
     }
     assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
 
 
-def test_bench_skips_what_the_store_already_holds(
+def _stored_point(store: Path, machine: str, env: Any, commit: str, run_at: int) -> str:
+    """One run of a matrix environment in a store, as `serkit bench` files it: its name."""
+    from results_factory import results_file
+
+    from serkit.results.history import dated_name
+    from serkit.suite.cases import LIBRARY_ENV
+
+    shape: dict[str, Any] = {"python": env.python, "requirements": env.requirements}
+    if env.library:
+        shape["env_vars"] = {LIBRARY_ENV: env.library}
+    plain = {DUMPS: {"type": "time", "unit": "seconds", "grid": []}}
+    data = results_file(
+        machine, {DUMPS: [1e-6]}, env=shape, commit=commit, benchmarks=plain, started_at=run_at
+    )
+    name = dated_name(bench.results_name(machine, commit, env), run_at)
+    (store / machine).mkdir(parents=True, exist_ok=True)
+    (store / machine / name).write_text(json.dumps(data))
+    return name
+
+
+DUMPS = "bench_time.Dumps.time_dumps"
+NOW_HOST = {"cpu_model": "AMD EPYC", "logical_cpus": 2, "kernel": "6.8.0", "cpu_flags": "avx2"}
+
+
+def test_bench_measures_only_new_points(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from serkit.checkout import git_commit
+    from serkit.results.host_file import HOST_FILE, write_runs
+    from serkit.run.points import Now
     from serkit.run.shards import Shard
 
     planned = bench.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 9))
-    commit = git_commit(ROOT)
-    assert commit is not None
-    (tmp_path / "kind-1").mkdir()
-    for env in planned.environments:
-        name = env.asv_name  # asv's file name: the env's md5 when its name is 128 or longer
-        name = "env-" + hashlib.md5(name.encode()).hexdigest() if len(name) >= 128 else name
-        (tmp_path / "kind-1" / f"{commit[:8]}-{name}.json").write_text("{}")
+    first, *rest = planned.environments
+    # Every environment but the first measured at an older suite commit, on this host.
+    older = "fedcba0987654321fedcba0987654321fedcba09"
+    names = [_stored_point(tmp_path, "kind-1", env, older, 1_700_000_000_000) for env in rest]
+    pythons = {CURRENT: {"version": "3.11.7"}}
+    write_runs(
+        tmp_path / "kind-1" / HOST_FILE,
+        "kind-1",
+        [{**NOW_HOST, "pythons": pythons, "results": names, "measured_as": "full"}],
+    )
+    now = Now(NOW_HOST, {CURRENT: "3.11.7"}, {DUMPS: f"code-of-{DUMPS}"})
+    ran: list[list[str]] = []
 
-    def no_run(*args: object, **kwargs: object) -> int:
-        raise AssertionError("nothing should run")
+    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+        ran.append([env.label for env in plan.environments])
+        return 0
 
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(bench, "run", no_run)
+    monkeypatch.setattr(bench, "here_now", lambda root, plan, how: now)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", lambda results, *a, **k: results)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "1/9", "--no-report"]
     argv += ["--skip-measured", str(tmp_path), "--", "--machine", "kind-1"]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert f"{len(planned.environments)} environment(s) already measured on kind-1" in err
-    assert "nothing left to measure" in err
+    assert ran == [[first.label]]
+    assert f"{len(rest)} environment(s) already measured on kind-1" in err
+    assert f"serkit: measuring {first.label}: never measured here" in err
+    # The first measured too: nothing is left, and nothing runs.
+    names.append(_stored_point(tmp_path, "kind-1", first, older, 1_700_000_100_000))
+    write_runs(
+        tmp_path / "kind-1" / HOST_FILE,
+        "kind-1",
+        [{**NOW_HOST, "pythons": pythons, "results": names, "measured_as": "full"}],
+    )
+    assert main(argv) == 0
+    assert "nothing left to measure" in capsys.readouterr().err and len(ran) == 1
+    # A new kernel: every environment is a new point.
+    newer = Now({**NOW_HOST, "kernel": "6.11.0"}, now.pythons, now.code)
+    monkeypatch.setattr(bench, "here_now", lambda root, plan, how: newer)
+    assert main(argv) == 0
+    assert ran[-1] == [env.label for env in planned.environments]
+    assert "new host: kernel 6.8.0 → 6.11.0" in capsys.readouterr().err
+
+
+def test_each_finished_run_is_filed_as_a_point_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from results_factory import results_file, values
+
+    from serkit.checkout import git_commit
+    from serkit.cli import bench as bench_cli
+    from serkit.results.history import dated_name
+
+    commit = git_commit(ROOT)
+    assert commit is not None
+    plan = bench.plan(ROOT, matrix=False)
+    (name,) = bench.results_names(plan, "m1", commit)
+    folder = tmp_path / "m1"
+    folder.mkdir()
+    # An earlier run that did not finish left its values under asv's name.
+    unfinished = results_file("m1", values(), commit=commit, started_at=1_700_000_000_000)
+    (folder / name).write_text(json.dumps(unfinished))
+    recorded: dict[str, Any] = {}
+
+    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+        assert not (folder / name).exists()  # asv starts afresh: nothing of the earlier run
+        data = results_file("m1", values(), commit=commit, started_at=1_700_600_000_000)
+        (folder / name).write_text(json.dumps(data))
+        return 0
+
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: Any) -> Path:
+        recorded.update(run)
+        return results
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench_cli, "results_dir", lambda root: tmp_path)
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    assert main(["bench", "--no-report", "--", "--machine", "m1"]) == 0
+    earlier, this = dated_name(name, 1_700_000_000_000), dated_name(name, 1_700_600_000_000)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([earlier, this])
+    assert recorded["filed"] == [this]  # the host record names the run's own file
+    assert "1 results file(s) of an earlier run that did not finish" in capsys.readouterr().err
 
 
 def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None:
@@ -345,6 +443,61 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
     assert re.search(dumps[0], f"{name}('yaml', 'small-dict')")
     assert not re.search(dumps[0], f"{name}('yaml', 'random-dicts-1000')")
     assert not (tmp_path / ".asv" / "bench-run.json").exists()  # finished: nothing to resume
+
+
+def test_the_quick_run_times_its_plans_pairs_in_one_first_round_and_only_them_after(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.suite.cases import FIXTURES_ENV, LEAVE_OUT_ENV
+    from serkit.suite.prediction import Prediction
+
+    seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
+    slow = LeftOut("yaml", "random-dicts-1000", Prediction(2.4, 4.9))
+    chosen = QuickPlan((("json", "small-dict"), ("yaml", "small-dict")), (slow,))
+    plan = bench.plan(ROOT, matrix=False)
+    assert bench.run(tmp_path, plan, quick=True, chosen=chosen) == 0
+    assert len(seen) == bench.QUICK_ROUNDS  # the first round is one `asv run`, its pairs named
+    (first, env), later = seen[0], seen[1:]
+    assert [a for i, a in enumerate(first) if first[i - 1] == "-b"] == chosen.regexes()
+    assert env[FIXTURES_ENV] == "small-dict" and env[LEAVE_OUT_ENV] == "yaml@random-dicts-1000"
+    name = "bench_time.Dumps.time_dumps"
+    for args, _ in later:
+        dumps = [a for i, a in enumerate(args) if args[i - 1] == "-b" and "Dumps" in a]
+        assert any(re.search(r, f"{name}('yaml', 'small-dict')") for r in dumps)
+        assert not any(re.search(r, f"{name}('json', 'random-dicts-1000')") for r in dumps)
+        assert not any(re.search(r, f"{name}('yaml', 'random-dicts-1000')") for r in dumps)
+        assert not any("ImportTime" in a for a in args)  # import time is left to --full
+
+
+def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.run.rounds import results_file_name
+
+    timed = {**SUITE[LOOSE], "type": "time", "repeat": 1}
+    seen = _fake_rounds(monkeypatch, tmp_path, {**SUITE, LOOSE: timed})
+    plan = bench.plan(ROOT, matrix=False)
+    (env,) = plan.environments
+    # One pair whose processes are half slowed 2-3x, as under a load of 7 here: the fake
+    # asv adds nothing, so every extra round leaves it as short as before.
+    slowed = [1.0, 2.1, 1.02, 2.6, 0.99, 2.3, 1.01, 2.8, 2.0, 2.2]
+    results = {
+        "result_columns": ["result", "params", "samples"],
+        "results": {LOOSE: [[1.0, None, None, None], SUITE[LOOSE]["params"], [slowed, [], [], []]]},
+    }
+    path = tmp_path / ".asv" / "results" / "m" / results_file_name("", env.asv_name)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(results))
+    assert bench.run(tmp_path, plan, quick=True, extra=["--machine", "m"]) == 0
+    extra = [args for args, _ in seen if "--append-samples" in args][bench.QUICK_ROUNDS - 1 :]
+    assert len(extra) == 1  # the second brought nothing within precision: no third
+    err = capsys.readouterr().err
+    assert "serkit: extra round 1 of at most 5: 1 pair short of 5 typical processes" in err
+    assert "1 pair still short of precision after 1 extra round(s), 1 before the last" in err
+
+
+LOOSE = "bench_time.Dumps.time_dumps"
 
 
 def test_the_full_run_keeps_every_pair_in_every_round_and_asvs_warm_up(

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from serkit import codec_names, get_codec
+from serkit import codec_names, get_codec, registry
 from serkit.checks.fidelity import STATUSES
 from serkit.cli import main
 from serkit.inputs.fixtures import FIXTURES, SENATE_SOURCE
-from serkit.inputs.probes import PROBES, probe_names
+from serkit.inputs.probes import PROBES, VALIDATION_PROBES, probe_names
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -27,21 +27,28 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_list_table_shows_every_codec(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "list")
     assert code == 0
-    headers = ["codec", "format", "library", "version", "impl", "untrusted", "available"]
+    headers = ["codec", "format", "library", "version", "impl", "schema", "untrusted"]
     lines = out.splitlines()
-    assert lines[0].split() == headers
-    rows = {line.split()[0]: line.split() for line in lines[2 : 2 + 18]}
-    assert len(rows) == 18 and "no:" not in out
-    assert rows["pickle-p5"][5] == "UNSAFE" and rows["marshal"][5] == "UNSAFE"
-    assert rows["yaml"][5] == "safe"
+    assert lines[0].split() == [*headers, "available"]
+    count = len(codec_names())
+    assert count == 27
+    rows = {line.split()[0]: line.split() for line in lines[2 : 2 + count]}
+    assert list(rows) == codec_names() and "no:" not in out
+    untrusted, schema = headers.index("untrusted"), headers.index("schema")
+    assert rows["pickle-p5"][untrusted] == "UNSAFE" and rows["marshal"][untrusted] == "UNSAFE"
+    assert rows["yaml"][untrusted] == "safe" and rows["yaml"][schema] == "-"
+    assert rows["pydantic-json"][schema] == "derived"
     assert "pickle-p0, pickle-p2, pickle-p4, pickle-p5: runs code" in out
 
 
 def test_list_json_is_for_tools(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "list", "--json")
     rows = json.loads(out)
-    assert code == 0 and len(rows) == 18
+    assert code == 0 and [row["id"] for row in rows] == codec_names() and len(rows) == 27
     assert set(rows[0]) >= {"id", "format", "library", "version", "implementation", "available"}
+    by_id = {row["id"]: row for row in rows}
+    assert by_id["json"]["schema"] is None and by_id["json"]["fixtures"] is None
+    assert by_id["protobuf"]["schema"] == "derived" and by_id["protobuf"]["fixtures"] == ["twitter"]
     assert all(row["available"] for row in rows)
     unsafe = {row["id"] for row in rows if not row["safe_for_untrusted_input"]}
     assert unsafe == {"pickle-p0", "pickle-p2", "pickle-p4", "pickle-p5", "marshal"}
@@ -141,8 +148,11 @@ def test_fidelity_json_has_a_status_for_every_codec_fixture_and_probe(
 ) -> None:
     from serkit.checks.fidelity import default_documents
 
-    defaults = [f.name for f in FIXTURES.values() if not f.slow] + probe_names()
-    assert default_documents() == defaults  # what a bare `serkit fidelity` checks
+    probes = [*probe_names(), *VALIDATION_PROBES]
+    # A bare `serkit fidelity` checks these: not the slow fixtures, nor one post's document.
+    defaults = [f.name for f in FIXTURES.values() if not (f.slow or f.named_only)] + probes
+    assert "file-tree" in FIXTURES and "file-tree" not in defaults
+    assert default_documents() == defaults
     # The shape of the output, on every codec and probe; the largest fixtures, whose pure-
     # Python YAML round trips take a minute, are checked pair by pair in test_fixtures.
     large = {"random-dicts-1000", "twitter", "github"}
@@ -152,16 +162,23 @@ def test_fidelity_json_has_a_status_for_every_codec_fixture_and_probe(
     )
     data = json.loads(out)
     cells = {(c["codec"], c["fixture"]): c for c in data["cells"]}
-    documents = fixtures + probe_names()
+    documents = fixtures + probes
     assert code == 0
     assert len(data["cells"]) == len(cells)
     assert set(cells) == {(c, d) for c in codec_names() for d in documents}
+    kinds = {**dict.fromkeys(fixtures, "fixture"), **dict.fromkeys(PROBES, "probe")}
+    kinds.update(dict.fromkeys(VALIDATION_PROBES, "validation"))
     for cell in cells.values():
         assert cell["status"] in STATUSES
-        assert (cell["status"] == "lossy") == bool(cell["differences"]), cell
-        assert cell["implementation"] == "c" or cell["codec"] == "yaml"
+        # A validation probe's "accepted, changed" lists what changed, as a lossy trip does.
+        changed = cell["status"] in ("lossy", "accepted, changed")
+        assert changed == bool(cell["differences"]), cell
+        assert cell["implementation"] == "c" or registry.spec(cell["codec"]).pure_python
         assert cell["version"] == get_codec(cell["codec"]).version
-        assert cell["kind"] == ("probe" if cell["fixture"] in PROBES else "fixture")
+        assert cell["kind"] == kinds[cell["fixture"]]
+        # A schema codec's round trip is compared as plain data, and names its schema.
+        if registry.spec(cell["codec"]).needs_schema and cell["status"] in ("exact", "lossy"):
+            assert cell["compared"] and len(cell["schema_sha256"]) == 64, cell
     assert cells["json", "random-dicts-10"]["differences"] == [
         {"kind": "int-key->str", "count": 1000, "example_path": "[0]['dict'][0]"}
     ]
@@ -170,7 +187,10 @@ def test_fidelity_json_has_a_status_for_every_codec_fixture_and_probe(
     assert cells["msgpack", "sensor-record"]["differences"][0]["kind"] == "namedtuple->list"
     assert cells["orjson", "sensor-record"]["status"] == "unsupported"
     for pickle in ("pickle-p0", "pickle-p2", "pickle-p4", "pickle-p5"):
-        assert all(cells[pickle, d]["status"] == "exact" for d in documents), pickle
+        assert all(cells[pickle, d]["status"] == "exact" for d in fixtures + probe_names())
+        # No schema to check: a document that breaks one comes back as it went in.
+        assert all(cells[pickle, d]["status"] == "passed through" for d in VALIDATION_PROBES)
+    assert cells["msgspec-struct-json", "schema-wrong-type"]["status"] == "rejected"
     codecs = {c["codec"]: c for c in data["codecs"]}
     assert list(codecs) == codec_names()
     assert codecs["marshal"]["safe_for_untrusted_input"] is False
@@ -200,7 +220,8 @@ def test_fidelity_chooses_fixtures_and_probes(capsys: pytest.CaptureFixture[str]
         return [cell["fixture"] for cell in json.loads(out)["cells"]]
 
     assert documents("--fixture", "small-dict,int-keys") == ["small-dict", "int-keys"]
-    assert documents("--fixture", "small-dict", "--probes") == ["small-dict", *probe_names()]
+    probes = [*probe_names(), *VALIDATION_PROBES]
+    assert documents("--fixture", "small-dict", "--probes") == ["small-dict", *probes]
     assert documents("--no-probes", "--fixture", "small-dict") == ["small-dict"]
 
 

@@ -215,6 +215,21 @@ def test_instruction_counts_are_judged_as_counts_beside_the_times(
     data = compare_json(capsys, tmp_path)
     assert data["instructions"]["verdicts"] == {SAME: 2, "higher": 1, "lower": 1}
     assert "not speed" in data["instructions_rule"]
+    # Beside each timing, its own call's count: whatever the time's verdict, the work moved.
+    beside = {
+        (p["params"]["codec"], p["params"]["fixture"]): p["instructions"]
+        for p in data["pairs"]
+        if p["benchmark"] == TIMING
+    }
+    assert beside["json", "large"]["verdict"] == "higher"
+    assert beside["json", "small"]["verdict"] == SAME
+    assert "+2.00 % (higher)" in out and "-5.00 % (lower)" in out
+    from serkit.report.html import write_report
+
+    written = write_report(tmp_path, tmp_path, tmp_path / "reports", asv_runner=None)
+    hosts = (written.folder / "hosts.html").read_text()
+    assert "the count still says whether the work moved" in hosts
+    assert "+2.00 % (higher)" in hosts
 
 
 def test_instruction_counts_of_different_architectures_are_not_compared(tmp_path: Path) -> None:
@@ -363,7 +378,9 @@ def test_json_output_is_documented_and_stable(
     assert set(pair) == {
         *("benchmark", "params", "env", "commit", "kind", "unit", "a", "b", "ratio"),
         *("a_spread", "b_spread", "verdict", "detectable", "multimodal", "group"),
+        "instructions",  # the same call's count on both hosts, or null where not counted
     }
+    assert pair["instructions"] is None
     assert pair["env"] == {**ENV, "env_vars": {}}
     assert pair["a"] == TIMES[2] and pair["b"] == 2 * TIMES[2]
     assert pair["a_spread"]["ci_99"] == pytest.approx([TIMES[2] * 0.95, TIMES[2] * 1.05])

@@ -125,6 +125,32 @@ def test_record_host_writes_beside_asv_files(tmp_path: Path) -> None:
     assert run_["os"] == platform.platform() and run_["hostname"] == platform.node()
 
 
+def test_a_run_records_its_hosts_identity_and_the_files_it_filed(tmp_path: Path) -> None:
+    path = record_host(tmp_path, "box-1", filed=["12345678-env@20261124T031700Z.json"])
+    (run_,) = yaml.safe_load(path.read_text())["runs"]
+    assert run_["kernel"] == platform.release() and run_["cpu_flags"]
+    assert {"os_release", "image", "libc", "cpu_microcode"} <= set(run_)
+    assert run_["results"] == ["12345678-env@20261124T031700Z.json"]
+
+
+def test_hosts_flags_each_change_of_a_machines_host(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = two_hosts(tmp_path)
+    runs = [
+        {"recorded_at": "2026-11-02T03:17:00+00:00", "kernel": "6.8.0-1014", "libc": "glibc 2.39"},
+        {"recorded_at": "2026-11-09T03:17:00+00:00", "kernel": "6.8.0-1014", "libc": "glibc 2.39"},
+        {"recorded_at": "2026-11-16T03:17:00+00:00", "kernel": "6.8.0-1017", "libc": "glibc 2.39"},
+    ]
+    write_runs(root / "a" / HOST_FILE, "a", runs)
+    code, out, _ = run(capsys, "hosts", "--results", str(root))
+    changes = next(line for line in out.splitlines() if line.startswith("host changes"))
+    assert code == 0 and "CHANGED 1 time; newest at 2026-11-16T03:17:00+00:00" in changes
+    assert "kernel 6.8.0-1014 → 6.8.0-1017" in changes
+    kernel = next(line for line in out.splitlines() if line.startswith("kernel"))
+    assert kernel.split()[1:] == ["6.8.0-1017", "-"]
+
+
 def test_each_run_and_shard_adds_an_entry(tmp_path: Path) -> None:
     record_host(tmp_path, "kind-1", shard="1/2", commit=COMMIT, environments=["py3.11 baseline"])
     record_host(tmp_path, "kind-1", shard="2/2", commit=COMMIT)
@@ -269,3 +295,11 @@ def test_hosts_without_results(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, _, err = run(capsys, "hosts", "--results", str(tmp_path))
     assert code == 1 and err.startswith("serkit: error: no asv results in")
     assert len(err.splitlines()) == 1
+
+
+def test_a_ci_workflow_run_is_named_alike_in_every_shard() -> None:
+    from serkit.results.hosts import ci_run
+
+    environ = {"GITHUB_REPOSITORY": "org/serkit", "GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "2"}
+    assert ci_run(environ) == "org/serkit#7"  # a re-run of a failed shard: the same run
+    assert ci_run({}) is None

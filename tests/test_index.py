@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from serkit.errors import SerkitError
 from serkit.run.index import (
     IndexFile,
+    exact_pins,
+    fetch_metadata,
     parse_html_page,
     parse_json_page,
     platform_here,
@@ -109,3 +113,68 @@ def test_this_machine_and_the_runner_kinds() -> None:
 def test_project_urls() -> None:
     assert project_url("https://pypi.org/simple", "cbor2") == "https://pypi.org/simple/cbor2/"
     assert project_url("http://127.0.0.1:8/simple/", "x") == "http://127.0.0.1:8/simple/x/"
+
+
+def test_a_pure_wheel_serves_the_pythons_its_requires_python_admits() -> None:
+    (release,) = releases(
+        [IndexFile("lib-1.0-py3-none-any.whl", requires_python=">=3.12")], PYTHONS
+    )
+    assert release.pure == ("3.12", "3.13", "3.14", "3.14t") and not release.has_wheels
+    (release,) = releases([IndexFile("lib-1.0-py2.py3-none-any.whl")], ("3.10",))
+    assert release.pure == ("3.10",)  # no Requires-Python: every Python 3
+
+
+def test_exact_pins_are_what_every_install_gets() -> None:
+    metadata = (
+        "Metadata-Version: 2.4\n"
+        "Name: pydantic\n"
+        "Requires-Dist: annotated-types>=0.6.0\n"
+        "Requires-Dist: pydantic_core==2.50.5\n"
+        "Requires-Dist: email-validator==2.0.0; extra == 'email'\n"
+        "Requires-Dist: tzdata==2024.1; python_version >= '3.9' and platform_system == 'Windows'\n"
+        "Requires-Dist: not a requirement ((\n"
+    )
+    assert exact_pins(metadata) == {"pydantic-core": "2.50.5"}
+
+
+def test_a_wheels_metadata_is_read_from_the_index_or_from_the_wheel(tmp_path: Path) -> None:
+    import zipfile
+
+    text = "Metadata-Version: 2.1\nName: lib\nRequires-Dist: core==1.2\n"
+    wheel = tmp_path / "lib-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("lib/__init__.py", "")
+        archive.writestr("lib-1.0.dist-info/METADATA", text)
+    url = wheel.as_uri() + "#sha256=00"
+    assert fetch_metadata(IndexFile(wheel.name, url=url)) == text
+    # PEP 658: the index serves it beside the wheel, and the wheel is not read.
+    (tmp_path / (wheel.name + ".metadata")).write_text(text.replace("1.2", "1.3"))
+    assert "core==1.3" in fetch_metadata(IndexFile(wheel.name, url=url, has_metadata=True))
+    broken = tmp_path / "lib-2.0-py3-none-any.whl"
+    broken.write_bytes(b"not a zip")
+    with pytest.raises(SerkitError, match="is not a wheel"):
+        fetch_metadata(IndexFile(broken.name, url=broken.as_uri()))
+
+
+def test_both_page_forms_give_each_files_address_and_requires_python() -> None:
+    page = {
+        "files": [
+            {
+                "filename": "a-1.0-py3-none-any.whl",
+                "url": "../../packages/a-1.0-py3-none-any.whl",
+                "requires-python": ">=3.10",
+                "core-metadata": {"sha256": "00"},
+            }
+        ]
+    }
+    (parsed,) = parse_json_page(page, "https://pypi.org/simple/a/")
+    assert parsed.url == "https://pypi.org/packages/a-1.0-py3-none-any.whl"
+    assert (parsed.requires_python, parsed.has_metadata) == (">=3.10", True)
+    html = (
+        '<a href="../../packages/a-1.0-py3-none-any.whl#sha256=00" '
+        'data-requires-python="&gt;=3.10" data-dist-info-metadata="sha256=00">'
+        "a-1.0-py3-none-any.whl</a>"
+    )
+    (parsed,) = parse_html_page(html, "https://pypi.org/simple/a/")
+    assert parsed.url == "https://pypi.org/packages/a-1.0-py3-none-any.whl#sha256=00"
+    assert (parsed.requires_python, parsed.has_metadata) == (">=3.10", True)

@@ -10,16 +10,19 @@ import pytest
 
 from serkit.cli import main
 from serkit.codecs.registry import STDLIB, codec_names, registry
+from serkit.run.libraries import companions
 from serkit.run.matrix import (
     LIBRARY_ENV,
     MatrixEnvironment,
     asv_config,
     configured,
     environments,
+    measured,
     newest_set,
     render_asv_config,
 )
 from serkit.run.releases import Library, Release, Releases, load
+from serkit.schemas.derive import INFERENCE_LIBRARY
 
 ROOT = Path(__file__).resolve().parents[1]
 EVERYWHERE = ("linux-x86_64", "linux-aarch64", "macos-arm64")
@@ -47,6 +50,8 @@ MADE_UP = Releases(
                 _release("5.6.5", ("3.12",), ("macos-arm64",)),
             ),
         ),
+        # orjson's schema codec (orjson-dataclass) needs the schema inference beside it.
+        Library(INFERENCE_LIBRARY, (_release("1.4.0", ("3.12", "3.13", "3.14t")),)),
     ),
     checked="2026-11-25",
 )
@@ -92,8 +97,46 @@ def test_each_matrix_environment_installs_one_library_and_measures_it() -> None:
         if env.library == STDLIB:
             assert env.requirements == {}
         else:
-            assert list(env.requirements) == [env.library]
+            assert set(env.requirements) == {env.library, *companions(str(env.library))}
         assert env.as_include()["env_nobuild"] == {LIBRARY_ENV: env.library}
+    # orjson's codecs include a schema codec: genson beside it, never measured there.
+    (orjson,) = [e for e in environments(("3.12",), data=MADE_UP) if e.version == "3.13.0"]
+    assert orjson.requirements == {"orjson": "3.13.0", INFERENCE_LIBRARY: "1.4.0"}
+    assert orjson.companions == {INFERENCE_LIBRARY: "1.4.0"}
+    assert "genson" not in {e.library for e in environments(data=MADE_UP)}
+
+
+# cattrs-orjson calls orjson: a cattrs environment installs orjson's newest release too.
+WITH_CATTRS = replace(
+    MADE_UP,
+    libraries=(*MADE_UP.libraries, Library("cattrs", (_release("26.2.1", ("3.12", "3.13")),))),
+)
+
+
+def test_a_library_whose_codecs_call_another_installs_its_newest_release() -> None:
+    assert companions("cattrs") == (INFERENCE_LIBRARY, "orjson")
+    cattrs = [e for e in environments(data=WITH_CATTRS) if e.library == "cattrs"]
+    assert [e.requirements for e in cattrs] == [
+        {"cattrs": "26.2.1", "orjson": "3.13.0", INFERENCE_LIBRARY: "1.4.0"}
+    ] * 2
+    assert [e.label for e in cattrs] == ["py3.12 cattrs 26.2.1", "py3.13 cattrs 26.2.1"]
+
+
+def test_a_release_of_a_companion_renames_only_the_environments_that_call_it() -> None:
+    orjson = WITH_CATTRS.libraries[0]
+    newer = replace(orjson, releases=(_release("3.14.0", ("3.12",)), *orjson.releases))
+    bumped = replace(WITH_CATTRS, libraries=(newer, *WITH_CATTRS.libraries[1:]))
+    before = {e.asv_name for e in environments(data=WITH_CATTRS)}
+    renamed = [e.label for e in environments(data=bumped) if e.asv_name not in before]
+    # orjson's new release, and cattrs on the one Python it serves: nothing else.
+    assert renamed == ["py3.12 orjson 3.14.0", "py3.12 cattrs 26.2.1"]
+
+
+def test_a_companion_without_a_wheel_leaves_the_environment_out() -> None:
+    genson = Library(INFERENCE_LIBRARY, (_release("1.4.0", ("3.12",)),))
+    data = replace(MADE_UP, libraries=(*MADE_UP.libraries[:2], genson))
+    labels = [e.label for e in environments(("3.13",), data=data)]
+    assert labels == ["py3.13 stdlib", "py3.13 cbor2 6.2.1"]  # no genson for orjson on 3.13
 
 
 def test_the_matrix_is_a_stdlib_environment_and_one_per_release_with_a_wheel() -> None:
@@ -125,7 +168,9 @@ def test_a_release_of_one_library_renames_no_other_environment() -> None:
         cbor2,
         releases=(_release("6.3.0", ("3.12", "3.13", "3.14t")), *cbor2.releases[:1]),
     )
-    bumped = replace(MADE_UP, libraries=(MADE_UP.libraries[0], bumped_cbor2))
+    bumped = replace(
+        MADE_UP, libraries=(MADE_UP.libraries[0], bumped_cbor2, *MADE_UP.libraries[2:])
+    )
     before = {env.asv_name for env in environments(data=MADE_UP)}
     after = {env.asv_name for env in environments(data=bumped)}
     added = {env.label for env in environments(data=bumped) if env.asv_name not in before}
@@ -138,9 +183,9 @@ def test_a_release_of_one_library_renames_no_other_environment() -> None:
 def test_newest_set_is_each_library_newest_release_with_a_wheel_in_one_environment() -> None:
     together = newest_set("3.12", data=MADE_UP)
     assert together.library is None and together.label == "py3.12 newest releases"
-    assert together.requirements == {"cbor2": "6.2.1", "orjson": "3.13.0"}
+    assert together.requirements == {"cbor2": "6.2.1", "genson": "1.4.0", "orjson": "3.13.0"}
     assert LIBRARY_ENV not in json.dumps(together.as_include())  # it measures every codec
-    assert newest_set("3.14t", data=MADE_UP).requirements == {"cbor2": "6.2.1"}
+    assert newest_set("3.14t", data=MADE_UP).requirements == {"cbor2": "6.2.1", "genson": "1.4.0"}
 
 
 def test_the_config_names_each_newest_set_and_the_matrix() -> None:
@@ -159,7 +204,7 @@ def test_a_newest_set_that_differs_by_platform_is_configured_once_for_each() -> 
     mac_only = replace(
         orjson, releases=(_release("3.14.0", ("3.12",), ("macos-arm64",)), *orjson.releases)
     )
-    data = replace(MADE_UP, libraries=(mac_only, MADE_UP.libraries[1]))
+    data = replace(MADE_UP, libraries=(mac_only, *MADE_UP.libraries[1:]))
     linux = newest_set("3.12", platform="linux-x86_64", data=data)
     mac = newest_set("3.12", platform="macos-arm64", data=data)
     assert (linux.requirements["orjson"], mac.requirements["orjson"]) == ("3.13.0", "3.14.0")
@@ -169,7 +214,12 @@ def test_a_newest_set_that_differs_by_platform_is_configured_once_for_each() -> 
 
 def test_the_releases_file_names_every_codec_library() -> None:
     libraries = {registry.spec(name).library for name in codec_names()} - {STDLIB}
-    assert {lib.name for lib in load().libraries} == libraries
+    data = load()
+    # And the one library that is no codec's: the schema inference, only ever a companion,
+    # at its newest release.
+    assert {lib.name for lib in data.libraries} == libraries | {INFERENCE_LIBRARY}
+    assert {lib.name for lib in measured(data)} == libraries
+    assert len(data.library(INFERENCE_LIBRARY).releases) == 1
 
 
 def test_environments_are_values() -> None:

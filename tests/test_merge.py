@@ -109,9 +109,7 @@ def test_the_real_discovery_writes_this_suites_benchmarks(tmp_path: Path) -> Non
     assert described["bench_time.Dumps.time_dumps"]["param_names"][0] == "codec"
 
 
-def test_a_different_result_for_the_same_machine_commit_and_env_is_refused(
-    tmp_path: Path,
-) -> None:
+def test_a_different_result_of_the_same_run_is_refused(tmp_path: Path) -> None:
     first = tmp_path / "first"
     write_results(first, "box", [results_file("box", values())])
     store = tmp_path / "store"
@@ -120,14 +118,57 @@ def test_a_different_result_for_the_same_machine_commit_and_env_is_refused(
     # A new machine that would merge fine, then the conflict: nothing at all is written.
     fine = shard_results(tmp_path / "fine", MAC, 1, 2)
     rerun = tmp_path / "rerun"
+    # Other values under the same run's moment (asv's started_at): not another run.
     write_results(rerun, "box", [results_file("box", values(time_factor=1.1))])
     with pytest.raises(MergeError) as caught:
         merge([fine, rerun], store, fake_discover)
     message = str(caught.value)
     assert "\n" not in message and message.startswith(f"refusing to merge {rerun / 'box'}")
-    assert f"machine box, commit {COMMIT[:12]}, environment virtualenv-py3.11" in message
-    assert "nothing was written" in message
+    assert f"the same run of machine box, commit {COMMIT[:12]}, environment virtualenv" in message
+    assert "run at 20231114T221320Z" in message and "nothing was written" in message
     assert snapshot(store) == before
+
+
+DAY_MS = 86_400_000
+
+
+def test_three_runs_of_one_commit_on_three_days_are_all_kept(tmp_path: Path) -> None:
+    """What issue 23 asks: runs of an unchanged commit are points, never conflicts."""
+    sources = []
+    for day in range(3):
+        source = tmp_path / f"week-{day}"
+        data = results_file(
+            "box", values(1 + day / 10), started_at=1_700_000_000_000 + day * 7 * DAY_MS
+        )
+        write_results(source, "box", [data])  # under asv's one name for all three
+        sources.append(source)
+    store = tmp_path / "store"
+    merge(sources[:1], store, fake_discover)
+    result = merge(sources[1:], store, fake_discover)  # a week later, and the week after
+    names = sorted(p.name for p in (store / "box").glob("1234*.json"))
+    assert [name.rsplit("@", 1)[1] for name in names] == [
+        "20231114T221320Z.json",
+        "20231121T221320Z.json",
+        "20231128T221320Z.json",
+    ]
+    assert len(result.added) == 2 and not result.warnings
+    tree = read_tree(store)
+    timings = sorted(
+        m.value for m in tree.machines["box"].measurements if m.benchmark.endswith("startup")
+    )
+    assert timings == pytest.approx([0.02, 0.022, 0.024])
+    assert merge(sources, store, fake_discover).identical == 3  # and again: nothing new
+
+
+def test_a_run_merged_before_runs_were_filed_is_not_added_twice(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    folder = write_results(source, "box", [results_file("box", values())])
+    store = tmp_path / "store"
+    (name,) = [p.name for p in folder.glob("1234*.json")]
+    (store / "box").mkdir(parents=True)
+    (store / "box" / name).write_bytes((folder / name).read_bytes())  # as an older merge did
+    result = merge([source], store, fake_discover)
+    assert result.identical == 1 and not result.added
 
 
 def test_two_sources_that_disagree_are_refused(tmp_path: Path) -> None:
@@ -147,7 +188,8 @@ def test_the_same_result_written_differently_is_not_a_conflict(tmp_path: Path) -
     (name,) = [p.name for p in folder.glob("1234*.json")]
     (b / "box" / name).write_text(json.dumps(data, indent=4, sort_keys=True))  # asv's layout
     result = merge([a, b], tmp_path / "store", fake_discover)
-    assert [str(p) for p in result.added] == [f"box/{name}"]
+    # Filed under its run's moment (asv's started_at: 1,700,000,000,000 ms).
+    assert [str(p) for p in result.added] == [f"box/{name[:-5]}@20231114T221320Z.json"]
 
 
 def test_a_broken_results_file_is_refused_by_name(tmp_path: Path) -> None:

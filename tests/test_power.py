@@ -84,8 +84,9 @@ def test_the_record_travels_with_the_machine_and_is_said_in_words(tmp_path: Path
     record_power(tmp_path / "a", RECORD)
     assert read_power(tmp_path / "a") == RECORD
     words = power_words(tmp_path / "a")
-    assert "same run: a slowdown of 5% in 25%, 10% in 75% of pairs; A/A 0.0%" in words
-    assert "between runs: a slowdown of 10% in 50% of pairs" in words
+    same_run = "within one run (no floor), a change of 5% is called in 25%, of 10% in 75%"
+    assert f"{same_run} of pairs; A/A 0.0%" in words
+    assert "between runs (a 10% floor), a change of 10% is called in 50% of pairs" in words
     hosts = {row["machine"]: row for row in describe_hosts(read_tree(tmp_path))}
     assert hosts["a"]["power"] == words and hosts["b"]["power"] == POWER_NOT_MEASURED
     result = compare(read_tree(tmp_path), "a", "b")

@@ -89,7 +89,8 @@ def test_the_page_shows_every_step_with_units_and_verdicts(tmp_path: Path) -> No
     assert '<td class="name mismatch"' in html
     assert "The same library releases on both Pythons." in html
     assert "<td>10.0 µs</td><td>20.0 µs</td><td>+100.0 %</td><td>10.0 %</td>" in html
-    assert 'class="name slower">slower<' in html and ">within noise<" in html
+    # No record says one run measured both Pythons: judged as two runs, and marked so.
+    assert 'class="name slower">slower (two runs)<' in html and ">within noise (two runs)<" in html
     assert ">single sample<" in html
     assert "<td>1,400 B</td><td>1,500 B</td>" in html and ">larger<" in html
     assert "<td>300,000 → 281,425</td>" in html and "-6.19 % (fewer)" in html

@@ -13,36 +13,62 @@ import serkit
 from serkit.codecs.builtin import BUILTIN_CODECS
 from serkit.codecs.registry import FORMATS, Binding, CodecRegistry, CodecSpec, Config, is_compiled
 
-ALL_IDS = sorted(
-    [
-        *("pickle-p0", "pickle-p2", "pickle-p4", "pickle-p5", "marshal"),
-        *("json", "simplejson", "ujson", "orjson", "rapidjson", "msgspec-json"),
-        *("msgpack", "msgpack-ext", "ormsgpack", "msgspec-msgpack", "cbor2", "yaml", "yaml-c"),
-    ]
-)
+SCHEMALESS_IDS = [
+    *("pickle-p0", "pickle-p2", "pickle-p4", "pickle-p5", "marshal"),
+    *("json", "simplejson", "ujson", "orjson", "rapidjson", "msgspec-json"),
+    *("msgpack", "msgpack-ext", "ormsgpack", "msgspec-msgpack", "cbor2", "yaml", "yaml-c"),
+    "bson",
+]
+# Typed and validated: each encodes the objects of a schema derived from the document.
+SCHEMA_IDS = [
+    *("msgspec-struct-json", "msgspec-struct-msgpack", "pydantic-json", "protobuf"),
+    *("fastavro", "orjson-dataclass", "cattrs-orjson", "mashumaro-orjson"),
+]
+ALL_IDS = sorted(SCHEMALESS_IDS + SCHEMA_IDS)
+# Pure Python by design: PyYAML's own loader, and cattrs' and mashumaro's structuring.
+PURE_PYTHON_IDS = {"yaml", "cattrs-orjson", "mashumaro-orjson"}
 
 
-def test_codec_names_lists_all_18_sorted() -> None:
+def test_codec_names_lists_all_27_sorted() -> None:
     assert serkit.codec_names() == ALL_IDS
+    assert [n for n in ALL_IDS if serkit.registry.spec(n).needs_schema] == sorted(SCHEMA_IDS)
 
 
-@pytest.mark.parametrize("name", ALL_IDS)
-def test_every_codec_is_available_and_described(name: str) -> None:
+def _described(name: str) -> serkit.Codec:
     codec = serkit.get_codec(name)
     assert codec.name == name
     assert codec.format in FORMATS
     assert codec.version and codec.version[0].isdigit()
     assert codec.implementation in ("c", "python")
+    return codec
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMALESS_IDS))
+def test_every_codec_is_available_and_described(name: str) -> None:
+    codec = _described(name)
     assert isinstance(codec.dumps({"a": [1, 2.5, None, True]}), bytes)
 
 
+@pytest.mark.parametrize("name", sorted(SCHEMA_IDS))
+def test_every_schema_codec_is_available_described_and_encodes_once_bound(name: str) -> None:
+    document = {"a": [1.5, 2.5], "b": True, "c": "x"}
+    codec, typed = _described(name).for_document("a document", document)
+    assert codec.schema is not None
+    payload = codec.dumps(typed)
+    assert isinstance(payload, bytes)
+    assert codec.to_plain(codec.loads(payload)) == document
+
+
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="C extensions are CPython's")
-@pytest.mark.parametrize(
-    "name",
-    [n for n in ALL_IDS if n != "yaml"],  # `yaml` is PyYAML's pure-Python loader by design
-)
+@pytest.mark.parametrize("name", [n for n in ALL_IDS if n not in PURE_PYTHON_IDS])
 def test_compiled_implementations_are_detected(name: str) -> None:
     assert serkit.get_codec(name).implementation == "c"
+
+
+@pytest.mark.parametrize("name", sorted(PURE_PYTHON_IDS))
+def test_pure_python_codecs_are_declared_so(name: str) -> None:
+    assert serkit.registry.spec(name).pure_python
+    assert serkit.get_codec(name).implementation == "python"
 
 
 def test_codecs_unsafe_on_untrusted_input_are_declared() -> None:

@@ -10,7 +10,8 @@ import datetime
 import json
 import shutil
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
@@ -83,6 +84,11 @@ def _data(*names: str) -> Releases:
     return Releases(PYTHONS, 3, tuple(Library(name, ()) for name in names), None)
 
 
+def _wanted(*names: str) -> dict[str, bool]:
+    """The libraries a refresh is to keep, all measured (serkit.run.libraries' form)."""
+    return dict.fromkeys(names, True)
+
+
 def test_refresh_rewrites_every_library_from_the_index() -> None:
     index = {
         "cbor2": _files("cbor2", {"6.2.1": ["cp312"], "6.3.0": ["cp312", "cp314t"]}),
@@ -92,6 +98,7 @@ def test_refresh_rewrites_every_library_from_the_index() -> None:
     after = refresh(
         _data("cbor2", "orjson"),
         index.__getitem__,
+        wanted=_wanted("cbor2", "orjson"),
         today=datetime.date(2026, 12, 1),
         progress=asked.append,
     )
@@ -107,13 +114,115 @@ def test_refresh_rewrites_every_library_from_the_index() -> None:
 
 def test_a_library_with_nothing_usable_is_an_error() -> None:
     with pytest.raises(SerkitError, match="no release of cbor2 has a compiled wheel"):
-        refresh(_data("cbor2"), lambda name: _files(name, {"1.0": []}))
+        refresh(_data("cbor2"), lambda name: _files(name, {"1.0": []}), wanted=_wanted("cbor2"))
     with pytest.raises(SerkitError, match="lists no release of cbor2"):
-        refresh(_data("cbor2"), lambda name: [])
+        refresh(_data("cbor2"), lambda name: [], wanted=_wanted("cbor2"))
+
+
+def test_refresh_adds_the_libraries_the_codecs_need_and_drops_the_others() -> None:
+    """The file lists cbor2 (its own policy: 1 line) and an old library; the codecs need
+    cbor2, orjson, and genson beside orjson's schema codec."""
+    served = {"5.0.1": ["cp312"], "5.1.0": ["cp312"], "6.0.0": ["cp312"]}
+    data = replace(
+        _data("gone", "cbor2"),
+        libraries=(Library("gone", ()), Library("cbor2", (), None, minor_lines=1)),
+    )
+    wanted = {"cbor2": True, "orjson": True, "genson": False}
+    after = refresh(data, lambda name: _files(name, served), wanted=wanted)
+    assert [lib.name for lib in after.libraries] == ["cbor2", "orjson", "genson"]
+    kept = {lib.name: [r.version for r in lib.releases] for lib in after.libraries}
+    # cbor2 keeps its own line count; orjson, new, takes the file's; genson, a companion, 1.
+    assert kept == {
+        "cbor2": ["6.0.0"],
+        "orjson": ["6.0.0", "5.1.0", "5.0.1"],
+        "genson": ["6.0.0"],
+    }
+    assert after.library("cbor2").minor_lines == 1 and after.library("orjson").minor_lines is None
+
+
+def test_the_checked_in_file_lists_what_the_codecs_need() -> None:
+    from serkit.run.libraries import matrix_libraries
+
+    assert {lib.name for lib in load().libraries} == set(matrix_libraries())
+
+
+# --- pure-Python libraries -------------------------------------------------------------
+
+
+def _pure(name: str, version: str, requires: str | None = None) -> IndexFile:
+    stem = name.replace("-", "_")
+    return IndexFile(
+        f"{stem}-{version}-py3-none-any.whl", url=f"x/{stem}-{version}", requires_python=requires
+    )
+
+
+def _metadata(pins: Mapping[str, str]) -> Callable[[IndexFile], str]:
+    """A wheel's metadata by its address: Requires-Dist lines, exact where pinned."""
+
+    def read(wheel: IndexFile) -> str:
+        lines = ["Metadata-Version: 2.1", "Name: x", "Requires-Dist: typing-extensions>=4.6"]
+        lines += [f"Requires-Dist: {dep}" for dep in pins.get(wheel.url, "").split(",") if dep]
+        return "\n".join(lines) + "\n"
+
+    return read
+
+
+def test_a_pure_python_library_counts_its_pure_wheel_where_its_python_is_admitted() -> None:
+    index = {"cattrs": [_pure("cattrs", "26.2.1", ">=3.12"), _pure("cattrs", "25.3.0")]}
+    after = refresh(
+        _data("cattrs"), index.__getitem__, metadata_of=_metadata({}), wanted=_wanted("cattrs")
+    )
+    (cattrs,) = after.libraries
+    assert cattrs.pure_python
+    newest, older = cattrs.releases
+    assert newest.wheels["macos-arm64"] == ("3.12", "3.13", "3.14t")  # 3.11 is not admitted
+    assert older.wheels["linux-aarch64"] == PYTHONS
+
+
+def test_a_pure_wheel_that_pins_a_compiled_distribution_serves_where_that_does() -> None:
+    """pydantic 2: a pure wheel pinning pydantic-core, compiled; pydantic 1.10 had compiled
+    wheels of its own, which do not make pydantic 2's pure wheel a fallback."""
+    index = {
+        "pydantic": [
+            _pure("pydantic", "2.14.4", ">=3.10"),
+            _pure("pydantic", "2.13.5", ">=3.10"),
+            *_files("pydantic", {"1.10.27": ["cp311", "cp312"]}),
+        ],
+        "pydantic-core": _files("pydantic-core", {"2.50.5": ["cp312", "cp313"], "2.46.5": []}),
+    }
+    pins = {
+        "x/pydantic-2.14.4": "pydantic-core==2.50.5",
+        "x/pydantic-2.13.5": "pydantic-core==2.46.5",
+    }
+    after = refresh(
+        _data("pydantic"),
+        index.__getitem__,
+        metadata_of=_metadata(pins),
+        wanted=_wanted("pydantic"),
+    )
+    (pydantic,) = after.libraries
+    versions = [r.version for r in pydantic.releases]
+    # 2.13.5's core has no wheel at all: not kept; 1.10 by its own compiled wheels.
+    assert versions == ["2.14.4", "1.10.27"]
+    newest = pydantic.releases[0]
+    assert newest.pins == {"pydantic-core": "2.50.5"}
+    assert newest.wheels["linux-x86_64"] == ("3.12", "3.13")  # where the core has wheels
+    assert newest.wheels["macos-arm64"] == ()
+
+
+def test_a_pure_wheel_of_a_compiled_library_is_never_a_fallback() -> None:
+    index = {"cbor2": [_pure("cbor2", "6.0.0"), *_files("cbor2", {"5.9.0": ["cp312"]})]}
+    after = refresh(
+        _data("cbor2"), index.__getitem__, metadata_of=_metadata({}), wanted=_wanted("cbor2")
+    )
+    assert [r.version for r in after.libraries[0].releases] == ["5.9.0"]
+    assert not after.libraries[0].pure_python
 
 
 def test_the_file_round_trips_and_a_broken_one_is_one_error(tmp_path: Path) -> None:
-    data = refresh(_data("cbor2"), lambda name: _files(name, {"6.3.0": ["cp312"]}))
+    data = refresh(
+        _data("cbor2"), lambda name: _files(name, {"6.3.0": ["cp312"]}), wanted=_wanted("cbor2")
+    )
     path = tmp_path / "releases.json"
     save(data, path)
     assert load(path) == data

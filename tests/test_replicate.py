@@ -87,8 +87,8 @@ def test_every_published_figure_names_its_post_units_and_codecs(
 
 def test_post_000_and_001_are_one_post() -> None:
     assert resolve_post("000") == resolve_post("001") == resolve_post("000/001") == "000/001"
-    with pytest.raises(UnknownPost, match="known posts: 000/001, 002, 003, 004, 005"):
-        resolve_post("006")
+    with pytest.raises(UnknownPost, match="known posts: 000/001, 002, 003, 004, 005, 006"):
+        resolve_post("007")
 
 
 # --- the document -------------------------------------------------------------------------
@@ -280,10 +280,10 @@ def test_a_difference_inside_the_noise_is_no_win() -> None:
 
 
 def test_unknown_post_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["replicate", "006", "--no-save"])
+    code = main(["replicate", "007", "--no-save"])
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
-    assert err.startswith("serkit: error: unknown post '006'") and err.count("\n") == 1
+    assert err.startswith("serkit: error: unknown post '007'") and err.count("\n") == 1
 
 
 def test_too_few_rounds_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from results_factory import TWITTER_SCHEMA, typed_tree, write_machine
 from results_factory import serkit_tree as write_tree
-from results_factory import write_machine
 
 from serkit.cli import main
 from serkit.report import html as report_html
@@ -152,6 +152,31 @@ def test_snapshot_page_shows_units_spread_and_lossy(tmp_path: Path) -> None:
     assert "1 change beyond the noise" not in versions  # both the time and the size moved
     # The time, the size, an allocation count and a peak moved; a 0.2 % peak did not.
     assert re.search(r"4 changes beyond the noise, of \d+ compared", versions)
+
+
+def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_page(
+    tmp_path: Path,
+) -> None:
+    from serkit.results.host_file import write_runs
+    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.suite.prediction import Prediction
+
+    results = write_tree(tmp_path / "results", machines=("box-a",))
+    slow = LeftOut("yaml", "random-dicts-10", Prediction(0.25, 0.7))
+    plan = QuickPlan((("json", "random-dicts-10"),), (slow,), ("github",)).as_record()
+    wrote = sorted(p.name for p in (results / "box-a").glob("*-*.json"))
+    run = {"recorded_at": "2026-11-25T10:00:00+00:00", "results": wrote, "plan": plan}
+    write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    assert "What the quick runs left out" in overview
+    assert "the round trip, import time" in overview and "the fixtures github" in overview
+    page = (written.folder / "fixture-random-dicts-10.html").read_text()
+    assert "yaml x random-dicts-10: not timed, predicted 0.7 s a call" in page
+    full = tmp_path / "full"
+    write_tree(full / "results", machines=("box-a",))
+    plain = report_html.write_report(full, full / "results", full / "reports", asv_runner=None)
+    assert "What the quick runs left out" not in (plain.folder / "index.html").read_text()
 
 
 def test_snapshot_page_shows_peak_allocations_and_the_chart_of_peak_per_byte(
@@ -375,3 +400,30 @@ def test_the_overview_names_each_environment_that_could_not_be_built(tmp_path: P
     page = (written.folder / "index.html").read_text()
     assert "Environments not built" in page and "py3.11 msgpack 9.9.9" in page
     assert "there is no version of msgpack==9.9.9" in page
+
+
+def test_the_schema_column_and_the_typed_chart_come_from_the_results(tmp_path: Path) -> None:
+    data = gather(read_tree(typed_tree(tmp_path / "results")))
+    (table,) = data.snapshots["twitter"]
+    rows = {row.codec: row for row in table.rows}
+    assert rows["json"].schema == "none" and rows["msgspec-json"].schema_sha256 is None
+    assert rows["msgspec-struct-json"].schema == "derived"
+    assert rows["msgspec-struct-json"].schema_sha256 == TWITTER_SCHEMA
+    assert table.has_typed  # json has typed and untyped codecs; protobuf has no untyped peer
+    written = report_html.write_report(
+        tmp_path, tmp_path / "results", tmp_path / "reports", asv_runner=None
+    )
+    page = (written.folder / "fixture-twitter.html").read_text()
+    assert "derived <code" in page and TWITTER_SCHEMA in page
+    assert "Typed against untyped decoding" in page and 'id="typed-0-0"' in page
+    assert "json: loads, typed against untyped" in page
+    assert "protobuf: loads" not in page  # no schemaless protobuf codec to set it beside
+
+
+def test_a_schema_the_user_supplied_is_named_so(tmp_path: Path) -> None:
+    data = gather(read_tree(typed_tree(tmp_path / "results", supplied=True)))
+    (table,) = data.snapshots["twitter"]
+    rows = {row.codec: row for row in table.rows}
+    assert rows["json"].schema == "none"
+    assert rows["pydantic-json"].schema == "user-supplied" and rows["pydantic-json"].typed
+    assert rows["pydantic-json"].schema_sha256 == TWITTER_SCHEMA

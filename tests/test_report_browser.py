@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from results_factory import python_baselines, serkit_tree
+from history_factory import weekly_store
+from results_factory import TWITTER_SCHEMA, python_baselines, serkit_tree, typed_tree
 
 from serkit.replicate import posts as replicate
 from serkit.report import html as report_html
@@ -42,13 +43,15 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A report of two hosts, and a third with baselines on three Pythons (so the
-    Python-versions page has a chart), served from 127.0.0.1 (never every interface)."""
+    """A report of two hosts, a third with baselines on three Pythons (so the
+    Python-versions page has a chart), and a fourth with six weekly runs, three of them of
+    one commit (so the History page has a chart), served from 127.0.0.1 (never every
+    interface)."""
     root = tmp_path_factory.mktemp("report")
     # A real replication document (one post, few rounds), so its page is opened too.
     replication = root / "replication.json"
     replicate.save(replicate.run(["002"], replicate.Options(rounds=3)), replication)
-    results = python_baselines(serkit_tree(root / "results"))
+    results = weekly_store(python_baselines(serkit_tree(root / "results")))
     written = report_html.write_report(
         root,
         results,
@@ -91,6 +94,20 @@ def _visit(browser: Any, url: str) -> tuple[list[str], int]:
     return problems, drawn
 
 
+def _history_points(browser: Any, url: str) -> tuple[int, int]:
+    """What the History chart drew: the points of one line, and the changes marked."""
+    page = browser.new_page()
+    page.goto(url, wait_until="load")
+    chart = page.locator(".plotly-graph-div").first
+    chart.locator(".main-svg .trace").first.wait_for(timeout=15_000)
+    # One marker per run in the first line of the dumps panel, as plotly drew them.
+    points = chart.locator(".main-svg .scatterlayer .trace").first.locator(".point").count()
+    marks = chart.locator(".annotation-text", has_text="release").count()
+    marks += chart.locator(".annotation-text", has_text="host").count()
+    page.close()
+    return points, marks
+
+
 def test_every_page_loads_cleanly_and_draws_its_charts(served: tuple[str, Path]) -> None:
     executable = _browser()
     sync_api = pytest.importorskip("playwright.sync_api")
@@ -106,8 +123,41 @@ def test_every_page_loads_cleanly_and_draws_its_charts(served: tuple[str, Path])
                 charts_seen += drawn
                 if page_path.endswith("/pythons.html"):
                     assert drawn == 1, "the Python-versions page draws box-py's chart"
+                if page_path.endswith("/history.html"):
+                    assert drawn == 1, "the History page draws the weekly host's chart"
+            assert _history_points(browser, f"{base}/{folder.name}/history.html") == (6, 3)
         finally:
             browser.close()
     # Each fixture page has one chart per host, the versions page one per host, hosts one,
     # the Pythons page one.
     assert charts_seen >= 2 * 2 + 2 + 1 + 1
+
+
+def test_the_schema_column_and_the_typed_chart_are_drawn(tmp_path: Path) -> None:
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    written = report_html.write_report(
+        tmp_path, typed_tree(tmp_path / "results"), tmp_path / "reports", asv_runner=None
+    )
+    handler = functools.partial(QuietHandler, directory=str(tmp_path / "reports"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}/{written.folder.name}/fixture-twitter.html"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            try:
+                problems, drawn = _visit(browser, url)
+                page = browser.new_page()
+                page.goto(url, wait_until="load")
+                cells = page.locator("td").all_inner_texts()
+                typed_bars = page.locator(".typed-chart .plotly-graph-div .trace").count()
+                page.close()
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+    assert problems == []
+    assert drawn == 2  # the fixture's chart, and typed against untyped
+    assert f"derived {TWITTER_SCHEMA}" in cells and "none" in cells
+    assert typed_bars >= 2  # typed and untyped bars

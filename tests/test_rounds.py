@@ -19,16 +19,19 @@ import pytest
 
 from serkit.checkout import BENCH_STATE
 from serkit.errors import SerkitError
+from serkit.results.history import is_dated
 from serkit.results.tree import Benchmark
 from serkit.run.rounds import RunState, later_selection, split_bench_args
-from serkit.stats import fastest_mode
+from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import SingleSample
 from serkit.suite.cases import (
     CODECS_ENV,
-    FASTEST_MODE_PROCESSES,
     FIXTURES_ENV,
+    QUICK_SEES,
     ROUNDS_ENV,
     SAMPLES_PER_PROCESS,
+    TYPICAL_PROCESSES,
+    precision_needed,
 )
 
 # Its module fixture is a real run: every test of the module on one xdist worker runs it
@@ -186,19 +189,31 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     return root, env
 
 
+def _results_file(root: Path) -> Path:
+    """The run's results file: under asv's name while a run lasts, else the newest filed
+    (serkit.results.history)."""
+    files = sorted((root / ".asv" / "results").glob("*/*-*.json"))
+    (path,) = [p for p in files if not is_dated(p.name)] or files[-1:]
+    return path
+
+
 def _results(root: Path) -> dict[str, dict[str, Any]]:
-    (path,) = (root / ".asv" / "results").glob("*/*-*.json")
-    data = json.loads(path.read_text())
+    data = json.loads(_results_file(root).read_text())
     return {name: dict(zip(data["result_columns"], row)) for name, row in data["results"].items()}
 
 
 def _planned_and_extra(processes: tuple[float, ...], planned: int = 5) -> bool:
     """Whether `processes` are the planned rounds' and, past them, only extra rounds that
-    ran because the fastest mode so far was short of FASTEST_MODE_PROCESSES."""
+    ran because the processes so far held too few typical ones or were too loose for the
+    quick run's precision."""
     if not planned <= len(processes) <= 2 * planned:
         return False
+    needed = precision_needed(QUICK_SEES)
     ran_for = [processes[:k] for k in range(planned, len(processes))]
-    return all(len(fastest_mode(before)) < FASTEST_MODE_PROCESSES for before in ran_for)
+    return all(
+        len(typical_processes(before)) < TYPICAL_PROCESSES or (standard_error(before) or 0) > needed
+        for before in ran_for
+    )
 
 
 def _dumps_processes(root: Path) -> tuple[float, ...]:
@@ -245,6 +260,7 @@ def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
     kept = RunState.load(state)
     assert len(kept.done) == 1  # round 1; round 2 was stopped at the gate
     assert len(_dumps_processes(root)) == len(kept.done)  # every finished round's process
+    assert not is_dated(_results_file(root).name)  # not finished: asv's name, for --resume
     assert not [line for line in _processes() if str(root) in line]  # asv and its own: gone
 
     (gate / "open").touch()
@@ -256,6 +272,8 @@ def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
     assert "at round 2 of 5" in resumed.stderr
     assert _planned_and_extra(_dumps_processes(root))  # the quick run's processes, all of them
     assert not state.exists()  # finished: nothing left to resume
+    (filed,) = (root / ".asv" / "results").glob("*/*-*.json")
+    assert is_dated(filed.name)  # finished: filed as a point of its own
 
 
 def _processes() -> list[str]:
@@ -294,8 +312,10 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
     assert failure.label == f"py{CURRENT} msgpack 9.9.9"
 
 
-def test_extra_rounds_take_only_the_pairs_short_of_a_fastest_mode(tmp_path: Path) -> None:
-    from serkit.run.rounds import short_of_fastest_mode
+def test_extra_rounds_take_only_the_pairs_short_of_typical_processes_or_precision(
+    tmp_path: Path,
+) -> None:
+    from serkit.run.rounds import imprecise_pairs
 
     timed = {**SUITE[LOADS], "type": "time", "repeat": 1}
     benchmarks = {
@@ -303,16 +323,21 @@ def test_extra_rounds_take_only_the_pairs_short_of_a_fastest_mode(tmp_path: Path
         "bench_import.ImportTime.timeraw_import": SUITE["bench_import.ImportTime.timeraw_import"],
     }
     quiet, contended, once = [1.0, 1.01, 0.99, 1.02, 1.0], [1.0, 1.6, 1.7, 1.01, 1.8], [9.0]
+    loose = [1.0, 1.04, 0.97, 1.02, 0.98]  # five typical processes, 1.2 % of standard error
     results = {
         "result_columns": ["result", "params", "samples"],
         "results": {
-            LOADS: [[1.0, 1.0, 9.0, None], timed["params"], [quiet, contended, once, None]]
+            LOADS: [[1.0, 1.0, 9.0, 1.0], timed["params"], [quiet, contended, once, loose]]
         },
     }
     path = tmp_path / "abcd1234-env.json"
     path.write_text(json.dumps(results))
-    short = short_of_fastest_mode(path, benchmarks, FASTEST_MODE_PROCESSES)
+    short = imprecise_pairs(path, benchmarks, precision_needed(QUICK_SEES))
     assert short == {LOADS: {("'json'", "'random-dicts-1000'")}}
+    tighter = imprecise_pairs(path, benchmarks, precision_needed(0.05))  # a full run's aim
+    assert tighter == {
+        LOADS: {("'json'", "'random-dicts-1000'"), ("'yaml'", "'random-dicts-1000'")}
+    }
     chosen = later_selection(benchmarks, 7, [], [], short, extra=True)
     assert _selects(chosen, f"{LOADS}('json', 'random-dicts-1000')")
     assert not _selects(chosen, f"{LOADS}('json', 'small-dict')")  # five in its fastest mode

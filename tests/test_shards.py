@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import json
 import random
 import sys
 from collections import Counter
@@ -145,18 +145,37 @@ def test_more_shards_than_environments_is_an_error() -> None:
 
 
 def test_environments_already_measured_are_left_out(tmp_path: Path) -> None:
+    from results_factory import results_file
+
+    from serkit.results.history import file_run
+    from serkit.results.host_file import HOST_FILE, write_runs
+    from serkit.run.points import Now
+    from serkit.suite.cases import LIBRARY_ENV
+
     planned = runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 2))
     first, *rest = planned.environments
-    commit = "abcdef0123456789" * 2 + "abcdef01"
+    older = "abcdef0123456789" * 2 + "abcdef01"  # a point of an older suite commit stands
+    shape: dict[str, object] = {"python": first.python, "requirements": first.requirements}
+    if first.library:
+        shape["env_vars"] = {LIBRARY_ENV: first.library}
+    dumps = {"bench_time.Dumps.time_dumps": {"type": "time", "unit": "seconds", "grid": []}}
+    data = results_file("box", {"bench_time.Dumps.time_dumps": [1e-6]}, env=shape, commit=older,
+                        benchmarks=dumps)  # fmt: skip
     (tmp_path / "box").mkdir()
-    # As asv names it: the environment's name, or its md5 when the name is 128 or longer.
-    name = first.asv_name
-    if len(name) >= 128:
-        name = "env-" + hashlib.md5(name.encode()).hexdigest()
-    (tmp_path / "box" / f"{commit[:8]}-{name}.json").write_text("{}")
-    left = runner.skip_measured(planned, tmp_path, "box", commit)
-    assert left.environments == tuple(rest) and left.measured == (first,)
-    # Another machine's or another commit's results are not this run's.
-    assert runner.skip_measured(planned, tmp_path, "other", commit) == planned
-    assert runner.skip_measured(planned, tmp_path, "box", "0" * 40) == planned
-    assert runner.skip_measured(planned, tmp_path / "missing", "box", commit) == planned
+    plain = tmp_path / "box" / runner.results_name("box", older, first)
+    plain.write_text(json.dumps(data))
+    filed = file_run(plain)
+    host = {"cpu_model": "x", "kernel": "6.8", "pythons": {CURRENT: {"version": "3.x.y"}}}
+    entry = {**host, "results": [filed.name], "measured_as": "full"}
+    write_runs(tmp_path / "box" / HOST_FILE, "box", [entry])
+    now = Now(
+        {"cpu_model": "x", "kernel": "6.8"},
+        {CURRENT: "3.x.y"},
+        {"bench_time.Dumps.time_dumps": "code-of-bench_time.Dumps.time_dumps"},
+    )
+    left, why, warnings = runner.skip_measured(planned, tmp_path, "box", now)
+    assert left.environments == tuple(rest) and left.measured == (first,) and not warnings
+    assert set(why.values()) == {"never measured here"} and len(why) == len(rest)
+    # Another machine's results are not this one's; a store that is not there holds none.
+    assert runner.skip_measured(planned, tmp_path, "other", now)[0] == planned
+    assert runner.skip_measured(planned, tmp_path / "missing", "box", now)[0] == planned

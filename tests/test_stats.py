@@ -17,6 +17,8 @@ from serkit.stats import (
     paired_ratios,
     quartiles,
     spread,
+    standard_error,
+    typical_processes,
 )
 
 
@@ -107,6 +109,55 @@ def test_the_fastest_mode_leaves_out_processes_a_neighbour_slowed_down() -> None
     assert fast == ((1.0, 1.02), (2.0, 2.1))
     # A side whose fastest mode is one process: both sides are judged whole.
     assert judged_processes([1.0, 1.6, 1.7], [1.0, 1.01]) == ((1.0, 1.6, 1.7), (1.0, 1.01))
+
+
+def test_stragglers_within_the_fastest_mode_are_left_out_and_a_tight_cluster_keeps_its_own() -> (
+    None
+):
+    # Nine processes within 1 % of each other, one a neighbour slowed 12 %: within 25 %,
+    # so in the fastest mode, but far beyond the cluster's spread.
+    cluster = [1.0, 1.004, 0.997, 1.01, 1.002, 0.995, 1.006, 0.999, 1.003]
+    assert typical_processes([*cluster, 1.12]) == tuple(sorted(cluster))
+    # The spread is taken as at least 2 %: a process 4 % above a tight cluster stays.
+    assert 1.04 in typical_processes([*cluster, 1.04])
+    # Widely spread processes keep every one: nothing stands out from their own spread.
+    assert len(typical_processes([1.0, 1.2, 1.45, 1.75, 2.1])) == 5
+
+
+def test_standard_error_is_of_the_typical_processes() -> None:
+    assert standard_error([1.0]) is None
+    tight = standard_error([1.0, 1.01, 0.99, 1.0, 1.005, 1.6])
+    assert tight is not None and tight < 0.005  # the 1.6x process is no part of it
+    assert (standard_error([1.0, 1.1, 1.2, 1.3]) or 0) > 0.03
+
+
+def straggled(rng: random.Random, n: int, shift: float = 1.0) -> list[float]:
+    """n processes as measured here (docs/trust.md): a cluster 1.5 % wide, and about one in
+    eight slowed by a neighbour, anywhere from 5 % to 2x, throughout."""
+    return [
+        shift
+        * rng.lognormvariate(0, 0.015)
+        * (rng.uniform(1.05, 2.0) if rng.random() < 0.12 else 1)
+        for _ in range(n)
+    ]
+
+
+def test_ten_processes_a_side_see_5_percent_among_stragglers_and_hold_aa_at_its_level() -> None:
+    rng = random.Random(20261125)
+    trials = 2000
+    called = sum(
+        difference(straggled(rng, 10), straggled(rng, 10, 1.05)).differs for _ in range(trials)
+    )
+    false = sum(difference(straggled(rng, 10), straggled(rng, 10)).differs for _ in range(trials))
+    assert called / trials >= 0.95
+    assert false / trials <= 0.01
+    # Five a side see 10 % as well, but not 5 %: what the quick run can tell.
+    rng = random.Random(20261125)
+    ten = sum(difference(straggled(rng, 5), straggled(rng, 5, 1.10)).differs for _ in range(trials))
+    five = sum(
+        difference(straggled(rng, 5), straggled(rng, 5, 1.05)).differs for _ in range(trials)
+    )
+    assert ten / trials >= 0.90 and five / trials < 0.75
 
 
 def contended(rng: random.Random, n: int, shift: float = 1.0) -> list[float]:

@@ -157,7 +157,9 @@ def test_a_one_megabyte_document_is_budgeted_by_time(
         document, ["orjson", "json"], budget_s=1.0, max_rounds=50, min_sampling_s=0.5
     )
     ((costs, budget_s, counts),) = plans
-    assert 0.5 <= budget_s <= 1.0  # what preparing left of the document's budget
+    # What preparing left of the document's 1 s budget, never under sampling's own share:
+    # how much preparing took is the machine's business (on a busy one, more than half).
+    assert 1.0 * (1 - trial.PREPARE_SHARE) <= budget_s <= 1.0
     assert sum(counts[key] * costs[key] for key in costs) <= budget_s
     # 50 rounds of every call would take seconds: the budget, not the round count, decides.
     assert min(counts.values()) < 50

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import hashlib
 import json
 import os
@@ -13,8 +15,9 @@ import pytest
 
 import serkit.inputs.fixtures as fixtures
 import serkit.inputs.user_fixtures as user_fixtures
+from serkit.checks.fidelity import check_round_trip
 from serkit.cli import main
-from serkit.errors import DocumentError, FixtureChanged, SerkitError
+from serkit.errors import DocumentError, FixtureChanged, NoSchema, SchemaChanged, SerkitError
 from serkit.inputs.fixtures import content_hash, load_fixture
 from serkit.inputs.limits import Grant, Limits, granting
 from serkit.inputs.user_fixtures import (
@@ -29,6 +32,12 @@ from serkit.inputs.user_fixtures import (
     fixture_id,
     folder,
 )
+from serkit.schemas import pinned
+from serkit.schemas.derive import derive
+from serkit.schemas.pinned import schema_pin
+from serkit.schemas.supplied import from_json_schema
+from serkit.schemas.types import SUPPLIED
+from serkit.suite.cases import prepare
 
 REPO = Path(__file__).resolve().parents[1]
 ORDERS: dict[str, Any] = {"orders": [{"id": 1, "total": 9.5}, {"id": 2, "total": 0.1}]}
@@ -182,11 +191,14 @@ def test_an_allow_pickle_key_in_the_manifest_is_refused(store: Path) -> None:
 
 
 def test_a_document_the_hash_cannot_pin_is_refused(tmp_path: Path, store: Path) -> None:
-    path = tmp_path / "dated.yaml"
-    path.write_text("when: 2024-07-02\n")  # YAML reads a date
-    with pytest.raises(DocumentError, match="fixture_hash cannot hash date; a fixture may hold"):
+    path = tmp_path / "tags.yaml"
+    path.write_text("tags: !!set {a, b}\n")  # YAML's SafeLoader reads a set
+    with pytest.raises(DocumentError, match="fixture_hash cannot hash set; a fixture may hold"):
         add_document(path, where=store)
     assert not store.exists()
+    dated = tmp_path / "dated.yaml"
+    dated.write_text("when: 2024-07-02\n")  # YAML reads a date: pinned like any value
+    assert add_document(dated, where=store).build() == {"when": datetime.date(2024, 7, 2)}
 
 
 def test_a_failed_manifest_write_leaves_the_folder_as_it_was(
@@ -261,7 +273,7 @@ def _fake_checkout(root: Path, obj: Any) -> str:
     (root / "benchmarks").mkdir(parents=True)
     (root / "asv.conf.json").write_text("{}")
     source = _json_file(root / "orders.json", obj)
-    return add_document(source, where=root / FOLDER).id
+    return add_document(source, where=root / FOLDER, pin_schema=schema_pin).id
 
 
 def _python(code: str, cwd: Path, **env: str) -> str:
@@ -320,7 +332,11 @@ def test_fixtures_list_and_verify_show_declared_documents(tmp_path: Path) -> Non
         text=True,
     )
     assert verified.returncode == 0, verified.stderr
-    assert f"ok    {declared} (content sha256 {content_hash(ORDERS)[:12]}…)" in verified.stdout
+    assert f"ok    {declared} (content sha256 {content_hash(ORDERS)[:12]}…, " in verified.stdout
+    # Its schema is pinned beside the content hash, and checked with it.
+    pin = rows[declared]["schema_sha256"]
+    assert rows[declared]["schema"] == "derived" and pin == derive(ORDERS).sha256
+    assert f"derived schema sha256 {pin[:12]}…)" in verified.stdout
 
 
 def test_serkit_fixtures_add_declares_and_verify_fails_a_changed_copy(
@@ -342,3 +358,157 @@ def test_serkit_fixtures_add_declares_and_verify_fails_a_changed_copy(
     out = capsys.readouterr().out
     assert f"FAIL  {declared.id}: {declared.file} has changed" in out
     assert "--name orders --replace" in out
+
+
+# --- the schema pinned beside the content hash --------------------------------------------
+
+ORDERS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "orders": {
+            "type": "array",
+            "items": {
+                "title": "Order",
+                "type": "object",
+                "properties": {"id": {"type": "integer"}, "total": {"type": "number"}},
+                "required": ["id"],
+            },
+        }
+    },
+    "required": ["orders"],
+}
+
+
+def test_adding_pins_the_derived_schema_and_the_registry_checks_it(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    declared = add_document(
+        _json_file(tmp_path / "orders.json", ORDERS), where=store, pin_schema=schema_pin
+    )
+    assert declared.schema_sha256 == derive(ORDERS).sha256 and declared.schema_file is None
+    assert _manifest(store)["fixtures"]["orders"]["schema_sha256"] == declared.schema_sha256
+    fixture = fixtures._user_fixture(declared)
+    assert fixture.schema_sha256 == declared.schema_sha256 and fixture.supplied_schema is None
+    monkeypatch.setitem(fixtures._FIXTURES, fixture.name, fixture)
+    monkeypatch.setattr(pinned, "_DERIVED", {})
+    assert pinned.fixture_schema(declared.id).sha256 == declared.schema_sha256
+    # A schema codec on it runs under that pin, and the results record it.
+    case = prepare("msgspec-struct-json", declared.id)
+    assert case.schema_sha256 == declared.schema_sha256
+    # A pin the inference no longer gives is named, never used.
+    stale = dataclasses.replace(fixture, schema_sha256="0" * 64)
+    monkeypatch.setitem(fixtures._FIXTURES, fixture.name, stale)
+    monkeypatch.setattr(pinned, "_DERIVED", {})
+    with pytest.raises(SchemaChanged, match="pinned 000000000000"):
+        pinned.fixture_schema(declared.id)
+
+
+def test_a_document_no_schema_fits_is_pinned_as_such(tmp_path: Path, store: Path) -> None:
+    mixed = _json_file(tmp_path / "mixed.json", [1, "one"])
+    declared = add_document(mixed, where=store, pin_schema=schema_pin)
+    assert declared.schema_sha256 == fixtures.NO_SCHEMA_PIN == "no schema"
+
+
+def test_a_schema_of_the_users_is_copied_pinned_and_read_for_the_schema_codecs(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema_path = _json_file(tmp_path / "orders.schema.json", ORDERS_SCHEMA)
+    source = _json_file(tmp_path / "orders.json", ORDERS)
+    declared = add_document(source, where=store, schema=schema_path, pin_schema=schema_pin)
+    expected = from_json_schema(ORDERS_SCHEMA)
+    assert declared.schema_sha256 == expected.sha256 != derive(ORDERS).sha256
+    assert declared.schema_file is not None and declared.schema_file.parent == store
+    assert declared.schema_file_sha256 == hashlib.sha256(schema_path.read_bytes()).hexdigest()
+    assert declared.read_schema() == ORDERS_SCHEMA
+    fixture = fixtures._user_fixture(declared)
+    monkeypatch.setitem(fixtures._FIXTURES, fixture.name, fixture)
+    monkeypatch.setattr(pinned, "_DERIVED", {})
+    schema = pinned.fixture_schema(declared.id)
+    assert schema.origin == SUPPLIED and schema.sha256 == declared.schema_sha256
+    result = check_round_trip("pydantic-json", declared.id, ORDERS)
+    assert result.status == "exact" and result.schema_sha256 == declared.schema_sha256
+    # Its bytes are checked before it is parsed: a swapped file is refused unread.
+    declared.schema_file.write_text(json.dumps({"type": "string"}))
+    monkeypatch.setattr(pinned, "_DERIVED", {})
+    with pytest.raises(FixtureChanged, match="has changed: its file sha256 is"):
+        pinned.fixture_schema(declared.id)
+
+
+def test_a_schema_the_document_does_not_fit_is_refused_and_nothing_is_written(
+    tmp_path: Path, store: Path
+) -> None:
+    schema_path = _json_file(tmp_path / "orders.schema.json", ORDERS_SCHEMA)
+    source = _json_file(tmp_path / "orders.json", {"orders": [{"id": "1"}]})
+    with pytest.raises(NoSchema, match=r"does not fit the schema: \['orders'\]\[0\]\['id'\]"):
+        add_document(source, where=store, schema=schema_path, pin_schema=schema_pin)
+    assert not store.exists()
+    not_json = tmp_path / "broken.schema.json"
+    not_json.write_text("{")
+    with pytest.raises(DocumentError, match="not a JSON Schema"):
+        add_document(source, where=store, schema=not_json, pin_schema=schema_pin)
+
+
+def test_another_schema_for_a_declared_document_needs_replace(tmp_path: Path, store: Path) -> None:
+    source = _json_file(tmp_path / "orders.json", ORDERS)
+    derived = add_document(source, where=store, pin_schema=schema_pin)
+    schema_path = _json_file(tmp_path / "orders.schema.json", ORDERS_SCHEMA)
+    with pytest.raises(DocumentError, match="another schema changes what its schema codecs"):
+        add_document(source, where=store, schema=schema_path, pin_schema=schema_pin)
+    theirs = add_document(
+        source, where=store, schema=schema_path, pin_schema=schema_pin, replace=True
+    )
+    assert theirs.id == derived.id and theirs.schema_sha256 != derived.schema_sha256
+    again = add_document(source, where=store, schema=schema_path, pin_schema=schema_pin)
+    assert again == theirs  # the same schema again changes nothing
+    back = add_document(source, where=store, pin_schema=schema_pin, replace=True)
+    assert back.schema_file is None and theirs.schema_file is not None
+    assert not theirs.schema_file.exists()  # no entry refers to it any more
+
+
+def test_a_declaration_older_than_schema_pins_is_pinned_when_added_again(
+    tmp_path: Path, store: Path
+) -> None:
+    source = _json_file(tmp_path / "orders.json", ORDERS)
+    older = add_document(source, where=store)  # no schema pinned, as serkit did before
+    assert older.schema_sha256 is None
+    pinned_now = add_document(source, where=store, pin_schema=schema_pin)
+    assert pinned_now.id == older.id and pinned_now.schema_sha256 == derive(ORDERS).sha256
+    # Where no schema can be pinned (no inference library), the pinned one stays.
+    assert add_document(source, where=store) == pinned_now
+
+
+@pytest.mark.parametrize(
+    ("entry", "refusal"),
+    [
+        ({"schema_sha256": "abc"}, "schema_sha256 must be"),
+        ({"schema_file": "s.json"}, "schema_file and schema_file_sha256 go together"),
+        (
+            {"schema_file": "s.json", "schema_file_sha256": "0" * 64},
+            "a schema_file needs its bytes' sha256",
+        ),
+    ],
+)
+def test_a_malformed_schema_entry_is_refused(
+    store: Path, entry: dict[str, str], refusal: str
+) -> None:
+    store.mkdir()
+    base = {"file": "x.json", "sha256": "0" * 64, "file_sha256": "0" * 64}
+    (store / MANIFEST).write_text(json.dumps({"fixtures": {"x": {**base, **entry}}}))
+    with pytest.raises(SerkitError, match=refusal):
+        declarations(store)
+
+
+def test_serkit_fixtures_add_takes_a_schema_and_says_what_it_pinned(
+    tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(FOLDER_ENV, str(store))
+    path = _json_file(tmp_path / "orders.json", ORDERS)
+    schema_path = _json_file(tmp_path / "orders.schema.json", ORDERS_SCHEMA)
+    assert main(["fixtures", "add", str(path), "--schema", str(schema_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"schema: user-supplied, sha256 {from_json_schema(ORDERS_SCHEMA).sha256}" in out
+    bad = _json_file(tmp_path / "bad.schema.json", {"$ref": "#/x"})
+    assert main(["fixtures", "add", str(path), "--schema", str(bad), "--replace"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("serkit: error: ") and "cannot say $ref" in err
+    assert err.count("\n") == 1  # one line, no traceback

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+import os
 import queue
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from serkit.checks.workers import Worker, class_name, one_line
+from serkit.checks.workers import Worker, class_name, one_line, run_forked
+from serkit.errors import EncodeError
 
 
 def test_limit_resources_caps_the_address_space() -> None:
@@ -50,3 +53,56 @@ def test_names_and_lines() -> None:
     assert class_name(ValueError()) == "ValueError"
     assert class_name(subprocess.TimeoutExpired("x", 1)) == "subprocess.TimeoutExpired"
     assert one_line("a\n  b\tc") == "a b c" and len(one_line("x" * 500)) == 200
+
+
+# --- run_forked: work in a child that shares the document --------------------------------
+
+
+def test_a_forked_childs_value_and_what_it_raised_come_back() -> None:
+    document = {"rows": list(range(1000))}  # shared with the child, never sent to it
+    assert run_forked(lambda: sum(document["rows"]), 60).value == 499500
+    raised = run_forked(lambda: int("x"), 60).raised
+    assert isinstance(raised, ValueError) and "invalid literal" in str(raised)
+    assert isinstance(run_forked(_encode_error, 60).raised, EncodeError)
+
+
+def _encode_error() -> None:
+    raise EncodeError("json cannot encode bytes")
+
+
+def test_a_forked_child_past_its_time_is_stopped_in_python_or_in_c(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    start = time.monotonic()
+    assert run_forked(_spin, 0.3).timed_out
+    assert run_forked(lambda: time.sleep(60), 0.3).timed_out  # no signal reaches C code
+    assert time.monotonic() - start < 30
+    assert run_forked(lambda: 1, 0).timed_out  # no time at all: nothing starts
+    out, err = capfd.readouterr()
+    assert not out and not err
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def test_a_forked_child_that_dies_says_how_in_words_and_prints_nothing(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    assert run_forked(os.abort, 60).died == "SIGABRT"
+    assert run_forked(lambda: os._exit(3), 60).died == "exit 3"
+    out, err = capfd.readouterr()
+    assert not out and not err  # faulthandler's dump, a library's last words: not shown
+
+
+def test_what_cannot_travel_back_comes_back_as_its_class_and_words() -> None:
+    raised = run_forked(_unpicklable_error, 60).raised
+    assert isinstance(raised, RuntimeError) and "Local: no pickle" in str(raised)
+
+
+def _unpicklable_error() -> None:
+    class Local(Exception):
+        pass
+
+    raise Local("no pickle")

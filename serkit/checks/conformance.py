@@ -112,10 +112,15 @@ class CodecConformance:
 
 
 def json_codecs() -> list[str]:
-    """Every registered codec whose format is JSON, installed or not."""
+    """Every registered schemaless codec whose format is JSON, installed or not (a schema
+    codec decodes into one document's types: JSONTestSuite's files have none)."""
     from serkit.codecs.registry import codec_names, registry
 
-    return [name for name in codec_names() if registry.spec(name).format == "json"]
+    return [
+        name
+        for name in codec_names()
+        if registry.spec(name).format == "json" and not registry.spec(name).needs_schema
+    ]
 
 
 # --- the worker --------------------------------------------------------------------------

@@ -18,9 +18,9 @@ from types import MappingProxyType
 from typing import Any, Optional
 
 from serkit.codecs.registry import Codec, RoundTrip, get_codec
-from serkit.errors import CodecNotInstalled, EncodeError, SerkitError, UnknownFixture
-from serkit.inputs.fixtures import FIXTURES, load_fixture
-from serkit.inputs.probes import PROBES, load_probe
+from serkit.errors import CodecNotInstalled, EncodeError, NoSchema, SerkitError, UnknownFixture
+from serkit.inputs.fixtures import FIXTURES, default_fixture_names, load_fixture
+from serkit.inputs.probes import PROBES, VALIDATION_PROBES, load_probe
 
 # Statuses of one (codec, document) pair.
 EXACT = "exact"  # decodes to an object of identical types and values
@@ -28,6 +28,11 @@ LOSSY = "lossy"  # decodes, but to something else (str keys, lists for tuples, â
 UNSUPPORTED = "unsupported"  # the codec refuses to encode the document
 ERROR = "error"  # it cannot decode its own output, or anything else went wrong
 NOT_INSTALLED = "not installed"
+NO_SCHEMA = "no schema"  # a schema codec, and no record type fits the document (or its library)
+# A validation probe's outcomes (serkit.checks.validation): bytes that break the schema.
+REJECTED = "rejected"
+PASSED_THROUGH = "passed through"
+ACCEPTED_CHANGED = "accepted, changed"
 STATUSES: Mapping[str, str] = MappingProxyType(
     {
         EXACT: "decodes to the same types and values, dict key order included",
@@ -35,8 +40,15 @@ STATUSES: Mapping[str, str] = MappingProxyType(
         UNSUPPORTED: "the codec refuses to encode the document",
         ERROR: "the codec cannot decode its own output, or something else failed",
         NOT_INSTALLED: "the codec's library is missing",
+        NO_SCHEMA: "a schema codec, and no schema fits the document (or the library cannot "
+        "express it): the reason follows",
+        REJECTED: "validation probe: loads refused the bytes that break the schema",
+        PASSED_THROUGH: "validation probe: loads gave back the broken document as it was",
+        ACCEPTED_CHANGED: "validation probe: loads accepted it, and gave back something else",
     }
 )
+# Schema codecs give back typed objects: fidelity compares them once converted back.
+TYPED_COMPARISON = "compared as plain data, converted back from the codec's typed objects"
 
 # What a lossy round trip changed. A fixed vocabulary, in the order reports list it.
 DIFFERENCE_KINDS: Mapping[str, str] = MappingProxyType(
@@ -59,7 +71,8 @@ DIFFERENCE_KINDS: Mapping[str, str] = MappingProxyType(
     }
 )
 
-FIXTURE, PROBE = "fixture", "probe"  # the two kinds of document a pair can be about
+# The kinds of document a pair can be about.
+FIXTURE, PROBE, VALIDATION = "fixture", "probe", "validation"
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,8 @@ class FidelityResult:
     detail: str = ""
     implementation: str | None = None  # None when the codec could not be bound
     version: str | None = None
+    schema_sha256: str | None = None  # a schema codec's: the schema it was bound to
+    compared: str = ""  # how the decoded value was compared, when not as it came back
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,28 +109,34 @@ class FidelityResult:
 
 
 def document_kind(name: str) -> str:
-    """FIXTURE or PROBE; UnknownFixture, naming both lists, for anything else."""
+    """FIXTURE, PROBE or VALIDATION; UnknownFixture, naming the lists, for anything else."""
     if name in FIXTURES:
         return FIXTURE
     if name in PROBES:
         return PROBE
+    if name in VALIDATION_PROBES:
+        return VALIDATION
     raise UnknownFixture(
         f"unknown fixture or probe {name!r}; known fixtures: {', '.join(FIXTURES)}; "
-        f"known probes: {', '.join(PROBES)}"
+        f"known probes: {', '.join([*PROBES, *VALIDATION_PROBES])}"
     )
 
 
 def load_document(name: str) -> Any:
     """Build fixture or probe `name`: a new object on every call."""
-    return load_fixture(name) if document_kind(name) == FIXTURE else load_probe(name)
+    kind = document_kind(name)
+    if kind == VALIDATION:
+        return VALIDATION_PROBES[name].build()
+    return load_fixture(name) if kind == FIXTURE else load_probe(name)
 
 
 def default_documents(
     *, fixtures: bool = True, slow: bool = False, probes: bool = True
 ) -> list[str]:
-    """Every fixture (the slow ones only if `slow`), then every probe: each kind if asked."""
-    chosen = [f.name for f in FIXTURES.values() if fixtures and (slow or not f.slow)]
-    return chosen + (list(PROBES) if probes else [])
+    """Every fixture (the slow ones only if `slow`), then every probe and validation probe:
+    each kind if asked."""
+    chosen = default_fixture_names(slow=slow) if fixtures else []
+    return chosen + ([*PROBES, *VALIDATION_PROBES] if probes else [])
 
 
 # --- one round trip, checked ------------------------------------------------------------
@@ -124,8 +145,9 @@ def default_documents(
 def check_round_trip(codec_name: str, fixture: str, obj: Any) -> FidelityResult:
     """Round-trip `obj` (document `fixture`) through a codec and decide the pair's status."""
     try:
-        codec = get_codec(codec_name)
-        trip = codec.round_trip(obj)
+        # A schema codec round-trips the document's typed objects, under its schema.
+        codec, given = get_codec(codec_name).for_document(fixture, obj)
+        trip = codec.round_trip(given)
     except SerkitError as exc:
         return failed(codec_name, fixture, exc)
     return judge_round_trip(codec, fixture, obj, trip)
@@ -140,20 +162,28 @@ def failed(codec_name: str, fixture: str, exc: SerkitError) -> FidelityResult:
     except SerkitError:  # a plugin that fails to bind
         return FidelityResult(codec_name, fixture, ERROR, detail=str(exc))
     facts: dict[str, Any] = {"implementation": codec.implementation, "version": codec.version}
+    if isinstance(exc, NoSchema):
+        return FidelityResult(codec_name, fixture, NO_SCHEMA, detail=str(exc), **facts)
     status = UNSUPPORTED if isinstance(exc, EncodeError) else ERROR  # DecodeError: ERROR
     return FidelityResult(codec_name, fixture, status, detail=str(exc), **facts)
 
 
 def judge_round_trip(codec: Codec, fixture: str, obj: Any, trip: RoundTrip) -> FidelityResult:
-    """The status of a round trip already made, e.g. by a caller that also times it."""
+    """The status of a round trip already made, e.g. by a caller that also times it.
+
+    `obj` is the plain document; a schema codec's `trip` holds its typed objects, which are
+    converted back to plain data (Codec.to_plain) to be compared, and the result says so.
+    """
     facts: dict[str, Any] = {
         "implementation": codec.implementation,
         "version": codec.version,
         "bytes": len(trip.payload),
         "options": trip.config.options,
     }
+    if codec.schema is not None:
+        facts.update(schema_sha256=codec.schema.sha256, compared=TYPED_COMPARISON)
     try:
-        differences = compare(obj, trip.decoded)
+        differences = compare(obj, codec.to_plain(trip.decoded))
     except Exception as exc:  # a decoded type whose == raises, or nesting past the stack
         detail = f"cannot compare what {codec.name} gave back: {type(exc).__name__}: {exc}"
         return FidelityResult(codec.name, fixture, ERROR, detail=detail[:200], **facts)
@@ -165,7 +195,8 @@ def judge_round_trip(codec: Codec, fixture: str, obj: Any, trip: RoundTrip) -> F
 
 
 def check_document(fixture: str, codecs: Iterable[str]) -> Iterator[FidelityResult]:
-    """Build fixture or probe `fixture` once and check its round trip with every codec."""
+    """Build fixture or probe `fixture` once and check its round trip with every codec (a
+    validation probe's outcomes are serkit.checks.validation's)."""
     obj = load_document(fixture)
     for name in codecs:
         yield check_round_trip(name, fixture, obj)

@@ -9,15 +9,20 @@ is a crash, and :meth:`Worker.end` says how it ended (the signal, or the exit st
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import pickle
 import queue
+import select
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar
 
 from serkit.errors import CodecNotInstalled, SerkitError
 
@@ -59,13 +64,20 @@ NOT_INSTALLED = "not installed"
 ERROR = "error"  # no worker could start, or one fell out of step
 
 
+# The document whose schema a schema codec is bound to in a worker (small and record-shaped).
+SCHEMA_DOCUMENT = "small-dict"
+
+
 def bind_in_worker(codec_name: str, out: TextIO) -> Codec | None:
     """In a worker: the codec, bound; or None, after writing the `unavailable` line that
     tells the parent why (not installed, or failed to bind)."""
     from serkit.codecs.registry import get_codec
+    from serkit.schemas.pinned import fixture_schema
 
     try:
-        return get_codec(codec_name)
+        codec = get_codec(codec_name)
+        # A schema codec decodes into one schema's types: the hostile run's seed document's.
+        return codec.with_schema(fixture_schema(SCHEMA_DOCUMENT)) if codec.needs_schema else codec
     except CodecNotInstalled as exc:
         out.write(f"unavailable\t{NOT_INSTALLED}\t{one_line(str(exc))}\n")
     except SerkitError as exc:
@@ -121,3 +133,114 @@ class Worker:
         except OSError:
             return ""
         return one_line(lines[-1]) if lines else ""
+
+
+# --- work in a forked child: the same document, without serkit's process at stake -------
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Forked(Generic[_T]):
+    """How `run_forked`'s work ended: its value, what it raised, out of time, or dead."""
+
+    value: _T | None = None
+    raised: BaseException | None = None
+    timed_out: bool = False
+    died: str = ""  # how a child that gave no answer ended: "SIGABRT", "exit 1"
+
+
+def run_forked(work: Callable[[], _T], limit_s: float) -> Forked[_T]:
+    """`work()` in a child forked from this process (which it shares, copy-on-write: a
+    document read once is not read again), killed at `limit_s`.
+
+    Nothing is raised into serkit's own process, so no stray exception can land in a
+    garbage collector's callback or a finalizer, as a timer's signal could; a C call that
+    never returns, an abort or a crash in the child costs the child only. Its value and
+    anything it raised come back pickled, from serkit's own code in the child. Where
+    there is no fork (Windows), `work()` runs here, unbounded.
+    """
+    if not hasattr(os, "fork"):
+        try:
+            return Forked(value=work())
+        except Exception as exc:
+            return Forked(raised=exc)
+    if limit_s <= 0:
+        return Forked(timed_out=True)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer once, then leave without running the parent's exits
+        try:
+            os.close(read_end)
+            _quiet_child()
+            with os.fdopen(write_end, "wb") as out:
+                out.write(_answer(work))
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    timed_out = True  # until the child's answer is read whole: also if serkit is stopped
+    try:
+        data, timed_out = _read_until(read_end, time.monotonic() + limit_s)
+    finally:
+        os.close(read_end)
+        if timed_out:  # killing a child that has just ended, not yet waited for, is harmless
+            os.kill(pid, signal.SIGKILL)
+        status = os.waitpid(pid, 0)[1]
+    if timed_out:
+        return Forked(timed_out=True)
+    if not data:
+        return Forked(died=_ending(status))
+    kind, found = pickle.loads(data)  # serkit's own child wrote it, a moment ago
+    return Forked(value=found) if kind == "value" else Forked(raised=found)
+
+
+def _quiet_child() -> None:
+    """In the child: stopped by its parent alone, and silent. What a library prints as it
+    aborts (or faulthandler's dump of it) is not the user's business: the parent says in
+    one line how the child ended."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+    faulthandler.disable()
+    null = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+
+
+def _answer(work: Callable[[], Any]) -> bytes:
+    try:
+        outcome: tuple[str, Any] = ("value", work())
+    except BaseException as exc:  # a codec or plugin failing, out of memory or stack
+        outcome = ("raised", exc)
+    try:
+        return pickle.dumps(outcome)
+    except Exception:  # an exception that cannot travel: its class and words can
+        raised = outcome[1] if outcome[0] == "raised" else None
+        what = (
+            f"{class_name(raised)}: {one_line(str(raised))}" if raised else "an unpicklable value"
+        )
+        return pickle.dumps(("raised", RuntimeError(what)))
+
+
+def _read_until(fd: int, deadline: float) -> tuple[bytes, bool]:
+    """Everything the child writes up to its end of the pipe; (what came, timed out)."""
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return b"".join(chunks), True
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks), False
+            chunks.append(chunk)
+
+
+def _ending(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        try:
+            return signal.Signals(os.WTERMSIG(status)).name
+        except ValueError:
+            return f"signal {os.WTERMSIG(status)}"
+    return f"exit {os.WEXITSTATUS(status)}"

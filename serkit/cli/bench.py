@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import datetime
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,10 +13,12 @@ from serkit.checkout import git_commit, project_root, reports_dir, results_dir
 from serkit.cli.common import warn
 from serkit.cli.results import write_report
 from serkit.errors import SerkitError
+from serkit.results import history
 from serkit.run import runner
+from serkit.run.points import measured_as
 from serkit.run.process import Interrupted
 from serkit.run.releases import load, staleness
-from serkit.run.rounds import RunState
+from serkit.run.rounds import SELECTION, RunState
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
@@ -68,8 +72,9 @@ def add_commands(commands: Any) -> None:
     bench.add_argument(
         "--skip-measured",
         metavar="DIR",
-        help="leave out the environments whose results for this machine and commit are "
-        "already in DIR, a results tree (the CI store)",
+        help="measure only new points: leave out each environment that DIR, a results tree "
+        "(the CI store), holds a run of on this machine with the same library releases, "
+        "Python, host identity and benchmark code, at any suite commit",
     )
     bench.add_argument(
         "--resume",
@@ -113,6 +118,25 @@ def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunStat
     return plan, state
 
 
+def _only_new_points(
+    root: Path, plan: runner.Plan, store: Path, machine: str, how: str
+) -> runner.Plan:
+    """The plan less the environments `store` holds a point of as a run now would make it."""
+    now = runner.here_now(root, plan, how)
+    plan, why, warnings = runner.skip_measured(plan, store, machine, now)
+    for warning in warnings:
+        print(f"serkit: warning: {warning}", file=sys.stderr)
+    if plan.measured:
+        print(
+            f"serkit: {len(plan.measured)} environment(s) already measured on {machine} with "
+            f"these releases, Pythons, host and benchmark code, in {store}: left out",
+            file=sys.stderr,
+        )
+    for label, reason in why.items():
+        print(f"serkit: measuring {label}: {reason}", file=sys.stderr)
+    return plan
+
+
 def _bench(args: argparse.Namespace) -> int:
     from serkit.results.hosts import record_host
 
@@ -123,27 +147,23 @@ def _bench(args: argparse.Namespace) -> int:
     if args.resume:
         plan, state = _resumed(args, root)
         quick, extra, memory = state.quick, state.extra, state.memory
-        instructions = state.instructions
+        instructions, selection = state.instructions, state.selection
     else:
         quick = args.quick if args.quick is not None else not args.matrix
         plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
         extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
         memory = args.memory
         instructions = args.instructions
+        selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
+    how = measured_as(
+        quick=quick, memory=memory, instructions=instructions, selection=selection, asv_args=extra
+    )
     # The name asv files the results under (serkit.run.naming): derived from the hardware
     # on a CI runner, so that every shard of one runner kind lands under one name.
     machine = runner.machine_name(extra, Path(plan.asv_env.get("HOME") or Path.home()))
     commit = git_commit(root)
     if args.skip_measured and not args.resume:
-        if commit is None:
-            raise SerkitError("--skip-measured needs a git checkout: no commit found")
-        plan = runner.skip_measured(plan, Path(args.skip_measured), machine, commit)
-        if plan.measured:
-            print(
-                f"serkit: {len(plan.measured)} environment(s) already measured on {machine} at "
-                f"{commit[:8]} in {args.skip_measured}, left out",
-                file=sys.stderr,
-            )
+        plan = _only_new_points(root, plan, Path(args.skip_measured), machine, how)
         if not plan.environments:
             print("serkit: nothing left to measure", file=sys.stderr)
             return 0
@@ -160,13 +180,41 @@ def _bench(args: argparse.Namespace) -> int:
             f"({wheels}), {mode}: {names}",
             file=sys.stderr,
         )
+    started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    chosen = runner.quick_plan(extra) if quick and state is None else None
+    # Each run is a point of its own (serkit.results.history): asv's files under their
+    # plain names, left by a run that did not finish, are filed as that run's first, so
+    # that asv does not mix their values into this run's.
+    files = runner.results_names(plan, machine, commit) if commit else []
+    folder = results_dir(root) / machine
+    if not args.resume and (left := history.file_runs(folder, files)):
+        print(
+            f"serkit: {len(left)} results file(s) of an earlier run that did not finish kept "
+            "as that run's own point",
+            file=sys.stderr,
+        )
     status = runner.run(
-        root, plan, quick=quick, extra=extra, memory=memory, instructions=instructions, state=state
+        root,
+        plan,
+        quick=quick,
+        extra=extra,
+        memory=memory,
+        instructions=instructions,
+        state=state,
+        chosen=chosen,
     )
+    if state is not None:
+        kept = state.plan
+    else:
+        kept = chosen.as_record() if chosen else {"kind": "quick" if quick else "full"}
     if status not in (0, 2):
         raise SerkitError(f"asv run failed (exit {status}); see its output above")
-    # What asv does not record (governor, turbo, Python builds) travels with the results,
-    # one entry per run, so each shard's host stays on record.
+    warnings: list[str] = []
+    filed = history.file_runs(folder, files, warnings)
+    for warning in warnings:
+        print(f"serkit: warning: {warning}", file=sys.stderr)
+    # What asv does not record (governor, turbo, Python builds, the host's identity)
+    # travels with the results, one entry per run, naming the results files it filed.
     record_host(
         results_dir(root),
         machine,
@@ -174,6 +222,10 @@ def _bench(args: argparse.Namespace) -> int:
         shard=str(plan.shard) if plan.shard else None,
         commit=commit,
         environments=[env.label for env in plan.environments],
+        filed=[path.name for path in filed],
+        measured_as=how,
+        started_at=started_at,
+        plan=kept,
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:

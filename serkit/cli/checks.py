@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from serkit.checks import fidelity, hostile
+from serkit.checks import fidelity, hostile, validation
 from serkit.cli.common import (
     add_format,
     codec_parent,
@@ -131,7 +131,7 @@ def run_fidelity(args: argparse.Namespace) -> int:
     documents = fidelity_documents(args)
     results: list[fidelity.FidelityResult] = []
     for name in progress(documents, desc="round trips", unit="fixture"):
-        results.extend(fidelity.check_document(name, codecs))
+        results.extend(validation.check_any(name, codecs))
     hostile_results = _run_hostile(args, codecs) if args.hostile else {}
     facts = [_codec_facts(name, hostile_results.get(name)) for name in codecs]
     if args.format == "json":

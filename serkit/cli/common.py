@@ -18,7 +18,13 @@ from tabulate import tabulate
 
 from serkit.checkout import project_root, results_dir
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import FIXTURES, MIRROR_ENV, check_fixtures, source_path
+from serkit.inputs.fixtures import (
+    FIXTURES,
+    MIRROR_ENV,
+    check_fixtures,
+    default_fixture_names,
+    source_path,
+)
 from serkit.suite.cases import split_ids
 
 FORMATS = ("table", "json", "markdown")
@@ -63,11 +69,9 @@ def require_sources(names: Iterable[str]) -> None:
 
 
 def chosen_fixtures(args: argparse.Namespace) -> list[str]:
-    """The --fixture ids (by default every fixture but the slow ones), sources checked first."""
-    if args.fixture:
-        names = check_fixtures(args.fixture)
-    else:
-        names = [f.name for f in FIXTURES.values() if args.slow or not f.slow]
+    """The --fixture ids (by default every fixture but the slow ones and the ones a post
+    times), sources checked first."""
+    names = check_fixtures(args.fixture) if args.fixture else default_fixture_names(slow=args.slow)
     require_sources(names)
     return names
 

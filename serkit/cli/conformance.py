@@ -82,6 +82,12 @@ def json_codecs(chosen: list[str] | None) -> list[str]:
     if other:
         formats = ", ".join(f"{n} is {registry.spec(n).format}" for n in other)
         raise SerkitError(f"conformance tests JSON codecs only ({formats})")
+    typed = [n for n in names if registry.spec(n).needs_schema]
+    if typed:
+        raise SerkitError(
+            f"conformance tests schemaless codecs only: {', '.join(typed)} decode into a "
+            "document's types, and JSONTestSuite's files have no schema"
+        )
     return names
 
 

@@ -18,7 +18,7 @@ from serkit.cli.common import (
 )
 from serkit.cli.documents import document_parent, granted
 from serkit.codecs.registry import check_codecs, codec_names
-from serkit.errors import DocumentError, FixtureChanged, SerkitError
+from serkit.errors import DocumentError, FixtureChanged, NoSchema, SerkitError
 from serkit.inputs import jsontestsuite, user_fixtures
 from serkit.inputs.fixtures import (
     FIXTURES,
@@ -30,8 +30,18 @@ from serkit.inputs.fixtures import (
     load_fixture,
     source_path,
 )
-from serkit.inputs.user_fixtures import FOLDER_ENV, MANIFEST, add_document, declarations
+from serkit.inputs.user_fixtures import (
+    FOLDER_ENV,
+    MANIFEST,
+    NO_SCHEMA_PIN,
+    add_document,
+    declarations,
+)
 from serkit.progress import progress
+from serkit.schemas.derive import INFERENCE_LIBRARY, NOT_INSTALLED, inference_version
+from serkit.schemas.pinned import fixture_schema, schema_pin
+from serkit.schemas.supplied import from_json_schema
+from serkit.schemas.types import SUPPLIED
 from serkit.suite.cases import FIXTURES_ENV
 from serkit.units import bytes_binary
 
@@ -66,9 +76,16 @@ def add_commands(commands: Any) -> None:
     adding.add_argument("--name", help="the fixture's name (default: from the file name)")
     adding.add_argument("--description", default="", help="what the document is, in words")
     adding.add_argument(
+        "--schema",
+        metavar="SCHEMA.json",
+        help="a JSON Schema of yours for the schema codecs (default: derived from the document); "
+        "the document must fit it, and it is pinned beside the document's content hash",
+    )
+    adding.add_argument(
         "--replace",
         action="store_true",
-        help="let changed content take a declared name (the old id's results stay under it)",
+        help="let changed content or another schema take a declared name "
+        "(the old id's results stay under it)",
     )
     adding.set_defaults(run=granted(run_fixtures_add))
 
@@ -87,10 +104,14 @@ def run_fixtures_list(args: argparse.Namespace) -> int:
             "id": f.name,
             "origin": f.origin,
             "slow": f.slow,
+            "named_only": f.named_only,  # one post's document: timed where a run names it
             "sha256": f.sha256,
             "source": f.source.url if f.source else None,
             "license": f.source.license if f.source else None,
             "description": f.description,
+            # The schema the schema codecs run under, pinned beside the content hash.
+            "schema": schema_kind(f.schema_sha256, f.supplied_schema is not None),
+            "schema_sha256": f.schema_sha256 if f.schema_sha256 != NO_SCHEMA_PIN else None,
         }
         for f in FIXTURES.values()
     ]
@@ -98,13 +119,43 @@ def run_fixtures_list(args: argparse.Namespace) -> int:
         print_json(rows)
         return 0
     table = [
-        [r["id"], r["origin"], "yes" if r["slow"] else "", r["sha256"][:12], r["description"]]
+        [
+            r["id"],
+            r["origin"],
+            "yes" if r["slow"] else "named" if r["named_only"] else "",
+            r["sha256"][:12],
+            r["schema"] + (f" {r['schema_sha256'][:12]}" if r["schema_sha256"] else ""),
+            r["description"],
+        ]
         for r in rows
     ]
-    print_table(table, ["fixture", "from", "slow", "sha256", "what"], args.format)
+    print_table(table, ["fixture", "from", "slow", "sha256", "schema", "what"], args.format)
+    if any(r["named_only"] for r in rows):
+        print(
+            f"\nslow named: one post's document, timed only where a run names it ({FIXTURES_ENV})"
+        )
     print(f"\nFetched sources live in {data_dir()} (set SERKIT_DATA_DIR to move them).")
     print(f"Your own documents are declared in {folder_text()}/{MANIFEST} (serkit fixtures add).")
     return 0
+
+
+def schema_kind(pin: str | None, supplied: bool) -> str:
+    """A fixture's schema in one word or two: none, derived, user-supplied, or not pinned."""
+    if supplied:
+        return SUPPLIED
+    if pin is None:
+        return "not pinned"
+    return "none" if pin == NO_SCHEMA_PIN else "derived"
+
+
+def schema_text(pin: str | None, supplied: bool) -> str:
+    """What `fixtures add` pinned as the document's schema, in a line."""
+    kind = schema_kind(pin, supplied)
+    if kind == "not pinned":
+        return f"not pinned ({INFERENCE_LIBRARY} is not installed; derived on each use)"
+    if kind == "none":
+        return "none: no record type fits the document, so its schema codecs say no schema"
+    return f"{kind}, sha256 {pin}"
 
 
 def folder_text() -> str:
@@ -113,18 +164,27 @@ def folder_text() -> str:
 
 
 def run_fixtures_add(args: argparse.Namespace) -> int:
-    known = {d.id for d in declarations()}
+    known = {d.id: d for d in declarations()}
     declared = add_document(
         args.path,
         name=args.name,
         description=args.description,
         replace=args.replace,
+        schema=args.schema,
+        pin_schema=schema_pin,
     )
-    verb = "already declared" if declared.id in known else "added"
+    before = known.get(declared.id)
+    verb = "added" if before is None else "already declared"
+    if before is not None and before.schema_sha256 not in (None, declared.schema_sha256):
+        verb = "schema replaced"
     print(
         f"{verb}: {declared.id} ({bytes_binary(declared.size)}, content sha256 "
         f"{declared.sha256[:12]}…), {declared.file}"
     )
+    print(f"schema: {schema_text(declared.schema_sha256, declared.schema_file is not None)}")
+    if declared.schema_file is not None:
+        for note in from_json_schema(declared.read_schema()).notes:
+            print(f"    {note}")
     print(f"time it in the suite: {FIXTURES_ENV}={declared.id} serkit bench")
     return 0
 
@@ -157,19 +217,28 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
     print(f"ok    JSONTestSuite test_parsing ({len(suite)} files, each sha256 checked, {folder})")
     names = chosen_fixtures(args)
     if not args.fixture:
-        # Slow for the grid, but quick to build: a document parsed from a fetched source.
-        names += [f.name for f in FIXTURES.values() if f.source and f.name not in names]
+        # Slow for the grid, but quick to build: a document parsed from a fetched source, and
+        # the documents a post times.
+        quick = [f.name for f in FIXTURES.values() if f.source is not None or f.named_only]
+        names += [name for name in quick if name not in names]
     with progress(names, desc="verifying", unit="fixture") as bar:
         for name in bar:
             fixture = get_fixture(name)
             try:
-                actual = content_hash(load_fixture(name))
+                document = load_fixture(name)
+                actual = content_hash(document)
             except (FixtureChanged, DocumentError) as exc:  # one of your documents
                 failures += 1
                 bar.write(f"FAIL  {name}: {exc}", file=sys.stdout)
                 continue
             if actual == fixture.sha256:
-                bar.write(f"ok    {name} (content sha256 {actual[:12]}…)", file=sys.stdout)
+                schema_ok, schema = _verify_schema(name, document)
+                if schema_ok:
+                    line = f"ok    {name} (content sha256 {actual[:12]}…, {schema})"
+                else:
+                    failures += 1
+                    line = f"FAIL  {name}: {schema}"
+                bar.write(line, file=sys.stdout)
             else:
                 failures += 1
                 bar.write(
@@ -183,6 +252,23 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
     if failures:
         raise SerkitError(f"{failures} failed verification (the FAIL lines above)")
     return 0
+
+
+def _verify_schema(name: str, document: Any) -> tuple[bool, str]:
+    """Whether the fixture's schema still has its pinned hash, and what it is, in words."""
+    fixture = get_fixture(name)
+    if fixture.supplied_schema is None:
+        if fixture.schema_sha256 is None:
+            return True, "schema not pinned: derived on each use"
+        if inference_version() == NOT_INSTALLED:
+            return True, f"schema not checked: {INFERENCE_LIBRARY} is not installed"
+    try:
+        schema = fixture_schema(name, document)
+    except NoSchema:  # and pinned so: fixture_schema says SchemaChanged otherwise
+        return True, "no schema fits it, as pinned"
+    except SerkitError as exc:  # changed, or your schema file changed or unreadable
+        return False, str(exc)
+    return True, f"{schema.origin} schema sha256 {schema.sha256[:12]}…"
 
 
 def _size_cell(result: SizeResult) -> str:

@@ -11,9 +11,10 @@ from serkit.checkout import CONFIG_NAME, project_root, results_dir
 from serkit.cli.common import add_format, positive_int, print_json, print_table, warn
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
-from serkit.run.index import PLATFORM_NAMES, fetch_files, platform_here
+from serkit.run.index import PLATFORM_NAMES, fetch_files, fetch_metadata, platform_here
 from serkit.run.interpreters import find_pythons
-from serkit.run.matrix import environments, not_served, render_asv_config
+from serkit.run.libraries import needed_by
+from serkit.run.matrix import environments, measured, not_served, render_asv_config
 from serkit.run.releases import Releases, data_path, load, refresh, save, staleness
 
 
@@ -23,9 +24,10 @@ def add_commands(commands: Any) -> None:
         help="the asv environments: Pythons x library releases, from the package index",
         description=(
             "The environments the asv suite runs in: per Python, one for the standard "
-            "library's codecs and one per kept release of each library, that library alone "
-            "installed. The releases are data (serkit/run/releases.json); --refresh asks "
-            "the package index again."
+            "library's codecs and one per kept release of each library, that library "
+            "installed with what its codecs need beside it (orjson for cattrs-orjson, genson "
+            "for a schema codec), unmeasured. The releases are data "
+            "(serkit/run/releases.json); --refresh asks the package index again."
         ),
     )
     add_format(matrix)
@@ -38,7 +40,8 @@ def add_commands(commands: Any) -> None:
         action="store_true",
         help="ask the package index which releases exist and which have compiled wheels "
         "for each runner kind's platform and Python, then rewrite releases.json and "
-        "asv.conf.json (one request per library)",
+        "asv.conf.json (one request per library; a pure-Python library's kept releases "
+        "are read for what they pin)",
     )
     action.add_argument(
         "--cost",
@@ -91,8 +94,13 @@ def _refresh(args: argparse.Namespace) -> int:
     path = data_path()
     before = load(path)
     index = args.index_url or before.index
-    print(f"serkit: asking {index} for {len(before.libraries)} libraries", file=sys.stderr)
-    after = refresh(before, lambda name: fetch_files(name, index))
+    print(f"serkit: asking {index} for the matrix's libraries", file=sys.stderr)
+    after = refresh(
+        before,
+        lambda name: fetch_files(name, index),
+        metadata_of=fetch_metadata,
+        progress=lambda name: print(f"serkit: {name}", file=sys.stderr),
+    )
     save(after, path)
     print(f"wrote {path}")
     try:
@@ -110,8 +118,14 @@ def _refresh(args: argparse.Namespace) -> int:
 def changes(before: Releases, after: Releases) -> list[str]:
     """Per library, the releases a refresh added and dropped, newest first."""
     old = {lib.name: [r.version for r in lib.releases] for lib in before.libraries}
-    lines = []
+    lines = [
+        f"{lib.name}: no codec of serkit's needs it any more: dropped"
+        for lib in before.libraries
+        if lib.name not in {a.name for a in after.libraries}
+    ]
     for library in after.libraries:
+        if library.name not in old:
+            lines.append(f"{library.name}: added, for {', '.join(needed_by(library.name))}")
         new = [r.version for r in library.releases]
         added = [v for v in new if v not in old.get(library.name, [])]
         dropped = [v for v in old.get(library.name, []) if v not in new]
@@ -119,8 +133,9 @@ def changes(before: Releases, after: Releases) -> list[str]:
             parts = [f"+ {v}" for v in added] + [f"- {v}" for v in dropped]
             lines.append(f"{library.name}: {', '.join(parts)}")
         elif library.newest_served and library.newest_served not in new:
+            what = "wheels" if library.pure_python else "compiled wheels"
             lines.append(
-                f"{library.name}: {library.newest_served} is served without compiled wheels "
+                f"{library.name}: {library.newest_served} is served without {what} "
                 "for the matrix: left out"
             )
     return lines or ["no release added or dropped"]
@@ -132,7 +147,8 @@ def _show(args: argparse.Namespace) -> int:
     envs = list(environments(data=data))
     found = find_pythons(data.pythons)
     here = platform_here()
-    wheels = {(lib.name, r.version): r.wheels for lib in data.libraries for r in lib.releases}
+    # Where each environment runs: a release and its companions as that platform has them.
+    runs_on = {p: set(environments(platform=p, data=data)) for p in PLATFORM_NAMES}
     if args.format == "json":
         print_json(
             [
@@ -141,38 +157,37 @@ def _show(args: argparse.Namespace) -> int:
                     "python": env.python,
                     "library": env.library,
                     "release": env.version,
+                    "companions": env.companions,
                     "requirements": env.requirements,
-                    "platforms": [
-                        p
-                        for p in PLATFORM_NAMES
-                        if env.version is None
-                        or env.python in wheels[env.library or "", env.version].get(p, ())
-                    ],
+                    "platforms": [p for p in PLATFORM_NAMES if env in runs_on[p]],
                     "interpreter": str(found[env.python] or "") or None,
                 }
                 for env in envs
             ]
         )
         return 0
-    releases = sum(len(lib.releases) for lib in data.libraries)
+    libraries = measured(data)
+    releases = sum(len(lib.releases) for lib in libraries)
+    own = "".join(
+        f"; {lib.name} {lib.minor_lines}" for lib in libraries if lib.minor_lines is not None
+    )
+    others = [lib.name for lib in data.libraries if lib not in libraries]
     print(
         f"{len(envs)} environments: {len(data.pythons)} Pythons, each with one for the "
-        f"standard library and one per release of {len(data.libraries)} libraries "
-        f"({releases} releases kept: the newest of each of the {data.minor_lines} newest "
-        f"minor lines; checked {data.checked or 'never'})."
+        f"standard library and one per release of {len(libraries)} libraries "
+        f"({releases} releases kept: the newest of each of the newest minor lines, "
+        f"{data.minor_lines}{own}; checked {data.checked or 'never'})."
     )
+    if others:
+        names = ", ".join(others)
+        print(f"Installed beside the libraries whose codecs need them, never measured: {names}.")
     rows = []
     for env in envs:
-        on = [
-            "yes"
-            if env.version is None
-            or env.python in wheels[env.library or "", env.version].get(p, ())
-            else "-"
-            for p in PLATFORM_NAMES
-        ]
+        on = ["yes" if env in runs_on[p] else "-" for p in PLATFORM_NAMES]
         release = env.version or ("Python's own" if env.library == STDLIB else "")
-        rows.append([env.python, env.library, release, *on, str(found[env.python] or "-")])
-    headers = ["python", "library", "release", *PLATFORM_NAMES, "interpreter here"]
+        beside = ", ".join(f"{k} {v}" for k, v in env.companions.items()) or "-"
+        rows.append([env.python, env.library, release, beside, *on, str(found[env.python] or "-")])
+    headers = ["python", "library", "release", "with", *PLATFORM_NAMES, "interpreter here"]
     print_table(rows, headers, args.format, disable_numparse=True)
     if here is None:
         print("This platform is none of the runner kinds': the matrix uses every release.")
@@ -181,5 +196,5 @@ def _show(args: argparse.Namespace) -> int:
             print(f"Python {python} was not found here: its environments will be skipped.")
     missing = [f"{lib} on {py}" for py, lib in not_served(data)]
     if missing:
-        print(f"No compiled wheel on any platform: {', '.join(missing)}.")
+        print(f"No usable wheel on any platform: {', '.join(missing)}.")
     return 0

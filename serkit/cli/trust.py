@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from pathlib import Path
 from typing import Any
 
 from serkit.checkout import project_root, results_dir
@@ -107,10 +108,19 @@ def add_commands(commands: Any) -> None:
         "(as two hosts or days), or both (default)",
     )
     power.add_argument(
-        "--processes", type=positive_int, default=None, help="processes per pair and arm"
+        "--plan",
+        choices=("quick", "full"),
+        default="full",
+        help="sample each arm as a quick run (5 processes a pair, aiming at a 10 %% change) or "
+        "as a full or matrix run (10, aiming at 5 %%; default)",
     )
     power.add_argument(
         "--machine", help="the machine to file the result under, and whose floor verdicts use"
+    )
+    power.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="copy each arm's asv results tree into DIR/<mode>/<arm>, for a closer look",
     )
     add_format(power)
     power.set_defaults(run=run_power)
@@ -313,13 +323,6 @@ def run_aa(args: argparse.Namespace) -> int:
     return 0 if not args.instructions or result.instructions_agree else 1
 
 
-# The slice: common C and stdlib codecs on the four small post fixtures.
-POWER_CODECS = (
-    "json", "msgpack", "orjson", "cbor2", "pickle-p5", "ujson", "msgspec-msgpack", "simplejson",
-)  # fmt: skip
-POWER_FIXTURES = ("small-dict", "sensor-record", "random-dicts-10", "senate-bios")
-
-
 def _sizes(text: str) -> list[float]:
     from serkit.suite.cases import INJECTED_LOOPS
 
@@ -338,13 +341,22 @@ def _sizes(text: str) -> list[float]:
 def run_power(args: argparse.Namespace) -> int:
     from serkit.inputs.fixtures import check_fixtures
     from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
-    from serkit.run.runner import machine_name
+    from serkit.run.quick import QUICK_FIXTURES, plan_quick
+    from serkit.run.runner import QUICK_BUDGET_S, QUICK_ROUNDS, machine_name
+    from serkit.suite.cases import Selection
     from serkit.trust import power
 
     root = project_root()
     sizes = _sizes(args.sizes)
-    codecs = check_codecs(args.codec) if args.codec else list(POWER_CODECS)
-    fixtures = check_fixtures(args.fixture) if args.fixture else list(POWER_FIXTURES)
+    # The quick run's own slice by default: every codec on its fixtures, less the pairs it
+    # leaves to --full (serkit.run.quick).
+    chosen = Selection(
+        tuple(check_codecs(args.codec)) if args.codec else None,
+        tuple(check_fixtures(args.fixture)) if args.fixture else QUICK_FIXTURES,
+    )
+    slice_ = plan_quick(chosen, rounds=QUICK_ROUNDS, budget_s=QUICK_BUDGET_S)
+    codecs = list(dict.fromkeys(codec for codec, _ in slice_.pairs))
+    fixtures = list(dict.fromkeys(fixture for _, fixture in slice_.pairs))
     modes = {"both": (SAME_RUN, BETWEEN_RUNS), "same-run": (SAME_RUN,)}.get(
         args.mode, (BETWEEN_RUNS,)
     )
@@ -355,12 +367,22 @@ def run_power(args: argparse.Namespace) -> int:
     arms = 2 + len(sizes)
     print(
         f"serkit power: {len(codecs)} codecs x {len(fixtures)} fixtures, {arms} arms "
-        f"({', '.join(power.arms(sizes))}) in {len(modes)} mode(s), verdicts at a {floor:.0%} "
-        "floor; each arm times the slice as a quick run does",
+        f"({', '.join(power.arms(sizes))}) in {len(modes)} mode(s); verdicts within a run "
+        f"with no floor, between runs at a {floor:.0%} floor; each arm times the slice as a "
+        f"{args.plan} run does",
         file=sys.stderr,
     )
+    plan = power.PLANS[args.plan]
     rows, record = power.measure(
-        root, codecs, fixtures, sizes=sizes, modes=modes, processes=_processes(args), floor=floor
+        root,
+        codecs,
+        fixtures,
+        sizes=sizes,
+        modes=modes,
+        plan=plan,
+        floor=floor,
+        environ=slice_.environment(),
+        keep=Path(args.keep) if args.keep else None,
     )
     path = record_power(folder, record)
     if args.format == "json":

@@ -1,4 +1,4 @@
-"""The 18 built-in codecs: each configured the idiomatic fast way for its library.
+"""The 19 built-in schemaless codecs: each configured the idiomatic fast way for its library.
 
 Rules every entry follows:
 - `dumps` returns bytes. A library that returns str is wrapped by `_utf8`, the same
@@ -19,7 +19,15 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, cast
 
-from serkit.codecs.spec import STDLIB, Binding, CodecSpec, Config, DirectCall, Dumps
+from serkit.codecs.spec import (
+    RECORD_FIXTURES,
+    STDLIB,
+    Binding,
+    CodecSpec,
+    Config,
+    DirectCall,
+    Dumps,
+)
 from serkit.errors import CodecNotInstalled
 from serkit.inputs.fixtures import ImuSample, Vec3
 
@@ -248,6 +256,36 @@ def _yaml_c() -> Binding:
     )
 
 
+# What BSON cannot hold at its top level (a list, a str): a user would wrap it in a document.
+BSON_WRAPPER_KEY = "document"
+
+
+def _bson() -> Binding:
+    import bson
+
+    if not hasattr(bson, "encode") or not hasattr(bson, "has_c"):
+        # The `bson` distribution on PyPI also installs a module named bson.
+        raise CodecNotInstalled("the bson module here is not pymongo's (pip install pymongo)")
+
+    def wrapped_dumps(obj: Any) -> bytes:
+        return bson.encode({BSON_WRAPPER_KEY: obj})
+
+    def wrapped_loads(payload: bytes) -> Any:
+        return bson.decode(payload)[BSON_WRAPPER_KEY]
+
+    # None when pymongo's C extension did not load: pure Python then.
+    native = getattr(getattr(bson, "_cbson", None), "_dict_to_bson", None)
+    return Binding(
+        (
+            Config(bson.encode, bson.decode),
+            Config(
+                wrapped_dumps, wrapped_loads, f"top level wrapped as {{'{BSON_WRAPPER_KEY}': obj}}"
+            ),
+        ),
+        (native,),
+    )
+
+
 def _plain(
     module: str, dumps: str = "dumps", loads: str = "loads", *, text: bool = False
 ) -> DirectCall:
@@ -388,6 +426,18 @@ BUILTIN_CODECS: tuple[CodecSpec, ...] = (
         "msgspec.msgpack.encode(obj)",
         module="msgspec.msgpack",
         direct=_plain("msgspec.msgpack", "encode", "decode"),
+    ),
+    CodecSpec(
+        "bson",
+        "bson",
+        "pymongo",
+        _bson,
+        "bson.encode(obj) (pymongo), a document at the top level",
+        module="bson",
+        direct=_plain("bson", "encode", "decode"),
+        # A schemaless binary format beside the schema codecs: a default run times it where
+        # they run, so the quick run stays cheap.
+        fixtures=RECORD_FIXTURES,
     ),
     CodecSpec(
         "cbor2", "cbor", "cbor2", _cbor2, "cbor2.dumps(obj)", module="cbor2", direct=_plain("cbor2")

@@ -15,10 +15,10 @@ import time
 import types
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from serkit.codecs.builtin import BUILTIN_CODECS
 from serkit.codecs.spec import (
@@ -30,15 +30,20 @@ from serkit.codecs.spec import (
     DirectCall,
     Dumps,
     Loads,
+    SchemaBinding,
 )
+from serkit.codecs.typed import TYPED_CODECS
 from serkit.errors import (
     CodecConflict,
     CodecNotInstalled,
     DecodeError,
     EncodeError,
+    NoSchema,
     SerkitError,
     UnknownCodec,
 )
+from serkit.schemas.pinned import schema_for
+from serkit.schemas.types import Schema
 
 ENTRY_POINT_GROUP = "serkit.codecs"
 
@@ -57,7 +62,10 @@ __all__ = [
     "Dumps",
     "Loads",
     "RoundTrip",
+    "SchemaBinding",
+    "builtin_specs",
     "codec_names",
+    "default_fixtures",
     "get_codec",
     "is_compiled",
     "register_codec",
@@ -76,6 +84,56 @@ class Codec:
     implementation: str  # "c" (any compiled extension) or "python"
     configs: tuple[Config, ...]
     summary: str = ""
+    # A schema codec: its configs come from `with_schema`, and time typed objects.
+    needs_schema: bool = False
+    schema: Schema | None = None  # the schema this codec is bound to, once it is
+    to_typed: Callable[[Any], Any] = field(default=lambda obj: obj, repr=False, compare=False)
+    to_plain: Callable[[Any], Any] = field(default=lambda obj: obj, repr=False, compare=False)
+    for_schema: Callable[[Schema], SchemaBinding] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    def with_schema(self, schema: Schema) -> Codec:
+        """This codec bound to `schema`: its calls time that schema's typed objects.
+
+        NoSchema when the library cannot express the schema; the same codec unchanged for
+        a codec that needs no schema. Built once per schema (classes, descriptors) and kept.
+        """
+        if not self.needs_schema or self.for_schema is None:
+            return self
+        key = (self.name, self.version, schema.sha256)
+        if key not in _SCHEMA_BOUND:
+            try:
+                built = self.for_schema(schema)
+            except SerkitError:
+                raise
+            except Exception as exc:  # a library refusing a type it cannot build
+                raise NoSchema(f"{self.name} cannot build types for it: {_brief(exc)}") from exc
+            _SCHEMA_BOUND[key] = replace(
+                self,
+                configs=built.configs,
+                schema=schema,
+                to_typed=built.to_typed,
+                to_plain=built.to_plain,
+            )
+        return _SCHEMA_BOUND[key]
+
+    def for_document(
+        self, document: str, obj: Any, schema: Schema | None = None
+    ) -> tuple[Codec, Any]:
+        """This codec bound to the document's schema, and the document as its typed objects.
+
+        The schema is `schema`, else the document's own: a fixture's pinned one, any other
+        derived from `obj`. A codec that needs no schema gives back itself and `obj`.
+        NoSchema when no schema fits; EncodeError when the types refuse a value.
+        """
+        if not self.needs_schema:
+            return self, obj
+        bound = self.with_schema(schema or schema_for(document, obj))
+        try:
+            return bound, bound.to_typed(obj)
+        except Exception as exc:  # a value its types cannot hold
+            raise EncodeError(f"{self.name} cannot build its typed objects: {_brief(exc)}") from exc
 
     def dumps(self, obj: Any) -> bytes:
         """Encode with the first config that accepts `obj`; wrap the library's error."""
@@ -95,6 +153,7 @@ class Codec:
 
     def _first_accepting(self, operation: str, arg: Any) -> Any:
         """Call `operation` of each config in turn; re-raise the base config's error if all fail."""
+        self._check_bound()
         errors: list[Exception] = []
         for config in self.configs:
             try:
@@ -113,6 +172,7 @@ class Codec:
         Raises EncodeError when no config can encode `obj` (the pair is unsupported),
         DecodeError when one encodes it but none decodes its own output.
         """
+        self._check_bound()
         encode_error: BaseException | None = None
         decode_error: BaseException | None = None
         clock = time.perf_counter
@@ -137,6 +197,15 @@ class Codec:
         raise EncodeError(
             f"{self.name} cannot encode {type(obj).__name__}: {_brief(encode_error)}"
         ) from encode_error
+
+    def _check_bound(self) -> None:
+        if self.needs_schema and self.schema is None:
+            raise NoSchema(f"{self.name} encodes typed objects: bind it to a schema first")
+
+
+# Schema codecs bound to a schema, by (codec, version, schema sha256): building a
+# pydantic model or a protobuf descriptor takes milliseconds, a document's calls microseconds.
+_SCHEMA_BOUND: dict[tuple[str, str, str], Codec] = {}
 
 
 @dataclass(frozen=True)
@@ -270,6 +339,8 @@ class CodecRegistry:
             implementation="c" if native else "python",
             configs=binding.configs,
             summary=spec.summary,
+            needs_schema=spec.needs_schema,
+            for_schema=binding.for_schema,
         )
         self._codecs[name] = codec
         return codec
@@ -278,7 +349,7 @@ class CodecRegistry:
         if self._loaded:
             return
         self._loaded = True
-        for spec in BUILTIN_CODECS:
+        for spec in builtin_specs():
             self.register(spec)
         for entry_point in _entry_points():
             # A broken plugin must not take the built-in codecs down with it.
@@ -296,8 +367,24 @@ class CodecRegistry:
                 )
 
 
+def builtin_specs() -> tuple[CodecSpec, ...]:
+    """serkit's own codecs, without any plugin's: what the matrix installs is decided by
+    these alone, so that a plugin installed here cannot change asv.conf.json."""
+    return (*BUILTIN_CODECS, *TYPED_CODECS)
+
+
 registry = CodecRegistry()
 codec_names = registry.names
 get_codec = registry.get
 check_codecs = registry.check
 register_codec = registry.register
+
+
+def default_fixtures(codec: str) -> tuple[str, ...] | None:
+    """The fixtures a run that names none times `codec` on, as its spec declares them.
+
+    None: every fixture a default run times (the slow ones only when asked); a tuple: only
+    those, and () for none, so the codec runs only where a run names fixtures. The run
+    layer builds its selection of (codec, fixture) pairs from this; UnknownCodec for a typo.
+    """
+    return registry.spec(codec).fixtures

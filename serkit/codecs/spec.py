@@ -9,8 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-FORMATS = ("json", "msgpack", "cbor", "yaml", "pickle", "marshal")
+from serkit.schemas.types import Schema
+
+FORMATS = ("json", "msgpack", "cbor", "yaml", "pickle", "marshal", "bson", "protobuf", "avro")
 STDLIB = "stdlib"  # the `library` of codecs that ship with Python
+# Where the schema codecs (and bson beside them) add information in a run that names no
+# fixtures: a record-shaped document with nested records, optional fields and nulls. One
+# fixture keeps the quick run's new pairs to a handful; SERKIT_BENCH_FIXTURES names others.
+RECORD_FIXTURES = ("twitter",)
 
 Dumps = Callable[[Any], bytes]
 Loads = Callable[[bytes], Any]
@@ -27,15 +33,37 @@ class Config:
     options: str = ""
 
 
+def _same(obj: Any) -> Any:
+    return obj
+
+
+@dataclass(frozen=True)
+class SchemaBinding:
+    """What a schema codec builds from one schema: its calls, and the way in and out of its types.
+
+    `configs` time typed objects to bytes and back; `to_typed` builds those objects from
+    the plain document once, when a pair is prepared; `to_plain` turns what `loads` gave
+    back into plain data again, for fidelity.
+    """
+
+    configs: tuple[Config, ...]
+    to_typed: Callable[[Any], Any] = _same
+    to_plain: Callable[[Any], Any] = _same
+
+
 @dataclass(frozen=True)
 class Binding:
     """What a spec's `bind` returns once it has imported its library."""
 
     # The base config first; later ones are fallbacks for data the base refuses,
     # used only where a user of the library would need them (see Codec.config_for).
+    # A schema codec has none until it is given a schema (`for_schema`).
     configs: tuple[Config, ...]
     # Objects that must all be compiled for the codec to count as a C implementation.
     native_parts: tuple[object, ...]
+    # A schema codec's types, built from a document's schema; raises NoSchema when the
+    # library cannot express that schema. None for a codec that needs no schema.
+    for_schema: Callable[[Schema], SchemaBinding] | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +99,15 @@ class CodecSpec:
     variant: str = ""
     # Pure Python by design, so a "python" implementation is expected, not a fallback.
     pure_python: bool = False
+    # Encodes typed objects built from a schema derived from the document (Binding.for_schema).
+    needs_schema: bool = False
+    # Distributions its calls import beside `library` (cattrs-orjson: orjson): the matrix
+    # installs them in that library's environments, at their newest release, unmeasured.
+    needs: tuple[str, ...] = ()
+    # The fixtures it adds information on: a run that names no fixtures times it on these
+    # only (None: on every fixture). Schema codecs name record-shaped ones, few, so that
+    # the quick run stays cheap; SERKIT_BENCH_FIXTURES times them on any.
+    fixtures: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:

@@ -6,14 +6,16 @@ each stated once here and in the README:
 
 - Commit: with `--commit`, that commit (a prefix) on both hosts; otherwise, for each
   matched value, the newest commit (by the commit date asv recorded) at which both hosts
-  measured it.
+  measured it; of a host's several runs at that commit (serkit.results.history), the
+  newest.
 - Noise, for timings measured in several processes a side (serkit's runs keep each
   process's samples; a process's value is the least of them): faster or slower only when
-  Welch's t-test on the logs of the per-process values, each side's fastest mode
-  (serkit.stats.judged_processes), rejects "no difference" at 0.5 % and the difference exceeds the
-  hosts' noise floor (the larger of the two, measured by `serkit noise`; 10 % where a
-  host has none, said in a warning). Each pair states the smallest difference it could
-  have called. A/A runs on a shared VM call at most 1 % of pairs different this way.
+  Welch's t-test on the logs of the per-process values of each side's typical processes
+  (its fastest mode less its slow stragglers, serkit.stats.judged_processes) rejects "no
+  difference" at 0.5 % and the difference exceeds the hosts' noise floor between runs (the
+  larger of the two, measured by `serkit noise`; 10 % where a host has none, said in a
+  warning). Each pair states the smallest difference it could have called. A/A runs on a
+  shared VM call at most 1 % of pairs different this way.
 - A timing measured in one process on either side (a pair over the quick run's budget,
   serkit.suite.budget) gets no verdict but "single sample": one value has no spread to
   judge a difference against.
@@ -59,13 +61,18 @@ from serkit.results.tree import (
     version_order,
 )
 from serkit.stats import difference, spread
+from serkit.suite.benchmark_names import INSTRUCTIONS, TIME
+
+# Each timing's instruction count: the same operation, counted (bench_instructions).
+COUNTED_BESIDE = {TIME[operation]: name for operation, name in INSTRUCTIONS.items()}
 
 # 2: timings judged between processes; pairs carry detectable, multimodal and processes.
 SCHEMA = "serkit-compare/2"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
     "timings measured in several processes: faster or slower only when Welch's t-test on the "
-    "logs of the per-process values (each process's least sample; each side's fastest mode) "
+    "logs of the per-process values (each process's least sample; each side's typical processes: "
+    "its fastest mode less its slow stragglers) "
     "rejects no-difference at 0.5% and the difference exceeds "
     "the hosts' noise floor; other values: within noise when the 99% confidence intervals "
     "overlap (the interquartile ranges where either host recorded no interval)"
@@ -187,6 +194,22 @@ class Comparison:
         counted = [p for p in self.pairs if p.benchmark.unit == INSTRUCTIONS_UNIT]
         return _summarize("instructions", counted)
 
+    def instructions_beside(self) -> dict[int, Pair]:
+        """By id() of a timing pair, the instruction count pair of the same call, where both
+        hosts counted it: where time is within noise, the count still says if the work moved."""
+        counted = {
+            (p.benchmark.name, tuple(p.params.items()), p.env): p
+            for p in self.pairs
+            if p.benchmark.unit == INSTRUCTIONS_UNIT
+        }
+        out = {}
+        for pair in self.pairs:
+            name = COUNTED_BESIDE.get(pair.benchmark.name)
+            found = counted.get((name, tuple(pair.params.items()), pair.env)) if name else None
+            if found is not None:
+                out[id(pair)] = found
+        return out
+
     def summary(self) -> tuple[list[GroupSummary], GroupSummary]:
         timed = [p for p in self.pairs if p.benchmark.kind == "time"]
         groups: dict[str, list[Pair]] = defaultdict(list)
@@ -269,7 +292,7 @@ class Verdict:
     verdict: str
     detectable: float | None = None
     multimodal: bool = False
-    ratio: float | None = None  # B/A as the test judged it (its processes' fastest modes)
+    ratio: float | None = None  # B/A as the test judged it (its typical processes)
 
 
 def judge_pair(
@@ -355,6 +378,10 @@ def _index(
         earlier = by_commit.get(m.commit)
         if earlier is None or earlier.value is None:  # of two records, the one with a value
             by_commit[m.commit] = m
+        elif m.value is not None and m.run_at != earlier.run_at:
+            # Two runs at one commit (serkit.results.history): the newer one stands.
+            if m.run_at > earlier.run_at:
+                by_commit[m.commit] = m
         elif m.value is not None:
             warnings.append(
                 f"{m.benchmark} was recorded twice for {m.machine} at commit {m.commit[:8]} "

@@ -52,7 +52,27 @@ def _spread_json(pair: Pair, m: Measurement) -> dict[str, list[float] | None]:
     }
 
 
-def _pair_json(pair: Pair) -> dict[str, Any]:
+def _beside_json(counted: Pair | None) -> dict[str, Any] | None:
+    if counted is None:
+        return None
+    return {
+        "a": counted.a.value,
+        "b": counted.b.value,
+        "ratio": counted.ratio,
+        "verdict": counted.verdict,
+    }
+
+
+def beside_text(counted: Pair | None) -> str:
+    """A timing's instruction count between the hosts: "same", or the change and its verdict."""
+    if counted is None or counted.ratio is None:
+        return "-"
+    if counted.verdict == "same":
+        return "same"
+    return f"{(counted.ratio - 1) * 100:+.2f} % ({counted.verdict})"
+
+
+def _pair_json(pair: Pair, counted: Pair | None = None) -> dict[str, Any]:
     return {
         "benchmark": pair.benchmark.name,
         "params": pair.params,
@@ -69,6 +89,8 @@ def _pair_json(pair: Pair) -> dict[str, Any]:
         "detectable": pair.detectable,
         "multimodal": pair.multimodal,
         "group": pair.group,
+        # The same call's instruction count on both hosts, where counted (a timing only).
+        "instructions": _beside_json(counted),
     }
 
 
@@ -96,6 +118,7 @@ def _group_json(summary: GroupSummary) -> dict[str, Any]:
 def as_json(result: Comparison) -> dict[str, Any]:
     """The stable JSON form; its keys are documented in the README (`serkit compare`)."""
     groups, overall = result.summary()
+    beside = result.instructions_beside()
     sides = {}
     for host in (result.host_a, result.host_b):
         sides[host] = {
@@ -114,7 +137,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "power": result.power,
         "instructions_rule": INSTRUCTIONS_RULE,
         "instructions": _group_json(result.instruction_summary()),
-        "pairs": [_pair_json(p) for p in result.pairs],
+        "pairs": [_pair_json(p, beside.get(id(p))) for p in result.pairs],
         "summary": {"groups": [_group_json(g) for g in groups], "overall": _group_json(overall)},
         "size_mismatches": len(result.size_mismatches),
         "only_a": sides[result.host_a],
@@ -154,7 +177,9 @@ def _spread_text(pair: Pair, m: Measurement, interval: Interval | None, kind: st
     return _interval_text(interval, unit) + ("" if kind == CI_99 else f" ({kind})")
 
 
-def _pair_rows(pairs: Iterable[Pair], with_commit: bool) -> list[list[str]]:
+def _pair_rows(
+    pairs: Iterable[Pair], with_commit: bool, beside: dict[int, Pair] | None = None
+) -> list[list[str]]:
     rows = []
     for p in pairs:
         unit = p.benchmark.unit
@@ -171,6 +196,8 @@ def _pair_rows(pairs: Iterable[Pair], with_commit: bool) -> list[list[str]]:
             "-" if p.detectable is None else percent(p.detectable),
             p.verdict,
         ]
+        if beside is not None:
+            row.append(beside_text(beside.get(id(p))))
         rows.append([*row, p.commit[:8]] if with_commit else row)
     return rows
 
@@ -229,13 +256,18 @@ def render(result: Comparison, markdown: bool = False) -> str:
     ]
     counted = result.instruction_summary()
     if counted.timings:
-        out.append(f"Instructions per call: {INSTRUCTIONS_RULE}.")
+        out.append(
+            f"Instructions per call: {INSTRUCTIONS_RULE}. Beside each timing, its count: where "
+            "the time is within noise, the count still says whether the work moved."
+        )
     out += _mismatch_lines(result)
     if markdown:  # each note its own paragraph
         out = [line if line.startswith("  - ") else line + "\n" for line in out]
     with_commit = len({p.commit for p in result.pairs}) > 1
     headers = ["benchmark", "params", "A", "A spread", "B", "B spread", "B/A", "detectable"]
     headers += ["verdict"]
+    beside = result.instructions_beside() or None
+    headers += ["instructions"] if beside else []
     headers += ["commit"] if with_commit else []
     by_env: dict[Environment, list[Pair]] = {}
     for pair in result.pairs:
@@ -245,7 +277,7 @@ def render(result: Comparison, markdown: bool = False) -> str:
         title = env.label if with_commit else f"{env.label} (commit {commits[0]})"
         out += [
             _heading(title, markdown),
-            _table(_pair_rows(pairs, with_commit), headers, markdown),
+            _table(_pair_rows(pairs, with_commit, beside), headers, markdown),
         ]
     groups, overall = result.summary()
     if overall.timings:

@@ -21,7 +21,9 @@ from types import MappingProxyType
 from typing import Any, Callable, NamedTuple
 
 from serkit.errors import FixtureSourceError, SerkitError, UnknownFixture
+from serkit.inputs.file_tree import FILE_TREE_NODES, file_tree
 from serkit.inputs.hashing import content_hash as content_hash  # also imported from here
+from serkit.inputs.user_fixtures import NO_SCHEMA_PIN as NO_SCHEMA_PIN  # also from here
 from serkit.inputs.user_fixtures import USER_ORIGIN, Declaration, declared_fixtures
 
 # --- the Senate source: pinned, fetched, never committed ---------------------------------
@@ -105,9 +107,10 @@ def data_dir() -> Path:
     configured = os.environ.get(DATA_DIR_ENV)
     if configured:
         return Path(configured).expanduser()
-    import pooch  # deferred: only needed when a source is touched
+    # pooch's own os_cache, without importing pooch (half a second, in every benchmark run).
+    import platformdirs
 
-    return Path(pooch.os_cache("serkit")) / "fixtures"
+    return Path(platformdirs.user_cache_dir("serkit")) / "fixtures"
 
 
 def _sha256(path: Path) -> str:
@@ -330,8 +333,22 @@ class Fixture:
     origin: str  # the post it comes from
     description: str
     slow: bool = False  # too large for a default run; opt in with --slow
+    # One post's document, not the grid's: a default run leaves it out, --slow or not;
+    # a run that names it times it (SERKIT_BENCH_FIXTURES, --fixture).
+    named_only: bool = False
     source: Source | None = None  # a fetched file it is derived from
     large: bool = False  # megabytes encoded: its peak memory is worth measuring
+    # The sha256 of the schema derived from it (serkit.schemas), beside its own: a change
+    # of the inference shows as a mismatch, never as results that silently change meaning.
+    # NO_SCHEMA_PIN: no record type fits it; None: not pinned (derived on each use).
+    schema_sha256: str | None = None
+    # One of your documents with a schema of yours: the JSON Schema, read from its file,
+    # whose bytes are checked against their pin first. None: the schema is derived.
+    supplied_schema: Callable[[], Any] | None = None
+
+
+# Every list length has the one record type: the schema does not grow with the data.
+RANDOM_DICTS_SCHEMA = "63f0d0bd2464951ae17a1a5eaf113710bd62ea4533b69e58398b22d67f0d58f5"
 
 
 def _random_dicts_fixture(count: int, sha256: str) -> Fixture:
@@ -343,6 +360,7 @@ def _random_dicts_fixture(count: int, sha256: str) -> Fixture:
         description=f"{count:,} random records (Lorem string, 100 ints, 100 int→float, int, float)",
         slow=count >= 10_000,  # 30 MB and more as JSON; pure-Python YAML takes minutes
         large=count >= 1_000,  # 3 MB and more as JSON
+        schema_sha256=RANDOM_DICTS_SCHEMA,
     )
 
 
@@ -352,7 +370,13 @@ def json_document(source: Source) -> Any:
 
 
 def _corpus_fixture(
-    name: str, source: Source, sha256: str, description: str, *, slow: bool = False
+    name: str,
+    source: Source,
+    sha256: str,
+    schema_sha256: str,
+    description: str,
+    *,
+    slow: bool = False,
 ) -> Fixture:
     return Fixture(
         name=name,
@@ -363,6 +387,7 @@ def _corpus_fixture(
         slow=slow,
         source=source,
         large=slow,  # the two slow ones are the two over a megabyte
+        schema_sha256=schema_sha256,
     )
 
 
@@ -394,6 +419,7 @@ _FIXTURES: dict[str, Fixture] = {
             "08c819669c90b86695e02f4028713e0c0d42d631bfbebf306816ed4b6650aa3d",
             "post 003",
             "one mixed dict: string, 100 ints, 100 str→str, int, float",
+            schema_sha256="2f95f36501650ab3ba941b6fe60401ccddfea188cf63fa2a0a60cbb837f31d5d",
         ),
         Fixture(
             "sensor-record",
@@ -401,6 +427,7 @@ _FIXTURES: dict[str, Fixture] = {
             "4bc2180eb2fbc95a83a560bb393b4420aacd1efabc7f0ea455675e4a0a449e7d",
             "post 002",
             "one IMU record: namedtuples of three vectors and a fixed timestamp",
+            schema_sha256="e506dba9676f840588210b067b0330c8fbc0d57ae6d2c0474f42b81cac147942",
         ),
         Fixture(
             "sensor-stream",
@@ -408,6 +435,7 @@ _FIXTURES: dict[str, Fixture] = {
             "0580f7446950f35f527f3eb97aa12289b345c8c5b7cc4b87085ad195c041d2e7",
             "post 002",
             "1,000 IMU records at 20 Hz",
+            schema_sha256="aaad32e21929a758d454495f259e44e3501b299705bbcd71b71eb03d28231cfd",
         ),
         Fixture(
             "senate-bios",
@@ -416,17 +444,29 @@ _FIXTURES: dict[str, Fixture] = {
             "post 004",
             "the first senators by (last, first) name, ~48 KB as YAML",
             source=SENATE_SOURCE,
+            schema_sha256="1efac3760b612c2745fa9568c8adb29571b605d5c337c6b4e294ac8d82474e9b",
+        ),
+        Fixture(
+            "file-tree",
+            file_tree,
+            "5e8b76b82365292d30d2935d95811e4fd8043657a6926d31517fc3ef3a981326",
+            "post 006",
+            f"{FILE_TREE_NODES:,} files and directories in one tree, with UTC timestamps",
+            named_only=True,
+            schema_sha256="0f8d3e77c70921508fdbe9391a51f3e1a49d8fccb5696d39c72924c9aeae612c",
         ),
         _corpus_fixture(
             "twitter",
             TWITTER_SOURCE,
             "6926b35bc1f73fedfad05e0a101c6941c898d1f199e06188bdcc424f6b0aeb90",
+            "1aedbbd642309197cf5db38532952c38052355a8e4f641623dc327a67703ed87",
             "tweets from the Twitter search API: Unicode text, nested objects, big ids",
         ),
         _corpus_fixture(
             "citm-catalog",
             CITM_CATALOG_SOURCE,
             "74a775a1807fc0c7d97d3cf0df232ecfb9c640fedcc5860900fc6a4f244f94a0",
+            "f4ab9e36aaea38869dd51cf49fabe66425087214ce484010681f6fb9d1932596",
             "a ticketing catalogue: int-heavy objects with many repeated keys",
             slow=True,
         ),
@@ -434,6 +474,7 @@ _FIXTURES: dict[str, Fixture] = {
             "canada",
             CANADA_SOURCE,
             "8fb65ca7a1ece8849069cb92d9e3d74364f4f29d32b9d6ba945f0428f38d5a01",
+            "c5e090f54286cb280b1df0e59c9a966f49fb2fd03c2741861befb94f49cca775",
             "Canada's border as GeoJSON: arrays of float coordinate pairs",
             slow=True,
         ),
@@ -441,6 +482,7 @@ _FIXTURES: dict[str, Fixture] = {
             "github",
             GITHUB_SOURCE,
             "532e8c2df5e37439d407c11984fea1b19efe3280892f735f4d859a4918aa8343",
+            "5ba287ed446c0c735a29546bc958c0d1efc317596ba43a848f96c2173b792218",
             "GitHub API responses (orjson's benchmark document): strings, URLs, nulls",
         ),
     )
@@ -460,6 +502,12 @@ def get_fixture(name: str) -> Fixture:
         raise UnknownFixture(
             f"unknown fixture {name!r}; known fixtures: {', '.join(_FIXTURES)}"
         ) from None
+
+
+def default_fixture_names(*, slow: bool = False) -> list[str]:
+    """The fixtures a run that names none covers: all but the slow ones (unless `slow`)
+    and those one post times, which only a run that names them covers."""
+    return [f.name for f in _FIXTURES.values() if (slow or not f.slow) and not f.named_only]
 
 
 def check_fixtures(names: Iterable[str]) -> list[str]:
@@ -520,6 +568,8 @@ def _user_fixture(declared: Declaration) -> Fixture:
         description=declared.about,
         slow=declared.slow,
         large=declared.large,
+        schema_sha256=declared.schema_sha256,
+        supplied_schema=declared.read_schema if declared.schema_file is not None else None,
     )
 
 

@@ -6,6 +6,7 @@ user declares (:mod:`serkit.inputs.user_fixtures`).
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 from collections.abc import Iterator
 from typing import Any
@@ -28,6 +29,11 @@ def _tokens(obj: Any) -> Iterator[bytes]:
     elif kind is bytes:
         yield b"b%d:" % len(obj)
         yield obj
+    elif kind is datetime.datetime or kind is datetime.date:
+        # ISO 8601, offset included: the same text on every Python. A datetime is tagged
+        # apart from a date, and both apart from a str of the same text.
+        yield b"T" if kind is datetime.datetime else b"D"
+        yield obj.isoformat().encode() + b";"
     elif kind is dict:
         yield b"d%d:" % len(obj)
         for key, value in obj.items():

@@ -147,3 +147,40 @@ def get_probe(name: str) -> Probe:
 def load_probe(name: str) -> Any:
     """Build probe `name`: a new object on every call."""
     return get_probe(name).build()
+
+
+# --- validation probes: documents that parse but break the schema of SCHEMA_BASE ------
+
+
+def schema_base() -> list[dict[str, Any]]:
+    """Two records of one type: the document whose derived schema the validation probes break."""
+    return [
+        {"id": 1, "name": "ada", "score": 9.5, "tags": ["admin"]},
+        {"id": 2, "name": "bob", "score": 7.25, "tags": []},
+    ]
+
+
+def _ids_as_text() -> list[dict[str, Any]]:
+    return [{**record, "id": str(record["id"])} for record in schema_base()]
+
+
+def _without_name() -> list[dict[str, Any]]:
+    return [{k: v for k, v in record.items() if k != "name"} for record in schema_base()]
+
+
+def _with_extra() -> list[dict[str, Any]]:
+    return [{**record, "extra": True} for record in schema_base()]
+
+
+# Each breaks the schema in every record alike, so that it has a schema of its own, which
+# its bytes are written with: a peer whose types differ, or a hand-written message.
+VALIDATION_PROBES: Mapping[str, Probe] = MappingProxyType(
+    {
+        p.name: p
+        for p in (
+            Probe("schema-wrong-type", _ids_as_text, "a string where the schema has an int"),
+            Probe("schema-missing-field", _without_name, "a required field left out"),
+            Probe("schema-extra-field", _with_extra, "a field the schema does not have"),
+        )
+    }
+)

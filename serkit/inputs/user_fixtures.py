@@ -16,6 +16,13 @@ declaration is refused, naming both hashes (:class:`~serkit.errors.FixtureChange
 ``file_sha256`` pins the file's bytes, which are checked before any parser sees them: a
 file swapped into the folder is refused unread.
 
+``schema_sha256`` pins the document's schema beside its content (the hash of the record
+type the schema codecs build from, :mod:`serkit.schemas`), or says ``"no schema"``; a
+later serkit or inference library that reads it otherwise is then named, not used. Given
+a JSON Schema of yours (``serkit fixtures add --schema``), the folder keeps a copy,
+``schema_file``, its bytes pinned by ``schema_file_sha256`` as the document's are; else
+the schema is derived from the document.
+
 Nothing in the folder grants trust: a pickle is loaded only when the person running the
 command allows it (``--allow-pickle``; the suite: ``SERKIT_BENCH_ALLOW_PICKLE=1``), and the
 document's limits are theirs to raise (:mod:`serkit.inputs.limits`). An ``allow_pickle``
@@ -39,7 +46,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 
 from serkit.checkout import project_root
 from serkit.errors import DocumentError, FixtureChanged, SerkitError
@@ -60,6 +67,10 @@ USER_ORIGIN = "your data"  # a declared document's `origin` in the fixture regis
 ID_HASH_DIGITS = 8
 # What a declaration may say; `allow_pickle` is refused by name, see _declaration.
 KEYS = frozenset({"file", "sha256", "file_sha256", "description", "format", "slow"})
+SCHEMA_KEYS = frozenset({"schema_sha256", "schema_file", "schema_file_sha256"})
+NO_SCHEMA_PIN = "no schema"  # a schema_sha256 that says no record type fits the document
+SCHEMA_SUFFIX = ".schema.json"
+SCHEMA_MAX_BYTES = 2**20  # a JSON Schema is small; this one is read before it is trusted
 # Sizes as file bytes: a document this large is slow (left out unless --slow) or large
 # (its peak memory is measured), as random-dicts-10000 and -1000 are as JSON.
 SLOW_BYTES = 10 * 10**6
@@ -80,6 +91,10 @@ class Declaration:
     description: str = ""
     format: str | None = None  # None: from the extension, else sniffed
     declared_slow: bool | None = None  # None: from the file's size
+    # The schema's pin: a sha256, NO_SCHEMA_PIN, or None (declared before serkit pinned it).
+    schema_sha256: str | None = None
+    schema_file: Path | None = None  # absolute: a JSON Schema of yours; None: derived
+    schema_file_sha256: str | None = None
 
     @property
     def id(self) -> str:
@@ -108,6 +123,28 @@ class Declaration:
     def build(self) -> Any:
         """The document, read from its file and checked against both hashes."""
         return read_declared(self).obj
+
+    def read_schema(self) -> Any:
+        """Your JSON Schema for it, as JSON data, its file's bytes checked before parsing."""
+        if self.schema_file is None or self.schema_file_sha256 is None:
+            raise SerkitError(f"{self.id} declares no schema file")
+        data = read_bytes(self.schema_file, SCHEMA_MAX_BYTES)
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != self.schema_file_sha256:
+            raise FixtureChanged(
+                f"{self.schema_file} has changed: its file sha256 is {actual[:12]}…, declared "
+                f"{self.schema_file_sha256[:12]}… for {self.id}, so it was not read; if you "
+                f"trust it, declare it again: {_readd(self)} --schema {self.schema_file}"
+            )
+        return parse_schema_file(self.schema_file, data)
+
+
+def parse_schema_file(path: Path, data: bytes) -> Any:
+    """A JSON Schema file's JSON; DocumentError when it is not JSON."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise DocumentError(f"{path}: not a JSON Schema (not JSON: {exc})"[:300]) from None
 
 
 def fixture_id(name: str, sha256: str) -> str:
@@ -145,7 +182,7 @@ def _declaration(name: str, entry: Any, base: Path) -> Declaration:
             "remove the key, and pass --allow-pickle to the command that reads the fixture "
             "(SERKIT_BENCH_ALLOW_PICKLE=1 for the suite)"
         )
-    unknown = set(entry) - KEYS
+    unknown = set(entry) - KEYS - SCHEMA_KEYS
     if unknown:
         raise SerkitError(f"{name}: unknown keys {', '.join(sorted(unknown))}")
     file, sha256 = entry.get("file"), entry.get("sha256")
@@ -169,6 +206,7 @@ def _declaration(name: str, entry: Any, base: Path) -> Declaration:
         raise SerkitError(f"{name}: format must be one of {', '.join(FORMATS)}")
     if not isinstance(entry.get("slow", False), bool):
         raise SerkitError(f"{name}: slow must be true or false")
+    schema_sha256, schema_file, schema_file_sha256 = _schema_entry(name, entry)
     return Declaration(
         name=name,
         file=(base / file).resolve(),
@@ -177,7 +215,35 @@ def _declaration(name: str, entry: Any, base: Path) -> Declaration:
         description=str(entry.get("description", "")),
         format=fmt,
         declared_slow=entry.get("slow"),
+        schema_sha256=schema_sha256,
+        schema_file=(base / schema_file).resolve() if schema_file else None,
+        schema_file_sha256=schema_file_sha256,
     )
+
+
+def _schema_entry(name: str, entry: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(schema_sha256, schema_file, schema_file_sha256), checked for shape."""
+    pin = entry.get("schema_sha256")
+    file, file_pin = entry.get("schema_file"), entry.get("schema_file_sha256")
+    if (
+        pin is not None
+        and pin != NO_SCHEMA_PIN
+        and not (isinstance(pin, str) and _SHA256.fullmatch(pin))
+    ):
+        raise SerkitError(
+            f'{name}: schema_sha256 must be the schema\'s 64-hex-digit sha256 or "{NO_SCHEMA_PIN}" '
+            "(`serkit fixtures add` computes it)"
+        )
+    if file is None and file_pin is None:
+        return pin, None, None
+    if not (isinstance(file, str) and file and isinstance(file_pin, str)):
+        raise SerkitError(f"{name}: schema_file and schema_file_sha256 go together")
+    if not _SHA256.fullmatch(file_pin) or pin is None or pin == NO_SCHEMA_PIN:
+        raise SerkitError(
+            f"{name}: a schema_file needs its bytes' sha256 (schema_file_sha256) and the "
+            "schema's (schema_sha256), 64 hex digits each (`serkit fixtures add --schema`)"
+        )
+    return pin, file, file_pin
 
 
 def _read_manifest(where: Path) -> dict[str, Any]:
@@ -250,7 +316,7 @@ def pin(document: Document) -> str:
     except TypeError as exc:  # content_hash walks plain data only; measured: no cycles
         raise DocumentError(
             f"{document.path}: {exc}; a fixture may hold only None, bool, int, float, str, "
-            "bytes, list, tuple, dict and named tuples"
+            "bytes, dates, datetimes, list, tuple, dict and named tuples"
         ) from None
 
 
@@ -289,6 +355,18 @@ def default_name(path: Path) -> str:
     return stem or "document"
 
 
+# (the document, your JSON Schema or None) -> the schema's pin: serkit.schemas.pinned's
+# schema_pin, which this layer cannot import (schemas sit above inputs).
+SchemaPin = Callable[[Any, Any], Optional[str]]
+
+
+def _schema_text(pin: str | None, file_sha256: str | None) -> str:
+    if pin is None:
+        return "no schema pinned"
+    kind = "yours" if file_sha256 else "derived"
+    return "no schema" if pin == NO_SCHEMA_PIN else f"schema sha256 {pin[:12]}… ({kind})"
+
+
 def add_document(
     path: str | os.PathLike[str],
     *,
@@ -297,18 +375,35 @@ def add_document(
     allow_pickle: bool | None = None,
     replace: bool = False,
     where: Path | None = None,
+    schema: str | os.PathLike[str] | None = None,
+    pin_schema: SchemaPin | None = None,
 ) -> Declaration:
     """Copy a document into the user fixtures folder and declare it there, pinned by hash.
 
-    The copy is written first and the manifest last, each by an atomic rename, so a
-    failure at any step leaves the folder as it was. Re-adding the same content under the
-    same name changes nothing (but pins the file's bytes of a declaration made before
-    serkit did); other content under a declared name needs `replace`.
+    Its schema is pinned beside it by `pin_schema`: derived from the document, or `schema`,
+    a JSON Schema file of yours, which is copied too and its bytes pinned. Without
+    `pin_schema`, no schema is pinned. The copies are written first and the manifest last,
+    each by an atomic rename, so a failure at any step leaves the folder as it was.
+    Re-adding the same content and schema under the same name changes nothing (but pins
+    what a declaration made by an older serkit left unpinned); other content, or another
+    schema, under a declared name needs `replace`.
     """
     source = Path(path)
     data = read_bytes(source)  # read once: the bytes hashed are the bytes kept
     document = decode(source, data, allow_pickle=allow_pickle)
     sha256, file_sha256 = pin(document), hashlib.sha256(data).hexdigest()
+    schema_path = Path(schema) if schema is not None else None
+    schema_data = read_bytes(schema_path, SCHEMA_MAX_BYTES) if schema_path else None
+    if pin_schema is None:
+        if schema_path is not None:
+            raise SerkitError("a schema file was given, and nothing to read it with")
+        schema_pin = None
+    else:
+        supplied = None
+        if schema_path is not None and schema_data is not None:
+            supplied = parse_schema_file(schema_path, schema_data)
+        schema_pin = pin_schema(document.obj, supplied)
+    schema_file_sha256 = hashlib.sha256(schema_data).hexdigest() if schema_data else None
     chosen = name or default_name(source)
     if not _NAME.fullmatch(chosen):
         raise DocumentError(
@@ -323,8 +418,21 @@ def add_document(
     existing = declarations(target_dir)
     previous = next((d for d in existing if d.name == chosen), None)
     same = previous is not None and previous.sha256 == sha256
-    if same and previous is not None and previous.file_sha256:
-        return previous  # its copy stays, even one in another format
+    schema_now = (schema_pin, schema_file_sha256)
+    if previous is not None and same and previous.file_sha256:
+        schema_then = (previous.schema_sha256, previous.schema_file_sha256)
+        # The same schema; or none to pin here (no inference library), so nothing to compare.
+        if schema_then == schema_now or schema_now == (None, None):
+            return previous  # its copy stays, even one in another format
+        # A declaration older than schema pins is pinned now; a pinned schema changes only
+        # when asked, as its schema codecs' results would then mean something else.
+        if schema_then != (None, None) and not replace:
+            raise DocumentError(
+                f"{chosen} is declared as {previous.id} with {_schema_text(*schema_then)}; "
+                f"this one has {_schema_text(*schema_now)}: another schema changes what its "
+                "schema codecs time, so replace it (--replace; results keep the schema hash "
+                "they ran under)"
+            )
     if previous is not None and not same and not replace:
         raise DocumentError(
             f"{chosen} is already declared as {previous.id}; this document's content sha256 "
@@ -336,23 +444,31 @@ def add_document(
     entry: dict[str, Any] = {"file": stored, "sha256": sha256, "file_sha256": file_sha256}
     if description:
         entry["description"] = description
+    if schema_pin is not None:
+        entry["schema_sha256"] = schema_pin
+    copies: dict[Path, bytes] = {target_dir / stored: data}
+    if schema_data is not None and schema_file_sha256 is not None:
+        # Named by its own hash too, so another schema never overwrites a declared one.
+        kept = f"{fixture_id(chosen, sha256)}.{schema_file_sha256[:ID_HASH_DIGITS]}{SCHEMA_SUFFIX}"
+        entry.update(schema_file=kept, schema_file_sha256=schema_file_sha256)
+        copies[target_dir / kept] = schema_data
     manifest["fixtures"][chosen] = entry
-    copy = target_dir / stored
-    copied = not copy.exists()
-    _atomic_write(copy, data)
+    created = [copy for copy in copies if not copy.exists()]
     try:
+        for copy, content in copies.items():
+            _atomic_write(copy, content)
         text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
         _atomic_write(target_dir / MANIFEST, text.encode("utf-8"))
     except BaseException:
-        if copied:
+        for copy in created:
             with contextlib.suppress(OSError):
                 copy.unlink()
         raise
-    if (
-        previous is not None
-        and previous.file != copy
-        and not any(d.file == previous.file for d in existing if d.name != chosen)
-    ):
-        with contextlib.suppress(OSError):
-            previous.file.unlink()  # no entry refers to it any more
+    if previous is not None:
+        others = [d for d in existing if d.name != chosen]
+        for old in (previous.file, previous.schema_file):
+            if old is None or old in copies or any(old in (d.file, d.schema_file) for d in others):
+                continue
+            with contextlib.suppress(OSError):
+                old.unlink()  # no entry refers to it any more
     return _declaration(chosen, entry, target_dir)

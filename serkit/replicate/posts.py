@@ -3,7 +3,8 @@
 Machines differ, so the tables compare shapes, not absolute times: both sides divided by
 one reference codec of the post, the ranking then and now, and a verdict on each claim
 the post made. Sizes are deterministic and compared directly. This module holds the four
-seed posts and :func:`run`; post 005, orjson's README, is :mod:`.orjson_readme`. The parts
+seed posts and :func:`run`; post 005, orjson's README, is :mod:`.orjson_readme`, and post
+006, msgspec's validation benchmark, :mod:`.msgspec_validation`. The parts
 are :mod:`.measure` (timing as the asv suite does), :mod:`.tables`, :mod:`.claims`,
 :mod:`.document` (the saved JSON) and :mod:`.render`.
 """
@@ -20,7 +21,7 @@ from serkit import units
 from serkit.codecs.registry import get_codec
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import FIXTURES, get_fixture, load_fixture, source_path
-from serkit.replicate import orjson_readme
+from serkit.replicate import msgspec_validation, orjson_readme
 from serkit.replicate.claims import (
     CLAIMS_LEGEND,
     VERDICTS,
@@ -47,6 +48,7 @@ from serkit.replicate.published import (
     POST_004_LOAD,
     POST_005,
     POST_005_DOCUMENTS,
+    POST_006,
     POSTS,
     Post,
     as_disk_kib,
@@ -399,12 +401,17 @@ def _post_005(options: Options) -> dict[str, Any]:
     return {**_post_header(POST_005), **orjson_readme.replicate(options.rounds)}
 
 
+def _post_006(options: Options) -> dict[str, Any]:
+    return {**_post_header(POST_006), **msgspec_validation.replicate(options.rounds)}
+
+
 RUNNERS: Mapping[str, Callable[[Options], dict[str, Any]]] = {
     "000/001": _post_000,
     "002": _post_002,
     "003": _post_003,
     "004": _post_004,
     "005": _post_005,
+    "006": _post_006,
 }
 # The fixtures built from a fetched source, per post: checked before any timing starts.
 SOURCED_FIXTURES = {"004": (POST_004_LOAD.fixture,), "005": tuple(POST_005_DOCUMENTS)}

@@ -325,6 +325,80 @@ POST_005_LOADS = PublishedRatios(
     unit="x orjson's time",
 )
 
+# The commit of msgspec that published these figures ("Update benchmarks", 2023-12-08; on
+# the documentation's benchmarks page, docs/source/benchmarks.rst, which later commits
+# moved to docs/benchmarks.rst with the figures unchanged).
+MSGSPEC_BENCHMARKS_COMMIT = "f71d96f4e7dce9baa6b619d555863d62b1cd4e2e"
+
+POST_006 = Post(
+    id="006",
+    title="msgspec's benchmarks: JSON serialization & validation",
+    seeds=(),
+    source=f"msgspec's documentation, Benchmarks page (github.com/jcrist/msgspec, "
+    f"docs/source/benchmarks.rst at commit {MSGSPEC_BENCHMARKS_COMMIT[:12]}): the data of its "
+    "JSON Serialization & Validation charts",
+    date="2023-12-08",
+    setup="CPython 3.11 on the author's ~2020 x86 Linux laptop; msgspec 0.18.5, mashumaro 3.11, "
+    "cattrs 23.2.3, pydantic 2.5.2 and 1.10.13; one JSON message of 1,000 File and Directory "
+    "objects (a tagged union, recursive, with an enum and datetimes), classes written by hand "
+    "for each library; encode of the decoded objects and decode (with validation) of the "
+    "message each timed by timeit's autorange, each library in a process of its own",
+    reference="msgspec-struct-json",
+    labels={
+        "msgspec-struct-json": "msgspec 0.18.5",
+        "mashumaro-orjson": "mashumaro 3.11",
+        "cattrs-orjson": "cattrs 23.2.3",
+        "pydantic-json": "pydantic v2 (2.5.2)",
+    },
+    unavailable={"pydantic v1": "pydantic 1.10.13: serkit's pydantic-json needs pydantic 2"},
+)
+
+# Seconds per call in the page's data, here in ms to six significant digits (the chart shows
+# three), and the peak RSS increase in MiB.
+POST_006_ENCODE = PublishedFigures(
+    post="006",
+    title="encode time",
+    unit="ms",
+    note="the chart's encode figures (its data gives seconds per call)",
+    fixture="file-tree",
+    values={
+        "msgspec-struct-json": 0.167275,
+        "mashumaro-orjson": 0.797896,
+        "cattrs-orjson": 2.06540,
+        "pydantic-json": 3.47030,
+    },
+    unavailable_values={"pydantic v1": 19.6149},
+)
+POST_006_DECODE = PublishedFigures(
+    post="006",
+    title="decode and validate time",
+    unit="ms",
+    note="the chart's decode figures (its data gives seconds per call)",
+    fixture="file-tree",
+    values={
+        "msgspec-struct-json": 0.422206,
+        "mashumaro-orjson": 2.67868,
+        "cattrs-orjson": 3.39233,
+        "pydantic-json": 3.80696,
+    },
+    unavailable_values={"pydantic v1": 25.2885},
+)
+POST_006_MEMORY = PublishedFigures(
+    post="006",
+    title="peak memory increase",
+    unit="MiB",
+    note="the process's peak RSS after both timings, less its peak before it imported the "
+    "library and its classes (the message already read); exact as published",
+    fixture="file-tree",
+    values={
+        "msgspec-struct-json": 0.640625,
+        "mashumaro-orjson": 7.1171875,
+        "cattrs-orjson": 3.25390625,
+        "pydantic-json": 16.26171875,
+    },
+    unavailable_values={"pydantic v1": 10.03125},
+)
+
 POSTS: dict[str, Post] = {
-    post.id: post for post in (POST_000, POST_002, POST_003, POST_004, POST_005)
+    post.id: post for post in (POST_000, POST_002, POST_003, POST_004, POST_005, POST_006)
 }

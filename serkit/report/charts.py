@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
 from serkit import units
+from serkit.report.history import HistoryStep, HistoryView, moment_iso
 from serkit.report.pythons import PythonView
 from serkit.report.steps import INSTRUCTION_NAMES, MEASURE_NAMES, Point
 from serkit.report.versions import LibraryView
@@ -106,6 +108,58 @@ def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
     figure.update_layout(
         barmode="group", height=140 + 34 * len(rows), margin={"t": 40, "l": 10, "r": 10}
     )
+    return _figure_html(figure, div_id)
+
+
+def typed_chart(table: SnapshotTable, div_id: str) -> str | None:
+    """Decode time of the schema codecs beside the schemaless ones of the same format: what
+    decoding into typed, validated objects costs against decoding plain data. None when no
+    format has both measured on this fixture."""
+    from plotly import graph_objects as go
+    from plotly.subplots import make_subplots
+
+    if not table.has_typed:
+        return None
+    rows = [r for r in table.rows if r.loads is not None and r.format]
+    formats = sorted({r.format for r in rows if r.typed} & {r.format for r in rows if not r.typed})
+    figure = make_subplots(
+        rows=1,
+        cols=len(formats),
+        subplot_titles=[f"{f}: loads, typed against untyped" for f in formats],
+        horizontal_spacing=0.15,
+    )
+    for col, fmt in enumerate(formats, start=1):
+        for typed, label, colour in (
+            (False, "untyped (plain data)", "#8c8c8c"),
+            (True, "typed (schema derived)", "#d62728"),
+        ):
+            chosen = [r for r in rows if r.format == fmt and r.typed == typed]
+            chosen.sort(key=lambda r: r.loads.value if r.loads and r.loads.value else 0.0)
+            values: list[Measurement | None] = [r.loads for r in chosen]
+            figure.add_trace(
+                go.Bar(
+                    name=label,
+                    legendgroup=label,
+                    showlegend=col == 1,
+                    marker_color=colour,
+                    y=[r.codec for r in chosen],
+                    x=[None if m is None else m.value for m in values],
+                    orientation="h",
+                    error_x={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": _error(values, 1),
+                        "arrayminus": _error(values, 0),
+                    },
+                    hovertemplate="%{y} loads: %{x:.3s}s<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        figure.update_xaxes(type="log", title_text="seconds per call", row=1, col=col)
+    figure.update_yaxes(autorange="reversed")
+    height = 140 + 30 * max(sum(r.format == f for r in rows) for f in formats)
+    figure.update_layout(height=height, margin={"t": 40, "l": 10, "r": 10})
     return _figure_html(figure, div_id)
 
 
@@ -250,3 +304,100 @@ def hosts_chart(data: ReportData, div_id: str) -> str | None:
         margin={"t": 30},
     )
     return _figure_html(figure, div_id)
+
+
+# How each kind of change between two runs is marked on the time axis.
+_MARKS = {
+    "release": {"color": "#1b7a3a", "dash": "dash"},
+    "host": {"color": "#a4161a", "dash": "dot"},
+    "suite": {"color": "#6b7385", "dash": "dashdot"},
+}
+
+
+def history_chart(view: HistoryView, div_id: str) -> str:
+    """history_figure, drawn into the page."""
+    return _figure_html(history_figure(view), div_id)
+
+
+def history_figure(view: HistoryView) -> Any:
+    """Each codec and fixture's dumps and loads time and encoded size at every run, over
+    calendar time, relative to the newest run's; each release, host and suite change
+    between two runs marked on the time axis, its details in the mark's hover."""
+    from plotly import graph_objects as go
+    from plotly.colors import qualitative
+    from plotly.subplots import make_subplots
+
+    panels = [(DUMPS, "dumps time"), (LOADS, "loads time"), (SIZE, "encoded size")]
+    figure = make_subplots(rows=1, cols=3, subplot_titles=[title for _, title in panels])
+    when = [moment_iso(p.run.moment) for p in view.points]
+    palette = qualitative.Dark24
+    series = [(codec, fixture) for codec in view.codecs for fixture in view.fixtures]
+    colours = {s: palette[i % len(palette)] for i, s in enumerate(series)}
+    in_legend: set[tuple[str, str]] = set()
+    for col, (benchmark, _) in enumerate(panels, start=1):
+        shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
+        for codec, fixture in series:
+            values = [p.run.get(benchmark, codec, fixture) for p in view.points]
+            last = next((m for m in reversed(values) if m is not None and m.value), None)
+            if last is None or last.value is None:
+                continue
+            # Releases and commits come from results files: escaped, as plotly reads HTML.
+            hover = [
+                html.escape(
+                    f"{units.MISSING if m is None or m.value is None else shown(m.value)}, "
+                    f"{view.release(codec, p)}, commit {p.run.commit[:8]}"
+                )
+                for m, p in zip(values, view.points)
+            ]
+            figure.add_trace(
+                go.Scatter(
+                    x=when,
+                    y=[
+                        None if m is None or m.value is None else m.value / last.value
+                        for m in values
+                    ],
+                    mode="lines+markers",
+                    line={"color": colours[codec, fixture]},
+                    name=f"{codec} / {fixture}",
+                    legendgroup=f"{codec}/{fixture}",
+                    showlegend=(codec, fixture) not in in_legend,
+                    customdata=hover,
+                    hovertemplate=f"{codec} / {fixture} %{{x|%Y-%m-%d %H:%M}}: %{{y:.3f}}x "
+                    "(%{customdata})<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+            in_legend.add((codec, fixture))
+    for step in view.steps:
+        _mark(figure, moment_iso(step.after.run.moment), step)
+    figure.update_xaxes(type="date", title_text="run (UTC)")
+    figure.update_yaxes(title_text=f"x the newest run ({view.points[-1].label})", col=1)
+    figure.update_layout(height=460, margin={"t": 40, "l": 10, "r": 10})
+    return figure
+
+
+def _mark(figure: Any, when: str, step: HistoryStep) -> None:
+    """A vertical line in every panel where something changed, named once, above the first."""
+    kinds = step.marks
+    if not kinds:
+        return
+    style = _MARKS[kinds[0]]
+    figure.add_vline(x=when, line_width=1, line_dash=style["dash"], line_color=style["color"])
+    details = [*step.releases, *step.host]
+    if step.code:
+        details.append(f"benchmark code changed: {len(step.code)} benchmarks")
+    # plotly reads a hover text as HTML: a host's facts come from files, never trusted as it.
+    details = [html.escape(d) for d in details]
+    figure.add_annotation(
+        x=when,
+        xref="x",
+        y=1,
+        yref="y domain",
+        yanchor="top",
+        text=" + ".join(kinds),
+        hovertext="<br>".join(details),
+        showarrow=False,
+        font={"size": 10, "color": style["color"]},
+        bgcolor="rgba(255,255,255,0.8)",
+    )

@@ -27,8 +27,17 @@ from typing import Any
 
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
+from serkit.compare.render import beside_text
 from serkit.errors import SerkitError
-from serkit.report.charts import hosts_chart, library_chart, python_chart, snapshot_chart
+from serkit.report.charts import (
+    history_chart,
+    hosts_chart,
+    library_chart,
+    python_chart,
+    snapshot_chart,
+    typed_chart,
+)
+from serkit.report.history import JUDGED_STEPS
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
@@ -38,6 +47,7 @@ from serkit.report.views import (
 )
 from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, describe_hosts
+from serkit.results.noise import SAME_RUN
 from serkit.results.tree import Measurement, ResultsTree, publishable_copy, read_tree
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
@@ -175,6 +185,8 @@ def _environment() -> Any:
         date=date_text,
         moment=moment_text,
     )
+    # A timing's instruction count, looked up by the pair (Comparison.instructions_beside).
+    env.globals.update(object_id=id, beside_text=beside_text)
     return env
 
 
@@ -225,6 +237,7 @@ def write_pages(
     nav = [("index.html", "Overview")]
     nav += [(page_name(f), f) for f in data.snapshots]
     nav += [("versions.html", "Library versions"), ("pythons.html", "Python versions")]
+    nav += [("history.html", "History")]
     nav += [("hosts.html", "Hosts")]
     nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
     if conformance is not None:
@@ -232,6 +245,7 @@ def write_pages(
     if replication is not None:
         nav.append(("replication.html", "Replication"))
     common = {"prov": prov, "nav": nav, "asv_pages": asv_pages, "warnings": data.tree.warnings}
+    common["same_run"] = SAME_RUN  # a step judged within one run; others say "two runs"
 
     def render(name: str, template: str, title: str, **context: Any) -> Path:
         html = env.get_template(template).render(**common, title=title, page=name, **context)
@@ -244,13 +258,20 @@ def write_pages(
     ]
     for i, (fixture, tables) in enumerate(data.snapshots.items()):
         charts = [snapshot_chart(t, f"snapshot-{i}-{j}") for j, t in enumerate(tables)]
+        typed = [typed_chart(t, f"typed-{i}-{j}") for j, t in enumerate(tables)]
         written.append(
             render(
                 page_name(fixture),
                 "snapshot.html",
                 f"Snapshot: {fixture}",
                 fixture=fixture,
-                tables=list(zip(tables, charts)),
+                tables=list(zip(tables, charts, typed)),
+                # A baseline's quick run, if one of the runs composing it was one.
+                plans={
+                    (t.run.machine, t.run.env.label): plan
+                    for t in tables
+                    if (plan := data.plan_for(t.run)) is not None
+                },
             )
         )
     charts = [library_chart(v, f"library-{i}") for i, v in enumerate(data.libraries)]
@@ -276,6 +297,21 @@ def write_pages(
             views=list(zip(data.pythons, charts)),
             size_benchmark=SIZE,
             measure_names=MEASURE_NAMES,
+        )
+    )
+    charts = [history_chart(v, f"history-{i}") for i, v in enumerate(data.history)]
+    written.append(
+        render(
+            "history.html",
+            "history.html",
+            "History",
+            views=list(zip(data.history, charts)),
+            judged_steps=JUDGED_STEPS,
+            size_benchmark=SIZE,
+            peak_benchmarks=tuple(PEAK.values()),
+            allocation_benchmarks=tuple(ALLOCATIONS.values()),
+            measure_names=MEASURE_NAMES,
+            code_changed=CODE_CHANGED,
         )
     )
     hosts = describe_hosts(data.tree)

@@ -1,5 +1,6 @@
-"""The runs a report shows: per machine and environment, the newest commit measured there;
-and per machine and Python, the baseline: each library's newest release measured there.
+"""The runs a report shows: every run (one results file each, serkit.results.history); per
+machine and environment, the newest commit measured there; and per machine and Python,
+the baseline: each library's newest release measured there.
 
 serkit's matrix gives each library release an environment of its own (serkit.run.matrix),
 so what the report shows side by side, every codec on one Python, is composed from several
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from serkit.codecs.registry import codec_names, registry
@@ -43,11 +44,21 @@ class Run:
     # What benchmarks.json says of each benchmark: how its samples stand by process.
     benchmarks: Mapping[str, Benchmark] = field(default_factory=dict)
     parts: tuple[Run, ...] = ()  # a baseline's runs, one per library
+    # When the run took its last values (asv's started_at), milliseconds since the epoch;
+    # 0 where asv recorded none. The run's results file is named in `file` ("" for a
+    # baseline: each value's own file is on its Measurement).
+    ran_at: int = 0
+    file: str = ""
 
     @property
     def commits(self) -> list[str]:
         """The suite commits behind these values: more than one is a caveat."""
         return sorted({part.commit for part in self.parts} or {self.commit})
+
+    @property
+    def moment(self) -> int:
+        """When it ran, as far as known: the run's own moment, else its commit's date."""
+        return self.ran_at or self.date
 
     def get(self, benchmark: str, *params: Any) -> Measurement | None:
         found = self.values.get((benchmark, params))
@@ -102,27 +113,55 @@ def library_of(codec: str) -> str | None:
     return None if spec is None else spec.library
 
 
-def latest_runs(tree: ResultsTree) -> list[Run]:
-    """For every machine and environment, the newest commit with a measured value."""
-    grouped: dict[tuple[str, Environment, str], list[Measurement]] = defaultdict(list)
+def all_runs(tree: ResultsTree) -> list[Run]:
+    """Every run with a measured value: each results file of each machine, oldest first."""
+    grouped: dict[tuple[str, str], list[Measurement]] = defaultdict(list)
     for host in tree.machines.values():
         for m in host.measurements:
-            grouped[host.name, m.env, m.commit].append(m)
-    newest: dict[tuple[str, Environment], Run] = {}
-    for (machine, env, commit), measurements in grouped.items():
+            grouped[host.name, str(m.file)].append(m)
+    runs = []
+    for (machine, _), measurements in grouped.items():
         if all(m.value is None for m in measurements):
             continue
-        date = max(m.date for m in measurements)
-        current = newest.get((machine, env))
-        if current is not None and (current.date, current.commit) >= (date, commit):
-            continue
-        run = Run(machine, env, commit, date, benchmarks=tree.benchmarks)
-        for m in measurements:
-            key = (m.benchmark, tuple(decode_param(p) for p in m.params))
-            if key not in run.values or run.values[key].value is None:
-                run.values[key] = m
-        newest[machine, env] = run
-    return sorted(newest.values(), key=_run_order)
+        first = measurements[0]
+        run = Run(
+            machine,
+            first.env,
+            first.commit,
+            first.date,
+            benchmarks=tree.benchmarks,
+            ran_at=first.run_at,
+            file=first.file.name,
+        )
+        _add_values(run, measurements)
+        runs.append(run)
+    return sorted(runs, key=lambda r: (r.moment, r.date, r.commit, r.machine, r.file))
+
+
+def _add_values(run: Run, measurements: Iterable[Measurement]) -> None:
+    """Each value not yet in `run`, or held there only as skipped."""
+    for m in measurements:
+        key = (m.benchmark, tuple(decode_param(p) for p in m.params))
+        if key not in run.values or run.values[key].value is None:
+            run.values[key] = m
+
+
+def latest_runs(tree: ResultsTree) -> list[Run]:
+    """For every machine and environment, the newest commit with a measured value: its
+    newest run, with each value that run did not measure taken from the commit's runs
+    before it, newest first (as asv's one file per commit held them)."""
+    by_env: dict[tuple[str, Environment], list[Run]] = defaultdict(list)
+    for run in all_runs(tree):
+        by_env[run.machine, run.env].append(run)
+    newest = []
+    for runs in by_env.values():
+        top = max(runs, key=lambda r: (r.date, r.commit, r.ran_at, r.file))
+        same_commit = [r for r in runs if r.commit == top.commit]
+        layered = replace(top, values={})
+        for run in sorted(same_commit, key=lambda r: (r.ran_at, r.file), reverse=True):
+            _add_values(layered, run.values.values())
+        newest.append(layered)
+    return sorted(newest, key=_run_order)
 
 
 def _run_order(run: Run) -> tuple[Any, ...]:
@@ -149,9 +188,10 @@ def group_of(codec: Any) -> str:
 def recency(run: Run) -> tuple[Any, ...]:
     """Which of two runs of one release stands: the newer commit; then an environment of
     that library alone over an older matrix's environment of every library; then, between
-    two of those, the one with the newer releases of the others (the later matrix)."""
+    two of those, the one with the newer releases of the others (the later matrix); then,
+    of one environment and commit, the later run."""
     releases = tuple(version_order(v) for _, v in run.env.requirements)
-    return (run.date, run.library is not None, releases, run.commit)
+    return (run.date, run.library is not None, releases, run.commit, run.ran_at, run.file)
 
 
 def baseline_runs(runs: Sequence[Run]) -> list[Run]:
@@ -192,4 +232,5 @@ def _compose(machine: str, python: str, chosen: Mapping[str, Run], latest: Run) 
                 values[name, params] = m
     newest = max(parts, key=lambda run: (run.date, run.commit))
     env = Environment(python, tuple(sorted(requirements.items())))
-    return Run(machine, env, newest.commit, newest.date, values, newest.benchmarks, parts)
+    ran_at = max(run.ran_at for run in parts)
+    return Run(machine, env, newest.commit, newest.date, values, newest.benchmarks, parts, ran_at)

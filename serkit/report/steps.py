@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from serkit.compare.comparison import (
+    COUNTED_BESIDE,
     INSTRUCTIONS_TOLERANCE,
     PEAK_TOLERANCE,
     SINGLE_SAMPLE,
@@ -16,7 +17,9 @@ from serkit.compare.comparison import (
     judge_pair,
 )
 from serkit.report.runs import Run
-from serkit.results.tree import ResultsTree
+from serkit.results.host_file import read_runs, same_run
+from serkit.results.noise import BETWEEN_RUNS, SAME_RUN
+from serkit.results.tree import Measurement, ResultsTree
 from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
 
 MEASURE_NAMES = {
@@ -33,7 +36,6 @@ COUNTED_MEASURES = (*EXACT_MEASURES, *PEAK.values())
 CODE_CHANGED = "not comparable: the benchmark's code changed"
 # Shown beside the timings they explain (a time's row carries its operation's count).
 INSTRUCTION_NAMES = {name: f"{operation} instructions" for operation, name in INSTRUCTIONS.items()}
-_COUNTED_BESIDE = {DUMPS: INSTRUCTIONS["dumps"], LOADS: INSTRUCTIONS["loads"]}
 # Verdicts that call no change: the step could not tell, or was not judged.
 _NOT_CALLED = ("same", WITHIN_NOISE, CODE_CHANGED, SINGLE_SAMPLE)
 
@@ -73,6 +75,9 @@ class Change:
     multimodal: bool = False  # either point's processes fell into separate modes
     # A time's instructions per call (before, after), where both points counted them.
     instructions: tuple[float, float] | None = None
+    # How the two points were measured: in one run, their rounds interleaved (no floor:
+    # what moved the machine moved both), or in two runs (the host's floor between runs).
+    context: str = SAME_RUN
 
     @property
     def percent(self) -> float:
@@ -112,7 +117,7 @@ def judge_steps(
 ) -> list[Change]:
     """Every measure, codec and fixture both neighbouring points measured, judged step by step."""
     out = []
-    floor = host_floor(tree, [machine], tree.warnings)
+    floors = StepFloors(tree, machine)
     for before, after in zip(points, points[1:]):
         for benchmark in measures:
             for codec in codecs:
@@ -123,6 +128,7 @@ def judge_steps(
                         continue
                     assert a.value is not None and b.value is not None
                     found = Verdict("")
+                    context, floor = floors.of(a, b)
                     if a.code_version != b.code_version:
                         # Measured by different code (asv's hash of the benchmark): the
                         # difference may be the suite's, not the axis's.
@@ -146,16 +152,35 @@ def judge_steps(
                             found.detectable,
                             found.multimodal,
                             _counted(before, after, benchmark, codec, fixture),
+                            context,
                         )
                     )
     return out
+
+
+class StepFloors:
+    """The floor a step's timing verdict uses: none where one run measured both points, their
+    rounds interleaved; else the machine's floor between runs, asked for (and its absence
+    warned about) only then."""
+
+    def __init__(self, tree: ResultsTree, machine: str) -> None:
+        self._tree, self._machine = tree, machine
+        self._runs = read_runs(tree.root / machine, tree.warnings) or []
+        self._between: float | None = None
+
+    def of(self, a: Measurement, b: Measurement) -> tuple[str, float]:
+        if same_run(self._runs, a.file.name, b.file.name):
+            return SAME_RUN, 0.0
+        if self._between is None:
+            self._between = host_floor(self._tree, [self._machine], self._tree.warnings)
+        return BETWEEN_RUNS, self._between
 
 
 def _counted(
     before: Point, after: Point, benchmark: str, codec: str, fixture: str
 ) -> tuple[float, float] | None:
     """The instructions per call of a time's operation at both points, where counted."""
-    name = _COUNTED_BESIDE.get(benchmark)
+    name = COUNTED_BESIDE.get(benchmark)
     if name is None:
         return None
     a, b = before.run.get(name, codec, fixture), after.run.get(name, codec, fixture)

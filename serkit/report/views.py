@@ -13,6 +13,8 @@ serkit.report.pythons, the steps both judge in serkit.report.steps):
   the x axis, from that library's environments;
 - Python versions: per machine, the baseline on each Python, oldest first, and every
   measurement judged from one Python to the next;
+- history: per machine and Python, the baseline at every run over calendar time, each
+  run against the one before (serkit.report.history);
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
 - hosts: `serkit compare` of each machine against the first, in one view;
 - conformance: a saved `serkit conformance` run (not asv's), when there is one.
@@ -29,6 +31,7 @@ from serkit.checks.conformance import RAN, CodecConformance, MatrixRow
 from serkit.checks.conformance import findings as conformance_findings
 from serkit.checks.conformance import matrix as conformance_matrix
 from serkit.checks.conformance import verdict as conformance_verdict
+from serkit.codecs.registry import registry
 from serkit.compare.comparison import (
     Comparison,
     NothingToCompare,
@@ -37,6 +40,7 @@ from serkit.compare.comparison import (
 from serkit.inputs.fixtures import fixture_names
 
 # Re-exported: the report's pages read every view from here.
+from serkit.report.history import HistoryView, history_views
 from serkit.report.pythons import PythonView, python_views
 from serkit.report.runs import NoResults, Run, baseline_runs, in_registry_order, latest_runs
 from serkit.report.versions import (
@@ -44,7 +48,10 @@ from serkit.report.versions import (
     library_views,
 )
 from serkit.results.builds import BuildFailure, machine_builds
+from serkit.results.host_file import read_runs
 from serkit.results.tree import Measurement, ResultsTree, version_order
+from serkit.run.quick import leaves_out_in_words
+from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
@@ -59,6 +66,8 @@ from serkit.suite.benchmark_names import (
     PEAK,
     ROUND_TRIP,
     ROUND_TRIP_EXACT,
+    SCHEMA,
+    SCHEMA_SUPPLIED,
     SIZE,
     TIME,
 )
@@ -80,6 +89,8 @@ READ_BENCHMARKS = (
     *INSTRUCTIONS.values(),
     COMPILED,
     ROUND_TRIP_EXACT,
+    SCHEMA,
+    SCHEMA_SUPPLIED,
     IMPORT,
 )
 COMPRESSORS = ("gzip-6", "zstd-3")
@@ -112,6 +123,15 @@ class SnapshotRow:
     spreads: dict[str, Spread | None] = field(default_factory=dict)
     # Instructions per call under cachegrind, by operation; None where not counted.
     instructions: dict[str, float | None] = field(default_factory=dict)
+    # The report's schema column: NONE, DERIVED or SUPPLIED (with `schema_sha256`),
+    # NO_SCHEMA_RECORDED, or UNKNOWN for a codec this serkit does not know.
+    schema: str = "none"
+    schema_sha256: str | None = None  # its first digits, as the results recorded them
+    format: str = ""  # the codec's format, where this serkit knows the codec
+
+    @property
+    def typed(self) -> bool:
+        return self.schema in (DERIVED, SUPPLIED, NO_SCHEMA_RECORDED)
 
     @property
     def measured(self) -> bool:
@@ -134,9 +154,37 @@ class SnapshotTable:
         return any(v is not None for r in self.rows for v in r.peak.values())
 
     @property
+    def has_typed(self) -> bool:
+        """Whether a schema codec and a schemaless one of the same format both decoded here."""
+        formats = {
+            True: {r.format for r in self.rows if r.typed and r.loads},
+            False: {r.format for r in self.rows if not r.typed and r.loads},
+        }
+        return bool(formats[True] & formats[False])
+
+    @property
     def has_instructions(self) -> bool:
         """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
         return any(v is not None for r in self.rows for v in r.instructions.values())
+
+
+# The schema column's values: DERIVED and SUPPLIED are schemas.types' Schema.origin.
+NONE, NO_SCHEMA_RECORDED, UNKNOWN = "none", "no schema recorded", "not known"
+
+
+def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
+    """The schema column: none (a schemaless codec), derived or user-supplied with its
+    hash, or not recorded. Results older than the origin's track hold derived ones only."""
+    spec = registry.specs.get(codec)
+    if spec is None:
+        return UNKNOWN, None
+    if not spec.needs_schema:
+        return NONE, None
+    recorded = run.value(SCHEMA, codec, fixture)
+    if recorded is None:
+        return NO_SCHEMA_RECORDED, None
+    supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
+    return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -152,8 +200,10 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
     ref_dumps = run.value(DUMPS, REFERENCE_CODEC, fixture)
     ref_loads = run.value(LOADS, REFERENCE_CODEC, fixture)
     rows = []
+    registry.names()  # the specs are read on first use
     for codec in run.codecs:
         dumps, loads = run.get(DUMPS, codec, fixture), run.get(LOADS, codec, fixture)
+        schema, schema_sha256 = schema_of(run, codec, fixture)
         rows.append(
             SnapshotRow(
                 codec=codec,
@@ -181,6 +231,9 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 instructions={
                     op: run.value(name, codec, fixture) for op, name in INSTRUCTIONS.items()
                 },
+                schema=schema,
+                schema_sha256=schema_sha256,
+                format=registry.specs[codec].format if codec in registry.specs else "",
             )
         )
     return SnapshotTable(fixture, run, rows)
@@ -321,6 +374,9 @@ class ReportData:
     # Environments that could not be built, by machine (serkit.results.builds).
     broken: list[tuple[str, BuildFailure]] = field(default_factory=list)
     pythons: list[PythonView] = field(default_factory=list)
+    history: list[HistoryView] = field(default_factory=list)
+    # Each shown run that was a quick one: what it left to `--full`, in words (run_plans).
+    plans: list[RunPlan] = field(default_factory=list)
 
     @property
     def machines(self) -> list[str]:
@@ -330,6 +386,15 @@ class ReportData:
     def commits(self) -> list[str]:
         return sorted({commit for run in self.runs for commit in run.commits})
 
+    def plan_for(self, run: Run) -> RunPlan | None:
+        """The quick plan of `run`, or of the first run composing it (a baseline) that
+        was a quick run; None where each was a full run, or not recorded."""
+        for part in (run, *run.parts):
+            for plan in self.plans:
+                if plan.run is part:
+                    return plan
+        return None
+
     def library_versions(self) -> dict[str, list[str]]:
         """Every release of every library the shown results installed."""
         found: dict[str, set[str]] = defaultdict(set)
@@ -337,6 +402,36 @@ class ReportData:
             for name, version in run.env.requirements:
                 found[name].add(version)
         return {k: sorted(v, key=version_order) for k, v in sorted(found.items())}
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """What one shown run set out to measure, from its host record (serkit bench)."""
+
+    run: Run
+    kind: str  # "quick" or "full"
+    recorded_at: str
+    left_out: list[str]  # serkit.run.quick.leaves_out_in_words
+    fixtures: list[str]  # the fixtures a quick run took
+
+    def left_out_of(self, fixture: str) -> list[str]:
+        """The lines about one fixture's pairs ("yaml x twitter: not timed, ...")."""
+        return [line for line in self.left_out if f" x {fixture}:" in line]
+
+
+def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
+    """The quick runs among `runs`: each by the host record of the run that wrote its file."""
+    out = []
+    for run in runs:
+        files = {m.file.name for m in run.values.values()}
+        records = read_runs(tree.root / run.machine, tree.warnings) or []
+        wrote = [r for r in records if files & set(r.get("results") or ())]
+        plan = wrote[-1].get("plan") if wrote else None
+        if isinstance(plan, dict) and plan.get("kind") == "quick":
+            fixtures = [str(f) for f in plan.get("fixtures") or []]
+            at = str(wrote[-1].get("recorded_at") or "")
+            out.append(RunPlan(run, "quick", at, leaves_out_in_words(plan), fixtures))
+    return out
 
 
 def gather(tree: ResultsTree) -> ReportData:
@@ -365,4 +460,6 @@ def gather(tree: ResultsTree) -> ReportData:
             for failure in machine_builds(tree.root / machine, tree.warnings)
         ],
         python_views(runs, tree),
+        history_views(tree),
+        run_plans(tree, runs),
     )

@@ -103,6 +103,15 @@ def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:
     return sorted(runs, key=_run_order)
 
 
+def run_of_file(runs: Iterable[Mapping[str, Any]], name: str) -> Mapping[str, Any] | None:
+    """The run that filed the results file `name` (serkit.results.history), if recorded."""
+    for run in runs:
+        filed = run.get("results")
+        if isinstance(filed, list) and name in filed:
+            return run
+    return None
+
+
 def cpus_seen(runs: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Each distinct CPU (model and logical count) the runs saw, with its runs and shards."""
     seen: dict[tuple[str, str], dict[str, Any]] = {}
@@ -138,6 +147,17 @@ def mixed_cpu_warnings(rows: Iterable[Mapping[str, Any]]) -> list[str]:
                 f"results do not all come from one kind of hardware: {each}"
             )
     return out
+
+
+def same_run(runs: Iterable[Mapping[str, Any]], file_a: str, file_b: str) -> bool:
+    """Whether one recorded run wrote both results files (asv's names, as in a machine's
+    folder): its environments then took their rounds in turn, interleaved, so that what
+    moved the whole machine meanwhile moved both alike."""
+    return any(
+        file_a in files and file_b in files
+        for files in (run.get("results") or () for run in runs)
+        if isinstance(files, list)
+    )
 
 
 # --- `serkit hosts` ------------------------------------------------------------------

@@ -37,6 +37,8 @@ from serkit.results.host_file import (
     read_runs,
     write_runs,
 )
+from serkit.results.identity import UNREADABLE as UNREADABLE  # read by naming and doctor
+from serkit.results.identity import host_identity, identity_changes
 from serkit.results.noise import (
     DEFAULT_FLOOR,
     POWER_NOT_MEASURED,
@@ -50,7 +52,6 @@ from serkit.results.tree import (
     version_order,
 )
 
-UNREADABLE = "unreadable"
 CPU_ROOT = Path("/sys/devices/system/cpu")
 # Configure flags that change how fast the same Python code runs.
 SPEED_FLAGS = (
@@ -195,12 +196,9 @@ def speed_flags(config_args: object) -> list[str] | None:
     return None if words is None else [w for w in words if w.split("=")[0] in SPEED_FLAGS]
 
 
-def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:
-    """This host, now: CPU, governor, turbo, OS, and the build of each Python given
-    (by version, as serkit's `find_pythons` returns them), or of this one."""
-    chosen = {k: v for k, v in (pythons or {}).items() if v is not None}
-    if not chosen:
-        chosen = {f"{sys.version_info[0]}.{sys.version_info[1]}": Path(sys.executable)}
+def host_facts() -> dict[str, Any]:
+    """This host, now, without its Pythons: CPU, governor, turbo, OS and its identity
+    (serkit.results.identity: kernel, image, libc, microcode, CPU flags)."""
     affinity = getattr(os, "sched_getaffinity", None)
     return {
         "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -211,8 +209,29 @@ def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:
         "governor": governor(),
         "turbo": turbo(),
         "os": platform.platform(),
-        "pythons": {v: python_build(chosen[v]) for v in sorted(chosen, key=version_order)},
+        **host_identity(),
     }
+
+
+def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:
+    """This host, now (`host_facts`), and the build of each Python given (by version, as
+    serkit's `find_pythons` returns them), or of this one."""
+    chosen = {k: v for k, v in (pythons or {}).items() if v is not None}
+    if not chosen:
+        chosen = {f"{sys.version_info[0]}.{sys.version_info[1]}": Path(sys.executable)}
+    builds = {v: python_build(chosen[v]) for v in sorted(chosen, key=version_order)}
+    return {**host_facts(), "pythons": builds}
+
+
+def ci_run(environ: Mapping[str, str] | None = None) -> str | None:
+    """The CI workflow run this is part of (GitHub Actions: repository and run id, the same
+    in every shard and re-run of it); None outside CI. The history view counts a workflow's
+    shards as one run (serkit.report.history)."""
+    environ = os.environ if environ is None else environ
+    run_id = environ.get("GITHUB_RUN_ID")
+    if not run_id:
+        return None
+    return f"{environ.get('GITHUB_REPOSITORY') or 'github'}#{run_id}"
 
 
 def record_host(
@@ -223,10 +242,18 @@ def record_host(
     shard: str | None = None,
     commit: str | None = None,
     environments: Sequence[str] = (),
+    filed: Sequence[str] = (),
+    measured_as: str | None = None,
+    started_at: str | None = None,
+    plan: Mapping[str, Any] | None = None,
 ) -> Path:
     """Add this run's host (what `collect` finds) to results_dir/<machine>/serkit-host.yaml.
 
-    `shard` ("K/N"), `commit` and `environments` (labels) say what the run measured.
+    `shard` ("K/N"), `commit`, `environments` (labels), `filed` (the names of the
+    results files it filed, serkit.results.history) and `measured_as` (quick or full, and
+    any narrowing: serkit.run.points) say what the run measured: a results file's host is
+    the run that names it, and two values one run filed had their rounds interleaved
+    (serkit.results.host_file.same_run). `plan` says how it sampled and what it left out.
     """
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -236,8 +263,13 @@ def record_host(
         path.replace(path.with_name(HOST_FILE + ".unreadable"))
     run = {
         "shard": shard,
+        "ci_run": ci_run(),
         "commit": commit,
         "environments": list(environments),
+        "results": list(filed),
+        "measured_as": measured_as,
+        "started_at": started_at,
+        "plan": dict(plan) if plan else None,
         **collect(pythons),
     }
     write_runs(path, machine, merge_runs([earlier, [run]]))
@@ -260,6 +292,7 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
                 "host": runs[-1] if runs else None,
                 "runs": len(runs),
                 "cpus": cpus_seen(runs),
+                "host_changes": host_changes(runs),
                 "last_ran": str(runs[-1].get("recorded_at")) if runs else None,
                 "noise": _noise(read_noise(tree.root / name, tree.warnings)),
                 "power": power_words(tree.root / name, tree.warnings),
@@ -272,6 +305,16 @@ def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def host_changes(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each run whose host differs from the run before it (oldest first): when, and what."""
+    out = []
+    for before, after in zip(runs, runs[1:]):
+        changes = identity_changes(before, after)
+        if changes:
+            out.append({"recorded_at": after.get("recorded_at"), "changes": changes})
+    return out
 
 
 NOT_MEASURED = (
@@ -320,9 +363,16 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
         ("turbo", lambda r: r["host"] and r["host"].get("turbo")),
         ("python builds", _pythons),
         ("platform", lambda r: r["host"] and r["host"].get("os")),
+        ("kernel", lambda r: r["host"] and r["host"].get("kernel")),
+        ("OS release", lambda r: r["host"] and r["host"].get("os_release")),
+        ("image", lambda r: r["host"] and r["host"].get("image")),
+        ("libc", lambda r: r["host"] and r["host"].get("libc")),
+        ("microcode", lambda r: r["host"] and r["host"].get("cpu_microcode")),
+        ("cpu flags", _flag_count),
         ("host recorded", lambda r: r["host"] and r["host"].get("recorded_at")),
         ("runs recorded", lambda r: r["runs"] or None),
         ("cpus seen", _cpus_seen),
+        ("host changes", _changes_text),
         ("noise", lambda r: r["noise"]["in_words"] if r["noise"] else NOT_MEASURED),
         ("what verdicts see", lambda r: r["power"]),
         ("results", _coverage),
@@ -353,6 +403,25 @@ def _cpus_seen(row: Mapping[str, Any]) -> str | None:
         return None
     shown = "\n".join(f"{c['cpu_model']} x{c['logical_cpus']}: {c['runs']} runs" for c in cpus)
     return ("MIXED: " if len(cpus) > 1 else "") + shown
+
+
+def _flag_count(row: Mapping[str, Any]) -> str | None:
+    flags = (row["host"] or {}).get("cpu_flags")
+    if not flags or flags == UNREADABLE:
+        return flags or None
+    return f"{len(str(flags).split())} flags"
+
+
+def _changes_text(row: Mapping[str, Any]) -> str | None:
+    """How many runs saw their host change, and the newest change: a series crosses it."""
+    changes = row.get("host_changes") or []
+    if not changes:
+        return None
+    newest = changes[-1]
+    return (
+        f"CHANGED {len(changes)} time{'s' if len(changes) != 1 else ''}; newest at "
+        f"{newest['recorded_at']}: " + "; ".join(newest["changes"])
+    )
 
 
 def _cpus(row: Mapping[str, Any]) -> str | None:

@@ -2,13 +2,15 @@
 
 The rules, each tested:
 
-- Every results file (`<machine>/<commit8>-<env>.json`) of every source lands in the store.
-  A file already there with the same content (as JSON: asv's formatting may differ) is
-  left alone, so merging twice changes nothing.
-- A file that would overwrite a different result for the same machine, commit and
-  environment is refused, with one line naming both files, and nothing is written: the
-  store keeps one result per machine, commit and environment, as asv does, and a silent
-  overwrite would lose values.
+- Every results file of every source lands in the store, filed by run
+  (serkit.results.history): `<machine>/<commit8>-<env>@<run moment>.json`, the moment
+  being asv's own latest `started_at` in the file. Two runs of one machine, commit and
+  environment, on different days, are two files: both are kept, and neither is a conflict.
+  A file already there with the same content (as JSON: asv's formatting may differ), under
+  either name, is left alone, so merging twice changes nothing.
+- A file that would overwrite a different result of the same run (the same machine,
+  commit, environment and moment) is refused, with one line naming both files, and
+  nothing is written: a silent overwrite would lose values.
 - Each machine's host record (serkit-host.yaml) becomes the union of every source's
   runs, so each shard's host stays on record.
 - asv's machine profile (machine.json) describes the machine and is not a result: the
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from serkit.errors import SerkitError
+from serkit.results.history import dated_name, file_moment, is_dated, stamp
 from serkit.results.host_file import HOST_FILE, atomic_write, merge_runs, read_runs, write_runs
 from serkit.results.tree import (
     BENCHMARKS_FILE,
@@ -99,15 +102,37 @@ def _check_results_file(path: Path, machine: str) -> None:
 
 def _describe(path: Path) -> str:
     data = load_json(path)
+    moment = file_moment(path)
+    when = f", run at {stamp(moment)}" if moment is not None else ""
     return f"machine {path.parent.name}, commit {str(data.get('commit_hash'))[:12]}, " + (
-        f"environment {data.get('env_name') or path.stem[9:]}"
+        f"environment {data.get('env_name') or path.stem[9:]}{when}"
     )
+
+
+def _run_name(into: Path, relative: Path, source: Path) -> Path | None:
+    """Where a results file goes in the store: under its run's name; None where the store
+    already holds that run under asv's plain name (merged before runs were filed)."""
+    moment = file_moment(source)
+    if moment is None or is_dated(relative.name):
+        return relative
+    stored = into / relative
+    try:
+        if stored.is_file() and _canonical(stored) == _canonical(source):
+            return None
+    except ResultsFileError:
+        pass  # the stored file is not asv's: the run goes in beside it
+    return relative.with_name(dated_name(relative.name, moment))
 
 
 def _plan_file(plan: _Plan, into: Path, relative: Path, source: Path, results: bool) -> None:
     """Add one file to the plan, or refuse it: the store's or an earlier source's differs."""
     if results:
         _check_results_file(source, relative.parent.name)
+        filed = _run_name(into, relative, source)
+        if filed is None:
+            plan.identical += 1
+            return
+        relative = filed
     earlier = plan.files.get(relative)
     stored = into / relative
     against = earlier if earlier is not None else (stored if stored.is_file() else None)
@@ -121,7 +146,7 @@ def _plan_file(plan: _Plan, into: Path, relative: Path, source: Path, results: b
     except ResultsFileError:
         same = False
     if not same:
-        what = _describe(source) if results else "the same file"
+        what = f"the same run of {_describe(source)}" if results else "the same file"
         raise MergeError(
             f"refusing to merge {source}: {against} holds a different result for {what}; "
             "nothing was written (remove one of the two to keep the other)"

@@ -75,23 +75,32 @@ class PowerRecord:
     slice: str  # which pairs
     pairs: int
     processes: int  # planned per pair and run, before extra rounds
-    floor: float  # the floor the verdicts used
+    floor: float  # the floor the verdicts between runs used (within a run: none)
     called: dict[str, dict[str, float]]  # mode: {"0": A/A share, "0.05": share called, ...}
     load_before: str = ""
     load_after: str = ""
+    plan: str = "quick"  # how each arm sampled: "quick" or "full" (serkit.trust.power.PLANS)
 
     def in_words(self) -> str:
+        """E.g. "here, within one run (no floor), a change of 5% is called in 92% of pairs..."."""
         parts = []
         for mode, shares in self.called.items():
-            seen = [
-                f"{float(size):.0%} in {share:.0%}" for size, share in shares.items() if float(size)
-            ]
+            seen = [(float(size), share) for size, share in shares.items() if float(size)]
+            said = ", of ".join(f"{size:.0%} in {share:.0%}" for size, share in seen)
+            said = (
+                f"a change of {said.replace(' in ', ' is called in ', 1)} of pairs" if seen else ""
+            )
             false = shares.get("0")
-            aa = f"; A/A {false:.1%}" if false is not None else ""
-            parts.append(f"{mode}: a slowdown of {', '.join(seen)} of pairs{aa}")
+            aa = f"A/A {false:.1%}" if false is not None else ""
+            rule = (
+                "within one run (no floor)"
+                if mode == SAME_RUN
+                else f"{mode} (a {self.floor:.0%} floor)"
+            )
+            parts.append(f"{rule}, {'; '.join(p for p in (said, aa) if p)}")
         return (
-            f"verdicts called {'; '.join(parts)} (at a {self.floor:.0%} floor; "
-            f"{self.pairs} pairs, {self.measured_at[:10]})"
+            f"here, {'; '.join(parts)} ({self.plan} runs of {self.processes} processes a "
+            f"pair, {self.pairs} pairs, {self.measured_at[:10]})"
         )
 
 

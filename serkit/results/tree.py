@@ -172,6 +172,10 @@ class Measurement:
     code_version: str | None  # asv's hash of the benchmark's code
     file: Path
     samples: tuple[float, ...] = ()  # every sample asv kept (`asv run --record-samples`)
+    # When the run that measured it took its file's last values, in milliseconds since the
+    # epoch: the latest of asv's `started_at` in the file (0: asv recorded none). One
+    # results file is one run (serkit.results.history), so this dates the run.
+    run_at: int = 0
 
 
 @dataclass
@@ -293,6 +297,7 @@ def _read_results_file(
     if not isinstance(data["results"], dict) or not isinstance(columns, list):
         raise ResultsFileError("its results are not laid out as asv's")
     out: list[Measurement] = []
+    run_at = run_moment(data) or 0
     for name, values in data["results"].items():
         if not isinstance(values, list):
             raise ResultsFileError(f"its row for {name!r} is not a list")
@@ -325,9 +330,32 @@ def _read_results_file(
                     code_version=str(version) if version is not None else None,
                     file=path,
                     samples=_samples(samples[i]),
+                    run_at=run_at,
                 )
             )
     return out
+
+
+def run_moment(data: Any) -> int | None:
+    """When a results file's run took its last values: the latest `started_at` asv recorded
+    (milliseconds since the epoch), or None where it recorded none."""
+    try:
+        columns = data["result_columns"]
+        column = columns.index("started_at")
+        rows = data["results"].values()
+    except (TypeError, KeyError, ValueError, AttributeError):
+        return None
+    moments = [
+        row[column]
+        for row in rows
+        if isinstance(row, list) and len(row) > column and _is_moment(row[column])
+    ]
+    return int(max(moments)) if moments else None
+
+
+def _is_moment(value: Any) -> bool:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return number and math.isfinite(value) and value > 0
 
 
 def _read_benchmarks(root: Path, warnings: list[str]) -> dict[str, Benchmark]:

@@ -5,11 +5,16 @@ index by `serkit matrix --refresh`; `asv.conf.json` is generated from them (`ser
 matrix --write-config`, checked by a test).
 
 The matrix (`serkit bench --matrix`, CI's history) has one environment per Python and
-library release, with that library alone installed (and serkit), plus one per Python
-with none, for the codecs of the standard library. An environment's identity is then its
-Python, its library and that library's release, and nothing else: a new release of one
-library adds an environment and renames none, so every other library's asv results, file
-names and graphs go on across it.
+library release, that library installed with what its codecs need beside it (and
+serkit), plus one per Python with none, for the codecs of the standard library. What a
+library's codecs need (serkit.run.libraries): every distribution their calls import
+(cattrs-orjson and mashumaro-orjson: orjson), and the schema inference (genson) where one
+of them is a schema codec; each such companion at its newest release for the Python and
+platform, and none of the companion's own codecs timed there. An environment's identity
+is then its Python, its library and that library's release, and its companions' releases:
+a new release of one library adds an environment and renames only those environments
+whose codecs call it (an orjson release renames cattrs' and mashumaro's), so every other
+library's asv results, file names and graphs go on across it.
 
 A run of one Python (`serkit bench`, quick or `--full`) installs the *newest set*, each
 library's newest release with a compiled wheel for that Python on this platform, in one
@@ -21,13 +26,14 @@ reads both kinds the same way (serkit.report.runs).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from serkit.checkout import ENV_DIR, HTML_DIR, RESULTS_DIR
 from serkit.codecs.spec import STDLIB
 from serkit.run.index import PLATFORM_NAMES
-from serkit.run.releases import Releases, load
+from serkit.run.libraries import companions, matrix_libraries
+from serkit.run.releases import Library, Release, Releases, load
 from serkit.suite.cases import LIBRARY_ENV
 
 EVERY_LIBRARY = "newest releases"  # the label of a run-of-one-Python's environment
@@ -41,12 +47,20 @@ class MatrixEnvironment:
     # The library this environment measures, alone (a codec library's distribution name,
     # or STDLIB with nothing installed); None: every library, each at `requirements`.
     library: str | None
-    requirements_: tuple[tuple[str, str], ...] = ()  # (distribution, exact version)
+    requirements_: tuple[tuple[str, str], ...] = ()  # (distribution, exact version), sorted
 
     @classmethod
-    def of(cls, python: str, library: str, version: str | None = None) -> MatrixEnvironment:
-        """A matrix environment: one library at one release (STDLIB: none)."""
-        return cls(python, library, ((library, version),) if version else ())
+    def of(
+        cls,
+        python: str,
+        library: str,
+        version: str | None = None,
+        with_: Mapping[str, str] | None = None,
+    ) -> MatrixEnvironment:
+        """A matrix environment: one library at one release (STDLIB: none), and `with_`, the
+        companions its codecs need."""
+        installs = {**(with_ or {}), **({library: version} if version else {})}
+        return cls(python, library, tuple(sorted(installs.items())))
 
     @property
     def requirements(self) -> dict[str, str]:
@@ -57,6 +71,13 @@ class MatrixEnvironment:
     def version(self) -> str | None:
         """The release of the library measured alone; None for STDLIB and every library."""
         return self.requirements.get(self.library) if self.library else None
+
+    @property
+    def companions(self) -> dict[str, str]:
+        """What a library's environment installs beside it, unmeasured: {} for the others."""
+        if self.library is None:
+            return {}
+        return {k: v for k, v in self.requirements_ if k != self.library}
 
     @property
     def label(self) -> str:
@@ -86,6 +107,13 @@ def _data(data: Releases | None) -> Releases:
     return data if data is not None else load()
 
 
+def measured(data: Releases | None = None) -> list[Library]:
+    """The libraries of the data that get environments of their own, in the file's order:
+    all but those only ever installed beside another (genson: serkit.run.libraries)."""
+    beside_only = {name for name, own in matrix_libraries().items() if not own}
+    return [library for library in _data(data).libraries if library.name not in beside_only]
+
+
 def environments(
     pythons: tuple[str, ...] | None = None,
     *,
@@ -93,15 +121,33 @@ def environments(
     data: Releases | None = None,
 ) -> Iterator[MatrixEnvironment]:
     """Every environment of the matrix, per Python: the standard library's, then each
-    library's releases, newest first. With `platform`, only the releases with a compiled
-    wheel there; without, those with one on any runner kind's platform (asv.conf.json)."""
+    measured library's releases, newest first. With `platform`, only the releases with a
+    wheel there, their companions as that platform has them; without, those of every
+    runner kind's platform (asv.conf.json): one environment per distinct set of companions."""
     data = _data(data)
+    platforms = (platform,) if platform else PLATFORM_NAMES
     for python in pythons or data.pythons:
         yield MatrixEnvironment.of(python, STDLIB)
-        for library in data.libraries:
+        for library in measured(data):
             for release in library.releases:
-                if release.has_wheel(python, platform):
-                    yield MatrixEnvironment.of(python, library.name, release.version)
+                found = (_with_companions(python, library, release, p, data) for p in platforms)
+                yield from dict.fromkeys(env for env in found if env is not None)
+
+
+def _with_companions(
+    python: str, library: Library, release: Release, platform: str, data: Releases
+) -> MatrixEnvironment | None:
+    """`library` at `release` on `platform`, with its companions' newest releases there;
+    None where it or a companion has no wheel there."""
+    if not release.has_wheel(python, platform):
+        return None
+    with_ = {}
+    for name in companions(library.name):
+        newest = data.library(name).newest_for(python, platform)
+        if newest is None:
+            return None
+        with_[name] = newest.version
+    return MatrixEnvironment.of(python, library.name, release.version, with_)
 
 
 def newest_set(

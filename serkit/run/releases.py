@@ -2,14 +2,22 @@
 
 `serkit matrix --refresh` rewrites the file from the package index (serkit.run.index);
 `asv.conf.json` is generated from it (serkit.run.matrix). By hand one edits only the
-Python axis (`pythons`) and the history policy (`minor_lines`); the releases are the
-index's answer, never typed in.
+Python axis (`pythons`) and the history policy (`minor_lines`, and a library's own
+`minor_lines` where it keeps fewer); the releases are the index's answer, never typed in,
+and so are the libraries: the refresh adds each one serkit's codecs need
+(serkit.run.libraries) and drops any they no longer do.
 
 The history policy, per library: the newest release of each of its newest `minor_lines`
 minor lines (major.minor) that have a compiled wheel for a Python of the matrix on a
 runner kind's platform; where a library has fewer such lines, its newest other releases
 fill the count. Newest first. So `minor_lines = 3` keeps orjson 3.13.0, 3.12.0 and the
 last 3.11, and PyYAML, all of whose wheeled releases are 6.0.x, its three newest patches.
+A companion (a library no codec measures, only needs: genson) keeps its newest release.
+
+A library that is pure Python by design (no release with a compiled wheel) counts its
+pure wheel instead, on the Pythons its Requires-Python admits, less those where a
+distribution it pins exactly (pydantic: its pydantic-core) has no compiled wheel: read
+from the kept releases' metadata, and kept in the file as `pins`.
 """
 
 from __future__ import annotations
@@ -35,9 +43,11 @@ from serkit.run.index import (
     IndexFile,
     IndexRelease,
     Platform,
+    exact_pins,
     releases,
     split_python,
 )
+from serkit.run.libraries import matrix_libraries
 
 DATA_NAME = "releases.json"
 PACKAGED = Path(__file__).with_name(DATA_NAME)
@@ -45,9 +55,9 @@ IN_CHECKOUT = Path("serkit", "run", DATA_NAME)
 # A check older than this is mentioned by `serkit bench` and `serkit matrix`.
 STALE_AFTER_DAYS = 30
 ABOUT = (
-    "serkit's matrix as data. `serkit matrix --refresh` rewrites the releases from the "
-    "package index; edit `pythons` and `minor_lines` by hand, then refresh and run "
-    "`serkit matrix --write-config asv.conf.json`."
+    "serkit's matrix as data. `serkit matrix --refresh` rewrites the libraries and their "
+    "releases from serkit's codecs and the package index (and asv.conf.json from them); "
+    "edit `pythons` and `minor_lines` (a library's own too) by hand, then refresh."
 )
 
 
@@ -62,6 +72,8 @@ class Release:
     version: str
     uploaded: str | None = None  # the day of its first upload, where the index said
     wheels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # A pure-Python release's exact pins (pydantic: pydantic-core), which decided `wheels`.
+    pins: Mapping[str, str] = field(default_factory=dict)
 
     def has_wheel(self, python: str, platform: str | None = None) -> bool:
         """A compiled wheel for `python` on `platform` (None: on any runner kind's)."""
@@ -77,6 +89,8 @@ class Library:
     name: str  # the distribution name, as pip and serkit's codec registry spell it
     releases: tuple[Release, ...]
     newest_served: str | None = None  # the newest final release on the index at the check
+    minor_lines: int | None = None  # the policy for this library, where not the file's
+    pure_python: bool = False  # no release has a compiled wheel: its pure wheel counts
 
     def newest_for(self, python: str, platform: str | None = None) -> Release | None:
         return next((r for r in self.releases if r.has_wheel(python, platform)), None)
@@ -96,7 +110,10 @@ class Releases:
         for library in self.libraries:
             if library.name == name:
                 return library
-        raise SerkitError(f"{name} is not in the matrix ({DATA_NAME})")
+        raise SerkitError(
+            f"{name} is not in the matrix ({DATA_NAME}): `serkit matrix --refresh` adds "
+            "every library serkit's codecs need"
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -105,21 +122,7 @@ class Releases:
             "minor_lines": self.minor_lines,
             "index": self.index,
             "checked": self.checked,
-            "libraries": [
-                {
-                    "name": lib.name,
-                    "newest_served": lib.newest_served,
-                    "releases": [
-                        {
-                            "version": r.version,
-                            "uploaded": r.uploaded,
-                            "wheels": {p: list(r.wheels.get(p, ())) for p in PLATFORM_NAMES},
-                        }
-                        for r in lib.releases
-                    ],
-                }
-                for lib in self.libraries
-            ],
+            "libraries": [_library_json(lib) for lib in self.libraries],
         }
 
     @classmethod
@@ -136,19 +139,46 @@ class Releases:
                             str(r["version"]),
                             r.get("uploaded"),
                             {str(p): tuple(map(str, ps)) for p, ps in r["wheels"].items()},
+                            {str(k): str(v) for k, v in (r.get("pins") or {}).items()},
                         )
                         for r in lib["releases"]
                     ),
                     lib.get("newest_served"),
+                    _lines(lib.get("minor_lines")) if "minor_lines" in lib else None,
+                    bool(lib.get("pure_python", False)),
                 )
                 for lib in data["libraries"]
             )
-            lines = int(data["minor_lines"])
-            if lines < 1:
-                raise ValueError("minor_lines must be 1 or more")
+            lines = _lines(data["minor_lines"])
             return cls(pythons, lines, libraries, data.get("checked"), str(data["index"]))
         except (KeyError, TypeError, ValueError, AttributeError, SerkitError) as exc:
             raise BadReleases(f"{where} is not serkit's releases file: {exc}") from None
+
+
+def _library_json(lib: Library) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": lib.name}
+    if lib.minor_lines is not None:
+        out["minor_lines"] = lib.minor_lines
+    if lib.pure_python:
+        out["pure_python"] = True
+    out["newest_served"] = lib.newest_served
+    out["releases"] = [
+        {
+            "version": r.version,
+            "uploaded": r.uploaded,
+            "wheels": {p: list(r.wheels.get(p, ())) for p in PLATFORM_NAMES},
+            **({"pins": dict(r.pins)} if r.pins else {}),
+        }
+        for r in lib.releases
+    ]
+    return out
+
+
+def _lines(value: Any) -> int:
+    lines = int(value)
+    if lines < 1:
+        raise ValueError("minor_lines must be 1 or more")
+    return lines
 
 
 def data_path(start: Path | None = None) -> Path:
@@ -188,48 +218,148 @@ def save(data: Releases, path: Path) -> None:
 # --- the history policy -------------------------------------------------------------------
 
 
-def keep(found: Sequence[IndexRelease], minor_lines: int) -> list[IndexRelease]:
-    """The releases the policy keeps (see the module's docstring), newest first."""
-    usable = sorted((r for r in found if r.has_wheels), key=lambda r: r.version, reverse=True)
+def keep(
+    found: Sequence[IndexRelease],
+    minor_lines: int,
+    usable: Callable[[IndexRelease], IndexRelease | None] | None = None,
+) -> list[IndexRelease]:
+    """The releases the policy keeps (see the module's docstring), newest first.
+
+    `usable` gives a release as the matrix can use it, or None (default: as it is, where
+    it has compiled wheels); it is asked newest first, and only as far as the policy
+    needs, since for a pure-Python library each answer reads the index once more.
+    """
+    ordered = sorted(found, key=lambda r: r.version, reverse=True)
+    answers: dict[Version, IndexRelease | None] = {}
+
+    def checked(release: IndexRelease) -> IndexRelease | None:
+        if release.version not in answers:
+            got = usable(release) if usable else release
+            answers[release.version] = got if got is not None and got.has_wheels else None
+        return answers[release.version]
+
     newest_of_line: dict[tuple[int, int], IndexRelease] = {}
-    for release in usable:
-        newest_of_line.setdefault((release.version.major, release.version.minor), release)
-    kept = list(newest_of_line.values())[:minor_lines]
-    for release in usable:  # too few lines: the newest other releases fill in
+    for release in ordered:
+        if len(newest_of_line) >= minor_lines:
+            break
+        line = (release.version.major, release.version.minor)
+        if line not in newest_of_line and (got := checked(release)) is not None:
+            newest_of_line[line] = got
+    kept = list(newest_of_line.values())
+    for release in ordered:  # too few lines: the newest other releases fill in
         if len(kept) >= minor_lines:
             break
-        if release not in kept:
-            kept.append(release)
+        got = checked(release)
+        if got is not None and got not in kept:
+            kept.append(got)
     return sorted(kept, key=lambda r: r.version, reverse=True)
+
+
+def usable_release(
+    found: Sequence[IndexRelease],
+    pythons: Sequence[str],
+    platforms: Sequence[Platform],
+    files_of: Callable[[str], Iterable[IndexFile]],
+    metadata_of: Callable[[IndexFile], str] | None,
+) -> Callable[[IndexRelease], IndexRelease | None]:
+    """How the matrix can use a release of the library whose releases are `found`:
+
+    - with its compiled wheels, where it has any;
+    - else with its pure-Python wheel, on the Pythons its Requires-Python admits, where
+      the library is pure Python by design (none of `found` has a compiled wheel: cattrs,
+      mashumaro, genson) or the release pins exactly a distribution that has them
+      (pydantic 2 and its pydantic-core): then only where every exact pin has a wheel
+      too (compiled, where that distribution has any compiled one). The pins, read from
+      the wheel's metadata, stay on the release.
+
+    A pure wheel of a library that is otherwise compiled, pinning nothing compiled, is
+    never used: it would time pure Python under a compiled library's version label.
+    """
+    by_design = not any(r.has_wheels for r in found)
+    pinned_releases: dict[str, list[IndexRelease]] = {}
+
+    def pinned(name: str, version: str) -> IndexRelease | None:
+        if name not in pinned_releases:
+            pinned_releases[name] = releases(files_of(name), pythons, platforms)
+        return next((r for r in pinned_releases[name] if str(r.version) == version), None)
+
+    def usable(release: IndexRelease) -> IndexRelease | None:
+        if release.has_wheels:
+            return release
+        if release.pure_wheel is None or not release.pure:
+            return None
+        if metadata_of is None:
+            raise SerkitError(f"{release.pure_wheel.filename}: its metadata must be read")
+        pins = exact_pins(metadata_of(release.pure_wheel))
+        served = {p.name: release.pure for p in platforms}
+        compiled_pin = False
+        for name, version in pins.items():
+            theirs = pinned(name, version)
+            if theirs is not None and theirs.has_wheels:
+                compiled_pin = True
+                on: Mapping[str, tuple[str, ...]] = theirs.wheels
+            else:
+                on = {p.name: theirs.pure if theirs else () for p in platforms}
+            served = {p: tuple(x for x in py if x in on.get(p, ())) for p, py in served.items()}
+        if not (by_design or compiled_pin):
+            return None
+        return replace(release, wheels=served, pins=pins)
+
+    return usable
+
+
+def _compiled(kept: IndexRelease, found: Sequence[IndexRelease]) -> bool:
+    """Whether the release as the index served it had compiled wheels."""
+    return any(r.has_wheels for r in found if r.version == kept.version)
 
 
 def refresh(
     data: Releases,
     files_of: Callable[[str], Iterable[IndexFile]],
     *,
+    metadata_of: Callable[[IndexFile], str] | None = None,
+    wanted: Mapping[str, bool] | None = None,
     platforms: Sequence[Platform] = PLATFORMS,
     today: datetime.date | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Releases:
-    """`data` with every library's releases as the index now serves them, by the policy."""
+    """`data` with every library the matrix needs (`wanted`: name -> measured, by default
+    serkit.run.libraries'), its releases as the index now serves them, by the policy.
+    A library's own `minor_lines` is kept; a new one takes the file's, a companion 1.
+    `metadata_of` reads a pure-Python wheel's metadata (serkit.run.index.fetch_metadata)."""
+    wanted = matrix_libraries() if wanted is None else wanted
+    before = {library.name: library for library in data.libraries}
+    # The file's order, then the new ones: a refresh moves no line it need not.
+    order = [name for name in before if name in wanted] + [n for n in wanted if n not in before]
     libraries = []
-    for library in data.libraries:
+    for name in order:
+        measured = wanted[name]
         if progress is not None:
-            progress(library.name)
-        found = releases(files_of(library.name), data.pythons, platforms)
+            progress(name)
+        earlier = before.get(name)
+        own_lines = earlier.minor_lines if earlier is not None else None
+        lines = own_lines or (data.minor_lines if measured else 1)
+        found = releases(files_of(name), data.pythons, platforms)
         if not found:
-            raise SerkitError(f"the index lists no release of {library.name}")
-        kept = keep(found, data.minor_lines)
+            raise SerkitError(f"the index lists no release of {name}")
+        usable = usable_release(found, data.pythons, platforms, files_of, metadata_of)
+        kept = keep(found, lines, usable)
         if not kept:
             raise SerkitError(
-                f"no release of {library.name} has a compiled wheel for Python "
+                f"no release of {name} has a compiled wheel for Python "
                 f"{', '.join(data.pythons)} on {', '.join(p.name for p in platforms)}"
             )
+        # Pure Python: every kept release is used by its pure wheel (pins and all).
+        pure = all(r.pure_wheel is not None and not _compiled(r, found) for r in kept)
         libraries.append(
             Library(
-                library.name,
-                tuple(Release(str(r.version), r.uploaded, dict(r.wheels)) for r in kept),
+                name,
+                tuple(
+                    Release(str(r.version), r.uploaded, dict(r.wheels), dict(r.pins)) for r in kept
+                ),
                 str(found[0].version),
+                own_lines,
+                pure,
             )
         )
     day = (today or datetime.datetime.now(datetime.timezone.utc).date()).isoformat()

@@ -17,9 +17,10 @@ time) takes part in the first r rounds; later rounds append their samples to the
 earlier ones (`asv run --append-samples`), with asv's `number` kept per pair.
 
 After the planned rounds come at most as many extra rounds, each only for the timed
-pairs whose processes so far put fewer than FASTEST_MODE_PROCESSES in their fastest
-mode (serkit.suite.cases): sequential sampling on a run's own precision, which never
-looks at a comparison, so it cannot lean a verdict either way.
+pairs whose processes so far hold fewer than TYPICAL_PROCESSES typical ones, or place
+the pair less precisely than the run's plan needs (serkit.suite.cases.precision_needed):
+sequential sampling on a run's own precision, which never looks at a comparison, so it
+cannot lean a verdict either way.
 """
 
 from __future__ import annotations
@@ -44,21 +45,27 @@ from typing import Any
 from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, read_builds
+from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
 from serkit.run.process import Interrupted, run_in_session
-from serkit.stats import fastest_mode
+from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
 from serkit.suite.cases import (
     CODECS_ENV,
-    FASTEST_MODE_PROCESSES,
     FIXTURES_ENV,
+    LEAVE_OUT_ENV,
     ROUNDS_ENV,
     SLOW_ENV,
+    TYPICAL_PROCESSES,
     WARMUP_ENV,
 )
 from serkit.units import plural
 
 BENCH_OPTIONS = ("-b", "--bench")
+# An extra round that brings fewer than this share of the short pairs within precision is
+# the last: under a load of 7 on 2 cores here, half of every pair's processes read 2-5x
+# slow, and 158 short pairs became 156, then 152, over two extra rounds.
+LEAST_PROGRESS = 0.10
 # The first round in parts, one `asv run` each, so that a Ctrl-C keeps the parts already
 # finished (asv saves a run's values only when it ends; the first round of the default
 # grid took about 4 minutes): the facts and sizes, the times, then everything else.
@@ -162,11 +169,12 @@ def first_round_values(path: Path) -> dict[str, set[tuple[str, ...]]]:
         return {}
 
 
-def short_of_fastest_mode(
-    path: Path, benchmarks: Mapping[str, Any], least: int
+def imprecise_pairs(
+    path: Path, benchmarks: Mapping[str, Any], needed: float
 ) -> dict[str, set[tuple[str, ...]]]:
     """By timed benchmark, the parameter sets whose processes so far (in the results file at
-    `path`) put fewer than `least` in their fastest mode; a pair timed once is not one."""
+    `path`) hold fewer than TYPICAL_PROCESSES typical ones, or place the pair less precisely
+    than `needed` (serkit.stats.standard_error); a pair timed once is not one."""
     short: dict[str, set[tuple[str, ...]]] = {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -183,7 +191,10 @@ def short_of_fastest_mode(
         sets = [tuple(str(p) for p in c) for c in itertools.product(*(row.get("params") or []))]
         for combo, samples in zip(sets, row.get("samples") or []):
             processes = described.per_process(samples or [])
-            if len(processes) >= 2 and len(fastest_mode(processes)) < least:
+            if len(processes) < 2:
+                continue
+            error = standard_error(processes)
+            if len(typical_processes(processes)) < TYPICAL_PROCESSES or (error or 0) > needed:
                 short.setdefault(name, set()).add(combo)
     return short
 
@@ -205,11 +216,18 @@ class RunState:
     memory: bool = False  # memory per call measured (a quick run leaves it out unless asked)
     instructions: bool = False  # instructions counted (likewise)
     shard: str | None = None
-    # Rounds past `rounds`, at most, for the pairs short of FASTEST_MODE_PROCESSES.
+    # Rounds past `rounds`, at most, for the pairs short of typical processes or of
+    # `precision` (serkit.run.rounds.imprecise_pairs).
     extra_rounds: int = 0
+    precision: float = 0.0  # the standard error a pair's plan needs (suite.cases.precision_needed)
     done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
     # The first round's parts finished in an environment not yet done: (environment, part).
     first_round_parts: list[tuple[str, int]] = field(default_factory=list)
+    # asv -b regexes of the first round's parts, when the run chose its benchmarks and pairs
+    # (the quick run, serkit.run.quick); [] for the user's -b, else FIRST_ROUND_PARTS.
+    parts: list[list[str]] = field(default_factory=list)
+    # What the run chose to leave out and why (serkit.run.quick.QuickPlan.as_record).
+    plan: dict[str, Any] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
 
     def is_done(self, round_index: int, env: str) -> bool:
@@ -247,7 +265,7 @@ class RunState:
 
 
 # The SERKIT_BENCH_* settings a run keeps, so that --resume goes on with the same slice.
-SELECTION = (CODECS_ENV, FIXTURES_ENV, SLOW_ENV, WARMUP_ENV, ROUNDS_ENV)
+SELECTION = (CODECS_ENV, FIXTURES_ENV, SLOW_ENV, WARMUP_ENV, ROUNDS_ENV, LEAVE_OUT_ENV)
 
 
 def new_state(
@@ -264,6 +282,9 @@ def new_state(
     instructions: bool = False,
     shard: str | None = None,
     extra_rounds: int = 0,
+    precision: float = 0.0,
+    parts: Sequence[Sequence[str]] = (),
+    plan: Mapping[str, Any] | None = None,
 ) -> RunState:
     """The state of a run about to begin, with an empty folder for its notes."""
     # An older run's notes serve only its --resume, which a new run replaces.
@@ -285,6 +306,9 @@ def new_state(
         instructions=instructions,
         shard=shard,
         extra_rounds=extra_rounds,
+        precision=precision,
+        parts=[list(part) for part in parts],
+        plan=dict(plan or {}),
     )
 
 
@@ -309,9 +333,12 @@ class _Round:
     base_env: dict[str, str]
     builds: Path  # the machine's record of environments not built
     labels: dict[str, str]
-    regexes: list[str]  # the user's -b
+    regexes: list[str]  # what later rounds select by: the user's -b, or the run's own parts
+    parts: list[list[str]]  # the first round's, one `asv run` each
     rest: list[str]  # the user's other asv arguments
     state_path: Path
+    # By environment, the pairs short of precision as its last extra round began.
+    short: dict[str, int] = field(default_factory=dict)
 
     def run(self, round_index: int, name: str) -> int | None:
         """One round in one environment: asv's status, or None when nothing was left to run."""
@@ -326,11 +353,11 @@ class _Round:
                 env[BUDGET_ENV] = f"{state.budget_s:g}"
             return self._first_round(name, args, env, where)
         benchmarks = _benchmarks(self.root)
-        results = self.builds.parent / _results_file(state, name)
+        results = self.builds.parent / results_file_name(state.commit, name)
         singles = read_singles(notes)
         extra = round_index >= state.rounds
         if extra:
-            measured = short_of_fastest_mode(results, benchmarks, FASTEST_MODE_PROCESSES)
+            measured = imprecise_pairs(results, benchmarks, state.precision)
         else:
             measured = first_round_values(results)
         chosen = later_selection(
@@ -338,15 +365,28 @@ class _Round:
         )
         if not chosen:
             return None
+        pairs = sum(len(combos) for combos in measured.values())
+        before = self.short.get(name)
+        if extra and before is not None and pairs > before * (1 - LEAST_PROGRESS):
+            # The last extra round brought few pairs within precision: on a machine this
+            # busy more processes do not help, and each verdict states what it can detect.
+            print(
+                f"serkit: {plural(pairs, 'pair')}{where} still short of precision after "
+                f"{round_index - state.rounds} extra round(s), {before} before the last: more "
+                f"processes do not help on a machine this busy (load average {load_text()})",
+                file=sys.stderr,
+            )
+            return None
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         if not extra:
             print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
         else:
-            pairs = sum(len(combos) for combos in measured.values())
+            self.short[name] = pairs
             print(
                 f"serkit: extra round {round_index + 1 - state.rounds} of at most "
-                f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} with "
-                f"fewer than {FASTEST_MODE_PROCESSES} processes in their fastest mode",
+                f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} short of "
+                f"{TYPICAL_PROCESSES} typical processes or of a {state.precision:.1%} "
+                "standard error",
                 file=sys.stderr,
             )
         return self._asv(name, args, env)
@@ -355,7 +395,7 @@ class _Round:
         """The first round, part by part (FIRST_ROUND_PARTS; the user's -b as one part),
         each part's end noted in the run state: a Ctrl-C keeps the parts that finished."""
         state = self.state
-        parts = [self.regexes] if self.regexes else [[regex] for regex in FIRST_ROUND_PARTS]
+        parts = self.parts
         status = 0
         for index, regexes in enumerate(parts):
             if (name, index) in state.first_round_parts:
@@ -397,8 +437,17 @@ def drive(
     """
     builds = Path(base_env[BUILDS_ENV])
     regexes, rest = split_bench_args(state.extra)
+    if regexes:
+        parts = [regexes]
+    elif state.parts:
+        parts = state.parts
+        regexes = [regex for part in parts for regex in part]
+    else:
+        parts = [[regex] for regex in FIRST_ROUND_PARTS]
     state_path = root / BENCH_STATE
-    rounds = _Round(root, state, dict(base_env), builds, dict(labels), regexes, rest, state_path)
+    rounds = _Round(
+        root, state, dict(base_env), builds, dict(labels), regexes, parts, rest, state_path
+    )
     status, where = 0, (0, "")
     # Both signals, between asv runs too: a process started in the background inherits
     # SIGINT ignored, and would otherwise go on through every later round.
@@ -416,7 +465,7 @@ def drive(
                 state.done.append((round_index, name))
                 state.save(state_path)
             if round_index >= state.rounds and not ran:
-                break  # every pair's fastest mode holds enough processes: no more rounds
+                break  # every pair is placed as precisely as the plan needs: no more rounds
     except (Interrupted, KeyboardInterrupt, _Stopped) as exc:
         signum: int = signal.SIGINT
         if isinstance(exc, (Interrupted, _Stopped)):
@@ -431,11 +480,12 @@ def drive(
     return status
 
 
-def _results_file(state: RunState, env_name: str) -> str:
-    """asv's name for an environment's results file (a long name becomes its hash)."""
+def results_file_name(commit: str, env_name: str) -> str:
+    """asv's name for an environment's results file at `commit`, in its machine's folder
+    (a long environment name becomes its hash)."""
     from asv.results import get_filename  # deferred: asv is needed only to run
 
-    return Path(str(get_filename("m", state.commit, env_name))).name
+    return Path(str(get_filename("m", commit, env_name))).name
 
 
 def _benchmarks(root: Path) -> dict[str, object]:

@@ -30,23 +30,30 @@ from serkit.checkout import (
 from serkit.codecs.registry import registry
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, BUILDS_FILE
+from serkit.results.history import stored_runs
+from serkit.results.hosts import host_facts, python_build
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.index import platform_here
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
 from serkit.run.matrix import MatrixEnvironment, environments, newest_set
 from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
+from serkit.run.points import Now, why_measure
+from serkit.run.quick import QUICK_FIXTURES, QuickPlan, plan_quick
 from serkit.run.releases import current_python, load
-from serkit.run.rounds import RunState, drive, new_state
+from serkit.run.rounds import RunState, drive, new_state, split_bench_args
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
     CODECS_ENV,
-    FASTEST_MODE_PROCESSES,
     FULL_ROUNDS,
+    FULL_SEES,
+    QUICK_SEES,
     ROUNDS_ENV,
     SAMPLES_PER_PROCESS,
+    TYPICAL_PROCESSES,
     WARMUP_ENV,
     Selection,
+    precision_needed,
     rounds_from_env,
     warmup_from_env,
 )
@@ -65,14 +72,24 @@ QUICK_WARMUP_S = "0.02"
 # What one timed pair may cost in the quick run, warm-up included (serkit.suite.budget):
 # a pair over it is timed once, in one process, and shown as a single sample.
 QUICK_BUDGET_S = 2.0
-_MORE = f"up to as many again where fewer than {FASTEST_MODE_PROCESSES} fall in the fastest mode"
+
+
+def _more(sees: float) -> str:
+    return (
+        f"up to as many again while fewer than {TYPICAL_PROCESSES} are typical or they place "
+        f"the pair too loosely to see a {sees:.0%} change"
+    )
+
+
 QUICK_DESCRIPTION = (
-    f"{QUICK_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair ({_MORE}), "
-    f"0.02 s of warm-up; a pair that would cost over {QUICK_BUDGET_S:g} s: 1 process"
+    f"every codec's dumps and loads, sizes and fidelity on {', '.join(QUICK_FIXTURES)}; "
+    f"{QUICK_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
+    f"({_more(QUICK_SEES)}), 0.02 s of warm-up; a pair predicted to cost over "
+    f"{QUICK_BUDGET_S:g} s is left to --full (with your -b: timed in 1 process)"
 )
 FULL_DESCRIPTION = (
-    f"{FULL_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair ({_MORE}), "
-    "asv's warm-up"
+    f"{FULL_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
+    f"({_more(FULL_SEES)}), asv's warm-up"
 )
 
 
@@ -153,18 +170,47 @@ def plan(
     )
 
 
-def skip_measured(plan_: Plan, results: Path, machine: str, commit: str) -> Plan:
-    """The plan without the environments whose results for this machine and commit are
-    already in `results` (a results tree, such as the results branch checked out)."""
-    from asv.results import get_filename  # asv's own name: a long env name becomes its hash
-
-    done = tuple(
-        env
-        for env in plan_.environments
-        if (results / get_filename(machine, commit, env.asv_name)).is_file()
-    )
+def skip_measured(
+    plan_: Plan, store: Path, machine: str, now: Now
+) -> tuple[Plan, dict[str, str], list[str]]:
+    """The plan without the environments whose point `store` (a results tree, such as the
+    results branch checked out) already holds as a run now would make it
+    (serkit.run.points); why each one left in is measured; and what reading the store said."""
+    warnings: list[str] = []
+    stored = stored_runs(store, machine, warnings)
+    reasons = {env.asv_name: why_measure(env, stored, now) for env in plan_.environments}
+    done = tuple(env for env in plan_.environments if reasons[env.asv_name] is None)
     kept = tuple(env for env in plan_.environments if env not in done)
-    return replace(plan_, environments=kept, measured=plan_.measured + done)
+    why = {env.label: str(reasons[env.asv_name]) for env in kept}
+    return replace(plan_, environments=kept, measured=plan_.measured + done), why, warnings
+
+
+def here_now(root: Path, plan_: Plan, how: str) -> Now:
+    """This host as a run now would record it, each planned Python's full version, the
+    suite's benchmark code (asv's discovery in this interpreter, 2-3 s), and `how` the run
+    measures (serkit.run.points.measured_as)."""
+    host = host_facts()
+    pythons = {p: str(python_build(path).get("version")) for p, path in plan_.pythons.items()}
+    with tempfile.TemporaryDirectory(prefix="serkit-suite-") as scratch:
+        listed = json.loads(discover_benchmarks(root, Path(scratch)).read_text())
+    code = {
+        name: str(info.get("version"))
+        for name, info in listed.items()
+        if isinstance(info, dict) and info.get("version") is not None
+    }
+    return Now(host, pythons, code, how)
+
+
+def results_name(machine: str, commit: str, env: MatrixEnvironment) -> str:
+    """The name asv gives an environment's results file (a long name becomes its hash)."""
+    from asv.results import get_filename  # deferred: asv is only needed to run
+
+    return Path(get_filename(machine, commit, env.asv_name)).name
+
+
+def results_names(plan_: Plan, machine: str, commit: str) -> list[str]:
+    """The names asv gives the plan's results files."""
+    return [results_name(machine, commit, env) for env in plan_.environments]
 
 
 def asv(
@@ -220,6 +266,7 @@ def run(
     memory: bool = False,
     instructions: bool = False,
     state: RunState | None = None,
+    chosen: QuickPlan | None = None,
 ) -> int:
     """The suite over the plan's environments for the checked-out commit, round by round
     (serkit.run.rounds), filed under `machine_name` (serkit.run.naming's rule).
@@ -228,7 +275,8 @@ def run(
     (one line says which and why; the others go on). Raises Busy when another run holds
     the checkout, and Interrupted, its message saying what was kept, on SIGINT or SIGTERM.
     With `state` (see `resume`), goes on where that run stopped. A full run also
-    measures memory per call and counts instructions; a quick run only when asked.
+    measures memory per call and counts instructions; a quick run only when asked. A quick
+    run times `chosen`'s pairs (`quick_plan`), or, without one, the grid as a full run.
     """
     with bench_lock(root):
         for python in plan_.missing_pythons:
@@ -250,7 +298,12 @@ def run(
                 instructions=instructions,
                 shard=str(plan_.shard) if plan_.shard else None,
                 extra_rounds=rounds,
+                precision=precision_needed(QUICK_SEES if quick else FULL_SEES),
+                parts=[chosen.regexes()] if chosen else (),
+                plan=chosen.as_record() if chosen else {"kind": "quick" if quick else "full"},
             )
+            if chosen:
+                state.selection.update(chosen.environment())
         if RUN_CONFIG in state.extra:
             write_run_config(root, plan_)
         machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
@@ -308,6 +361,20 @@ def write_run_config(root: Path, plan_: Plan) -> Path:
     temporary.write_text(json.dumps(config, indent=1), encoding="utf-8")
     os.replace(temporary, path)
     return path
+
+
+def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
+    """The quick run's own pairs (serkit.run.quick), with what it leaves to --full said once,
+    up front; None where the user's -b chooses what runs."""
+    if split_bench_args(extra)[0]:
+        return None
+    rounds = rounds_from_env() if os.environ.get(ROUNDS_ENV, "").strip() else QUICK_ROUNDS
+    chosen = plan_quick(Selection.from_env(), rounds=rounds, budget_s=QUICK_BUDGET_S)
+    for item in chosen.left_out:
+        print(f"serkit: left to --full: {item.in_words()}", file=sys.stderr)
+    for note in chosen.notes:
+        print(f"serkit: {note}", file=sys.stderr)
+    return chosen
 
 
 def _with_machine(root: Path, plan_: Plan, extra: Sequence[str]) -> list[str]:

@@ -29,6 +29,9 @@ MEMORY_CHECK = {
 }
 COMPILED = "bench_facts.Implementation.track_compiled"
 ROUND_TRIP_EXACT = "bench_facts.Fidelity.track_exact"
+# A schema codec's schema on a fixture: its sha256, as serkit.schemas.types.hash_number.
+SCHEMA = "bench_facts.Schema.track_schema_sha256"
+SCHEMA_SUPPLIED = "bench_facts.SchemaOrigin.track_user_supplied"  # 1: the user's, 0: derived
 IMPORT = "bench_import.ImportTime.timeraw_import"
 
 OVERHEAD = {

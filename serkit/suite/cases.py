@@ -23,22 +23,33 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gzip
+import math
 import os
 import timeit
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
-from serkit.codecs.registry import Config, check_codecs, codec_names, get_codec, registry
+from serkit.codecs.registry import (
+    Codec,
+    Config,
+    check_codecs,
+    codec_names,
+    default_fixtures,
+    get_codec,
+    registry,
+)
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 from serkit.inputs.limits import Grant, granting, limits_from_env
+from serkit.schemas.pinned import fixture_schema
+from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
 SLOW_ENV = "SERKIT_BENCH_SLOW"
-# Set by the matrix on a library-axis environment: the one library whose release it varies.
+# Set by the matrix on a library's environment: the one library whose codecs it times.
 LIBRARY_ENV = "SERKIT_BENCH_LIBRARY"
 # asv's warm-up, in seconds, for pairs that preparing did not warm up (asv's default:
 # 0.1). The quick run sets 0.02: on 93 fast pairs here the results moved by no more than
@@ -47,6 +58,9 @@ WARMUP_ENV = "SERKIT_BENCH_WARMUP"
 # Load your fixtures that are pickles (loading one runs code): only the person running the
 # suite can allow it, never the fixtures folder (serkit.inputs.user_fixtures).
 ALLOW_PICKLE_ENV = "SERKIT_BENCH_ALLOW_PICKLE"
+# Pairs a run leaves out, "codec@fixture,...": the quick run's, predicted over its budget
+# (serkit.run.quick), so that no process of the run measures them, facts included.
+LEAVE_OUT_ENV = "SERKIT_BENCH_LEAVE_OUT"
 # Count instructions per call under valgrind too (serkit.suite.instructions): opt-in.
 INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 # How many processes time each pair (asv's `rounds`; asv interleaves them, one round over
@@ -63,11 +77,26 @@ FULL_ROUNDS = 10
 # the least of 5 left 2-4x fewer processes in a slow mode than one sample did (docs/trust.md).
 SAMPLES_PER_PROCESS = 5
 SAMPLE_TIME_S = 0.002
-# A pair whose fastest mode (serkit.stats.fastest_mode) holds fewer processes than this
-# after its rounds gets more rounds, up to as many again: under load one process in
-# four read 1.3-1.8x slow throughout, and a verdict judges the fastest mode only. The
-# rule looks at one run's own processes, never at a comparison, so it cannot bias one.
-FASTEST_MODE_PROCESSES = 5
+# Sequential sampling on a run's own precision: after its planned rounds, a pair gets more
+# rounds, up to as many again, while its typical processes (serkit.stats.typical_processes)
+# are fewer than TYPICAL_PROCESSES or place it less precisely than its plan needs to see
+# QUICK_SEES or FULL_SEES (in 90 % of pairs, at the verdicts' 0.5 % level; see
+# precision_needed). The rule looks at one run's own processes, never at a comparison, so
+# it cannot lean a verdict either way. Under load one process in eight read 5 % to 2x slow,
+# and the verdicts judge the typical ones only.
+TYPICAL_PROCESSES = 5
+QUICK_SEES = 0.10
+FULL_SEES = 0.05
+_Z_LEVEL = 2.807  # two-sided 0.5 % of a normal distribution: the verdicts' level
+_Z_POWER = 1.282  # one-sided 10 %: a 90 % chance of calling the change
+
+
+def precision_needed(change: float) -> float:
+    """The standard error of a pair's mean log (serkit.stats.standard_error) at which two
+    such pairs, compared, call `change` in 90 % of cases at the verdicts' level."""
+    return math.log1p(change) / (_Z_LEVEL + _Z_POWER) / math.sqrt(2)
+
+
 # Set only by `serkit power`: every timed body makes this share more calls than its timer
 # counts, a known slowdown that really runs (the same calls, the same instruction mix).
 # Its bodies all repeat their call INJECTED_LOOPS times, so +5 % is one more call in 20.
@@ -162,8 +191,9 @@ class Selection:
     codecs: tuple[str, ...] | None = None  # None: every codec
     fixtures: tuple[str, ...] | None = None  # None: every fixture but the slow ones
     slow: bool = False  # include the slow fixtures (random-dicts-10000 and -100000)
-    library: str | None = None  # an axis environment: only this library's codecs
+    library: str | None = None  # a library's environment: only this library's codecs
     instructions: bool = False  # count instructions per call too (bench_instructions)
+    left_out: frozenset[tuple[str, str]] = frozenset()  # (codec, fixture) pairs, LEAVE_OUT_ENV
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Selection:
@@ -178,12 +208,18 @@ class Selection:
         )
         check_codecs(codecs or ())
         check_fixtures(fixtures or ())
+        left_out = frozenset(
+            (codec, fixture)
+            for item in split_ids(environ.get(LEAVE_OUT_ENV, ""))
+            for codec, _, fixture in [item.partition("@")]
+        )
         return cls(
             codecs,
             fixtures,
             truthy(environ.get(SLOW_ENV)),
             environ.get(LIBRARY_ENV),
             truthy(environ.get(INSTRUCTIONS_ENV)),
+            left_out,
         )
 
     def excludes_codec(self, codec: str) -> str | None:
@@ -198,8 +234,16 @@ class Selection:
         """Why this run leaves (codec, fixture) out, or None when it is selected."""
         if self.fixtures is not None and fixture not in self.fixtures:
             return f"{fixture} is not in {FIXTURES_ENV}"
+        if self.fixtures is None and get_fixture(fixture).named_only:
+            return f"{fixture} is one post's document: {FIXTURES_ENV} names it to time it"
         if self.fixtures is None and get_fixture(fixture).slow and not self.slow:
             return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
+        if (codec, fixture) in self.left_out:
+            return "predicted over the quick run's budget: left to `serkit bench --full`"
+        declared = default_fixtures(codec)
+        if self.fixtures is None and declared is not None and fixture not in declared:
+            where = f"on {', '.join(declared)}" if declared else "on the fixtures a run names"
+            return f"{codec} is timed {where} unless {FIXTURES_ENV} names {fixture}"
         return self.excludes_codec(codec)
 
 
@@ -233,6 +277,14 @@ class Case:
     loads_s: float | None  # the first loads of `payload`, cold; None when not decoded
     # What the first loads gave back, kept only when asked (prepare_object's keep_decoded).
     decoded: Any = field(default=None, repr=False, compare=False)
+    # The codec as it ran: a schema codec bound to the document's schema (its to_plain
+    # turns `decoded` back into plain data). `obj` is then the typed objects it encodes.
+    bound: Codec | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def schema_sha256(self) -> str | None:
+        schema = self.bound.schema if self.bound is not None else None
+        return schema.sha256 if schema is not None else None
 
     def operation(self, name: str) -> Callable[[], object]:
         """The call a benchmark of `name` ("dumps", "loads", "round_trip") repeats."""
@@ -306,10 +358,15 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
     """
     settle_allocator()
     get_codec(codec)  # a missing library fails before the fixture is built
+    return prepare_object(codec, fixture, load_granted(fixture), decode=decode)
+
+
+def load_granted(fixture: str) -> Any:
+    """The fixture, built within what the person running the suite allowed (the limits, and
+    pickles only with ALLOW_PICKLE_ENV): never what a fixtures file says of itself."""
     allowed = truthy(os.environ.get(ALLOW_PICKLE_ENV))
     with granting(Grant(limits_from_env(), allow_pickle=allowed)):
-        obj = load_fixture(fixture)
-    return prepare_object(codec, fixture, obj, decode=decode)
+        return load_fixture(fixture)
 
 
 def prepare_object(
@@ -319,14 +376,17 @@ def prepare_object(
     *,
     decode: bool = True,
     keep_decoded: bool = False,
+    schema: Schema | None = None,
 ) -> Case:
     """:func:`prepare` for a document already built, e.g. one a user brought.
 
     `keep_decoded` keeps what the codec gave back (Case.decoded), for a caller that
-    checks fidelity on the same round trip it times.
+    checks fidelity on the same round trip it times. A schema codec is bound to `schema`,
+    else to the document's own (pinned for a fixture, derived for any other), and times
+    the document's typed objects: building them is not timed.
     """
     settle_allocator()
-    bound = get_codec(codec)
+    bound, obj = get_codec(codec).for_document(document, obj, schema)
     start = timeit.default_timer()
     decoded = None
     if decode or keep_decoded or len(bound.configs) > 1:
@@ -338,7 +398,24 @@ def prepare_object(
         config, payload = bound.configs[0], bound.dumps(obj)
         dumps_s, loads_s = timeit.default_timer() - start, None
     elapsed = timeit.default_timer() - start
-    return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded)
+    return Case(codec, document, config, obj, payload, elapsed, dumps_s, loads_s, decoded, bound)
+
+
+def pair_schema(codec: str, fixture: str) -> Schema:
+    """The schema `codec` runs under on `fixture`: the fixture's, derived or the user's.
+
+    SerkitError when it needs none, is not installed, or no schema fits (or has changed).
+    """
+    if not registry.spec(codec).needs_schema:
+        raise SerkitError(f"{codec} needs no schema")
+    schema = fixture_schema(fixture)
+    get_codec(codec).with_schema(schema)  # NoSchema where its library cannot express it
+    return schema
+
+
+def schema_number(codec: str, fixture: str) -> int:
+    """The hash of the schema `codec` runs under on `fixture`, as asv records it."""
+    return hash_number(pair_schema(codec, fixture).sha256)
 
 
 def per_call_timer(inner_loops: int) -> Callable[[], float]:
@@ -383,6 +460,7 @@ class CaseBenchmark:
     loads: Callable[[bytes], Any]
     obj: Any
     payload: bytes
+    bound: Codec | None = None  # a schema codec as prepared: bound to the document's schema
     inner_loops: int = 1  # calls the timer divides by
     calls: int = 1  # calls the body makes: inner_loops, and more under `serkit power`
     repeat: int  # asv's samples per process, and `rounds` its processes: set on timed classes
@@ -416,7 +494,7 @@ class CaseBenchmark:
         except SerkitError as exc:  # not installed, or cannot encode or decode it
             return str(exc)
         self.dumps, self.loads = case.config.dumps, case.config.loads
-        self.obj, self.payload = case.obj, case.payload
+        self.obj, self.payload, self.bound = case.obj, case.payload, case.bound
         if self.operation is None:
             return None
         self.inner_loops = case.inner_loops(self.operation)

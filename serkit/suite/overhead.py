@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from typing import Any, Callable
 
 from serkit.codecs.registry import Config, DirectCall, get_codec, registry
+from serkit.schemas.types import Schema
 from serkit.suite.cases import CaseBenchmark
 
 FIXTURE = "small-dict"
@@ -31,8 +32,10 @@ ADAPTER_CALL = DirectCall(
 )
 
 # As timeit does: setup runs once, and the loop's names are the closure's, not globals.
+# `schema` is the schema a schema codec is bound to (None for the others): what its
+# direct call builds its library's schema from, as a user's code has its own.
 _TEMPLATE = """
-def make(config, obj, payload):
+def make(config, obj, payload, schema):
 {setup}
     def loop(_n):
         for _ in _repeat(None, _n):
@@ -49,23 +52,30 @@ Loop = Callable[[int], None]
 
 
 def compile_call(
-    call: DirectCall, operation: str, config: Config, obj: Any, payload: bytes
+    call: DirectCall,
+    operation: str,
+    config: Config,
+    obj: Any,
+    payload: bytes,
+    schema: Schema | None = None,
 ) -> tuple[Loop, Callable[[], Any]]:
     """`loop(n)` runs the call n times; `once()` runs it and returns its result."""
     stmt = getattr(call, operation)
     source = _TEMPLATE.format(setup=textwrap.indent(call.setup, "    "), stmt=stmt)
     namespace: dict[str, Any] = {"_repeat": itertools.repeat}
     exec(compile(source, f"<serkit {operation}: {stmt}>", "exec"), namespace)
-    loop, once = namespace["make"](config, obj, payload)
+    loop, once = namespace["make"](config, obj, payload, schema)
     return loop, once
 
 
-def hands_over(call: DirectCall, operation: str, config: Config) -> bool:
+def hands_over(
+    call: DirectCall, operation: str, config: Config, obj: Any, schema: Schema | None = None
+) -> bool:
     """True when the adapter's callable is the very function the direct call names."""
     match = _HANDED_OVER.match(getattr(call, operation))
     if match is None:
         return False
-    names: dict[str, Any] = {}
+    names: dict[str, Any] = {"config": config, "obj": obj, "schema": schema}
     exec(call.setup, names)
     return names.get(match.group(1)) is getattr(config, operation)
 
@@ -85,7 +95,8 @@ class OverheadBenchmark(CaseBenchmark):
         if reason is not None:
             return reason  # already reported
         config = Config(self.dumps, self.loads)
-        base = get_codec(codec).configs[0]
+        bound = self.bound or get_codec(codec)  # a schema codec: bound to the document's schema
+        base = bound.configs[0]
         direct = registry.spec(codec).direct
         if direct is None:
             reason = "the codec declares no direct call (CodecSpec.direct)"
@@ -94,7 +105,9 @@ class OverheadBenchmark(CaseBenchmark):
         else:
             assert self.operation is not None
             chosen = ADAPTER_CALL if call == ADAPTER else direct
-            self.loop, _ = compile_call(chosen, self.operation, config, self.obj, self.payload)
+            self.loop, _ = compile_call(
+                chosen, self.operation, config, self.obj, self.payload, bound.schema
+            )
         if reason is not None:
             print(f"serkit: skipped {codec} x {fixture} ({call}): {reason}")
         return reason

@@ -17,11 +17,8 @@ its share (pure-Python YAML on a megabyte) is reported from its first call, and 
 from __future__ import annotations
 
 import math
-import signal
-import threading
 import timeit
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, TypeVar
@@ -36,13 +33,15 @@ from serkit.checks.fidelity import (
     failed,
     judge_round_trip,
 )
-from serkit.checks.workers import one_line
+from serkit.checks.workers import Forked, one_line, run_forked
 from serkit.codecs.registry import RoundTrip, codec_names, get_codec, registry
-from serkit.errors import SerkitError
+from serkit.errors import NoSchema, SerkitError
 from serkit.inputs.documents import Document, read_document
 from serkit.inputs.hashing import content_hash
 from serkit.progress import progress
 from serkit.replicate.measure import Timing, sample_interleaved, sample_size
+from serkit.schemas.derive import derive
+from serkit.schemas.types import Schema
 from serkit.suite.cases import COMPRESSORS, Case, prepare_object
 from serkit.units import seconds
 
@@ -115,6 +114,9 @@ class DocumentTrial:
     budget_s: float
     max_rounds: int
     key_cap_s: float
+    # The schema derived from it, which the schema codecs ran under; else why none fits.
+    schema_sha256: str | None = None
+    no_schema: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +124,8 @@ class DocumentTrial:
             "format": self.format,
             "bytes": self.bytes,
             "content_sha256": self.content_sha256,
+            "schema_sha256": self.schema_sha256,
+            "no_schema": self.no_schema,
             "wall_s": round(self.wall_s, 2),
             "budget_s": self.budget_s,
             "max_rounds": self.max_rounds,
@@ -174,54 +178,7 @@ def plan_samples(
 PREPARE_SHARE = 0.6  # of the budget, for preparing every codec; sampling gets the rest
 PROBE_ITEMS = 64  # a document with at least this many top-level items is probed on a slice
 PROBE_FRACTION = 1 / 32
-
-
-class OverBudget(BaseException):
-    """A codec's call ran past its share of the budget.
-
-    Not an Exception, so that preparation's own `except Exception` cannot turn it into
-    a codec's encode or decode error.
-    """
-
-
-# After the deadline, how often it is raised again: an exception raised inside a garbage
-# collector's callback or a __del__ is printed and dropped, so one raise is not enough.
-DEADLINE_REPEAT_S = 0.05
-
-
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """Raise OverBudget in this thread after `seconds` (where SIGALRM exists, main thread),
-    and again every DEADLINE_REPEAT_S until the block is left.
-
-    A call inside C code is stopped when it next returns to Python; pure-Python codecs
-    (the slow ones) are stopped at once.
-    """
-    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if seconds <= 0:
-        raise OverBudget  # no time left at all
-    if not usable or not math.isfinite(seconds):
-        yield
-        return
-    armed = True
-
-    def expire(signum: int, frame: object) -> None:
-        if armed:
-            raise OverBudget
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds, DEADLINE_REPEAT_S)
-    try:
-        yield
-    finally:
-        while True:  # a repeat landing here, before `armed` is cleared, must not skip this
-            try:
-                armed = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
-                break
-            except OverBudget:
-                continue
+COMPARE_FLOOR_S = 1.0  # for comparing what a codec gave back, however small its share
 
 
 def probe_slice(obj: Any) -> tuple[Any, float] | None:
@@ -241,39 +198,71 @@ def _skipped(facts: Mapping[str, Any], label: str, detail: str) -> CodecTrial:
     return CodecTrial(fidelity=fidelity, **facts)
 
 
-def _not_measured(exc: BaseException, share_s: float, budget_s: float) -> str:
-    """One line for a codec stopped by its deadline, memory, the stack, or a crash."""
-    if isinstance(exc, OverBudget):
+def _not_measured(outcome: Forked[Any], share_s: float, budget_s: float) -> str:
+    """One line for a codec stopped by its share of the time, memory, the stack, or a crash."""
+    raised = outcome.raised
+    if outcome.timed_out:
         return (
             f"ran past its {seconds(share_s)} share of the {seconds(budget_s)} budget: not measured"
         )
-    if isinstance(exc, MemoryError):
+    if isinstance(raised, MemoryError):
         return "ran out of memory: not measured"
-    if isinstance(exc, RecursionError):
+    if isinstance(raised, RecursionError):
         return "nested too deep for it (RecursionError): not measured"
-    return f"crashed ({type(exc).__name__}: {one_line(str(exc))[:120]}): not measured"
+    if raised is not None:
+        return f"crashed ({type(raised).__name__}: {one_line(str(raised))[:120]}): not measured"
+    return f"crashed (its process ended by {outcome.died}): not measured"
 
 
-def _probe(name: str, label: str, obj: Any) -> float:
-    """Predicted seconds to prepare `obj`, from a slice of it; 0 for a small document."""
+def _probe(name: str, label: str, obj: Any, schema: Schema | None = None) -> float:
+    """Predicted seconds to prepare `obj`, from a slice of it; 0 for a small document.
+
+    A schema codec builds its types first, once, untimed: that cost does not grow with the
+    document. A slice of a list has the whole list's schema; a slice of a record may lack
+    its required fields, and is given its own.
+    """
     sliced = probe_slice(obj)
     if sliced is None:
         return 0.0
     part, scale = sliced
+    if schema is not None and get_codec(name).needs_schema and isinstance(obj, list):
+        get_codec(name).with_schema(schema)
+    else:
+        schema = None
     start = timeit.default_timer()
-    prepare_object(name, label, part, keep_decoded=True)
+    prepare_object(name, label, part, keep_decoded=True, schema=schema)
     return (timeit.default_timer() - start) * scale
 
 
-def _guarded(work: Callable[[], _T], share_s: float) -> _T | BaseException:
-    """`work()` within `share_s`, or what stopped it; a SerkitError passes through."""
-    try:
-        with deadline(share_s):
-            return work()
-    except SerkitError:
-        raise
-    except (OverBudget, Exception) as exc:  # a codec or plugin crashing must not stop the rest
-        return exc
+@dataclass(frozen=True)
+class _Prepared:
+    """What a codec's preparation in its own process brings back: all but the decoded copy."""
+
+    config_index: int  # of the codec's configs, bound again here
+    payload: bytes
+    prepare_s: float
+    dumps_s: float
+    loads_s: float | None
+    fidelity: FidelityResult  # judged where the decoded copy was
+
+
+def _prepare_and_judge(name: str, label: str, obj: Any, schema: Schema | None) -> _Prepared:
+    """Prepare the pair and judge its round trip (in a forked child: `_isolated`)."""
+    case = prepare_object(name, label, obj, keep_decoded=True, schema=schema)
+    bound = case.bound or get_codec(name)  # a schema codec as bound to the schema
+    trip = RoundTrip(case.config, case.payload, case.decoded)
+    judged = judge_round_trip(bound, label, obj, trip)
+    index = bound.configs.index(case.config)
+    return _Prepared(index, case.payload, case.prepare_s, case.dumps_s, case.loads_s, judged)
+
+
+def _isolated(work: Callable[[], _T], share_s: float) -> Forked[_T]:
+    """`work()` in a process of its own, within `share_s`; a SerkitError it raised (not
+    installed, cannot encode or decode) is raised here, as it would have been."""
+    outcome = run_forked(work, share_s)
+    if isinstance(outcome.raised, SerkitError):
+        raise outcome.raised
+    return outcome
 
 
 # --- one document ---------------------------------------------------------------------
@@ -286,6 +275,7 @@ def _prepared(
     desc: str,
     budget_s: float = math.inf,
     bool_keys: Sequence[tuple[str, bool]] = (),
+    schema: Schema | None = None,
 ) -> tuple[dict[str, Case], dict[str, CodecTrial]]:
     """Prepare every codec's pair; the round trip also decides its fidelity.
 
@@ -311,20 +301,20 @@ def _prepared(
             "pure_python_by_design": spec.pure_python,
         }
         try:
-            probed = _guarded(partial(_probe, name, label, obj), probe_s)
+            probed = _isolated(partial(_probe, name, label, obj, schema), probe_s)
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
             trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
             continue
-        if isinstance(probed, OverBudget):  # even the slice took too long
+        if probed.timed_out:  # even the slice took too long
             why = (
                 f"would take over {seconds(probe_s / PROBE_FRACTION)} to prepare, over its "
                 f"share of the {seconds(budget_s)} budget: not measured"
             )
             trials[name] = _skipped(facts[name], label, why)
-        elif isinstance(probed, BaseException):
+        elif probed.value is None:
             trials[name] = _skipped(facts[name], label, _not_measured(probed, probe_s, budget_s))
         else:
-            predicted[name] = probed
+            predicted[name] = probed.value
     ordered = sorted(predicted, key=lambda n: predicted[n])
     correction = 1.0
     for position, name in enumerate(progress(ordered, desc=desc, unit="codec")):
@@ -341,30 +331,27 @@ def _prepared(
             )
             trials[name] = _skipped(facts[name], label, why)
             continue
-        started = clock()
+        # Comparing what came back is serkit's own work: it gets a floor, not only a share.
+        limit_s = share_s + max(share_s, COMPARE_FLOOR_S)
         try:
-            prepared = _guarded(
-                partial(prepare_object, name, label, obj, keep_decoded=True), share_s
-            )
+            prepared = _isolated(partial(_prepare_and_judge, name, label, obj, schema), limit_s)
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
             trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
             continue
-        if isinstance(prepared, BaseException):
-            trials[name] = _skipped(facts[name], label, _not_measured(prepared, share_s, budget_s))
+        done = prepared.value
+        if done is None:
+            trials[name] = _skipped(facts[name], label, _not_measured(prepared, limit_s, budget_s))
             continue
-        case = prepared
         if predicted[name] > 0:  # a slice under-predicts the whole: learn by how much
-            correction = max(correction, (clock() - started) / predicted[name])
-        trip = RoundTrip(case.config, case.payload, case.decoded)
-        compare_s = max(share_s, 1.0)  # comparing is serkit's own work: a floor, not a share
-        judged = _guarded(partial(judge_round_trip, get_codec(name), label, obj, trip), compare_s)
-        if isinstance(judged, BaseException):
-            why = _not_measured(judged, compare_s, budget_s)
-            trials[name] = _skipped(facts[name], label, f"comparing what it gave back: {why}")
-            continue
-        cases[name] = replace(case, decoded=None)  # the copy is judged: free it
-        sizes = {compressor: len(pack(case.payload)) for compressor, pack in COMPRESSORS.items()}
-        judged = named_bool_keys(judged, bool_keys)
+            correction = max(correction, done.prepare_s / predicted[name])
+        # The typed objects a schema codec times are built here too (untimed), as the
+        # child built them: its values cannot travel, only its bytes.
+        bound, typed = get_codec(name).for_document(label, obj, schema)
+        config = bound.configs[done.config_index]
+        timed = (done.prepare_s, done.dumps_s, done.loads_s)
+        cases[name] = Case(name, label, config, typed, done.payload, *timed, bound=bound)
+        sizes = {compressor: len(pack(done.payload)) for compressor, pack in COMPRESSORS.items()}
+        judged = named_bool_keys(done.fidelity, bool_keys)
         trials[name] = CodecTrial(fidelity=judged, compressed=sizes, **facts[name])
         if judged.status == ERROR:  # it gave back something it cannot even compare
             del cases[name]
@@ -414,8 +401,9 @@ def try_document(
     start = clock()
     names = list(codecs) if codecs is not None else codec_names()
     label = document.path.name
+    schema, no_schema = _schema_of(document.obj, names)
     cases, trials = _prepared(
-        names, label, document.obj, f"{label}: preparing", budget_s, document.bool_keys
+        names, label, document.obj, f"{label}: preparing", budget_s, document.bool_keys, schema
     )
 
     calls: dict[Key, Callable[[], object]] = {}
@@ -457,7 +445,19 @@ def try_document(
         budget_s=budget_s,
         max_rounds=max_rounds,
         key_cap_s=key_cap_s,
+        schema_sha256=schema.sha256 if schema is not None else None,
+        no_schema=no_schema,
     )
+
+
+def _schema_of(obj: Any, codecs: Sequence[str]) -> tuple[Schema | None, str]:
+    """The document's derived schema, once for every schema codec; or why none fits."""
+    if not any(registry.spec(name).needs_schema for name in codecs):
+        return None, ""
+    try:
+        return derive(obj), ""
+    except NoSchema as exc:
+        return None, str(exc)
 
 
 def try_paths(

@@ -82,6 +82,10 @@ HEADERS = ["codec", "impl", "dumps", "loads", "size", *COMPRESSORS, "fidelity"]
 def heading(document: DocumentTrial) -> str:
     codecs = len(document.codecs)
     pinned = f", content sha256 {document.content_sha256[:12]}…" if document.content_sha256 else ""
+    if document.schema_sha256:
+        pinned += f", derived schema sha256 {document.schema_sha256[:12]}…"
+    elif document.no_schema:
+        pinned += f", no schema ({document.no_schema})"
     return (
         f"{document.path}: {document.format}, {bytes_binary(document.bytes)}{pinned}; "
         f"{codecs} codec{'s' if codecs != 1 else ''} in {seconds(document.wall_s)}"
@@ -108,6 +112,12 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         f"fidelity: {EXACT} if the codec gives back the same types and values, else what "
         "changed (see `serkit fidelity`).",
     ]
+    if any(d.schema_sha256 or d.no_schema for d in documents):
+        lines.append(
+            "Schema codecs (serkit list: schema derived) time typed objects under the schema "
+            "derived from the document (its sha256 above); their fidelity is compared as "
+            "plain data, converted back from those objects."
+        )
     if any("(no C!)" in implementation_text(t) for d in documents for t in d.codecs):
         lines.append("(no C!): the library's C extension did not load; its pure Python ran.")
     return lines

@@ -31,11 +31,11 @@ from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
 from serkit.results.hosts import load_average
 from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
-from serkit.run.rounds import ROUND_ARGS, later_selection, short_of_fastest_mode
+from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS, imprecise_pairs, later_selection
 from serkit.run.runner import asv, ensure_machine, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
-from serkit.suite.cases import FASTEST_MODE_PROCESSES, prepare
+from serkit.suite.cases import QUICK_SEES, precision_needed, prepare
 
 TOLERANCE = 0.10
 TIMEIT, PYPERF = "timeit", "pyperf"
@@ -129,9 +129,17 @@ LATER_ROUND = (*ROUND, "--append-samples")
 class ScratchSuite:
     """The real asv suite, run in this interpreter, with results in a temporary folder."""
 
-    def __init__(self, root: Path, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        env: Mapping[str, str] | None = None,
+        *,
+        precision: float = precision_needed(QUICK_SEES),
+    ) -> None:
         self.root = root
         self.env = dict(env if env is not None else os.environ)
+        self.precision = precision  # what its extra rounds aim for, as serkit bench's
+        self._short: int | None = None  # pairs short of it as the last extra round began
         self._folder = tempfile.TemporaryDirectory(prefix="serkit-agreement-")
         self.scratch = Path(self._folder.name)
 
@@ -175,8 +183,8 @@ class ScratchSuite:
         With `rounds`, as `serkit bench` runs them: one `asv run` per round, one process
         per pair in each, over the whole slice, every sample kept (asv refuses its own
         --interleave-rounds for an existing environment), then the extra rounds of the
-        pairs short of a fastest mode; `first_round_only` patterns (counted tracks) run in
-        the first round alone.
+        pairs short of typical processes or of precision; `first_round_only` patterns
+        (counted tracks) run in the first round alone.
         """
         self.clear()
         once, attributes = list(first_round_only), list(attributes)  # read in every round
@@ -197,6 +205,7 @@ class ScratchSuite:
         """Start from no results."""
         for old in self.results.glob("*/*-*.json"):
             old.unlink()
+        self._short = None
 
     def tree(self) -> ResultsTree:
         return read_tree(self.results)
@@ -213,21 +222,23 @@ class ScratchSuite:
         self._asv_run(chosen, attributes, ROUND if round_index == 0 else LATER_ROUND)
 
     def run_extra_round(self, attributes: Iterable[str] = ()) -> bool:
-        """One more process for each timed pair short of a fastest mode, as `serkit bench`
-        gives (serkit.run.rounds); False when no pair is."""
+        """One more process for each timed pair short of typical processes or of the
+        precision, as `serkit bench` gives (serkit.run.rounds); False when no pair is, or
+        when the last extra round brought too few within precision (LEAST_PROGRESS)."""
         try:
             benchmarks = json.loads((self.results / BENCHMARKS_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return False
         short: dict[str, set[tuple[str, ...]]] = {}
         for path in self.results.glob("*/*-*.json"):
-            for name, combos in short_of_fastest_mode(
-                path, benchmarks, FASTEST_MODE_PROCESSES
-            ).items():
+            for name, combos in imprecise_pairs(path, benchmarks, self.precision).items():
                 short.setdefault(name, set()).update(combos)
         chosen = later_selection(benchmarks, 0, [], [], short, extra=True)
-        if not chosen:
+        pairs = sum(len(combos) for combos in short.values())
+        stalled = self._short is not None and pairs > self._short * (1 - LEAST_PROGRESS)
+        if not chosen or stalled:
             return False
+        self._short = pairs
         self._asv_run(
             chosen, attributes, ["--record-samples", "-a", "rounds=1", "--append-samples"]
         )

@@ -8,9 +8,11 @@ calls than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call mor
 20 calls, so only the injected calls tell them apart. Judged by the rule the report and
 `serkit compare` use (serkit.compare.comparison.judge_pair), in two ways:
 
-- same run: the arms' rounds interleaved (plain round 1, +5 % round 1, ..., then round 2),
-  as a matrix run interleaves library releases and Pythons;
-- between runs: each arm a whole run after the last, as two hosts or two days compare.
+- same run: the arms' rounds interleaved (round 1 of every arm, in an order shuffled per
+  round, then round 2), as a matrix run interleaves library releases and Pythons; judged
+  with no floor, as the report judges two points of one run;
+- between runs: each arm a whole run after the last, as two hosts or two days compare;
+  judged with the host's floor between runs.
 
 The share of pairs called slower at each size is the verdicts' power here; the share the
 A/A arm called different, their false alarms. Both are kept for the host
@@ -22,6 +24,8 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
+import random
+import shutil
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,10 +40,14 @@ from serkit.run.runner import QUICK_ROUNDS, QUICK_WARMUP_S
 from serkit.suite.cases import (
     CODECS_ENV,
     FIXTURES_ENV,
+    FULL_ROUNDS,
+    FULL_SEES,
     INJECT_ENV,
     INJECTED_LOOPS,
+    QUICK_SEES,
     ROUNDS_ENV,
     WARMUP_ENV,
+    precision_needed,
 )
 from serkit.trust.agreement import ScratchSuite
 from serkit.trust.noise import TIMINGS, PairAA, match
@@ -47,6 +55,21 @@ from serkit.units import plural
 
 SIZES = (0.05, 0.10, 0.20)
 PLAIN, AGAIN = "plain", "plain again"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How each arm samples its pairs: as a quick run, or as a full (and matrix) run."""
+
+    name: str
+    processes: int
+    sees: float  # the change its extra rounds aim to place a pair precisely enough for
+
+
+PLANS = {
+    "quick": Plan("quick", QUICK_ROUNDS, QUICK_SEES),
+    "full": Plan("full", FULL_ROUNDS, FULL_SEES),
+}
 
 
 @dataclass(frozen=True)
@@ -78,34 +101,50 @@ def run_arms(
     fixtures: Sequence[str],
     sizes: Sequence[float],
     *,
-    processes: int,
+    plan: Plan,
     interleaved: bool,
+    environ: Mapping[str, str] | None = None,
+    keep: Path | None = None,
 ) -> dict[str, ResultsTree]:
-    """Every arm's timings of the slice, its rounds interleaved with the others' or not."""
+    """Every arm's timings of the slice, its rounds interleaved with the others' or not;
+    `environ` adds to the suite's SERKIT_BENCH_* (the pairs a quick run leaves out), and
+    `keep` is where each arm's results tree is copied, for a closer look."""
     base = {
         **os.environ,
+        **(environ or {}),
         CODECS_ENV: ",".join(codecs),
         FIXTURES_ENV: ",".join(fixtures),
-        ROUNDS_ENV: str(processes),
+        ROUNDS_ENV: str(plan.processes),
         WARMUP_ENV: os.environ.get(WARMUP_ENV, QUICK_WARMUP_S),
     }
     shares = arms(sizes)
+    precision = precision_needed(plan.sees)
+    # The arms take their turns in a new order each round, the same order for every run
+    # of serkit power: no arm is always the first after the machine has been idle.
+    order = random.Random(20261125)
     with contextlib.ExitStack() as stack:
         suites = {
-            name: stack.enter_context(ScratchSuite(root, {**base, INJECT_ENV: f"{share:g}"}))
+            name: stack.enter_context(
+                ScratchSuite(root, {**base, INJECT_ENV: f"{share:g}"}, precision=precision)
+            )
             for name, share in shares.items()
         }
         what = "rounds, arms interleaved" if interleaved else "arms, one after another"
         if interleaved:
-            for round_index in progress(range(processes), desc=what, unit="round", leave=True):
-                for suite in suites.values():
+            rounds = range(plan.processes)
+            for round_index in progress(rounds, desc=what, unit="round", leave=True):
+                for suite in order.sample(list(suites.values()), len(suites)):
                     suite.run_round([TIMINGS], round_index)
-            for _ in range(processes):  # the extra rounds, interleaved likewise
-                if not [suite.run_extra_round() for suite in suites.values()].count(True):
+            for _ in range(plan.processes):  # the extra rounds, interleaved likewise
+                turn = order.sample(list(suites.values()), len(suites))
+                if not [suite.run_extra_round() for suite in turn].count(True):
                     break
         else:
             for suite in progress(list(suites.values()), desc=what, unit="arm", leave=True):
-                suite.run_tree([TIMINGS], rounds=processes)
+                suite.run_tree([TIMINGS], rounds=plan.processes)
+        if keep is not None:
+            for name, suite in suites.items():
+                shutil.copytree(suite.results, keep / name.replace(" ", "-"), dirs_exist_ok=True)
         return {name: suite.tree() for name, suite in suites.items()}
 
 
@@ -149,28 +188,40 @@ def measure(
     *,
     sizes: Sequence[float] = SIZES,
     modes: Sequence[str] = (SAME_RUN, BETWEEN_RUNS),
-    processes: int = QUICK_ROUNDS,
+    plan: Plan = PLANS["quick"],
     floor: float,
+    environ: Mapping[str, str] | None = None,
+    keep: Path | None = None,
 ) -> tuple[list[Called], PowerRecord]:
-    """Run the arms in each mode and judge every arm against the plain one."""
+    """Run the arms in each mode and judge every arm against the plain one: with no floor
+    within a run, with `floor` (the host's between runs) between runs."""
     before = load_text()
     rows: list[Called] = []
     pairs = 0
     for mode in modes:
         trees = run_arms(
-            root, codecs, fixtures, sizes, processes=processes, interleaved=mode == SAME_RUN
+            root,
+            codecs,
+            fixtures,
+            sizes,
+            plan=plan,
+            interleaved=mode == SAME_RUN,
+            environ=environ,
+            keep=keep / mode.replace(" ", "-") if keep else None,
         )
         plain = trees[PLAIN]
+        used = 0.0 if mode == SAME_RUN else floor
         for name, size in arms(sizes).items():
             if name != PLAIN:
-                rows.append(judge_arm(mode, size, plain, trees[name], floor))
+                rows.append(judge_arm(mode, size, plain, trees[name], used))
         pairs = max(pairs, *(row.pairs for row in rows))
     record = PowerRecord(
         measured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         slice=f"{', '.join(codecs)} x {', '.join(fixtures)}",
         pairs=pairs,
-        processes=processes,
+        processes=plan.processes,
         floor=floor,
+        plan=plan.name,
         called={
             mode: {f"{row.size:g}": round(row.share, 4) for row in rows if row.mode == mode}
             for mode in modes

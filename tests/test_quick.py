@@ -1,0 +1,108 @@
+"""The quick run's plan: which pairs it times, which it predicts over budget, what it says."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from serkit.errors import SerkitError
+from serkit.run.quick import QUICK_FIXTURES, leaves_out_in_words, plan_quick
+from serkit.suite.cases import FIXTURES_ENV, LEAVE_OUT_ENV, Selection
+from serkit.suite.prediction import Prediction, predict, text_bytes
+
+SLOW = Prediction(dumps_s=0.2, loads_s=0.6)  # five processes of it: far over 2 s
+FAST = Prediction(dumps_s=1e-5, loads_s=2e-5)
+
+
+def _plan(**predicted: Prediction) -> Any:
+    table = {name.replace("__", " ").replace("_", "-"): p for name, p in predicted.items()}
+    selection = Selection(codecs=("json", "yaml"), fixtures=("small-dict", "twitter"))
+    everything = {f"{c} {f}": FAST for c in ("json", "yaml") for f in ("small-dict", "twitter")}
+    return plan_quick(selection, rounds=5, budget_s=2.0, predicted={**everything, **table})
+
+
+def test_a_pair_predicted_over_the_budget_is_left_to_full_and_said_so() -> None:
+    plan = _plan(yaml__twitter=SLOW)
+    assert plan.pairs == (("json", "small-dict"), ("json", "twitter"), ("yaml", "small-dict"))
+    (left,) = plan.left_out
+    assert (left.codec, left.fixture) == ("yaml", "twitter")
+    assert (
+        "predicted 200 ms a dumps, 600 ms a loads, over the quick run's budget" in left.in_words()
+    )
+    # Every process of the run knows: its fixtures, and the pair no process measures.
+    assert plan.environment() == {FIXTURES_ENV: "small-dict,twitter", LEAVE_OUT_ENV: "yaml@twitter"}
+    assert Selection.from_env(plan.environment()).excludes("yaml", "twitter") is not None
+    assert Selection.from_env(plan.environment()).excludes("yaml", "small-dict") is None
+
+
+def test_the_regexes_select_exactly_the_planned_pairs_in_the_quick_benchmarks() -> None:
+    regexes = _plan(yaml__twitter=SLOW).regexes()
+
+    def selected(name: str) -> bool:
+        return any(re.search(regex, name) for regex in regexes)
+
+    assert selected("bench_time.Dumps.time_dumps('json', 'twitter')")
+    assert selected("bench_time.Loads.time_loads('yaml', 'small-dict')")
+    assert selected("bench_size.CompressedSize.track_bytes('json', 'small-dict', 'zstd-3')")
+    assert selected("bench_facts.Fidelity.track_exact('yaml', 'small-dict')")
+    assert selected("bench_facts.Implementation.track_compiled('yaml')")
+    assert not selected("bench_time.Dumps.time_dumps('yaml', 'twitter')")  # over the budget
+    assert not selected("bench_size.EncodedSize.track_bytes('yaml', 'twitter')")
+    assert not selected("bench_time.Dumps.time_dumps('json', 'github')")  # not its fixture
+    assert not selected("bench_time.RoundTrip.time_round_trip('json', 'twitter')")  # --full
+    assert not selected("bench_import.ImportTime.timeraw_import('json')")
+    assert not selected("bench_facts.Implementation.track_compiled('orjson')")  # not selected
+
+
+def test_the_record_says_what_the_quick_run_leaves_to_full() -> None:
+    record = json.loads(json.dumps(_plan(yaml__twitter=SLOW).as_record()))  # as the file keeps it
+    words = leaves_out_in_words(record)
+    assert words[0].startswith("left to `serkit bench --full`: the round trip, import time")
+    assert words[1] == (
+        "yaml x twitter: not timed, predicted 0.6 s a call (from its cost per byte on a small "
+        "document), over the quick run's budget"
+    )
+
+
+def test_by_default_every_codec_is_planned_on_the_quick_fixtures() -> None:
+    plan = plan_quick(Selection(codecs=("json",)), rounds=5, budget_s=2.0)
+    assert plan.pairs == tuple(("json", fixture) for fixture in QUICK_FIXTURES)
+    assert "github" in plan.fixtures_left and "twitter" not in plan.fixtures_left
+
+
+def test_pure_python_yaml_on_a_large_document_is_predicted_far_slower_than_on_a_small_one(
+    sources_available: None,
+) -> None:
+    small, large = predict("yaml", "small-dict"), predict("yaml", "twitter")
+    ratio = text_bytes_ratio("twitter", "small-dict")
+    assert large.loads_s == pytest.approx(small.loads_s * ratio)
+    assert large.loads_s > 0.1  # seconds a call, where json takes milliseconds
+    assert predict("json", "twitter").loads_s < large.loads_s / 20
+
+
+def text_bytes_ratio(a: str, b: str) -> float:
+    from serkit.inputs.fixtures import load_fixture
+
+    return text_bytes(load_fixture(a)) / text_bytes(load_fixture(b))
+
+
+def test_a_codec_that_cannot_be_predicted_is_timed_and_said_so(ghost_codec: str) -> None:
+    plan = plan_quick(
+        Selection(codecs=(ghost_codec,), fixtures=("small-dict",)), rounds=5, budget_s=2.0
+    )
+    assert plan.pairs == ((ghost_codec, "small-dict"),)  # asv says why it cannot run
+    (note,) = plan.notes
+    assert note.startswith(f"{ghost_codec} x small-dict: not predicted (")
+
+
+def test_an_unknown_fixture_fails_before_any_work() -> None:
+    with pytest.raises(SerkitError, match="nope"):
+        plan_quick(Selection(fixtures=("nope",)), rounds=5, budget_s=2.0)
+
+
+def test_prediction_raises_for_a_codec_that_is_not_installed(ghost_codec: str) -> None:
+    with pytest.raises(SerkitError):
+        predict(ghost_codec, "small-dict")
