@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 
 from serkit.cli import main
+from serkit.codecs.spec import STDLIB
+from serkit.errors import SerkitError
 from serkit.results import hosts as hostinfo
 from serkit.run import rounds
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
-from serkit.run.matrix import baseline
+from serkit.run.libraries import companions
+from serkit.run.matrix import EVERY_LIBRARY, newest_set
 from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +33,23 @@ def test_finds_a_real_interpreter_for_the_running_python() -> None:
 
 def test_a_missing_python_is_none() -> None:
     assert find_python("3.99") is None
+
+
+def test_a_free_threaded_build_is_never_a_stand_in_nor_stood_in_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyenv keeps 3.14.0 and 3.14.0t side by side; each answers only to its own name."""
+    for folder, says in (("3.14.0", "3.14"), ("3.14.0t", "3.14t")):
+        bin_dir = tmp_path / "versions" / folder / "bin"
+        bin_dir.mkdir(parents=True)
+        for name in ("python3.14", "python3.14t"):  # a t build may carry both names
+            exe = bin_dir / name
+            exe.write_text(f"#!/bin/sh\necho {says}\n")
+            exe.chmod(0o755)
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert find_python("3.14") == tmp_path / "versions/3.14.0/bin/python3.14"
+    assert find_python("3.14t") == tmp_path / "versions/3.14.0t/bin/python3.14t"
 
 
 def test_shims_are_never_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,14 +73,18 @@ def test_expose_links_interpreters_first_on_path_without_shims(
     assert not (tmp_path / "pythons" / "python3.99").exists()
 
 
-def test_quick_plan_is_the_baseline_of_this_python() -> None:
+def test_quick_plan_is_the_newest_set_of_this_python_in_one_environment() -> None:
     plan = bench.plan(ROOT, matrix=False)
-    assert [env.label for env in plan.environments] == [f"py{CURRENT} baseline"]
+    assert [env.label for env in plan.environments] == [f"py{CURRENT} {EVERY_LIBRARY}"]
+    (env,) = plan.environments
+    assert env.library is None and len(env.requirements) > 1
 
 
-def test_matrix_plan_for_one_python_is_its_baseline_and_axes() -> None:
+def test_matrix_plan_for_one_python_is_one_environment_per_library_release() -> None:
     plan = bench.plan(ROOT, matrix=True, pythons=[CURRENT])
-    assert plan.environments[0].varied is None
+    assert plan.environments[0].library == STDLIB and not plan.environments[0].requirements
+    for env in plan.environments[1:]:  # the library, and what its codecs need beside it
+        assert set(env.requirements) == {env.library, *companions(str(env.library))}
     assert len(plan.environments) > 1
     assert {env.python for env in plan.environments} == {CURRENT}
 
@@ -188,8 +212,8 @@ def _stored_point(store: Path, machine: str, env: Any, commit: str, run_at: int)
     from serkit.suite.cases import LIBRARY_ENV
 
     shape: dict[str, Any] = {"python": env.python, "requirements": env.requirements}
-    if env.varied:
-        shape["env_vars"] = {LIBRARY_ENV: env.varied}
+    if env.library:
+        shape["env_vars"] = {LIBRARY_ENV: env.library}
     plain = {DUMPS: {"type": "time", "unit": "seconds", "grid": []}}
     data = results_file(
         machine, {DUMPS: [1e-6]}, env=shape, commit=commit, benchmarks=plain, started_at=run_at
@@ -326,7 +350,44 @@ def _fake_rounds(
     monkeypatch.setattr(bench, "ensure_machine", lambda root, env=None, name=None: None)
     (tmp_path / ".asv" / "results").mkdir(parents=True)
     (tmp_path / ".asv" / "results" / "benchmarks.json").write_text(json.dumps(benchmarks))
+    (tmp_path / "asv.conf.json").write_text((ROOT / "asv.conf.json").read_text())
     return seen
+
+
+def test_each_asv_run_gets_a_config_of_only_its_environments(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """asv would otherwise say, in every round, that each Python missing here is missing."""
+    from serkit.checkout import RUN_CONFIG
+
+    seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
+    plan = bench.plan(ROOT, matrix=True, pythons=[CURRENT])
+    bench.run(tmp_path, plan, quick=True, extra=["-b", "nothing"])
+    assert seen and all(args[args.index("--config") + 1] == RUN_CONFIG for args, _ in seen)
+    config = json.loads((tmp_path / RUN_CONFIG).read_text())
+    assert config["include"] == [env.as_include() for env in plan.environments]
+    assert config["pythons"] == [CURRENT]
+    # asv works in the config's folder, .asv/: the checkout's own paths, made absolute.
+    assert config["repo"] == str(tmp_path.resolve())
+    assert config["results_dir"] == str((tmp_path / ".asv" / "results").resolve())
+    everything = (ROOT / "asv.conf.json").read_text()
+    paths = ("include", "pythons", "repo", "benchmark_dir", "env_dir", "results_dir", "html_dir")
+    assert {k: v for k, v in config.items() if k not in paths} == {
+        k: v for k, v in json.loads(everything[everything.index("{") :]).items() if k not in paths
+    }
+
+
+def test_a_config_older_than_the_releases_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from serkit.run.matrix import MatrixEnvironment
+
+    _fake_rounds(monkeypatch, tmp_path, SUITE)
+    plan = bench.plan(ROOT, matrix=False)
+    unknown = MatrixEnvironment.of(CURRENT, "cbor2", "99.0.0")
+    plan = dataclasses.replace(plan, environments=(unknown,))
+    with pytest.raises(SerkitError, match=r"run `serkit matrix --write-config asv\.conf\.json`"):
+        bench.run(tmp_path, plan, quick=True)
 
 
 SUITE = {
@@ -514,7 +575,7 @@ def test_instructions_are_counted_in_full_runs_and_in_a_quick_run_when_asked(
 
 @pytest.fixture
 def one_call_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> object:
-    """The config's environment for this Python's baseline, as asv builds the object."""
+    """The config's environment for this Python's newest set, as asv builds the object."""
     from asv import environment
     from asv.config import Config
     from asv.plugin_manager import plugin_manager
@@ -525,7 +586,7 @@ def one_call_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> object:
     for plugin in conf.plugins:
         plugin_manager.import_plugin(plugin)
     assert environment.get_environment_class(conf, CURRENT).__name__ == "OneCallVirtualenv"
-    name = baseline(CURRENT).asv_name
+    name = newest_set(CURRENT).asv_name
     return next(e for e in environment.get_environments(conf, [name], verbose=False))
 
 
@@ -547,9 +608,12 @@ def test_the_environment_installs_every_pinned_requirement_in_one_uv_call(
     assert command[command.index("--python") + 1].startswith(one_call_env._path)
     # pip's wheel folder reaches uv, which reads no PIP_* setting itself.
     assert command[command.index("--find-links") + 1] == "/some/wheels"
-    pins = {f"{lib}=={v}" for lib, v in baseline(CURRENT).requirements.items()}
+    pins = {f"{lib}=={v}" for lib, v in newest_set(CURRENT).requirements.items()}
     assert pins <= set(command)
     assert {"wheel", "build", "asv_runner", "pympler"} <= set(command)
+    # Each pinned library from its wheels only: never a source build under its label.
+    only = {command[i + 1] for i, arg in enumerate(command) if arg == "--only-binary"}
+    assert only == set(newest_set(CURRENT).requirements)
 
 
 def test_without_uv_the_environment_installs_in_one_pip_call(
@@ -562,7 +626,7 @@ def test_without_uv_the_environment_installs_in_one_pip_call(
     monkeypatch.setattr(one_call_env, "_run_pip", lambda args, **kw: calls.append(list(args)))
     one_call_env._install_requirements()
     assert len(calls) == 1 and calls[0][:2] == ["install", "--upgrade"]
-    pins = {f"{lib}=={v}" for lib, v in baseline(CURRENT).requirements.items()}
+    pins = {f"{lib}=={v}" for lib, v in newest_set(CURRENT).requirements.items()}
     assert pins <= set(calls[0])
 
 
@@ -699,10 +763,10 @@ def test_a_failed_environment_is_noted_with_its_cause_and_cleared_once_built(
         raise util.ProcessError(["uv"], 1, "", "  cause: Because there is no version of x==9")
 
     monkeypatch.setattr(Virtualenv, "_setup", no_wheel)
-    with pytest.raises(util.UserError, match=f"py{CURRENT} baseline was not built: nothing"):
+    with pytest.raises(util.UserError, match=f"py{CURRENT} {EVERY_LIBRARY} was not built: nothing"):
         one_call_env._setup()
     (failure,) = read_builds(record).values()
-    assert failure.env == one_call_env.name and failure.label == f"py{CURRENT} baseline"
+    assert failure.env == one_call_env.name and failure.label == f"py{CURRENT} {EVERY_LIBRARY}"
     assert failure.cause.startswith("nothing installable") and "x==9" in failure.output
     monkeypatch.setattr(Virtualenv, "_setup", lambda self: None)
     one_call_env._setup()

@@ -44,6 +44,7 @@ from serkit.compare.comparison import (
 from serkit.compare.render import format_value, render
 from serkit.results.tree import read_tree
 from serkit.run.runner import scratch_config
+from serkit.suite.cases import LIBRARY_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = "bench_time.Dumps.time_dumps"
@@ -111,10 +112,14 @@ def test_environments_match_without_the_hosts_own_fields(tmp_path: Path) -> None
     tree = read_tree(two_hosts(tmp_path))  # a and b differ in cpu, os, num_cpu and ram
     result = compare(tree, "a", "b")
     envs = {p.env for p in result.pairs}
-    assert len(envs) == 1
-    (env,) = envs
-    assert env.python == "3.11" and dict(env.requirements) == ENV["requirements"]
-    assert env.other == ()  # nothing of machine.json leaked into the key
+    # A codec's values by the releases it ran with (json: the Python's own); a value of no
+    # codec by its whole environment.
+    assert {e.requirements for e in envs} == {
+        (),
+        (("orjson", "3.10.18"),),
+        tuple(sorted(ENV["requirements"].items())),  # type: ignore[attr-defined]
+    }
+    assert all(env.python == "3.11" and env.other == () for env in envs)  # no machine.json
     assert not result.only_envs["a"] and not result.only_envs["b"]
 
 
@@ -255,7 +260,7 @@ def test_one_sided_benchmarks_environments_and_values_get_no_ratio(
     write_machine(tmp_path, "b", b_files)
     data = compare_json(capsys, tmp_path)
     assert data["only_b"]["benchmarks"] == ["bench_extra.New.time_new"]
-    assert [e["python"] for e in data["only_b"]["environments"]] == ["3.12"]
+    assert {e["python"] for e in data["only_b"]["environments"]} == {"3.12"}
     (only_a,) = data["only_a"]["values"]
     assert only_a["benchmark"] == TIMING and only_a["params"] == {
         "codec": "json",
@@ -268,7 +273,8 @@ def test_one_sided_benchmarks_environments_and_values_get_no_ratio(
     assert {p["env"]["python"] for p in data["pairs"]} == {"3.11"}
     code, out, _ = run(capsys, "compare", "a", "b", "--results", str(tmp_path))
     assert code == 0
-    assert "Environments only b ran (1), not compared" in out
+    # json, orjson 3.10.18, and the benchmark of no codec: each as it ran on Python 3.12.
+    assert "Environments only b ran (3), not compared" in out
     assert "Benchmarks only b ran (1), not compared" in out
     assert "Measured only on a (1)" in out
 
@@ -381,7 +387,8 @@ def test_json_output_is_documented_and_stable(
         "instructions",  # the same call's count on both hosts, or null where not counted
     }
     assert pair["instructions"] is None
-    assert pair["env"] == {**ENV, "env_vars": {}}
+    # Matched by what orjson ran with, not by the rest its environment installed.
+    assert pair["env"] == {"python": "3.11", "requirements": {"orjson": "3.10.18"}, "env_vars": {}}
     assert pair["a"] == TIMES[2] and pair["b"] == 2 * TIMES[2]
     assert pair["a_spread"]["ci_99"] == pytest.approx([TIMES[2] * 0.95, TIMES[2] * 1.05])
     assert pair["a_spread"]["iqr"] == pytest.approx([TIMES[2] * 0.975, TIMES[2] * 1.025])
@@ -526,11 +533,40 @@ def test_hosts_without_a_common_environment(
 ) -> None:
     write_benchmarks(tmp_path)
     write_machine(tmp_path, "a", [results_file("a", values())])
-    newer = {"python": "3.11", "requirements": {"orjson": "3.13.0", "ujson": "5.10.0"}}
-    write_machine(tmp_path, "b", [results_file("b", values(), env=newer)])
+    other = {"python": "3.12", "requirements": {"orjson": "3.13.0", "ujson": "5.10.0"}}
+    write_machine(tmp_path, "b", [results_file("b", values(), env=other)])
     code, out, err = run(capsys, "compare", "a", "b", "--results", str(tmp_path))
     assert_one_line_error(code, err, "share no environment", "orjson 3.10.18", "orjson 3.13.0")
     assert out == ""
+
+
+def test_a_codec_pairs_wherever_it_ran_with_the_same_releases(tmp_path: Path) -> None:
+    """A quick run's environment of every newest release on a, the matrix's environments of
+    one library release on b: json pairs on the Python alone, orjson on its release; the
+    other orjson release on b is b's alone; the values each matrix environment skipped
+    (another library's codecs) are no environment of their own."""
+    write_benchmarks(tmp_path)
+    newest = {"python": "3.11", "requirements": {"orjson": "3.13.0", "ujson": "5.10.0"}}
+    write_machine(tmp_path, "a", [results_file("a", values(), env=newest)])
+    stdlib = {"python": "3.11", "requirements": {}, "env_vars": {LIBRARY_ENV: "stdlib"}}
+    orjson = {"python": "3.11", "requirements": {"orjson": "3.13.0"}}
+    older = {"python": "3.11", "requirements": {"orjson": "3.12.0"}}
+    only_json, only_orjson = values(), values()
+    for name in (TIMING, SIZE):  # (json, small), (json, large), (orjson, small), ...
+        only_json[name] = [*only_json[name][:2], None, None]
+        only_orjson[name] = [None, None, *only_orjson[name][2:]]
+    files = [
+        results_file("b", only_json, env=stdlib),
+        results_file("b", only_orjson, env={**orjson, "env_vars": {LIBRARY_ENV: "orjson"}}),
+        results_file("b", only_orjson, env={**older, "env_vars": {LIBRARY_ENV: "orjson"}}),
+    ]
+    write_machine(tmp_path, "b", files)
+    result = compare(read_tree(tmp_path), "a", "b")
+    paired = {(p.benchmark.name, p.params["codec"], p.env.label) for p in result.pairs}
+    assert {(TIMING, "json", "py3.11"), (TIMING, "orjson", "py3.11, orjson 3.13.0")} <= paired
+    only_b = [e.label for e in result.only_envs["b"]]
+    assert "py3.11, orjson 3.12.0" in only_b and "py3.11, orjson 3.13.0" not in only_b
+    assert not result.only_envs["a"] or all("ujson" in e.label for e in result.only_envs["a"])
 
 
 def test_changed_benchmark_code_is_not_compared(tmp_path: Path) -> None:

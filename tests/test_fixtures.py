@@ -35,7 +35,7 @@ from serkit.inputs.fixtures import (
 )
 from serkit.replicate.published import POST_000_SIZES, as_disk_kib
 from serkit.run.interpreters import find_pythons
-from serkit.run.matrix import PYTHONS
+from serkit.run.releases import load as load_releases
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = [f.name for f in FIXTURES.values() if not f.slow and f.source is None]
@@ -77,7 +77,7 @@ def test_hash_is_stable_across_runs() -> None:
 def _other_pythons() -> list[str]:
     """The matrix's other CPython versions found here (serkit's own interpreter discovery)."""
     this = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    found = find_pythons(v for v in PYTHONS if v != this)
+    found = find_pythons(v for v in load_releases().pythons if v != this)
     return [str(path) for path in found.values() if path is not None]
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from history_factory import HISTORY_MACHINE, weekly_run, weekly_store
@@ -174,3 +176,113 @@ def test_host_facts_and_releases_reach_the_chart_as_text_never_as_html(tmp_path:
     marks = [a.hovertext for a in history_figure(view).layout.annotations if a.hovertext]
     assert any("&lt;img src=x onerror=alert(1)&gt;" in m for m in marks)
     assert not any("<img" in m for m in marks)
+
+
+# --- per-library environments: the baseline composed at every run ------------------------
+
+
+def _env_file(
+    folder: Path, env: dict[str, Any], codec: str, moment: int, dumps_factor: float = 1.0
+) -> str:
+    """One matrix environment's run: `codec`'s values only (the grid's other codec skipped,
+    as a library's environment skips it), filed under its run's moment. Its name."""
+    from results_factory import NEW, _processes
+
+    from serkit.results.history import dated_name
+
+    first = 0 if codec == "json" else 2  # (json, *) then (ujson, *) in grid order
+    measured: dict[str, list[float | None]] = {}
+    for name, all_values in NEW.items():
+        kept = [v if first <= i < first + 2 else None for i, v in enumerate(all_values)]
+        if name == DUMPS:
+            kept = [v * dumps_factor if v else v for v in kept]
+        measured[name] = kept if len(all_values) == 4 else list(all_values)
+    samples = {n: [_processes(v, False) for v in measured[n]] for n in (DUMPS, LOADS)}
+    data = results_file(
+        HISTORY_MACHINE,
+        measured,
+        env=env,
+        benchmarks=PYTHONS_SUITE,
+        samples=samples,
+        started_at=moment,
+    )
+    name = dated_name(f"{COMMIT[:8]}-{data['env_name']}-{codec}.json", moment)
+    (folder / name).write_text(json.dumps(data))
+    return name
+
+
+def test_per_library_environments_make_one_point_per_run_and_a_workflows_shards_one_run(
+    tmp_path: Path,
+) -> None:
+    from history_factory import FIRST_RUN_MS, HOST_V1, WEEK_MS
+
+    from serkit.results.host_file import HOST_FILE, write_runs
+    from serkit.suite.cases import LIBRARY_ENV
+
+    root = tmp_path / "store"
+    write_benchmarks(root, PYTHONS_SUITE)
+    folder = write_results(root, HISTORY_MACHINE, [])
+    stdlib = {"python": "3.11", "requirements": {}, "env_vars": {LIBRARY_ENV: "stdlib"}}
+
+    def ujson(release: str) -> dict[str, Any]:
+        return {
+            "python": "3.11",
+            "requirements": {"ujson": release},
+            "env_vars": {LIBRARY_ENV: "ujson"},
+        }
+
+    def entry(
+        files: list[str], at: int, ci_run: str | None = None, shard: str | None = None
+    ) -> dict[str, Any]:
+        moment = datetime.datetime.fromtimestamp(at / 1000 + 60, datetime.timezone.utc)
+        return {
+            "recorded_at": moment.isoformat(timespec="seconds"),
+            "ci_run": ci_run,
+            "shard": shard,
+            "results": files,
+            "measured_as": "full",
+            **HOST_V1,
+        }
+
+    week = [FIRST_RUN_MS + i * WEEK_MS for i in range(4)]
+    # Week 0: one `serkit bench --matrix` here: the standard library's and ujson 6.1.0's.
+    first = [
+        _env_file(folder, stdlib, "json", week[0]),
+        _env_file(folder, ujson("6.1.0"), "ujson", week[0] + 60_000),
+    ]
+    # Week 1: a workflow run in two shards: ujson's new release (dumps 20 % faster) on one,
+    # the standard library's again on the other, minutes apart.
+    shard_1 = [_env_file(folder, ujson("6.2.0"), "ujson", week[1], dumps_factor=0.8)]
+    shard_2 = [_env_file(folder, stdlib, "json", week[1] + 300_000)]
+    # Week 2: a workflow run that measured ujson's older release again: the baseline
+    # shows 6.2.0, so nothing it shows changed, and it is no point.
+    older = [_env_file(folder, ujson("6.1.0"), "ujson", week[2])]
+    # Week 3: a `serkit bench` of the standard library's environment only.
+    last = [_env_file(folder, stdlib, "json", week[3])]
+    entries = [
+        entry(first, week[0]),
+        entry(shard_1, week[1], "org/serkit#7", "1/2"),
+        entry(shard_2, week[1] + 300_000, "org/serkit#7", "2/2"),
+        entry(older, week[2], "org/serkit#8", "1/2"),
+        entry(last, week[3]),
+    ]
+    write_runs(folder / HOST_FILE, HISTORY_MACHINE, entries)
+    (view,) = history_views(read_tree(root))
+    assert [p.label for p in view.points] == [
+        "2026-10-05 03:18",
+        "2026-10-12 03:22",
+        "2026-10-26 03:17",
+    ]
+    # Each point is every library's newest release as it stood after that run.
+    assert [p.run.version_of("ujson") for p in view.points] == ["6.1.0", "6.2.0", "6.2.0"]
+    assert [len(p.run.parts) for p in view.points] == [2, 2, 2]
+    first_step, second_step = view.steps
+    assert first_step.releases == ["ujson 6.1.0 → 6.2.0"] and first_step.marks == ["release"]
+    called = {(c.benchmark, c.codec, c.fixture): c.verdict for c in first_step.called}
+    assert called == {
+        (DUMPS, "ujson", "small-dict"): "faster",
+        (DUMPS, "ujson", "random-dicts-10"): "faster",
+    }
+    # The last run brought json's values only: only they are judged, and none moved.
+    assert {c.codec for c in second_step.changes} == {"json"} and not second_step.called
+    assert second_step.releases == []

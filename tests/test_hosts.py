@@ -295,3 +295,11 @@ def test_hosts_without_results(tmp_path: Path, capsys: pytest.CaptureFixture[str
     code, _, err = run(capsys, "hosts", "--results", str(tmp_path))
     assert code == 1 and err.startswith("serkit: error: no asv results in")
     assert len(err.splitlines()) == 1
+
+
+def test_a_ci_workflow_run_is_named_alike_in_every_shard() -> None:
+    from serkit.results.hosts import ci_run
+
+    environ = {"GITHUB_REPOSITORY": "org/serkit", "GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "2"}
+    assert ci_run(environ) == "org/serkit#7"  # a re-run of a failed shard: the same run
+    assert ci_run({}) is None

@@ -11,8 +11,11 @@ from serkit.run.matrix import MatrixEnvironment
 from serkit.run.points import Now, measured_as, why_measure
 from serkit.suite.cases import LIBRARY_ENV
 
-BASELINE = MatrixEnvironment("3.12", {"orjson": "3.13.0", "ujson": "6.1.0"})
-AXIS = MatrixEnvironment("3.12", {"orjson": "3.13.0", "ujson": "5.10.0"}, varied="ujson")
+# A run of one Python: every library's newest release in one environment.
+BASELINE = MatrixEnvironment("3.12", None, (("orjson", "3.13.0"), ("ujson", "6.1.0")))
+# The matrix: one library's release, with what its codecs need beside it.
+AXIS = MatrixEnvironment.of("3.12", "ujson", "5.10.0")
+CATTRS = MatrixEnvironment.of("3.12", "cattrs", "26.2.1", {"orjson": "3.13.0"})
 HOST: dict[str, Any] = {
     "cpu_model": "AMD EPYC 7763",
     "logical_cpus": 4,
@@ -26,7 +29,7 @@ NOW = Now(HOST, {"3.12": "3.12.8"}, CODE)
 
 def stored(env: MatrixEnvironment, run_at: int = 1, **changes: Any) -> StoredRun:
     """A run of `env` in a store, recorded on NOW's host with NOW's code, but for `changes`."""
-    env_vars = ((LIBRARY_ENV, env.varied),) if env.varied else ()
+    env_vars = ((LIBRARY_ENV, env.library),) if env.library else ()
     host = {
         **HOST,
         "pythons": {env.python: {"version": NOW.pythons[env.python]}},
@@ -50,14 +53,17 @@ def test_a_point_as_it_would_be_measured_now_is_not_measured_again() -> None:
 def test_never_measured() -> None:
     assert why_measure(BASELINE, [], NOW) == "never measured here"
     # The axis environment of another ujson release is another point.
-    other = MatrixEnvironment("3.12", {"orjson": "3.13.0", "ujson": "5.8.0"}, varied="ujson")
+    other = MatrixEnvironment.of("3.12", "ujson", "5.8.0")
     assert why_measure(AXIS, [stored(other)], NOW) == "never measured here"
     assert why_measure(BASELINE, [stored(AXIS)], NOW) == "never measured here"
 
 
 def test_a_new_release() -> None:
-    before = MatrixEnvironment("3.12", {"orjson": "3.12.0", "ujson": "6.1.0"})
+    before = MatrixEnvironment("3.12", None, (("orjson", "3.12.0"), ("ujson", "6.1.0")))
     assert why_measure(BASELINE, [stored(before)], NOW) == "new release: orjson 3.12.0 → 3.13.0"
+    # A library's environment whose companion moved: cattrs-orjson calls another orjson.
+    older = MatrixEnvironment.of("3.12", "cattrs", "26.2.1", {"orjson": "3.12.0"})
+    assert why_measure(CATTRS, [stored(older)], NOW) == "new release: orjson 3.12.0 → 3.13.0"
 
 
 def test_a_new_python() -> None:

@@ -286,11 +286,11 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
 ) -> None:
     from serkit.results.builds import BUILDS_FILE, read_builds
     from serkit.run import runner
-    from serkit.run.matrix import CONFIG_HEADER, MatrixEnvironment, asv_config, baseline
+    from serkit.run.matrix import CONFIG_HEADER, MatrixEnvironment, asv_config, newest_set
 
     root, env = checkout
-    good = baseline(CURRENT)
-    bad = MatrixEnvironment(CURRENT, {**good.requirements, "msgpack": "9.9.9"}, "msgpack")
+    good = newest_set(CURRENT)
+    bad = MatrixEnvironment.of(CURRENT, "msgpack", "9.9.9")
     config = asv_config()
     config["include"] = [good.as_include(), bad.as_include()]  # a test config: one cannot install
     (root / "asv.conf.json").write_text(CONFIG_HEADER + json.dumps(config, indent=4))

@@ -12,30 +12,37 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
 from serkit.run import runner
-from serkit.run.matrix import PYTHONS, MatrixEnvironment, environments
+from serkit.run.index import platform_here
+from serkit.run.matrix import MatrixEnvironment, environments
+from serkit.run.releases import load
 from serkit.run.shards import BadShard, Shard, shard_slice
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
-MATRIX = tuple(environments())
+PYTHONS = ("3.10", "3.11", "3.12", "3.13", "3.14", "3.14t")
+HERE = platform_here()
+MATRIX = tuple(environments(platform=HERE.name if HERE else None))
+LIBRARIES = (STDLIB, "lib-a", "lib-b", "lib-c", "lib-d")
 
 
-def _environment(i: int, python: str, varied: bool) -> MatrixEnvironment:
-    name = f"lib{i}"
-    return MatrixEnvironment(python, {name: f"1.{i}"}, name if varied else None)
+def _environment(i: int, python: str, library: str) -> MatrixEnvironment:
+    return MatrixEnvironment.of(python, library, None if library == STDLIB else f"1.{i}")
 
 
-environment_sets = st.lists(st.tuples(st.sampled_from(PYTHONS), st.booleans()), max_size=120).map(
-    lambda specs: [_environment(i, p, v) for i, (p, v) in enumerate(specs)]
+environment_sets = st.lists(
+    st.tuples(st.sampled_from(PYTHONS), st.sampled_from(LIBRARIES)), max_size=120
+).map(
+    lambda specs: list(dict.fromkeys(_environment(i, p, lib) for i, (p, lib) in enumerate(specs)))
 )
 counts = st.integers(1, 20)
 
 
 def _key(env: MatrixEnvironment) -> tuple[str, str | None, tuple[tuple[str, str], ...]]:
-    """What tells environments apart (a MatrixEnvironment holds a dict: not hashable)."""
-    return (env.python, env.varied, tuple(sorted(env.requirements.items())))
+    """What tells environments apart."""
+    return (env.python, env.library, env.requirements_)
 
 
 def _slices(envs: list[MatrixEnvironment], n: int) -> list[tuple[MatrixEnvironment, ...]]:
@@ -60,14 +67,16 @@ def test_slices_are_deterministic_whatever_the_order(
 
 
 @given(environment_sets, counts)
-def test_slices_are_balanced_in_size_and_in_baselines(
+def test_slices_are_balanced_in_size_and_in_each_library(
     envs: list[MatrixEnvironment], n: int
 ) -> None:
+    """Each library's environments cost about the same, so each slice gets its share."""
     slices = _slices(envs, n)
     sizes = [len(one) for one in slices]
-    baselines = [sum(env.varied is None for env in one) for one in slices]
     assert max(sizes) - min(sizes) <= 1
-    assert max(baselines) - min(baselines) <= 1
+    for library in LIBRARIES:
+        counted = [sum(env.library == library for env in one) for one in slices]
+        assert max(counted) - min(counted) <= 1, library
 
 
 @given(counts.flatmap(lambda n: st.tuples(st.integers(1, n), st.just(n))))
@@ -105,13 +114,24 @@ def test_a_shard_of_the_matrix_plans_only_its_slice() -> None:
 def test_slices_do_not_depend_on_which_pythons_a_runner_has(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A runner without Python 3.9 runs the rest of its slice, and no other slice's."""
+    """A runner without Python 3.10 runs the rest of its slice, and no other slice's."""
     everywhere = shard_slice(MATRIX, Shard(1, 4))
-    found = {p: (Path(sys.executable) if p != "3.9" else None) for p in PYTHONS}
+    found = {p: (Path(sys.executable) if p != "3.10" else None) for p in load().pythons}
     monkeypatch.setattr(runner, "find_pythons", lambda wanted: found)
     planned = runner.plan(ROOT, matrix=True, shard=Shard(1, 4))
-    assert planned.environments == tuple(e for e in everywhere if e.python != "3.9")
-    assert planned.missing_pythons == ("3.9",)
+    assert planned.environments == tuple(e for e in everywhere if e.python != "3.10")
+    assert planned.missing_pythons == ("3.10",)
+
+
+def test_a_narrowed_matrix_runs_only_the_environments_of_the_codecs_chosen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SERKIT_BENCH_CODECS", "json,orjson")
+    planned = runner.plan(ROOT, matrix=True, pythons=[CURRENT])
+    assert {env.library for env in planned.environments} == {STDLIB, "orjson"}
+    monkeypatch.setenv("SERKIT_BENCH_CODECS", "cbor2")
+    with pytest.raises(SerkitError, match="no environment of this slice measures"):
+        runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 40))
 
 
 def test_a_shard_needs_the_matrix() -> None:
@@ -136,8 +156,8 @@ def test_environments_already_measured_are_left_out(tmp_path: Path) -> None:
     first, *rest = planned.environments
     older = "abcdef0123456789" * 2 + "abcdef01"  # a point of an older suite commit stands
     shape: dict[str, object] = {"python": first.python, "requirements": first.requirements}
-    if first.varied:
-        shape["env_vars"] = {LIBRARY_ENV: first.varied}
+    if first.library:
+        shape["env_vars"] = {LIBRARY_ENV: first.library}
     dumps = {"bench_time.Dumps.time_dumps": {"type": "time", "unit": "seconds", "grid": []}}
     data = results_file("box", {"bench_time.Dumps.time_dumps": [1e-6]}, env=shape, commit=older,
                         benchmarks=dumps)  # fmt: skip

@@ -21,6 +21,7 @@ from serkit.cli import (
     codecs,
     conformance,
     fixtures,
+    matrix,
     replicate,
     results,
     store,
@@ -32,7 +33,19 @@ from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.run.process import Interrupted
 
 # In `serkit --help` order.
-GROUPS = (codecs, fixtures, trial, checks, conformance, bench, trust, results, store, replicate)
+GROUPS = (
+    codecs,
+    fixtures,
+    trial,
+    checks,
+    conformance,
+    matrix,
+    bench,
+    trust,
+    results,
+    store,
+    replicate,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""`serkit matrix` and `serkit bench`: the asv environments, and running the suite in them."""
+"""`serkit bench`: running the asv suite in the matrix's environments (serkit.cli.matrix)."""
 
 from __future__ import annotations
 
@@ -10,28 +10,20 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import git_commit, project_root, reports_dir, results_dir
-from serkit.cli.common import add_format, print_json, print_table
+from serkit.cli.common import warn
 from serkit.cli.results import write_report
 from serkit.errors import SerkitError
 from serkit.results import history
 from serkit.run import runner
-from serkit.run.interpreters import find_pythons
-from serkit.run.matrix import LIBRARIES, PYTHONS, environments, render_asv_config, unused_releases
 from serkit.run.points import measured_as
 from serkit.run.process import Interrupted
+from serkit.run.releases import load, staleness
 from serkit.run.rounds import SELECTION, RunState
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
 
 def add_commands(commands: Any) -> None:
-    matrix = commands.add_parser("matrix", help="the asv environments: Pythons x library releases")
-    add_format(matrix)
-    matrix.add_argument(
-        "--write-config", metavar="PATH", help="write the asv configuration (asv.conf.json)"
-    )
-    matrix.set_defaults(run=run_matrix)
-
     bench = commands.add_parser(
         "bench",
         help="run the asv suite: quick on this Python, or the whole matrix; then the report",
@@ -105,55 +97,6 @@ def _shard(text: str) -> Shard:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def run_matrix(args: argparse.Namespace) -> int:
-    if args.write_config:
-        path = Path(args.write_config)
-        path.write_text(render_asv_config())
-        print(f"wrote {path}")
-        return 0
-    envs = list(environments())
-    found = find_pythons(PYTHONS)
-    if args.format == "json":
-        print_json(
-            [
-                {
-                    "name": env.asv_name,
-                    "python": env.python,
-                    "varied": env.varied,
-                    "requirements": env.requirements,
-                    "not_installed": list(env.missing),
-                    "interpreter": str(found[env.python] or "") or None,
-                }
-                for env in envs
-            ]
-        )
-        return 0
-    axes = sum(1 for library in LIBRARIES if library.axis)
-    print(
-        f"{len(envs)} environments: {len(PYTHONS)} Pythons, each with a baseline of the newest "
-        f"releases and one environment per older release of {axes} libraries, one at a time."
-    )
-    table = [
-        [
-            env.python,
-            env.varied or "baseline",
-            env.requirements[env.varied] if env.varied else "newest",
-            str(found[env.python] or "-"),
-        ]
-        for env in envs
-    ]
-    headers = ["python", "varies", "release", "interpreter here"]
-    print_table(table, headers, args.format, disable_numparse=True)
-    for python in PYTHONS:
-        if found[python] is None:
-            print(f"Python {python} was not found here: its environments will be skipped.")
-    unused = [f"{lib} {ver} on {py}" for py, lib, ver in unused_releases()]
-    print(f"Left out, no compiled wheel on PyPI: {', '.join(unused)}.")
-    missing = sorted({(env.python, m) for env in envs for m in env.missing})
-    print("Not installed, no wheel at all: " + ", ".join(f"{m} on {p}" for p, m in missing) + ".")
-    return 0
-
-
 def run_bench(args: argparse.Namespace) -> int:
     try:
         return _bench(args)
@@ -198,6 +141,8 @@ def _bench(args: argparse.Namespace) -> int:
     from serkit.results.hosts import record_host
 
     root = project_root()
+    # Read from installed metadata and the data file's date: no network on every run.
+    warn(staleness(load()))
     state = None
     if args.resume:
         plan, state = _resumed(args, root)
@@ -228,9 +173,11 @@ def _bench(args: argparse.Namespace) -> int:
             f"quick ({runner.QUICK_DESCRIPTION})" if quick else f"full ({runner.FULL_DESCRIPTION})"
         )
         shard = f", shard {plan.shard}" if plan.shard else ""
+        wheels = f"{plan.platform}'s wheels" if plan.platform else "any runner kind's wheels"
+
         print(
-            f"serkit: machine {machine}{shard}: {len(plan.environments)} environment(s), "
-            f"{mode}: {names}",
+            f"serkit: machine {machine}{shard}: {len(plan.environments)} environment(s) "
+            f"({wheels}), {mode}: {names}",
             file=sys.stderr,
         )
     started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -63,6 +63,7 @@ __all__ = [
     "Loads",
     "RoundTrip",
     "SchemaBinding",
+    "builtin_specs",
     "codec_names",
     "default_fixtures",
     "get_codec",
@@ -348,7 +349,7 @@ class CodecRegistry:
         if self._loaded:
             return
         self._loaded = True
-        for spec in (*BUILTIN_CODECS, *TYPED_CODECS):
+        for spec in builtin_specs():
             self.register(spec)
         for entry_point in _entry_points():
             # A broken plugin must not take the built-in codecs down with it.
@@ -364,6 +365,12 @@ class CodecRegistry:
                     f"({entry_point.value}): {exc}",
                     stacklevel=2,
                 )
+
+
+def builtin_specs() -> tuple[CodecSpec, ...]:
+    """serkit's own codecs, without any plugin's: what the matrix installs is decided by
+    these alone, so that a plugin installed here cannot change asv.conf.json."""
+    return (*BUILTIN_CODECS, *TYPED_CODECS)
 
 
 registry = CodecRegistry()

@@ -101,6 +101,9 @@ class CodecSpec:
     pure_python: bool = False
     # Encodes typed objects built from a schema derived from the document (Binding.for_schema).
     needs_schema: bool = False
+    # Distributions its calls import beside `library` (cattrs-orjson: orjson): the matrix
+    # installs them in that library's environments, at their newest release, unmeasured.
+    needs: tuple[str, ...] = ()
     # The fixtures it adds information on: a run that names no fixtures times it on these
     # only (None: on every fixture). Schema codecs name record-shaped ones, few, so that
     # the quick run stays cheap; SERKIT_BENCH_FIXTURES times them on any.

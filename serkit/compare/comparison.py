@@ -1,8 +1,13 @@
 """Comparing the asv results of two machines, which `asv compare` cannot do (asv PR #1220).
 
 Values are matched by benchmark, parameters and environment (Python, library versions
-and environment variables as asv recorded them, never the host's own fields). The rules,
-each stated once here and in the README:
+and environment variables as asv recorded them, never the host's own fields). A value of
+one of serkit's codecs is matched by what it ran with, not by everything its environment
+installed: the Python and the releases of the codec's library and of what its calls need
+beside it (serkit.run.libraries; none for the standard library's codecs). So a quick run's
+environment of every library's newest release and the matrix's environment of one library
+release pair wherever the codec ran with the same releases (`match_env`). The rules, each
+stated once here and in the README:
 
 - Commit: with `--commit`, that commit (a prefix) on both hosts; otherwise, for each
   matched value, the newest commit (by the commit date asv recorded) at which both hosts
@@ -49,7 +54,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from serkit.errors import SerkitError
+from serkit.codecs.registry import STDLIB, registry
+from serkit.errors import SerkitError, UnknownCodec
 from serkit.results.hosts import power_words
 from serkit.results.noise import DEFAULT_FLOOR, read_noise
 from serkit.results.tree import (
@@ -60,8 +66,10 @@ from serkit.results.tree import (
     ResultsTree,
     version_order,
 )
+from serkit.run.libraries import companions
 from serkit.stats import difference, spread
 from serkit.suite.benchmark_names import INSTRUCTIONS, TIME
+from serkit.suite.cases import LIBRARY_ENV
 
 # Each timing's instruction count: the same operation, counted (bench_instructions).
 COUNTED_BESIDE = {TIME[operation]: name for operation, name in INSTRUCTIONS.items()}
@@ -367,6 +375,27 @@ def _ratio(a: float, b: float) -> float | None:
     return b / a if a > 0 and b > 0 else None
 
 
+def match_env(m: Measurement) -> Environment | None:
+    """The environment a value is matched by (see the module's docstring): for a value of
+    a serkit codec, the Python and the releases it ran with, whichever environment
+    measured it; None for a codec's skipped value where its library was not installed
+    (a matrix environment of another library); else the environment as asv recorded it."""
+    codec = decode_param(m.params[0]) if m.params else None
+    try:
+        library = registry.spec(codec).library if isinstance(codec, str) else None
+    except UnknownCodec:  # another suite's parameter, or a plugin not installed here
+        library = None
+    if library is None:
+        return m.env
+    installed = dict(m.env.requirements)
+    if library != STDLIB and library not in installed:
+        return None if m.value is None else m.env
+    names = () if library == STDLIB else (library, *companions(library))
+    ran_with = tuple(sorted((n, installed[n]) for n in names if n in installed))
+    env_vars = tuple((k, v) for k, v in m.env.env_vars if k != LIBRARY_ENV)
+    return Environment(m.env.python, ran_with, env_vars, m.env.other)
+
+
 def _index(
     measurements: Iterable[Measurement], commit: str | None, warnings: list[str]
 ) -> dict[Key, dict[str, Measurement]]:
@@ -374,7 +403,10 @@ def _index(
     for m in measurements:
         if commit is not None and m.commit != commit:
             continue
-        by_commit = index[m.benchmark, m.params, m.env]
+        env = match_env(m)
+        if env is None:
+            continue
+        by_commit = index[m.benchmark, m.params, env]
         earlier = by_commit.get(m.commit)
         if earlier is None or earlier.value is None:  # of two records, the one with a value
             by_commit[m.commit] = m
@@ -535,4 +567,7 @@ def _key_order(tree: ResultsTree, key: Key) -> tuple[Any, ...]:
     name, _, env = key
     benchmark = tree.benchmark(name)
     unit = INSTRUCTIONS_UNIT if benchmark.unit == INSTRUCTIONS_UNIT else benchmark.kind
-    return (_env_order(env), KIND_ORDER.get(unit, len(KIND_ORDER)), name)
+    # By Python, then kind: a serkit codec's values are keyed by their own releases
+    # (match_env), so the environment comes last, after the benchmark.
+    kind = KIND_ORDER.get(unit, len(KIND_ORDER))
+    return (version_order(env.python), kind, name, env.label)

@@ -1,11 +1,18 @@
 """The history view: per host and Python, the baseline at every run over calendar time,
 each step from one run to the next judged by the rules of the other version views.
 
-A point is one run of a machine's baseline environment on one Python (one results file,
-serkit.results.history), placed at the moment it ran (asv's `started_at`), whatever
-suite commit or library releases it ran with: the baseline installs the newest release
-of every library, so its series goes on across a release, and the release is marked.
-Between two points the view says what changed, each a mark on the chart's time axis:
+The baseline is composed as the report composes it (serkit.report.runs.baseline_runs):
+each library's newest release measured there, each from its own environment. A point is
+one run: the results files one `serkit bench` filed (serkit.results.history; its host
+record names them), or one CI workflow run's, across its shards (the host records' `ci_run`).
+At each point the baseline is composed of every run up to it: a run that measured only
+some libraries (the matrix measures only new points, serkit.run.points) leaves the
+others' values as they stood, and a run that changed nothing the baseline shows (an
+older release measured again) is no point. The point is placed at the moment its run
+ended (asv's `started_at`), whatever suite commit or library releases it ran with, so
+its series goes on across a release, and the release is marked. Each step judges only
+the values that the later run brought; the others are the same measurements. Between two
+points the view says what changed, each a mark on the chart's time axis:
 
 - a release: a library the baseline installed at another release;
 - the host: its identity as each run recorded it (serkit.results.identity: kernel,
@@ -22,14 +29,14 @@ from __future__ import annotations
 import datetime
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import median
 from typing import Any
 
 from serkit.codecs.registry import codec_names
 from serkit.compare.comparison import host_floor
 from serkit.inputs.fixtures import fixture_names
-from serkit.report.runs import Run, all_runs, in_registry_order, library_of
+from serkit.report.runs import Run, all_runs, baseline_runs, in_registry_order, library_of
 from serkit.report.steps import MEASURE_NAMES, Change, Point, judge_steps
 from serkit.results.host_file import read_runs, run_of_file
 from serkit.results.hosts import NOT_MEASURED, power_words
@@ -58,7 +65,8 @@ def moment_iso(millis: int) -> str:
 
 @dataclass(frozen=True)
 class HistoryPoint:
-    """One run of the baseline, and the host it recorded (None where not linked)."""
+    """The baseline after one run, and the host that run recorded (None where not linked).
+    `run` is the composed baseline, its moment the run's."""
 
     run: Run
     host: Mapping[str, Any] | None
@@ -97,12 +105,15 @@ class HistoryStep:
 
     @property
     def code(self) -> list[str]:
-        """The benchmarks whose code (asv's hash) differs between the two runs."""
-        a, b = _code(self.before.run), _code(self.after.run)
+        """The benchmarks whose code (asv's hash) differs between the two runs' values."""
+        a, b = self.before.run.values, self.after.run.values
         return sorted(
-            name
-            for name in a.keys() & b.keys()
-            if None not in (a[name], b[name]) and a[name] != b[name]
+            {
+                key[0]
+                for key in a.keys() & b.keys()
+                if None not in (a[key].code_version, b[key].code_version)
+                and a[key].code_version != b[key].code_version
+            }
         )
 
     @property
@@ -122,11 +133,6 @@ class HistoryStep:
         return median(found) if found else None
 
 
-def _code(run: Run) -> dict[str, str | None]:
-    """asv's hash of each benchmark's code, as the run measured it."""
-    return {name: m.code_version for (name, _), m in run.values.items()}
-
-
 @dataclass(frozen=True)
 class HistoryView:
     """One machine's baseline on one Python, run after run."""
@@ -143,7 +149,7 @@ class HistoryView:
 
     @property
     def commits(self) -> list[str]:
-        return sorted({p.run.commit for p in self.points})
+        return sorted({c for p in self.points for c in p.run.commits})
 
     @property
     def unjudged(self) -> int:
@@ -160,22 +166,19 @@ class HistoryView:
 def history_views(
     tree: ResultsTree, measures: Sequence[str] = tuple(MEASURE_NAMES)
 ) -> list[HistoryView]:
-    """Per machine and Python with two or more runs of the baseline: every run in time order."""
-    series: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    """Per machine and Python with two or more points: the baseline after every run, in
+    time order, each step judged."""
+    places: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in all_runs(tree):
-        if run.library is None:
-            series[run.machine, run.env.python].append(run)
+        places[run.machine, run.env.python].append(run)
     views = []
     for (machine, python), runs in sorted(
-        series.items(), key=lambda item: (item[0][0], version_order(item[0][1]))
+        places.items(), key=lambda item: (item[0][0], version_order(item[0][1]))
     ):
-        if len(runs) < 2:
-            continue  # one run is no history
         recorded = read_runs(tree.root / machine, tree.warnings) or []
-        points = [
-            HistoryPoint(run, run_of_file(recorded, run.file))
-            for run in sorted(runs, key=lambda r: (r.moment, r.file))
-        ]
+        points = _points(runs, recorded)
+        if len(points) < 2:
+            continue  # one run is no history
         codecs = in_registry_order({c for p in points for c in p.run.codecs}, codec_names())
         fixtures = in_registry_order({f for p in points for f in p.run.fixtures}, fixture_names())
         steps = []
@@ -184,7 +187,8 @@ def history_views(
                 steps.append(HistoryStep(before, after, [], judged=False))
                 continue
             pair = (Point(before.label, before.run), Point(after.label, after.run))
-            changes = judge_steps(tree, pair, codecs, fixtures, machine, measures)
+            brought = [c for c in codecs if _files(before.run, c) != _files(after.run, c)]
+            changes = judge_steps(tree, pair, brought, fixtures, machine, measures)
             steps.append(HistoryStep(before, after, changes))
         noise = read_noise(tree.root / machine, tree.warnings)
         views.append(
@@ -201,3 +205,38 @@ def history_views(
             )
         )
     return views
+
+
+def _sitting(run: Run, recorded: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
+    """Which run of serkit's a results file belongs to: its CI workflow run (every shard),
+    else the `serkit bench` whose host record names it, else the file alone."""
+    entry = run_of_file(recorded, run.file)
+    if entry is None:
+        return ("file", run.file)
+    if entry.get("ci_run"):
+        return ("ci", str(entry["ci_run"]))
+    return ("bench", str(entry.get("recorded_at")) + " " + " ".join(entry.get("results") or ()))
+
+
+def _points(runs: Sequence[Run], recorded: Sequence[Mapping[str, Any]]) -> list[HistoryPoint]:
+    """The baseline after each run of one machine and Python, oldest first."""
+    sittings: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    for run in runs:
+        sittings[_sitting(run, recorded)].append(run)
+    ordered = sorted(sittings.values(), key=lambda group: max((r.moment, r.file) for r in group))
+    points: list[HistoryPoint] = []
+    seen: list[Run] = []
+    for group in ordered:
+        seen.extend(group)
+        (baseline,) = baseline_runs(seen)
+        if points and {id(p) for p in baseline.parts} == {id(p) for p in points[-1].run.parts}:
+            continue  # nothing the baseline shows changed
+        last = max(group, key=lambda r: (r.moment, r.file))
+        at = replace(baseline, ran_at=last.moment)
+        points.append(HistoryPoint(at, run_of_file(recorded, last.file)))
+    return points
+
+
+def _files(run: Run, codec: str) -> frozenset[str]:
+    """The results files a point's values of `codec` come from."""
+    return frozenset(m.file.name for (_, params), m in run.values.items() if params[:1] == (codec,))

@@ -266,7 +266,12 @@ def write_pages(
                 f"Snapshot: {fixture}",
                 fixture=fixture,
                 tables=list(zip(tables, charts, typed)),
-                plans={(p.run.machine, p.run.env.label): p for p in data.plans},
+                # A baseline's quick run, if one of the runs composing it was one.
+                plans={
+                    (t.run.machine, t.run.env.label): plan
+                    for t in tables
+                    if (plan := data.plan_for(t.run)) is not None
+                },
             )
         )
     charts = [library_chart(v, f"library-{i}") for i, v in enumerate(data.libraries)]

@@ -1,9 +1,10 @@
-"""The Python-versions view: per machine, the baseline environment on each Python, each
-Python against the next, judged by the same rules as the library-versions view.
+"""The Python-versions view: per machine, the baseline on each Python (each library's
+newest release measured there: serkit.report.runs.baseline_runs), each Python against the
+next, judged by the same rules as the library-versions view.
 
-The baseline installs the newest release of every library that has a compiled wheel for
-its Python (serkit.run.matrix), so two Pythons' baselines install the same releases except
-where one has no wheel; each step names the libraries whose release differs.
+The matrix measures the newest release of every library that has a compiled wheel for
+each Python (serkit.run.matrix), so two Pythons' sets hold the same releases except where
+one has no wheel; each step names the libraries whose release differs.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class PythonStep:
 
     @property
     def differing(self) -> list[Releases]:
-        """The libraries whose release differs between the two baselines, or that only one
+        """The libraries whose release differs between the two sets, or that only one
         installed (no wheel of that release for the other Python)."""
         a, b = dict(self.before.run.env.requirements), dict(self.after.run.env.requirements)
         return [
@@ -106,11 +107,8 @@ class PythonView:
 def python_views(runs: Sequence[Run], tree: ResultsTree) -> list[PythonView]:
     """Per machine with baselines on two or more Pythons: each Python against the next."""
     newest: dict[str, dict[str, Run]] = defaultdict(dict)
-    for run in baseline_runs(runs):
-        # Two baselines on one Python (another matrix's releases): the newest stands.
-        held = newest[run.machine].get(run.env.python)
-        if held is None or (run.date, run.commit) > (held.date, held.commit):
-            newest[run.machine][run.env.python] = run
+    for run in baseline_runs(runs):  # one per machine and Python
+        newest[run.machine][run.env.python] = run
     views = []
     for machine, by_python in sorted(newest.items()):
         if len(by_python) < 2:

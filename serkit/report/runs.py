@@ -1,5 +1,12 @@
-"""The runs a report shows: every run (one results file each, serkit.results.history), and
-per machine and environment the newest commit measured there."""
+"""The runs a report shows: every run (one results file each, serkit.results.history); per
+machine and environment, the newest commit measured there; and per machine and Python,
+the baseline: each library's newest release measured there.
+
+serkit's matrix gives each library release an environment of its own (serkit.run.matrix),
+so what the report shows side by side, every codec on one Python, is composed from several
+runs. An older matrix's environment that installed every library (no SERKIT_BENCH_LIBRARY)
+counts for each library it installed, so a results store that spans the change still reads.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from serkit.codecs.registry import codec_names, registry
+from serkit.codecs.spec import STDLIB
 from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
@@ -25,7 +33,8 @@ class NoResults(SerkitError):
 
 @dataclass
 class Run:
-    """One machine's newest results in one environment."""
+    """One machine's newest results in one environment, or a baseline composed of such
+    runs (`parts`: see baseline_runs)."""
 
     machine: str
     env: Environment
@@ -34,10 +43,17 @@ class Run:
     values: dict[tuple[str, Params], Measurement] = field(default_factory=dict)
     # What benchmarks.json says of each benchmark: how its samples stand by process.
     benchmarks: Mapping[str, Benchmark] = field(default_factory=dict)
+    parts: tuple[Run, ...] = ()  # a baseline's runs, one per library
     # When the run took its last values (asv's started_at), milliseconds since the epoch;
-    # 0 where asv recorded none. The run's results file is named in `file`.
+    # 0 where asv recorded none. The run's results file is named in `file` ("" for a
+    # baseline: each value's own file is on its Measurement).
     ran_at: int = 0
     file: str = ""
+
+    @property
+    def commits(self) -> list[str]:
+        """The suite commits behind these values: more than one is a caveat."""
+        return sorted({part.commit for part in self.parts} or {self.commit})
 
     @property
     def moment(self) -> int:
@@ -63,7 +79,8 @@ class Run:
 
     @property
     def library(self) -> str | None:
-        """The axis library this environment varies, or None for a baseline."""
+        """The library this environment measures (a codec library, or STDLIB); None for an
+        older matrix's environment of every library, and for a baseline."""
         return dict(self.env.env_vars).get(LIBRARY_ENV)
 
     @property
@@ -151,5 +168,69 @@ def _run_order(run: Run) -> tuple[Any, ...]:
     return (run.machine, version_order(run.env.python), run.library or "", run.env.label)
 
 
+def release_measured(run: Run, library: str) -> str | None:
+    """The release of `library` whose codecs `run` measured ("" where none was recorded, as
+    for a plugin's codec); None when it measured none of them."""
+    if run.library is not None and run.library != library:
+        return None  # an environment of another library
+    if not any(params and group_of(params[0]) == library for (_, params) in run.values):
+        return None
+    if library == STDLIB:
+        return run.env.python
+    return dict(run.env.requirements).get(library, "")
+
+
+def group_of(codec: Any) -> str:
+    """The library a codec belongs to; an unknown codec (a plugin's) stands alone."""
+    return library_of(str(codec)) or f"codec {codec}"
+
+
+def recency(run: Run) -> tuple[Any, ...]:
+    """Which of two runs of one release stands: the newer commit; then an environment of
+    that library alone over an older matrix's environment of every library; then, between
+    two of those, the one with the newer releases of the others (the later matrix); then,
+    of one environment and commit, the later run."""
+    releases = tuple(version_order(v) for _, v in run.env.requirements)
+    return (run.date, run.library is not None, releases, run.commit, run.ran_at, run.file)
+
+
 def baseline_runs(runs: Sequence[Run]) -> list[Run]:
-    return [run for run in runs if run.library is None]
+    """Per machine and Python: each library's newest release measured there (and the
+    standard library's codecs), in one run composed of the runs that measured them."""
+    by_place: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    for run in runs:
+        by_place[run.machine, run.env.python].append(run)
+    out = []
+    for (machine, python), place in by_place.items():
+        groups = {group_of(p[0]) for run in place for (_, p) in run.values if p}
+        chosen: dict[str, Run] = {}
+        for group in sorted(groups):
+            found = [(r, run) for run in place if (r := release_measured(run, group)) is not None]
+            if found:
+                newest = max(version_order(r) for r, _ in found)
+                chosen[group] = max(
+                    (run for r, run in found if version_order(r) == newest), key=recency
+                )
+        out.append(_compose(machine, python, chosen, max(place, key=recency)))
+    return sorted(out, key=lambda run: (run.machine, version_order(run.env.python)))
+
+
+def _compose(machine: str, python: str, chosen: Mapping[str, Run], latest: Run) -> Run:
+    """One run of the chosen runs' values, each library's from its own; values of no codec
+    (a benchmark without parameters) from the latest run."""
+    values: dict[tuple[str, Params], Measurement] = {
+        key: m for key, m in latest.values.items() if not key[1]
+    }
+    used = [*chosen.values(), *([latest] if values else [])]
+    parts = tuple({id(run): run for run in used}.values())
+    requirements: dict[str, str] = {}
+    for group, run in chosen.items():
+        if group in dict(run.env.requirements):
+            requirements[group] = dict(run.env.requirements)[group]
+        for (name, params), m in run.values.items():
+            if params and group_of(params[0]) == group:
+                values[name, params] = m
+    newest = max(parts, key=lambda run: (run.date, run.commit))
+    env = Environment(python, tuple(sorted(requirements.items())))
+    ran_at = max(run.ran_at for run in parts)
+    return Run(machine, env, newest.commit, newest.date, values, newest.benchmarks, parts, ran_at)

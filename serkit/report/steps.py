@@ -50,7 +50,7 @@ class Point:
 
 def suite_commits(points: Iterable[Point]) -> list[str]:
     """The suite commits the points were measured at: more than one is a caveat."""
-    return sorted({p.run.commit for p in points})
+    return sorted({commit for p in points for commit in p.run.commits})
 
 
 def any_counted(changes: Iterable[Change]) -> bool:

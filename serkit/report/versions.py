@@ -1,4 +1,10 @@
-"""The library-versions view: per axis library, each release against the next, judged."""
+"""The library-versions view: per library, each release against the next, judged.
+
+A release's point is the run that measured that library's codecs at that release on the
+machine and Python: the environment of that library alone (serkit.run.matrix), or an
+older matrix's environment that installed it among every library. Where several did,
+`recency` picks one (the newer commit first), never the order of their labels.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from serkit.codecs.registry import codec_names
+from serkit.codecs.spec import STDLIB
 from serkit.inputs.fixtures import fixture_names
-from serkit.report.runs import Run, in_registry_order, library_of
+from serkit.report.runs import Run, in_registry_order, library_of, recency, release_measured
 from serkit.report.steps import (
     CODE_CHANGED,
     INSTRUCTION_NAMES,
@@ -22,12 +29,10 @@ from serkit.report.steps import (
     suite_commits,
 )
 from serkit.results.tree import ResultsTree, version_order
-from serkit.run.matrix import LIBRARIES
 
 # The step-judging code lives in serkit.report.steps, shared with the Python-versions view;
 # these names stay importable from here.
 __all__ = [
-    "AXIS_LIBRARIES",
     "CODE_CHANGED",
     "INSTRUCTION_NAMES",
     "MEASURE_NAMES",
@@ -36,16 +41,23 @@ __all__ = [
     "VersionPoint",
     "counted_change",
     "instruction_change",
+    "libraries",
     "library_views",
 ]
 
-AXIS_LIBRARIES = tuple(lib.name for lib in LIBRARIES if lib.axis)
-VersionPoint = Point  # a release of the axis library, and the run that installed it
+VersionPoint = Point  # a release of the library, and the run that installed it
+
+
+def libraries() -> list[str]:
+    """Every codec library the registry knows, in its order (the standard library's
+    codecs have no releases of their own: its axis is the Python)."""
+    found = (library_of(codec) for codec in codec_names())
+    return [lib for lib in dict.fromkeys(found) if lib is not None and lib != STDLIB]
 
 
 @dataclass(frozen=True)
 class LibraryView:
-    """One axis library on one machine and Python: its releases, oldest first."""
+    """One library on one machine and Python: its releases, oldest first."""
 
     library: str
     machine: str
@@ -65,7 +77,7 @@ class LibraryView:
 
 
 def library_views(runs: Sequence[Run], tree: ResultsTree) -> list[LibraryView]:
-    """Per machine, Python and axis library: the baseline and every axis env of it."""
+    """Per machine, Python and library with two or more releases measured: each release."""
     by_place: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in runs:
         by_place[run.machine, run.env.python].append(run)
@@ -73,13 +85,14 @@ def library_views(runs: Sequence[Run], tree: ResultsTree) -> list[LibraryView]:
     for (machine, python), place_runs in sorted(
         by_place.items(), key=lambda kv: (kv[0][0], version_order(kv[0][1]))
     ):
-        for library in AXIS_LIBRARIES:
+        for library in libraries():
             points: dict[str, Run] = {}
             for run in place_runs:
-                if run.library not in (None, library):
+                version = release_measured(run, library)
+                if not version:
                     continue
-                version = dict(run.env.requirements).get(library)
-                if version and (version not in points or run.library is not None):
+                held = points.get(version)
+                if held is None or recency(run) > recency(held):
                     points[version] = run
             if len(points) < 2:
                 continue  # one release is no axis

@@ -7,11 +7,12 @@ serkit.report.pythons, the steps both judge in serkit.report.steps):
 - runs: per machine and environment, the newest commit that measured anything there;
 - snapshot: per fixture, every codec against the suite's timings, instructions per call
   (where counted), sizes, memory per call (peak and allocations, with their check) and
-  facts, from each baseline environment (the newest release of every library);
-- library versions: per axis library, the same measurements per release, the release on
-  the x axis, from the baseline plus that library's axis environments;
-- Python versions: per machine, the baseline environment on each Python, oldest first,
-  and every measurement judged from one Python to the next;
+  facts, from each baseline (per machine and Python, the newest release of every
+  library measured there, each from its own environment: serkit.report.runs);
+- library versions: per library, the same measurements per release, the release on
+  the x axis, from that library's environments;
+- Python versions: per machine, the baseline on each Python, oldest first, and every
+  measurement judged from one Python to the next;
 - history: per machine and Python, the baseline at every run over calendar time, each
   run against the one before (serkit.report.history);
 - fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
@@ -383,7 +384,16 @@ class ReportData:
 
     @property
     def commits(self) -> list[str]:
-        return sorted({run.commit for run in self.runs})
+        return sorted({commit for run in self.runs for commit in run.commits})
+
+    def plan_for(self, run: Run) -> RunPlan | None:
+        """The quick plan of `run`, or of the first run composing it (a baseline) that
+        was a quick run; None where each was a full run, or not recorded."""
+        for part in (run, *run.parts):
+            for plan in self.plans:
+                if plan.run is part:
+                    return plan
+        return None
 
     def library_versions(self) -> dict[str, list[str]]:
         """Every release of every library the shown results installed."""

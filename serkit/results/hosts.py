@@ -223,6 +223,17 @@ def collect(pythons: Mapping[str, Path | None] | None = None) -> dict[str, Any]:
     return {**host_facts(), "pythons": builds}
 
 
+def ci_run(environ: Mapping[str, str] | None = None) -> str | None:
+    """The CI workflow run this is part of (GitHub Actions: repository and run id, the same
+    in every shard and re-run of it); None outside CI. The history view counts a workflow's
+    shards as one run (serkit.report.history)."""
+    environ = os.environ if environ is None else environ
+    run_id = environ.get("GITHUB_RUN_ID")
+    if not run_id:
+        return None
+    return f"{environ.get('GITHUB_REPOSITORY') or 'github'}#{run_id}"
+
+
 def record_host(
     results_dir: Path,
     machine: str,
@@ -252,6 +263,7 @@ def record_host(
         path.replace(path.with_name(HOST_FILE + ".unreadable"))
     run = {
         "shard": shard,
+        "ci_run": ci_run(),
         "commit": commit,
         "environments": list(environments),
         "results": list(filed),

@@ -1,7 +1,7 @@
 """An asv environment type that installs an environment's requirements in one call.
 
-asv's virtualenv plugin runs pip once per requirement: 13 calls for a baseline
-environment, each paying pip's start-up and index look-up again. This type builds the
+asv's virtualenv plugin runs pip once per requirement (5 calls even for an environment
+of one library), each paying pip's start-up and index look-up again. This type builds the
 same virtualenv, then installs every requirement at once, with uv when it is installed
 (the `bench` extra brings it) and else with one pip call. With uv, it also installs
 the checkout for each commit, in place of the config's pip command.
@@ -32,7 +32,7 @@ from asv.console import log
 from asv.plugins.virtualenv import Virtualenv
 
 from serkit.results.builds import BUILDS_ENV, clear_failure, note_failure
-from serkit.run.matrix import INSTALL_COMMAND, PROJECT_EXTRAS
+from serkit.run.matrix import EVERY_LIBRARY, INSTALL_COMMAND, PROJECT_EXTRAS
 from serkit.suite.cases import LIBRARY_ENV
 
 _UMASK = os.umask(0)
@@ -182,10 +182,10 @@ class OneCallVirtualenv(Virtualenv):  # type: ignore[misc]
     @property
     def label(self) -> str:
         """serkit's name for this environment, as `serkit matrix` prints it."""
-        varied = dict(self._tagged_env_vars).get(("nobuild", LIBRARY_ENV))
-        if varied is None:
-            return f"py{self._python} baseline"
-        return f"py{self._python} {varied} {self._requirements.get(varied, '')}".rstrip()
+        library = dict(self._tagged_env_vars).get(("nobuild", LIBRARY_ENV))
+        if library is None:  # every library's newest release (serkit.run.matrix.newest_set)
+            return f"py{self._python} {EVERY_LIBRARY}"
+        return f"py{self._python} {library} {self._requirements.get(library, '')}".rstrip()
 
     def _note(self, exc: BaseException | None) -> str | None:
         """Note a failed build (or clear an old note after a good one); the cause, if failed."""
@@ -229,6 +229,11 @@ class OneCallVirtualenv(Virtualenv):  # type: ignore[misc]
                 specs.append(parsed.path)
             else:
                 specs.append(f"{parsed.pkgname}{parsed.specification or ''}")
+        # The matrix's libraries from their wheels only: a source build needs a compiler,
+        # and may fall back to pure Python under the release's label (serkit.run.index).
+        for key in self._requirements:
+            name = key[4:] if key.startswith("pip+") else key
+            specs += ["--only-binary", name]
         # Unpinned `wheel` as asv installs it; not asv's `pip>=8`, which any pip that
         # virtualenv seeds satisfies, and which --upgrade would turn into a download.
         return ["wheel", *specs]

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+FREE_THREADED = "t"
+
 
 def _is_shim(path: Path) -> bool:
     return "shims" in path.parts
@@ -35,30 +37,40 @@ def _pyenv_roots() -> Iterator[Path]:
 
 def _candidates(version: str) -> Iterator[Path]:
     """Possible executables for `version`, most trusted first."""
+    # A free-threaded build (3.14t, executable python3.14t) is a different interpreter
+    # from 3.14, never a stand-in for it, nor it for one.
+    threaded = version.endswith(FREE_THREADED)
+    base = version.removesuffix(FREE_THREADED)
     name = f"python{version}"
     # pyenv and uv install each patch release in its own folder: newest patch first.
-    # Free-threaded builds (3.13t) are a different interpreter, never a stand-in.
     for root in _pyenv_roots():
-        found = (root / "versions").glob(f"{version}.*/bin/{name}")
-        real = (p for p in found if not p.parent.parent.name.endswith("t"))
-        yield from sorted(real, key=_version_key, reverse=True)
+        found = (root / "versions").glob(f"{base}.*/bin/{name}")
+        kind = (p for p in found if p.parent.parent.name.endswith("t") == threaded)
+        yield from sorted(kind, key=_version_key, reverse=True)
     uv_root = Path(os.environ.get("UV_PYTHON_INSTALL_DIR", Path.home() / ".local/share/uv/python"))
-    found = uv_root.glob(f"cpython-{version}.*/bin/{name}")
-    real = (p for p in found if "freethreaded" not in p.parent.parent.name)
-    yield from sorted(real, key=_version_key, reverse=True)
+    found = uv_root.glob(f"cpython-{base}.*/bin/{name}")
+    kind = (p for p in found if ("freethreaded" in p.parent.parent.name) == threaded)
+    yield from sorted(kind, key=_version_key, reverse=True)
     for folder in os.environ.get("PATH", "").split(os.pathsep):
         candidate = Path(folder) / name
         if folder and not _is_shim(candidate) and shutil.which(name, path=folder):
             yield candidate
     # The interpreter running serkit counts too, through its real base installation.
-    if f"{sys.version_info[0]}.{sys.version_info[1]}" == version:
+    if f"{sys.version_info[0]}.{sys.version_info[1]}" == base:
         yield Path(sys.base_prefix) / "bin" / name
+
+
+# What an interpreter says it is, as the matrix names Pythons: 3.13, or 3.14t free-threaded.
+_SAY_VERSION = (
+    "import sys, sysconfig; t = 't' if sysconfig.get_config_var('Py_GIL_DISABLED') else ''; "
+    "print('%d.%d%s' % (*sys.version_info[:2], t))"
+)
 
 
 def _reports_version(executable: Path, version: str) -> bool:
     try:
         out = subprocess.run(
-            [str(executable), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            [str(executable), "-c", _SAY_VERSION],
             capture_output=True,
             text=True,
             timeout=30,

@@ -1,184 +1,182 @@
 """The environment matrix: which Pythons and which library releases the asv suite runs.
 
-Declared once, here. ``asv.conf.json`` is generated from it (``serkit matrix
---write-config``, checked by a test), and ``serkit matrix`` prints it.
+The releases are data (`releases.json`, serkit.run.releases), refreshed from the package
+index by `serkit matrix --refresh`; `asv.conf.json` is generated from them (`serkit
+matrix --write-config`, checked by a test).
 
-The shape: for every Python, one *baseline* environment with the newest release of every
-library, then one environment per older release of one *axis* library, everything else
-left at the baseline. So each library varies alone, and the matrix grows as
-(1 + older releases) x Pythons, never as a cartesian product.
+The matrix (`serkit bench --matrix`, CI's history) has one environment per Python and
+library release, that library installed with what its codecs need beside it (and
+serkit), plus one per Python with none, for the codecs of the standard library. What a
+library's codecs need (serkit.run.libraries): every distribution their calls import
+(cattrs-orjson and mashumaro-orjson: orjson), and the schema inference (genson) where one
+of them is a schema codec; each such companion at its newest release for the Python and
+platform, and none of the companion's own codecs timed there. An environment's identity
+is then its Python, its library and that library's release, and its companions' releases:
+a new release of one library adds an environment and renames only those environments
+whose codecs call it (an orjson release renames cattrs' and mashumaro's), so every other
+library's asv results, file names and graphs go on across it.
+
+A run of one Python (`serkit bench`, quick or `--full`) installs the *newest set*, each
+library's newest release with a compiled wheel for that Python on this platform, in one
+environment of every library: ten environments would cost every round's `asv run` ten
+times over (docs/cost.md). That environment's name changes with any release; the report
+reads both kinds the same way (serkit.report.runs).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 from serkit.checkout import ENV_DIR, HTML_DIR, RESULTS_DIR
-from serkit.schemas.derive import INFERENCE_LIBRARY
+from serkit.codecs.spec import STDLIB
+from serkit.run.index import PLATFORM_NAMES
+from serkit.run.libraries import companions, matrix_libraries
+from serkit.run.releases import Library, Release, Releases, load
 from serkit.suite.cases import LIBRARY_ENV
 
-PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13")
-
-# Set in each axis environment: the benchmarks then time only that library's codecs,
-# since every other codec there is the baseline's, already timed in the baseline env.
-
-
-@dataclass(frozen=True)
-class Release:
-    version: str
-    # Pythons with a compiled manylinux x86_64 wheel on PyPI. Only these are used: a
-    # source build needs a compiler, and a pure-Python wheel would change the
-    # implementation under a version label.
-    wheels: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Library:
-    name: str  # the distribution name, as pip and serkit's codec registry spell it
-    releases: tuple[Release, ...]  # oldest first
-    axis: bool = True  # False: pinned in every environment, never varied
-    note: str = ""
-
-    def newest_for(self, python: str) -> Release | None:
-        usable = [r for r in self.releases if python in r.wheels]
-        return usable[-1] if usable else None
-
-
-_ALL = PYTHONS
-_NO_39 = ("3.10", "3.11", "3.12", "3.13")
-_NO_313 = ("3.9", "3.10", "3.11", "3.12")
-
-# Wheel availability as listed by PyPI's simple index, checked 2026-11-21.
-LIBRARIES = (
-    Library(
-        "msgpack",
-        (Release("1.0.8", _NO_313), Release("1.1.2", _ALL), Release("1.2.4", _NO_39)),
-        note="last 1.0, 1.1 line, current",
-    ),
-    Library(
-        "ujson",
-        (Release("5.8.0", _NO_313), Release("5.10.0", _ALL), Release("6.1.0", _NO_39)),
-        note="5.x before and after 2024, the 6.x line",
-    ),
-    Library(
-        "pyyaml",
-        (Release("6.0.1", _NO_313), Release("6.0.2", _ALL), Release("6.0.3", _ALL)),
-        note="the 6.0 line; every wheel carries libyaml",
-    ),
-    Library(
-        "simplejson",
-        # 3.19.2 has only a pure-Python wheel for 3.13, so 3.13 does not use it.
-        (Release("3.19.2", _NO_313), Release("3.20.2", _ALL), Release("4.3.0", _ALL)),
-        note="late 3.x, last 3.x, the 4.x line",
-    ),
-    Library(
-        "cbor2",
-        (Release("5.6.5", _ALL), Release("5.9.0", _ALL), Release("6.2.1", _NO_39)),
-        note="5.6 and 5.9, then 6.x, which moved its C extension to cbor2._cbor2",
-    ),
-    Library(
-        "orjson",
-        (Release("3.9.15", _NO_313), Release("3.10.18", _ALL), Release("3.13.0", _NO_39)),
-        note="early 2024, mid 2025, current",
-    ),
-    Library(
-        "msgspec",
-        (Release("0.18.6", _NO_313), Release("0.20.0", _ALL), Release("0.22.0", _NO_39)),
-        note="0.18, 0.20, current",
-    ),
-    Library("ormsgpack", (Release("1.13.1", ("3.11", "3.12", "3.13")),), axis=False),
-    Library("python-rapidjson", (Release("1.25", _NO_39),), axis=False),
-    # The schema codecs' libraries (serkit.codecs.typed) and bson's; checked 2026-11-30.
-    # pydantic's own wheel is pure Python: pip picks the pydantic-core it pins.
-    Library(
-        "pydantic",
-        (Release("2.11.10", _ALL), Release("2.14.4", _NO_39)),
-        note="2.11, current (2.12 on dropped 3.9)",
-    ),
-    Library(
-        "protobuf",
-        (Release("5.29.5", _ALL), Release("7.36.2", _NO_39)),
-        note="the 5.x line (upb), current",
-    ),
-    Library("fastavro", (Release("1.10.0", _ALL), Release("1.13.1", _NO_39)), note="1.10, current"),
-    Library("pymongo", (Release("4.10.1", _ALL), Release("4.20.1", _NO_39)), note="4.10, current"),
-    Library("cattrs", (Release("24.1.3", ("3.9",)), Release("26.2.1", _NO_39)), axis=False),
-    Library("mashumaro", (Release("3.15", ("3.9",)), Release("3.23", _NO_39)), axis=False),
-    # Not a codec's: derives every schema codec's schema. Never varied, so a schema's hash
-    # moves only with the suite. 1.4.0 needs Python 3.10, so 3.9 keeps 1.3.0 (a wheel for
-    # every Python): both derive each fixture's pinned schema, checked 2026-12-01 on all 13
-    # fixtures (1.3.0 on 3.9 and 3.11, 1.4.0 on 3.11), and the suite checks the pins anyway.
-    Library(INFERENCE_LIBRARY, (Release("1.3.0", ("3.9",)), Release("1.4.0", _NO_39)), axis=False),
-)
+EVERY_LIBRARY = "newest releases"  # the label of a run-of-one-Python's environment
 
 
 @dataclass(frozen=True)
 class MatrixEnvironment:
-    """One asv environment of the matrix."""
+    """One asv environment: a Python, and what it installs at which release."""
 
     python: str
-    requirements: dict[str, str]  # distribution -> exact version; absent = not installed
-    varied: str | None = None  # the axis library, None for the baseline
-    missing: tuple[str, ...] = field(default=())  # libraries with no wheel for this Python
+    # The library this environment measures, alone (a codec library's distribution name,
+    # or STDLIB with nothing installed); None: every library, each at `requirements`.
+    library: str | None
+    requirements_: tuple[tuple[str, str], ...] = ()  # (distribution, exact version), sorted
+
+    @classmethod
+    def of(
+        cls,
+        python: str,
+        library: str,
+        version: str | None = None,
+        with_: Mapping[str, str] | None = None,
+    ) -> MatrixEnvironment:
+        """A matrix environment: one library at one release (STDLIB: none), and `with_`, the
+        companions its codecs need."""
+        installs = {**(with_ or {}), **({library: version} if version else {})}
+        return cls(python, library, tuple(sorted(installs.items())))
+
+    @property
+    def requirements(self) -> dict[str, str]:
+        """What asv installs (exact versions), beside serkit itself."""
+        return dict(self.requirements_)
+
+    @property
+    def version(self) -> str | None:
+        """The release of the library measured alone; None for STDLIB and every library."""
+        return self.requirements.get(self.library) if self.library else None
+
+    @property
+    def companions(self) -> dict[str, str]:
+        """What a library's environment installs beside it, unmeasured: {} for the others."""
+        if self.library is None:
+            return {}
+        return {k: v for k, v in self.requirements_ if k != self.library}
 
     @property
     def label(self) -> str:
-        if self.varied is None:
-            return f"py{self.python} baseline"
-        return f"py{self.python} {self.varied} {self.requirements[self.varied]}"
+        if self.library is None:
+            return f"py{self.python} {EVERY_LIBRARY}"
+        return f"py{self.python} {self.library} {self.version or ''}".rstrip()
 
     @property
     def asv_name(self) -> str:
         """The name asv gives this environment: what `asv run -E` selects it by."""
         from asv.environment import get_env_name  # deferred: asv is only needed to run
 
-        tagged = {("nobuild", LIBRARY_ENV): self.varied} if self.varied else {}
+        tagged = {("nobuild", LIBRARY_ENV): self.library} if self.library else {}
         # "virtualenv" although the config's type is serkit.run.asv_env's, which keeps these names.
         return str(get_env_name("virtualenv", self.python, self.requirements, tagged))
 
     def as_include(self) -> dict[str, object]:
-        entry: dict[str, object] = {"python": self.python, "req": dict(self.requirements)}
-        if self.varied is not None:
-            # env_nobuild: set for the benchmarks only, and part of the env's name.
-            entry["env_nobuild"] = {LIBRARY_ENV: self.varied}
+        entry: dict[str, object] = {"python": self.python, "req": self.requirements}
+        if self.library is not None:
+            # env_nobuild: set for the benchmarks only (they time this library's codecs
+            # alone), and part of the env's name.
+            entry["env_nobuild"] = {LIBRARY_ENV: self.library}
         return entry
 
 
-def baseline(python: str) -> MatrixEnvironment:
-    requirements: dict[str, str] = {}
-    missing: list[str] = []
-    for library in LIBRARIES:
-        newest = library.newest_for(python)
+def _data(data: Releases | None) -> Releases:
+    return data if data is not None else load()
+
+
+def measured(data: Releases | None = None) -> list[Library]:
+    """The libraries of the data that get environments of their own, in the file's order:
+    all but those only ever installed beside another (genson: serkit.run.libraries)."""
+    beside_only = {name for name, own in matrix_libraries().items() if not own}
+    return [library for library in _data(data).libraries if library.name not in beside_only]
+
+
+def environments(
+    pythons: tuple[str, ...] | None = None,
+    *,
+    platform: str | None = None,
+    data: Releases | None = None,
+) -> Iterator[MatrixEnvironment]:
+    """Every environment of the matrix, per Python: the standard library's, then each
+    measured library's releases, newest first. With `platform`, only the releases with a
+    wheel there, their companions as that platform has them; without, those of every
+    runner kind's platform (asv.conf.json): one environment per distinct set of companions."""
+    data = _data(data)
+    platforms = (platform,) if platform else PLATFORM_NAMES
+    for python in pythons or data.pythons:
+        yield MatrixEnvironment.of(python, STDLIB)
+        for library in measured(data):
+            for release in library.releases:
+                found = (_with_companions(python, library, release, p, data) for p in platforms)
+                yield from dict.fromkeys(env for env in found if env is not None)
+
+
+def _with_companions(
+    python: str, library: Library, release: Release, platform: str, data: Releases
+) -> MatrixEnvironment | None:
+    """`library` at `release` on `platform`, with its companions' newest releases there;
+    None where it or a companion has no wheel there."""
+    if not release.has_wheel(python, platform):
+        return None
+    with_ = {}
+    for name in companions(library.name):
+        newest = data.library(name).newest_for(python, platform)
         if newest is None:
-            missing.append(library.name)
-        else:
-            requirements[library.name] = newest.version
-    return MatrixEnvironment(python, requirements, None, tuple(missing))
+            return None
+        with_[name] = newest.version
+    return MatrixEnvironment.of(python, library.name, release.version, with_)
 
 
-def environments(pythons: tuple[str, ...] = PYTHONS) -> Iterator[MatrixEnvironment]:
-    """Every environment of the matrix: per Python, the baseline, then each axis release."""
-    for python in pythons:
-        base = baseline(python)
-        yield base
-        for library in LIBRARIES:
-            if not library.axis or library.name not in base.requirements:
-                continue
-            for release in library.releases:
-                if python in release.wheels and release.version != base.requirements[library.name]:
-                    varied = {**base.requirements, library.name: release.version}
-                    yield MatrixEnvironment(python, varied, library.name, base.missing)
+def newest_set(
+    python: str, *, platform: str | None = None, data: Releases | None = None
+) -> MatrixEnvironment:
+    """The environment of a run of one Python: every library's newest release for it."""
+    found = []
+    for library in _data(data).libraries:
+        newest = library.newest_for(python, platform)
+        if newest is not None:
+            found.append((library.name, newest.version))
+    return MatrixEnvironment(python, None, tuple(sorted(found)))
 
 
-def unused_releases(pythons: tuple[str, ...] = PYTHONS) -> Iterator[tuple[str, str, str]]:
-    """(python, library, version) pairs left out because no compiled wheel exists."""
-    for python in pythons:
-        for library in LIBRARIES:
-            for release in library.releases:
-                if python not in release.wheels:
-                    yield python, library.name, release.version
+def newest_sets(data: Releases | None = None) -> Iterator[MatrixEnvironment]:
+    """Every Python's newest set, once for each distinct one the runner kinds install."""
+    data = _data(data)
+    for python in data.pythons:
+        sets = (newest_set(python, platform=p, data=data) for p in PLATFORM_NAMES)
+        yield from dict.fromkeys(s for s in sets if s.requirements_)
+
+
+def not_served(data: Releases | None = None) -> Iterator[tuple[str, str]]:
+    """(python, library) pairs where no kept release has a compiled wheel on any platform."""
+    data = _data(data)
+    for python in data.pythons:
+        for library in data.libraries:
+            if library.newest_for(python) is None:
+                yield python, library.name
 
 
 # The checkout's extras every environment installs: memray, for memory per call
@@ -189,8 +187,24 @@ PROJECT_EXTRAS = "[memory]"
 INSTALL_COMMAND = [f"in-dir={{env_dir}} python -m pip install {{build_dir}}{PROJECT_EXTRAS}"]
 
 
-def asv_config() -> dict[str, object]:
+def configured(data: Releases | None = None) -> list[MatrixEnvironment]:
+    """Every environment asv.conf.json names: per Python, its newest set in one environment
+    (a run of one Python), then the matrix's (the standard library's, one per release)."""
+    data = _data(data)
+    together = list(newest_sets(data))
+    return [
+        env
+        for python in data.pythons
+        for env in (
+            *(s for s in together if s.python == python),
+            *environments((python,), data=data),
+        )
+    ]
+
+
+def asv_config(data: Releases | None = None) -> dict[str, object]:
     """The asv configuration, matrix included: what `asv.conf.json` must contain."""
+    data = _data(data)
     return {
         "version": 1,
         "project": "serkit",
@@ -213,18 +227,18 @@ def asv_config() -> dict[str, object]:
         # One server imports the suite, then forks per benchmark: 162 parameter sets took
         # 1.1 s instead of 12 s with asv's default, a new interpreter for each.
         "launch_method": "forkserver",
-        "pythons": list(PYTHONS),
+        "pythons": list(data.pythons),
         # No cartesian product: exclude it all, and name every environment in `include`.
         "exclude": [{"python": ".*"}],
-        "include": [env.as_include() for env in environments()],
+        "include": [env.as_include() for env in configured(data)],
     }
 
 
 CONFIG_HEADER = (
-    "// Generated from serkit/matrix.py by `serkit matrix --write-config`; edit it there.\n"
-    "// A test fails when this file and serkit/matrix.py disagree.\n"
+    "// Generated from serkit/run/releases.json by `serkit matrix --write-config`: refresh\n"
+    "// that (`serkit matrix --refresh`) or edit it, never this. A test checks they agree.\n"
 )
 
 
-def render_asv_config() -> str:
-    return CONFIG_HEADER + json.dumps(asv_config(), indent=4) + "\n"
+def render_asv_config(data: Releases | None = None) -> str:
+    return CONFIG_HEADER + json.dumps(asv_config(data), indent=4) + "\n"

@@ -71,21 +71,23 @@ def measured_as(
     return ", ".join(words)
 
 
-def _role(python: str, varied: str | None, requirements: Mapping[str, str]) -> tuple[Any, ...]:
-    """What a point stands for in the matrix: the Python, and the baseline or the axis
-    library at its release; the baseline's releases may move between points."""
-    return (python, varied, requirements.get(varied) if varied else None)
+def _role(python: str, library: str | None, requirements: Mapping[str, str]) -> tuple[Any, ...]:
+    """What a point stands for in the matrix: the Python, and the library measured at its
+    release (the standard library's: none), or a run of one Python's newest set of every
+    library (None), whose releases may move between points. A library's companions may
+    move too: the rule then measures it again, as a new release."""
+    return (python, library, requirements.get(library) if library else None)
 
 
 def _stored_role(run: StoredRun) -> tuple[Any, ...]:
-    varied = dict(run.env.env_vars).get(LIBRARY_ENV)
-    return _role(run.env.python, varied, dict(run.env.requirements))
+    library = dict(run.env.env_vars).get(LIBRARY_ENV)
+    return _role(run.env.python, library, dict(run.env.requirements))
 
 
 def why_measure(env: MatrixEnvironment, stored: Sequence[StoredRun], now: Now) -> str | None:
     """None where a stored run is this environment's point as a run now would make it;
     else why it is measured again, in words (against the newest stored run of its role)."""
-    role = _role(env.python, env.varied, env.requirements)
+    role = _role(env.python, env.library, env.requirements)
     candidates = [run for run in stored if _stored_role(run) == role]
     if not candidates:
         return "never measured here"

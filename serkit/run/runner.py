@@ -19,21 +19,32 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from serkit.checkout import BENCH_STATE, CONFIG_NAME, PYTHONS_DIR, git_commit, results_dir
+from serkit.checkout import (
+    BENCH_STATE,
+    CONFIG_NAME,
+    PYTHONS_DIR,
+    RUN_CONFIG,
+    git_commit,
+    results_dir,
+)
+from serkit.codecs.registry import registry
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, BUILDS_FILE
 from serkit.results.history import stored_runs
 from serkit.results.hosts import host_facts, python_build
 from serkit.results.tree import BENCHMARKS_FILE
+from serkit.run.index import platform_here
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
-from serkit.run.matrix import PYTHONS, MatrixEnvironment, baseline, environments
+from serkit.run.matrix import MatrixEnvironment, environments, newest_set
 from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
 from serkit.run.points import Now, why_measure
 from serkit.run.quick import QUICK_FIXTURES, QuickPlan, plan_quick
+from serkit.run.releases import current_python, load
 from serkit.run.rounds import RunState, drive, new_state, split_bench_args
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
+    CODECS_ENV,
     FULL_ROUNDS,
     FULL_SEES,
     QUICK_SEES,
@@ -82,10 +93,6 @@ FULL_DESCRIPTION = (
 )
 
 
-def current_python() -> str:
-    return f"{sys.version_info[0]}.{sys.version_info[1]}"
-
-
 @dataclass(frozen=True)
 class Plan:
     """The environments one `asv run` covers, and the Pythons it has to leave out."""
@@ -98,6 +105,9 @@ class Plan:
     measured: tuple[MatrixEnvironment, ...] = ()  # left out: already in the results (skip_measured)
     matrix: bool = False
     asked: tuple[str, ...] | None = None  # the Pythons asked for (--python), if any
+    # The runner kind's platform whose wheels chose the releases; None: not one serkit
+    # knows, so every release with a wheel on any of them (serkit.run.index.PLATFORMS).
+    platform: str | None = None
 
 
 def plan(
@@ -107,34 +117,46 @@ def plan(
     pythons: Sequence[str] | None = None,
     shard: Shard | None = None,
 ) -> Plan:
-    """Which environments to run: the current Python's baseline, or the whole matrix
-    (or one shard of it: see serkit.run.shards)."""
-    Selection.from_env()  # a typo in SERKIT_BENCH_* fails here, before any env is built
+    """Which environments to run: the current Python's newest set (each library's newest
+    release, in one environment), or the whole matrix (or one shard of it: see
+    serkit.run.shards); only releases with a compiled wheel for this platform."""
+    selection = Selection.from_env()  # a typo in SERKIT_BENCH_* fails here, before any build
     warmup_from_env()
     rounds_from_env()
     if shard is not None and not matrix:
         raise SerkitError("--shard slices the matrix: use it with --matrix")
+    data = load()
+    here = platform_here()
+    where = here.name if here else None
     if not matrix:
         wanted: tuple[str, ...] = (current_python(),)
-        if wanted[0] not in PYTHONS:
-            raise SerkitError(f"Python {wanted[0]} is not in the matrix ({', '.join(PYTHONS)})")
+        if wanted[0] not in data.pythons:
+            raise SerkitError(
+                f"Python {wanted[0]} is not in the matrix ({', '.join(data.pythons)})"
+            )
     else:
-        wanted = tuple(pythons or PYTHONS)
-        unknown = [p for p in wanted if p not in PYTHONS]
+        wanted = tuple(pythons or data.pythons)
+        unknown = [p for p in wanted if p not in data.pythons]
         if unknown:
             raise SerkitError(f"not in the matrix: Python {', '.join(unknown)}")
     # asv builds an object for every environment in its config, then picks; exposing
     # every Python found keeps it from warning about the ones this run leaves out.
-    found = find_pythons(PYTHONS)
+    found = find_pythons(data.pythons)
     if matrix:
         # Sliced before interpreters are looked for: every runner cuts the same slices.
-        everything = tuple(environments(wanted))
+        everything = tuple(environments(wanted, platform=where, data=data))
         chosen = shard_slice(everything, shard) if shard else everything
         if not chosen:
             raise SerkitError(f"shard {shard} is empty: the matrix has {len(everything)} envs")
+        if selection.codecs is not None:
+            # An environment of a library none of whose codecs is selected would time nothing.
+            measured = {registry.spec(codec).library for codec in selection.codecs}
+            chosen = tuple(env for env in chosen if env.library in measured)
+            if not chosen:
+                raise SerkitError(f"no environment of this slice measures {CODECS_ENV}")
         wanted = tuple(p for p in wanted if any(env.python == p for env in chosen))
     else:
-        chosen = tuple(baseline(p) for p in wanted)
+        chosen = (newest_set(wanted[0], platform=where, data=data),)
     missing = tuple(p for p in wanted if found[p] is None)
     present = tuple(p for p in wanted if p not in missing)
     if not present:
@@ -143,7 +165,9 @@ def plan(
     asv_env = expose(found, root / PYTHONS_DIR)
     pythons_ = {p: path for p in present if (path := found[p])}
     asked = tuple(pythons) if pythons else None
-    return Plan(runnable, missing, asv_env, pythons_, shard, matrix=matrix, asked=asked)
+    return Plan(
+        runnable, missing, asv_env, pythons_, shard, matrix=matrix, asked=asked, platform=where
+    )
 
 
 def skip_measured(
@@ -266,7 +290,7 @@ def run(
                 [env.asv_name for env in plan_.environments],
                 quick=quick,
                 rounds=rounds,
-                extra=_with_machine(root, plan_, extra),
+                extra=_with_config(_with_machine(root, plan_, extra)),
                 budget_s=QUICK_BUDGET_S if quick else None,
                 matrix=plan_.matrix,
                 pythons=plan_.asked,
@@ -280,6 +304,8 @@ def run(
             )
             if chosen:
                 state.selection.update(chosen.environment())
+        if RUN_CONFIG in state.extra:
+            write_run_config(root, plan_)
         machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
         env = {**plan_.asv_env, **state.selection, ROUNDS_ENV: str(state.rounds)}
         env[BUILDS_ENV] = str(results_dir(root) / machine / BUILDS_FILE)
@@ -291,6 +317,50 @@ def run(
             env.update(instructions_environment())
         labels = {e.asv_name: e.label for e in plan_.environments}
         return drive(root, state, env, labels)
+
+
+def _with_config(extra: list[str]) -> list[str]:
+    """`extra` pointing asv at this run's config (write_run_config), unless it names one."""
+    if any(arg == "--config" or arg.startswith("--config=") for arg in extra):
+        return extra
+    return [*extra, "--config", RUN_CONFIG]
+
+
+def write_run_config(root: Path, plan_: Plan) -> Path:
+    """The checkout's asv config with only this run's environments and Pythons.
+
+    asv makes an object of every environment in its config on every `asv run`, and says
+    so once per environment whose Python is missing here: with the matrix's Pythons
+    3.10 to 3.14t, a machine without 3.14 would print dozens of such lines per round.
+    The names, folders and results are the same: only the list is shorter.
+    """
+    text = (root / CONFIG_NAME).read_text(encoding="utf-8")
+    lines = (line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    try:
+        config = json.loads("\n".join(lines))
+        included = list(config["include"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise SerkitError(f"{CONFIG_NAME} is not serkit's asv config ({exc})") from None
+    wanted = [env.as_include() for env in plan_.environments]
+    absent = [env.label for env, entry in zip(plan_.environments, wanted) if entry not in included]
+    if absent:
+        raise SerkitError(
+            f"{CONFIG_NAME} does not name {', '.join(absent)}: it is older than "
+            "serkit/run/releases.json; run `serkit matrix --write-config asv.conf.json`"
+        )
+    config["include"] = [entry for entry in included if entry in wanted]
+    config["pythons"] = [p for p in config.get("pythons", []) if p in plan_.pythons]
+    # asv works in its config's folder: every path the checkout's config gives relative to
+    # the checkout is given absolute here.
+    for key in ("repo", "benchmark_dir", "env_dir", "results_dir", "html_dir"):
+        if isinstance(config.get(key), str):
+            config[key] = str((root / config[key]).resolve())
+    path = root / RUN_CONFIG
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(json.dumps(config, indent=1), encoding="utf-8")
+    os.replace(temporary, path)
+    return path
 
 
 def quick_plan(extra: Sequence[str]) -> QuickPlan | None:

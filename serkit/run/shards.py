@@ -2,12 +2,14 @@
 
 `serkit bench --matrix --shard K/N` runs the K-th of N slices. The slices are:
 
-- deterministic: the environments are put in one fixed order (baselines first, then by
-  Python and label), whatever order they came in, and dealt out round-robin;
+- deterministic: the environments are put in one fixed order (by library, the standard
+  library's first, then Python, then release), whatever order they came in, and dealt
+  out round-robin;
 - disjoint and covering: each environment goes to exactly one slice;
-- balanced: slice sizes differ by at most one, and so do their counts of baseline
-  environments, the long ones (a baseline times every codec; an axis environment only
-  the codecs of the library it varies).
+- balanced: slice sizes differ by at most one, and so does each library's count of
+  environments in a slice. An environment's cost is mostly its library's (PyYAML's pure
+  Python is the longest by far; see docs/cost.md), and one library's releases cost about
+  the same, so dealing each library's environments out in turn evens the time too.
 
 The slices are cut from the matrix before an interpreter is looked for, so runners that
 miss different Pythons still agree on which slice holds which environment.
@@ -20,8 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
 from serkit.results.tree import version_order
+from serkit.run.interpreters import FREE_THREADED
 from serkit.run.matrix import MatrixEnvironment
 
 SHARD_FORMAT = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
@@ -54,12 +58,13 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def _order(env: MatrixEnvironment) -> tuple[bool, tuple[int, ...], str, list[tuple[str, str]]]:
+def _order(env: MatrixEnvironment) -> tuple[bool, str, tuple[int, ...], bool, tuple[int, ...]]:
     return (
-        env.varied is not None,
-        version_order(env.python),
-        env.label,
-        sorted(env.requirements.items()),
+        env.library != STDLIB,
+        env.library or "",
+        version_order(env.python.removesuffix(FREE_THREADED)),
+        env.python.endswith(FREE_THREADED),
+        version_order(env.version or ""),
     )
 
 

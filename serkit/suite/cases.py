@@ -49,7 +49,7 @@ from serkit.suite.budget import seconds_from_env, timed_once
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
 SLOW_ENV = "SERKIT_BENCH_SLOW"
-# Set by the matrix on a library-axis environment: the one library whose release it varies.
+# Set by the matrix on a library's environment: the one library whose codecs it times.
 LIBRARY_ENV = "SERKIT_BENCH_LIBRARY"
 # asv's warm-up, in seconds, for pairs that preparing did not warm up (asv's default:
 # 0.1). The quick run sets 0.02: on 93 fast pairs here the results moved by no more than
@@ -124,8 +124,15 @@ def _gzip6(data: bytes) -> bytes:
 
 
 def _zstd3(data: bytes) -> bytes:
-    import zstandard
+    # zstandard below Python 3.14; from 3.14 the standard library's own (PEP 784), as
+    # zstandard publishes no free-threaded wheel. Both write one frame with the content
+    # size and no checksum; the libzstd each was built with may differ.
+    try:
+        import zstandard
+    except ImportError:
+        from compression import zstd  # type: ignore[import-not-found,unused-ignore]
 
+        return bytes(zstd.compress(data, level=3))
     return zstandard.ZstdCompressor(level=3).compress(data)
 
 
@@ -184,7 +191,7 @@ class Selection:
     codecs: tuple[str, ...] | None = None  # None: every codec
     fixtures: tuple[str, ...] | None = None  # None: every fixture but the slow ones
     slow: bool = False  # include the slow fixtures (random-dicts-10000 and -100000)
-    library: str | None = None  # an axis environment: only this library's codecs
+    library: str | None = None  # a library's environment: only this library's codecs
     instructions: bool = False  # count instructions per call too (bench_instructions)
     left_out: frozenset[tuple[str, str]] = frozenset()  # (codec, fixture) pairs, LEAVE_OUT_ENV
 

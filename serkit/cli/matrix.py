@@ -1,0 +1,200 @@
+"""`serkit matrix`: the asv environments; refreshed from the package index; what they cost."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from serkit.checkout import CONFIG_NAME, project_root, results_dir
+from serkit.cli.common import add_format, positive_int, print_json, print_table, warn
+from serkit.codecs.spec import STDLIB
+from serkit.errors import SerkitError
+from serkit.run.index import PLATFORM_NAMES, fetch_files, fetch_metadata, platform_here
+from serkit.run.interpreters import find_pythons
+from serkit.run.libraries import needed_by
+from serkit.run.matrix import environments, measured, not_served, render_asv_config
+from serkit.run.releases import Releases, data_path, load, refresh, save, staleness
+
+
+def add_commands(commands: Any) -> None:
+    matrix = commands.add_parser(
+        "matrix",
+        help="the asv environments: Pythons x library releases, from the package index",
+        description=(
+            "The environments the asv suite runs in: per Python, one for the standard "
+            "library's codecs and one per kept release of each library, that library "
+            "installed with what its codecs need beside it (orjson for cattrs-orjson, genson "
+            "for a schema codec), unmeasured. The releases are data "
+            "(serkit/run/releases.json); --refresh asks the package index again."
+        ),
+    )
+    add_format(matrix)
+    action = matrix.add_mutually_exclusive_group()
+    action.add_argument(
+        "--write-config", metavar="PATH", help="write the asv configuration (asv.conf.json)"
+    )
+    action.add_argument(
+        "--refresh",
+        action="store_true",
+        help="ask the package index which releases exist and which have compiled wheels "
+        "for each runner kind's platform and Python, then rewrite releases.json and "
+        "asv.conf.json (one request per library; a pure-Python library's kept releases "
+        "are read for what they pin)",
+    )
+    action.add_argument(
+        "--cost",
+        action="store_true",
+        help="the matrix's time, per environment, runner kind and shard, from the durations "
+        "asv recorded in a results tree (--results)",
+    )
+    matrix.add_argument(
+        "--index-url", metavar="URL", help="with --refresh: this simple index, not the file's"
+    )
+    matrix.add_argument(
+        "--results", metavar="DIR", help="with --cost: the results tree (default .asv/results)"
+    )
+    matrix.add_argument(
+        "--machine", metavar="NAME", help="with --cost: this machine's results only"
+    )
+    matrix.add_argument(
+        "--processes",
+        type=positive_int,
+        metavar="N",
+        help="with --cost: as if every timed pair ran N processes (a full run: 10), not "
+        "as many as the results recorded",
+    )
+    matrix.add_argument(
+        "--shards",
+        type=positive_int,
+        metavar="N",
+        help="with --cost: the shard count to show (default: the fewest within the budget)",
+    )
+    matrix.set_defaults(run=run_matrix)
+
+
+def run_matrix(args: argparse.Namespace) -> int:
+    if args.write_config:
+        path = Path(args.write_config)
+        path.write_text(render_asv_config())
+        print(f"wrote {path}")
+        return 0
+    if args.refresh:
+        return _refresh(args)
+    if args.cost:
+        from serkit.cli.cost import print_cost  # the model reads asv's results: its own module
+
+        results = Path(args.results) if args.results else results_dir(project_root())
+        return print_cost(results, args.format, args.shards, args.machine, args.processes)
+    return _show(args)
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    path = data_path()
+    before = load(path)
+    index = args.index_url or before.index
+    print(f"serkit: asking {index} for the matrix's libraries", file=sys.stderr)
+    after = refresh(
+        before,
+        lambda name: fetch_files(name, index),
+        metadata_of=fetch_metadata,
+        progress=lambda name: print(f"serkit: {name}", file=sys.stderr),
+    )
+    save(after, path)
+    print(f"wrote {path}")
+    try:
+        config = project_root() / CONFIG_NAME
+    except SerkitError:  # an installed serkit outside a checkout: no config to keep in step
+        config = None
+    if config is not None:
+        config.write_text(render_asv_config(after))
+        print(f"wrote {config}")
+    for line in changes(before, after):
+        print(line)
+    return 0
+
+
+def changes(before: Releases, after: Releases) -> list[str]:
+    """Per library, the releases a refresh added and dropped, newest first."""
+    old = {lib.name: [r.version for r in lib.releases] for lib in before.libraries}
+    lines = [
+        f"{lib.name}: no codec of serkit's needs it any more: dropped"
+        for lib in before.libraries
+        if lib.name not in {a.name for a in after.libraries}
+    ]
+    for library in after.libraries:
+        if library.name not in old:
+            lines.append(f"{library.name}: added, for {', '.join(needed_by(library.name))}")
+        new = [r.version for r in library.releases]
+        added = [v for v in new if v not in old.get(library.name, [])]
+        dropped = [v for v in old.get(library.name, []) if v not in new]
+        if added or dropped:
+            parts = [f"+ {v}" for v in added] + [f"- {v}" for v in dropped]
+            lines.append(f"{library.name}: {', '.join(parts)}")
+        elif library.newest_served and library.newest_served not in new:
+            what = "wheels" if library.pure_python else "compiled wheels"
+            lines.append(
+                f"{library.name}: {library.newest_served} is served without {what} "
+                "for the matrix: left out"
+            )
+    return lines or ["no release added or dropped"]
+
+
+def _show(args: argparse.Namespace) -> int:
+    data = load()
+    warn(staleness(data))
+    envs = list(environments(data=data))
+    found = find_pythons(data.pythons)
+    here = platform_here()
+    # Where each environment runs: a release and its companions as that platform has them.
+    runs_on = {p: set(environments(platform=p, data=data)) for p in PLATFORM_NAMES}
+    if args.format == "json":
+        print_json(
+            [
+                {
+                    "name": env.asv_name,
+                    "python": env.python,
+                    "library": env.library,
+                    "release": env.version,
+                    "companions": env.companions,
+                    "requirements": env.requirements,
+                    "platforms": [p for p in PLATFORM_NAMES if env in runs_on[p]],
+                    "interpreter": str(found[env.python] or "") or None,
+                }
+                for env in envs
+            ]
+        )
+        return 0
+    libraries = measured(data)
+    releases = sum(len(lib.releases) for lib in libraries)
+    own = "".join(
+        f"; {lib.name} {lib.minor_lines}" for lib in libraries if lib.minor_lines is not None
+    )
+    others = [lib.name for lib in data.libraries if lib not in libraries]
+    print(
+        f"{len(envs)} environments: {len(data.pythons)} Pythons, each with one for the "
+        f"standard library and one per release of {len(libraries)} libraries "
+        f"({releases} releases kept: the newest of each of the newest minor lines, "
+        f"{data.minor_lines}{own}; checked {data.checked or 'never'})."
+    )
+    if others:
+        names = ", ".join(others)
+        print(f"Installed beside the libraries whose codecs need them, never measured: {names}.")
+    rows = []
+    for env in envs:
+        on = ["yes" if env in runs_on[p] else "-" for p in PLATFORM_NAMES]
+        release = env.version or ("Python's own" if env.library == STDLIB else "")
+        beside = ", ".join(f"{k} {v}" for k, v in env.companions.items()) or "-"
+        rows.append([env.python, env.library, release, beside, *on, str(found[env.python] or "-")])
+    headers = ["python", "library", "release", "with", *PLATFORM_NAMES, "interpreter here"]
+    print_table(rows, headers, args.format, disable_numparse=True)
+    if here is None:
+        print("This platform is none of the runner kinds': the matrix uses every release.")
+    for python in data.pythons:
+        if found[python] is None:
+            print(f"Python {python} was not found here: its environments will be skipped.")
+    missing = [f"{lib} on {py}" for py, lib in not_served(data)]
+    if missing:
+        print(f"No usable wheel on any platform: {', '.join(missing)}.")
+    return 0

@@ -1,0 +1,271 @@
+"""What the matrix costs to run, from what asv recorded: `serkit matrix --cost`.
+
+asv keeps, in every results file, each benchmark's duration in the last `asv run` that
+ran it. serkit runs one `asv run` per round (serkit.run.rounds), each later round adding
+one process to every timed pair and overwriting the duration with its own; so a timed
+benchmark's cost is its duration times the processes its samples record, and any other
+benchmark's its duration times the rounds it declares (1 for a track); `--processes N`
+predicts a run of N processes a pair from a shorter one. Each `asv run`
+also pays asv's start, the suite's discovery in the environment and the results' writing:
+ASV_RUN_S, measured here (docs/cost.md); and each environment its build, BUILD_S. Reading
+the processes from the results, not from serkit's constants, keeps the model true when
+the sampling plan changes.
+
+An environment of the matrix not measured borrows the cost of the nearest one that was:
+the same library and release on the nearest Python, else the nearest release of that
+library; the estimate names its source. Each runner kind gets the environments its
+platform has wheels for (serkit.run.matrix), cut into shards as serkit.run.shards cuts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from serkit.results.tree import (
+    BENCHMARKS_FILE,
+    MACHINE_FILE,
+    RESULTS_FILE,
+    Benchmark,
+    ResultsFileError,
+    load_json,
+    machine_folders,
+    version_order,
+)
+from serkit.run.index import PLATFORMS, Platform
+from serkit.run.interpreters import FREE_THREADED
+from serkit.run.matrix import MatrixEnvironment, environments
+from serkit.run.releases import Releases
+from serkit.run.shards import Shard, shard_slice
+from serkit.suite.cases import LIBRARY_ENV
+
+# One `asv run` of a round, beyond the durations asv records: its start, discovery in the
+# environment, the forkserver, the results file. Calibrated on this project's VM: what a
+# measured run's wall time left over after its durations, per asv run, at a load average
+# of 5.5 to 7.5 (docs/cost.md); an idle runner pays less. Every round of every
+# environment pays it.
+ASV_RUN_S = 13.0
+# Making one environment (virtualenv, then uv installing the library, serkit and its
+# dependencies), measured here with a warm cache (docs/cost.md).
+BUILD_S = 5.0
+FIRST_ROUND_RUNS = 3  # the first round runs in three parts (serkit.run.rounds)
+# What a shard may take: GitHub stops a hosted job at 6 hours; an hour is left for a
+# runner slower than the one measured, set-up and the upload.
+SHARD_BUDGET_S = 5 * 3600
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What one results file says its environment cost."""
+
+    machine: str
+    commit: str
+    date: int
+    python: str
+    library: str | None  # SERKIT_BENCH_LIBRARY; None: every library in one environment
+    version: str | None
+    per_process_s: float  # the timed benchmarks' durations: one process of every pair
+    other_s: float  # every other benchmark's duration times the rounds it ran
+    processes: int  # the most processes a timed pair recorded: the rounds that ran
+
+    @property
+    def benchmarks_s(self) -> float:
+        return self.per_process_s * self.processes + self.other_s
+
+    def total_s(self, processes: int | None = None) -> float:
+        """What the environment cost, or would cost with `processes` per timed pair."""
+        rounds = processes or self.processes
+        runs = FIRST_ROUND_RUNS + max(rounds - 1, 0)
+        return self.per_process_s * rounds + self.other_s + runs * ASV_RUN_S + BUILD_S
+
+
+def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], list[str]]:
+    """Every results file's cost under `root` (one machine's, where named), and warnings."""
+    warnings: list[str] = []
+    described: dict[str, tuple[Benchmark, int]] = {}
+    try:
+        raw: Any = load_json(root / BENCHMARKS_FILE) if (root / BENCHMARKS_FILE).is_file() else {}
+        for name, info in raw.items() if isinstance(raw, dict) else ():
+            if isinstance(info, dict):
+                kind, repeat = str(info.get("type", "")), info.get("repeat")
+                rounds = info.get("rounds")
+                described[name] = (
+                    Benchmark(name, kind, str(info.get("unit", "")), (), repeat),
+                    rounds if isinstance(rounds, int) and rounds > 0 else 1,
+                )
+    except ResultsFileError as exc:
+        warnings.append(f"skipped {root / BENCHMARKS_FILE}: {exc}")
+    found = []
+    for folder in machine_folders(root):
+        if machine is not None and folder.name != machine:
+            continue
+        for path in sorted(folder.iterdir()):
+            if path.name == MACHINE_FILE or not RESULTS_FILE.match(path.name):
+                continue
+            try:
+                found.append(_read_one(path, folder.name, described))
+            except (ResultsFileError, LookupError, TypeError, ValueError) as exc:
+                warnings.append(f"skipped {path}: {exc}")
+    return found, warnings
+
+
+def _passes(described: tuple[Benchmark, int] | None, samples: Any, rounds_run: int) -> int:
+    """How many processes ran the benchmark: counted from its samples where they stand by
+    process, else its declared rounds (as many as the run had)."""
+    if described is None:
+        return 1
+    benchmark, rounds = described
+    if benchmark.samples_per_process is not None and samples:
+        counts = [len(benchmark.per_process([float(v) for v in s if v])) for s in samples if s]
+        return max(counts, default=1)
+    return min(rounds, rounds_run)
+
+
+def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark, int]]) -> Measured:
+    data = load_json(path)
+    columns = data["result_columns"]
+    rows = {name: dict(zip(columns, values)) for name, values in data["results"].items()}
+    rounds_run = max(
+        (_passes(described.get(n), r.get("samples"), 1) for n, r in rows.items()), default=1
+    )
+    per_process = other = 0.0
+    for name, row in rows.items():
+        duration = float(row.get("duration") or 0.0)
+        known = described.get(name)
+        if known is not None and known[0].samples_per_process is not None:
+            per_process += duration  # the last round's: one process of each pair
+        else:
+            other += duration * _passes(known, row.get("samples"), rounds_run)
+    # asv's own entries: a setup_cache (the instruction counts run under valgrind there,
+    # once per environment) and the build.
+    other += sum(float(v) for v in (data.get("durations") or {}).values())
+    library = (data.get("env_vars") or {}).get(LIBRARY_ENV)
+    requirements = data.get("requirements") or {}
+    return Measured(
+        machine,
+        str(data["commit_hash"]),
+        int(data.get("date") or 0),
+        str(data["python"]),
+        library,
+        requirements.get(library) if library else None,
+        per_process,
+        other,
+        rounds_run,
+    )
+
+
+@dataclass(frozen=True)
+class Estimate:
+    env: MatrixEnvironment
+    seconds: float | None  # None: nothing like it was measured
+    source: str  # "measured", or the measurement it borrows
+
+
+def estimate(
+    envs: Iterable[MatrixEnvironment],
+    measured: Sequence[Measured],
+    processes: int | None = None,
+) -> list[Estimate]:
+    """Each environment's cost: its own measurement (the newest), else the nearest one's;
+    with `processes`, as if every timed pair ran that many (else as many as recorded)."""
+    newest: dict[tuple[str, str, str | None], Measured] = {}
+    for m in sorted(measured, key=lambda m: (m.date, m.commit)):
+        if m.library is not None:  # an environment of every library stands for none alone
+            newest[m.python, m.library, m.version] = m
+    out = []
+    for env in envs:
+        library = env.library or ""
+        own = newest.get((env.python, library, env.version))
+        if own is not None:
+            out.append(Estimate(env, own.total_s(processes), "measured"))
+            continue
+        same = [m for m in newest.values() if m.library == library]
+        if not same:
+            out.append(Estimate(env, None, "not measured"))
+            continue
+        near = min(same, key=lambda m: _distance(env, m))
+        what = f"py{near.python}" if near.version == env.version else f"{near.version}"
+        if near.version != env.version and near.python != env.python:
+            what += f" on py{near.python}"
+        out.append(Estimate(env, near.total_s(processes), f"from {what}"))
+    return out
+
+
+def _distance(env: MatrixEnvironment, m: Measured) -> tuple[int, int, int, tuple[int, ...]]:
+    """Nearest first: the same release, the same build kind (free-threaded or not), the
+    closest Python, then the newest release."""
+    a = version_order(env.python.removesuffix(FREE_THREADED))
+    b = version_order(m.python.removesuffix(FREE_THREADED))
+    python = abs((a[1] if len(a) > 1 else 0) - (b[1] if len(b) > 1 else 0))
+    kind = int(env.python.endswith(FREE_THREADED) != m.python.endswith(FREE_THREADED))
+    release = int(env.version != m.version)
+    return (release, kind, python, tuple(-x for x in version_order(m.version or "")))
+
+
+@dataclass(frozen=True)
+class RunnerCost:
+    """One runner kind's share: its environments, their estimates, and its shards."""
+
+    platform: Platform
+    estimates: list[Estimate]
+    shards: list[tuple[Shard, float, int]]  # (shard, seconds, environments)
+
+    @property
+    def total_s(self) -> float:
+        return sum(e.seconds or 0.0 for e in self.estimates)
+
+    @property
+    def unknown(self) -> list[Estimate]:
+        return [e for e in self.estimates if e.seconds is None]
+
+    @property
+    def longest_shard_s(self) -> float:
+        return max((s for _, s, _ in self.shards), default=0.0)
+
+
+def runner_costs(
+    data: Releases,
+    measured: Sequence[Measured],
+    shards: int | None = None,
+    processes: int | None = None,
+) -> list[RunnerCost]:
+    """Per runner kind: the matrix's cost, cut into `shards` (default: the fewest that each
+    fit SHARD_BUDGET_S, the same count for every kind, as one workflow runs them)."""
+    per_kind = {
+        platform.name: estimate(
+            environments(platform=platform.name, data=data), measured, processes
+        )
+        for platform in PLATFORMS
+    }
+    count = shards or fewest_shards(per_kind.values())
+    out = []
+    for platform in PLATFORMS:
+        estimates = per_kind[platform.name]
+        cut = []
+        for k in range(1, count + 1):
+            shard = Shard(k, count)
+            envs = shard_slice([e.env for e in estimates], shard)
+            cut.append((shard, _seconds(estimates, envs), len(envs)))
+        out.append(RunnerCost(platform, estimates, cut))
+    return out
+
+
+def _seconds(estimates: Sequence[Estimate], envs: Iterable[MatrixEnvironment]) -> float:
+    seconds = {e.env: e.seconds or 0.0 for e in estimates}
+    return sum(seconds[env] for env in envs)
+
+
+def fewest_shards(kinds: Iterable[Sequence[Estimate]], limit: int = 64) -> int:
+    """The fewest shards that keep every runner kind's longest within SHARD_BUDGET_S."""
+    kinds = list(kinds)
+    for count in range(1, limit + 1):
+        longest = 0.0
+        for estimates in kinds:
+            for k in range(1, count + 1):
+                envs = shard_slice([e.env for e in estimates], Shard(k, count))
+                longest = max(longest, _seconds(estimates, envs))
+        if longest <= SHARD_BUDGET_S:
+            return count
+    return limit

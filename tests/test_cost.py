@@ -1,0 +1,165 @@
+"""serkit/run/cost.py: the matrix's time from the durations asv recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from results_factory import results_file, write_benchmarks, write_results
+
+from serkit.cli import main
+from serkit.run.cost import (
+    ASV_RUN_S,
+    BUILD_S,
+    FIRST_ROUND_RUNS,
+    SHARD_BUDGET_S,
+    Estimate,
+    estimate,
+    fewest_shards,
+    read_costs,
+    runner_costs,
+)
+from serkit.run.matrix import MatrixEnvironment
+from serkit.run.releases import Library, Release, Releases
+from serkit.suite.cases import LIBRARY_ENV
+
+GRID = [["'json'", "'ujson'"], ["'small-dict'"]]
+TIMED = "bench_time.Dumps.time_dumps"
+TRACK = "bench_size.EncodedSize.track_bytes"
+IMPORT = "bench_import.ImportTime.timeraw_import"
+SUITE = {
+    # one sample per process, as serkit's timed benchmarks keep them
+    TIMED: {"type": "time", "unit": "seconds", "grid": GRID, "repeat": 1},
+    TRACK: {"type": "track", "unit": "bytes", "grid": GRID},
+    IMPORT: {"type": "time", "unit": "seconds", "grid": [["'ujson'"]], "repeat": 0},
+}
+
+
+def _env(python: str, library: str, version: str | None) -> dict[str, Any]:
+    requirements = {library: version} if version else {}
+    return {"python": python, "requirements": requirements, "env_vars": {LIBRARY_ENV: library}}
+
+
+def _file(python: str, library: str, version: str | None, processes: int) -> dict[str, Any]:
+    """A results file whose timed pairs took `processes` processes; every row's duration
+    (asv's, of its last run) is 1.5 s."""
+    samples = {TIMED: [[1e-6] * processes, [2e-6] * processes]}
+    data = results_file(
+        "box",
+        {TIMED: [1e-6, 2e-6], TRACK: [10, 20], IMPORT: [0.01]},
+        env=_env(python, library, version),
+        benchmarks=SUITE,
+        samples=samples,
+    )
+    data["env_name"] = f"virtualenv-py{python}-{library}{version or ''}"
+    return data
+
+
+def _tree(root: Path, files: list[dict[str, Any]]) -> Path:
+    write_benchmarks(root, SUITE)
+    described = json.loads((root / "benchmarks.json").read_text())
+    described[IMPORT]["rounds"] = 2  # asv's attribute: import time runs in two rounds
+    (root / "benchmarks.json").write_text(json.dumps(described))
+    write_results(root, "box", files)
+    return root
+
+
+def test_a_benchmark_costs_its_duration_times_its_processes(tmp_path: Path) -> None:
+    data = _file("3.12", "ujson", "6.1.0", processes=10)
+    data["durations"] = {"<setup_cache bench_instructions:20>": 7.0}  # counted once
+    root = _tree(tmp_path / "results", [data])
+    (m,) = read_costs(root)[0]
+    # timed: 1.5 s x 10 processes; track: 1.5 s once; import: 1.5 s x its 2 rounds
+    assert m.benchmarks_s == pytest.approx(1.5 * 10 + 1.5 + 1.5 * 2 + 7.0)
+    assert m.processes == 10
+    runs = FIRST_ROUND_RUNS + 9  # the first round's parts, then one asv run a round
+    assert m.total_s() == pytest.approx(m.benchmarks_s + runs * ASV_RUN_S + BUILD_S)
+    # From a shorter run, a longer one: the timed pairs' one-process cost times 20.
+    runs = FIRST_ROUND_RUNS + 19
+    assert m.total_s(20) == pytest.approx(1.5 * 20 + 1.5 + 3 + 7 + runs * ASV_RUN_S + BUILD_S)
+    assert (m.library, m.version, m.python) == ("ujson", "6.1.0", "3.12")
+
+
+def test_a_broken_results_file_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "results", [_file("3.12", "ujson", "6.1.0", processes=5)])
+    (root / "box" / "12345678-broken.json").write_text("{")
+    found, warnings = read_costs(root)
+    assert len(found) == 1 and len(warnings) == 1 and "12345678-broken.json" in warnings[0]
+
+
+def test_an_environment_not_measured_borrows_from_the_nearest_measured(tmp_path: Path) -> None:
+    files = [
+        _file("3.12", "ujson", "6.1.0", processes=10),
+        _file("3.11", "ujson", "6.1.0", processes=5),
+        _file("3.12", "ujson", "5.10.0", processes=2),
+    ]
+    measured, _ = read_costs(_tree(tmp_path / "results", files))
+    wanted = [
+        MatrixEnvironment.of("3.12", "ujson", "6.1.0"),
+        MatrixEnvironment.of("3.13", "ujson", "6.1.0"),  # nearest Python with 6.1.0: 3.12
+        MatrixEnvironment.of("3.14t", "ujson", "6.1.0"),
+        MatrixEnvironment.of("3.12", "ujson", "6.0.0"),  # another release, same Python
+        MatrixEnvironment.of("3.12", "orjson", "3.13.0"),
+    ]
+    found = {e.env.label: (e.source, e.seconds) for e in estimate(wanted, measured)}
+    by_python = {m.python + (m.version or ""): m.total_s() for m in measured}
+    assert found["py3.12 ujson 6.1.0"] == ("measured", by_python["3.126.1.0"])
+    assert found["py3.13 ujson 6.1.0"] == ("from py3.12", by_python["3.126.1.0"])
+    assert found["py3.14t ujson 6.1.0"][0] == "from py3.12"
+    assert found["py3.12 ujson 6.0.0"][0] in ("from 6.1.0", "from 5.10.0")
+    assert found["py3.12 orjson 3.13.0"] == ("not measured", None)
+
+
+def _matrix(libraries: int) -> Releases:
+    everywhere = {p: ("3.12", "3.13") for p in ("linux-x86_64", "linux-aarch64", "macos-arm64")}
+    return Releases(
+        ("3.12", "3.13"),
+        3,
+        tuple(
+            Library(f"lib{i}", (Release("1.0", None, everywhere),), "1.0") for i in range(libraries)
+        ),
+    )
+
+
+def test_the_shard_count_is_the_fewest_that_keeps_every_shard_within_budget(
+    tmp_path: Path,
+) -> None:
+    # One measured environment of lib0, borrowed by every lib0 environment: 2 Pythons.
+    files = [_file("3.12", "lib0", "1.0", processes=10)]
+    measured, _ = read_costs(_tree(tmp_path / "results", files))
+    kinds = runner_costs(_matrix(1), measured)
+    one = measured[0].total_s()
+    assert all(kind.total_s == pytest.approx(2 * one) for kind in kinds)
+    assert [len(kind.shards) for kind in kinds] == [1, 1, 1]  # far below the budget
+    # Twelve environments of an hour each: 12 h, in shards of at most 5 h, is 3 shards.
+    hours = [Estimate(MatrixEnvironment.of("3.12", f"l{i}", "1"), 3600.0, "") for i in range(12)]
+    assert SHARD_BUDGET_S == 5 * 3600 and fewest_shards([hours]) == 3
+
+
+def test_the_cost_command_prints_each_runner_kind_and_shard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = [_file("3.12", "ujson", "6.1.0", processes=10)]
+    root = _tree(tmp_path / "results", files)
+    assert main(["matrix", "--cost", "--results", str(root), "--shards", "2"]) == 0
+    out = capsys.readouterr().out
+    for runner in ("ubuntu-latest", "ubuntu-24.04-arm", "macos-14"):
+        assert f"{runner}" in out
+    assert "1/2" in out and "2/2" in out
+    assert main(["matrix", "--cost", "--results", str(root), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [k["runner"] for k in data["runner_kinds"]] == [
+        "ubuntu-latest",
+        "ubuntu-24.04-arm",
+        "macos-14",
+    ]
+
+
+def test_without_matrix_results_the_cost_command_says_what_to_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "results").mkdir()
+    assert main(["matrix", "--cost", "--results", str(tmp_path / "results")]) == 1
+    assert "run `serkit bench --matrix`" in capsys.readouterr().err
