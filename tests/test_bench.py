@@ -503,14 +503,14 @@ LOOSE = "bench_time.Dumps.time_dumps"
 def test_every_environment_takes_the_extra_rounds_a_pair_needs_in_any(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from serkit.run.matrix import MatrixEnvironment
+    from serkit.run.matrix import environments
     from serkit.run.rounds import results_file_name
 
     timed = {**SUITE[LOOSE], "type": "time", "repeat": 1}
     seen = _fake_rounds(monkeypatch, tmp_path, {**SUITE, LOOSE: timed})
     plan = bench.plan(ROOT, matrix=False)
     (first,) = plan.environments
-    second = MatrixEnvironment(first.python, {**first.requirements, "ujson": "5.10.0"}, "ujson")
+    second = next(env for env in environments((first.python,)) if env.library == "ujson")
     plan = dataclasses.replace(plan, environments=(first, second))
     steady = [1.0, 1.01, 0.99, 1.0, 1.005]  # placed well enough on its own
     slowed = [1.0, 2.1, 1.02, 2.6, 0.99, 2.3, 1.01, 2.8, 2.0, 2.2]  # four typical processes
