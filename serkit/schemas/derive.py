@@ -125,8 +125,9 @@ def _camel(text: str) -> str:
     return name if name[:1].isalpha() else f"R{name}"
 
 
-class _Reader:
-    """Reads one JSON Schema into a type tree, naming records uniquely and noting guesses."""
+class SchemaReader:
+    """What reading a JSON Schema into a type tree needs, derived or supplied: record names
+    made unique, and the notes on what the reading guessed or could not hold."""
 
     def __init__(self) -> None:
         self.names: set[str] = set()
@@ -140,6 +141,10 @@ class _Reader:
             found = f"{base}{count}"
         self.names.add(found)
         return found
+
+
+class _Reader(SchemaReader):
+    """Reads GenSON's schema of a document into a type tree."""
 
     def read(self, schema: Mapping[str, Any], path: str, label: str) -> Type:
         options = _options(schema)

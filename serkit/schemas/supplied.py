@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from serkit.errors import NoSchema
+from serkit.schemas.derive import SchemaReader
 from serkit.schemas.types import (
     SUPPLIED,
     Field,
@@ -60,25 +61,8 @@ def _place(path: str) -> str:
     return path or "the top level"
 
 
-def _camel(text: str) -> str:
-    words = re.findall(r"[A-Za-z0-9]+", text)
-    name = "".join(word[:1].upper() + word[1:] for word in words)
-    return name if name[:1].isalpha() else f"R{name}"
-
-
-class _Reader:
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-        self.notes: list[str] = []
-
-    def name(self, wanted: str) -> str:
-        base, count = _camel(wanted) or "Record", 1
-        found = base
-        while found in self.names:
-            count += 1
-            found = f"{base}{count}"
-        self.names.add(found)
-        return found
+class _Reader(SchemaReader):
+    """Reads a user's JSON Schema into a type tree, refusing what it cannot hold."""
 
     def read(self, schema: Any, path: str, label: str) -> Type:
         if not isinstance(schema, Mapping):
