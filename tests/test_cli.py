@@ -482,3 +482,28 @@ def test_a_signal_stops_any_command_even_when_inherited_ignored(
     assert given_back is signal.SIG_IGN  # the caller's own handling, restored
     (line,) = capsys.readouterr().err.splitlines()
     assert line in ("serkit: interrupted", "serkit: stopped by SIGTERM")
+
+
+def _every_command(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> list[tuple[str, ...]]:
+    """Each command's words, subcommands included (`fixtures add`, `store ...`)."""
+    found = [path]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += _every_command(sub, (*path, name))
+    return found
+
+
+def test_every_commands_help_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Help texts are built from prose with percentages, which argparse reads as formats."""
+    from serkit.cli import build_parser
+
+    commands = _every_command(build_parser())
+    assert ("bench",) in commands and ("fixtures", "add") in commands
+    for words in commands:
+        with pytest.raises(SystemExit) as stopped:
+            main([*words, "--help"])
+        out = capsys.readouterr().out
+        assert stopped.value.code == 0 and out.startswith("usage: serkit"), words

@@ -23,6 +23,11 @@ from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
 
+def _escaped(text: str) -> str:
+    """Help text built from prose: argparse reads a bare % as a format."""
+    return text.replace("%", "%%")
+
+
 def add_commands(commands: Any) -> None:
     bench = commands.add_parser(
         "bench",
@@ -44,13 +49,13 @@ def add_commands(commands: Any) -> None:
         "--quick",
         action="store_true",
         default=None,
-        help=f"{runner.QUICK_DESCRIPTION} (default alone)",
+        help=_escaped(f"{runner.QUICK_DESCRIPTION} (default alone)"),
     )
     speed.add_argument(
         "--full",
         dest="quick",
         action="store_false",
-        help=f"{runner.FULL_DESCRIPTION} (default --matrix)",
+        help=_escaped(f"{runner.FULL_DESCRIPTION} (default --matrix)"),
     )
     bench.add_argument(
         "--memory",
