@@ -106,3 +106,27 @@ def test_an_unknown_fixture_fails_before_any_work() -> None:
 def test_prediction_raises_for_a_codec_that_is_not_installed(ghost_codec: str) -> None:
     with pytest.raises(SerkitError):
         predict(ghost_codec, "small-dict")
+
+
+def test_a_plan_with_no_pair_left_is_an_error_not_the_whole_suite() -> None:
+    """asv handed no pair would select every benchmark of every fixture."""
+    selection = Selection(codecs=("yaml",), fixtures=("twitter",))
+    with pytest.raises(SerkitError, match=r"no pair left to time on twitter \(yaml x twitter"):
+        plan_quick(selection, rounds=5, budget_s=2.0, predicted={"yaml twitter": SLOW})
+
+
+def test_a_schema_codec_is_timed_only_on_its_declared_fixtures_and_no_process_measures_others() -> (
+    None
+):
+    from serkit.codecs.registry import default_fixtures
+
+    codec = "pydantic-json"
+    declared = default_fixtures(codec)
+    assert declared is not None
+    fast = {f"{codec} {fixture}": FAST for fixture in QUICK_FIXTURES}
+    plan = plan_quick(Selection(codecs=(codec,)), rounds=5, budget_s=2.0, predicted=fast)
+    assert {fixture for _, fixture in plan.pairs} == set(declared) & set(QUICK_FIXTURES)
+    # The run names its fixtures to the suite, which then no longer reads the declaration.
+    suite = Selection.from_env(plan.environment())
+    for fixture in QUICK_FIXTURES:
+        assert (suite.excludes(codec, fixture) is None) == ((codec, fixture) in plan.pairs)

@@ -341,7 +341,7 @@ def _sizes(text: str) -> list[float]:
 def run_power(args: argparse.Namespace) -> int:
     from serkit.inputs.fixtures import check_fixtures
     from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
-    from serkit.run.quick import QUICK_FIXTURES, plan_quick
+    from serkit.run.quick import plan_quick
     from serkit.run.runner import QUICK_BUDGET_S, QUICK_ROUNDS, machine_name
     from serkit.suite.cases import Selection
     from serkit.trust import power
@@ -352,7 +352,7 @@ def run_power(args: argparse.Namespace) -> int:
     # leaves to --full (serkit.run.quick).
     chosen = Selection(
         tuple(check_codecs(args.codec)) if args.codec else None,
-        tuple(check_fixtures(args.fixture)) if args.fixture else QUICK_FIXTURES,
+        tuple(check_fixtures(args.fixture)) if args.fixture else None,
     )
     slice_ = plan_quick(chosen, rounds=QUICK_ROUNDS, budget_s=QUICK_BUDGET_S)
     codecs = list(dict.fromkeys(codec for codec, _ in slice_.pairs))

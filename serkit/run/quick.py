@@ -59,6 +59,9 @@ class QuickPlan:
     left_out: tuple[LeftOut, ...] = ()
     fixtures_left: tuple[str, ...] = ()  # default fixtures the quick run does not take
     notes: tuple[str, ...] = field(default=())  # codecs that could not be predicted, and why
+    # Pairs of the plan's fixtures that a codec's spec times only elsewhere (a schema
+    # codec: one corpus); named to the suite so that no process measures them either.
+    declared_out: tuple[tuple[str, str], ...] = ()
 
     def regexes(self) -> list[str]:
         """asv `-b` regexes selecting exactly the plan's pairs in QUICK_BENCHMARKS, with the
@@ -79,7 +82,8 @@ class QuickPlan:
         """SERKIT_BENCH_* for the run: its fixtures (only they are built before asv forks),
         and the pairs left out (so that no process measures their facts either)."""
         fixtures = dict.fromkeys(fixture for _, fixture in self.pairs)
-        left = ",".join(f"{item.codec}@{item.fixture}" for item in self.left_out)
+        out = [(item.codec, item.fixture) for item in self.left_out] + list(self.declared_out)
+        left = ",".join(f"{codec}@{fixture}" for codec, fixture in out)
         return {FIXTURES_ENV: ",".join(fixtures), **({LEAVE_OUT_ENV: left} if left else {})}
 
     def as_record(self) -> dict[str, Any]:
@@ -124,12 +128,14 @@ def plan_quick(
     pairs: list[tuple[str, str]] = []
     left: list[LeftOut] = []
     notes: list[str] = []
+    declared_out: list[tuple[str, str]] = []
     for codec in codecs:
         # Where its spec says a default run times it (a schema codec: one corpus), unless
         # the run names its fixtures.
         declared = None if selection.fixtures else default_fixtures(codec)
         for fixture in fixtures:
             if declared is not None and fixture not in declared:
+                declared_out.append((codec, fixture))
                 continue
             try:
                 found = (predicted or {}).get(f"{codec} {fixture}") or predict(codec, fixture)
@@ -143,8 +149,15 @@ def plan_quick(
                 left.append(LeftOut(codec, fixture, found))
             else:
                 pairs.append((codec, fixture))
+    if not pairs:
+        # asv handed no pair would run every benchmark: say what left them all out instead.
+        why = "; ".join(item.in_words() for item in left) or "no codec is timed on them"
+        raise SerkitError(
+            f"the quick run has no pair left to time on {', '.join(fixtures)} ({why}); "
+            "`serkit bench --full` times every pair"
+        )
     fixtures_left = tuple(name for name in default_fixture_names() if name not in fixtures)
-    return QuickPlan(tuple(pairs), tuple(left), fixtures_left, tuple(notes))
+    return QuickPlan(tuple(pairs), tuple(left), fixtures_left, tuple(notes), tuple(declared_out))
 
 
 def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:

@@ -239,7 +239,10 @@ class Selection:
         if self.fixtures is None and get_fixture(fixture).slow and not self.slow:
             return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
         if (codec, fixture) in self.left_out:
-            return "predicted over the quick run's budget: left to `serkit bench --full`"
+            return (
+                "not among the quick run's pairs (predicted over its budget, or not among "
+                "its codec's fixtures): left to `serkit bench --full`"
+            )
         declared = default_fixtures(codec)
         if self.fixtures is None and declared is not None and fixture not in declared:
             where = f"on {', '.join(declared)}" if declared else "on the fixtures a run names"
