@@ -49,6 +49,26 @@ def test_the_key_changes_with_the_document_and_the_release(
     assert facts_key("orjson", "a" * 64) != before  # a new release is measured again
 
 
+def test_the_key_changes_with_the_schema_and_the_compressors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user's schema replaced on the same document, or another libzstd, is measured again."""
+    key = facts_key("pydantic-json", "a" * 64, "c" * 64)
+    assert facts_key("pydantic-json", "a" * 64, "d" * 64) != key
+    monkeypatch.setattr(facts, "compressor_versions", lambda: {"zstd-3": "zstandard 0.0"})
+    assert facts_key("pydantic-json", "a" * 64, "c" * 64) != key
+
+
+def test_a_schema_codecs_key_holds_its_fixtures_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    from serkit.schemas.pinned import fixture_schema
+
+    seen: list[str | None] = []
+    monkeypatch.setattr(facts, "facts_key", lambda codec, doc, schema=None: seen.append(schema))
+    monkeypatch.setattr(facts, "_read", lambda path: facts.PairFacts(exact=1))
+    gather([("json", "small-dict"), ("pydantic-json", "small-dict")])
+    assert seen == [None, fixture_schema("small-dict").sha256]
+
+
 def test_an_unreadable_fact_is_measured_again_and_off_keeps_nothing(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

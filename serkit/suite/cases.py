@@ -25,6 +25,7 @@ import ctypes
 import gzip
 import math
 import os
+import platform
 import timeit
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -138,6 +139,19 @@ def _zstd3(data: bytes) -> bytes:
 
 # Compressed size: the name states the algorithm and level (each tool's default level).
 COMPRESSORS: Mapping[str, Callable[[bytes], bytes]] = {"gzip-6": _gzip6, "zstd-3": _zstd3}
+
+
+def compressor_versions() -> dict[str, str]:
+    """The releases of the libraries behind COMPRESSORS: a compressed size depends on them."""
+    import zlib
+
+    try:
+        import zstandard
+
+        zstd = f"zstandard {zstandard.__version__}"
+    except ImportError:
+        zstd = f"compression.zstd of Python {platform.python_version()}"
+    return {"gzip-6": f"zlib {zlib.ZLIB_RUNTIME_VERSION}", "zstd-3": zstd}
 
 
 def split_ids(value: str) -> list[str]:

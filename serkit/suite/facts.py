@@ -29,15 +29,17 @@ from typing import Any
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from serkit.checks.fidelity import EXACT, LOSSY, check_round_trip
-from serkit.codecs.registry import codec_names, get_codec
+from serkit.codecs.registry import codec_names, get_codec, registry
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.inputs.hashing import content_hash
+from serkit.schemas.pinned import fixture_schema
 from serkit.suite.cases import (
     COMPRESSORS,
     SLOW_TIMEOUT_S,
     CaseBenchmark,
     Selection,
+    compressor_versions,
     load_granted,
     prepare_object,
 )
@@ -45,7 +47,6 @@ from serkit.suite.cases import (
 FACTS_DIR_ENV = "SERKIT_FACTS_DIR"  # where the facts are kept; "off" measures every time
 # Part of every key: a change to what is measured or how makes every stored fact stale.
 FACTS_FORMAT = 1
-
 
 @dataclass(frozen=True)
 class PairFacts:
@@ -56,7 +57,6 @@ class PairFacts:
     exact: int | None = None  # 1: exact round trip, 0: lossy
     not_encoded: str = ""  # why there is no size
     not_judged: str = ""  # why there is no fidelity verdict ("unsupported: ...", "error: ...")
-
 
 def facts_dir() -> Path | None:
     """The store: FACTS_DIR_ENV, else the user cache's serkit/facts; None when turned off."""
@@ -69,12 +69,12 @@ def facts_dir() -> Path | None:
 
     return Path(platformdirs.user_cache_dir("serkit")) / "facts"
 
-
-def facts_key(codec: str, fixture_sha256: str) -> str:
+def facts_key(codec: str, fixture_sha256: str, schema_sha256: str | None = None) -> str:
     """What a pair's facts depend on, hashed: the codec's release, implementation and calls,
-    this Python's build, and the document's content hash."""
+    this Python's build, the compressors' releases, the document's content hash and, for a
+    schema codec, its schema's."""
     bound = get_codec(codec)
-    spec = {
+    described = {
         "format": FACTS_FORMAT,
         "codec": codec,
         "library": bound.library,
@@ -83,10 +83,11 @@ def facts_key(codec: str, fixture_sha256: str) -> str:
         "calls": [bound.summary, *(config.options for config in bound.configs)],
         "python": [platform.python_implementation(), sys.version],
         "document": fixture_sha256,
+        "schema": schema_sha256,
+        "compressors": compressor_versions(),
     }
-    text = json.dumps(spec, sort_keys=True)
+    text = json.dumps(described, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
-
 
 def measure_pair(codec: str, fixture: str) -> PairFacts:
     """The pair's sizes (as the timed benchmarks encode it) and its round trip's verdict."""
@@ -102,7 +103,6 @@ def measure_pair(codec: str, fixture: str) -> PairFacts:
         return PairFacts(**sizes, exact=int(checked.status == EXACT))
     return PairFacts(**sizes, not_judged=f"{checked.status}: {checked.detail}")
 
-
 def _read(path: Path) -> PairFacts | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -110,13 +110,21 @@ def _read(path: Path) -> PairFacts | None:
     except (OSError, ValueError, TypeError):
         return None  # missing or unreadable: measured again, and written over
 
-
 def _write(path: Path, facts: PairFacts) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.part")
     partial.write_text(json.dumps(asdict(facts)), encoding="utf-8")
     partial.replace(path)
 
+def _schema_sha256(codec: str, fixture: str) -> str | None:
+    """The schema a schema codec runs under on `fixture` (a user's replaced, or a derivation
+    changed, is measured again); None for the others."""
+    if not registry.spec(codec).needs_schema:
+        return None
+    try:
+        return fixture_schema(fixture).sha256
+    except SerkitError as exc:  # the measurement says why; a schema found later is a new key
+        return f"none: {type(exc).__name__}"
 
 def gather(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], PairFacts]:
     """Every pair's facts: from the store where its key is there, else measured and stored."""
@@ -128,7 +136,7 @@ def gather(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], PairFacts]
             if fixture not in hashes:
                 hashes[fixture] = content_hash(load_granted(fixture))
             document = hashes[fixture]
-            key = facts_key(codec, document)
+            key = facts_key(codec, document, _schema_sha256(codec, fixture))
         except SerkitError as exc:  # not installed, or the document cannot be built
             out[codec, fixture] = PairFacts(not_encoded=str(exc), not_judged=str(exc))
             continue
@@ -141,7 +149,6 @@ def gather(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], PairFacts]
         out[codec, fixture] = found
     return out
 
-
 def selected_pairs(selection: Selection) -> list[tuple[str, str]]:
     """The pairs a run's selection takes (as `Selection.excludes` decides)."""
     return [
@@ -150,7 +157,6 @@ def selected_pairs(selection: Selection) -> list[tuple[str, str]]:
         for fixture in fixture_names()
         if selection.excludes(codec, fixture) is None
     ]
-
 
 class FactsBenchmark(CaseBenchmark):
     """Base of the facts and size tracks: one `setup_cache` (one key for asv: defined here
