@@ -250,3 +250,21 @@ def test_write_config(tmp_path: Path) -> None:
     target = tmp_path / "asv.conf.json"
     assert main(["matrix", "--write-config", str(target)]) == 0
     assert target.read_text() == render_asv_config()
+
+
+def test_a_config_that_cannot_be_written_is_one_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.cli import main
+
+    assert main(["matrix", "--write-config", str(tmp_path / "no" / "such" / "x.json")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("serkit: error: cannot write ") and "Traceback" not in err
+
+
+def test_a_releases_file_that_cannot_be_written_is_a_serkit_error(tmp_path: Path) -> None:
+    from serkit.run.releases import BadReleases, load, save
+
+    with pytest.raises(BadReleases, match="cannot write"):
+        save(load(), tmp_path / "no" / "releases.json")
+    assert not list(tmp_path.iterdir())

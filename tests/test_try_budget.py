@@ -126,3 +126,14 @@ def test_a_yaml_key_read_as_a_bool_is_named_in_the_lossy_note(tmp_path: Path) ->
     (row,) = try_document(document, ["json"], budget_s=5.0).codecs
     assert row.status == LOSSY and row.fidelity.detail is not None
     assert row.fidelity.detail.endswith("; key `on` read as True (YAML 1.1)")
+
+
+@pytest.mark.parametrize("budget", ["0", "-1", "nan", "inf", "1e300", "soon"])
+def test_a_budget_no_timer_can_keep_is_one_usage_line(
+    budget: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["try", "doc.json", "--budget", budget])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "Traceback" not in err
+    assert "argument --budget: must be" in err

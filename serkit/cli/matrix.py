@@ -77,7 +77,10 @@ def add_commands(commands: Any) -> None:
 def run_matrix(args: argparse.Namespace) -> int:
     if args.write_config:
         path = Path(args.write_config)
-        path.write_text(render_asv_config())
+        try:
+            path.write_text(render_asv_config())
+        except OSError as exc:
+            raise SerkitError(f"cannot write {path}: {exc.strerror or exc}") from None
         print(f"wrote {path}")
         return 0
     if args.refresh:

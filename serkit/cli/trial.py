@@ -12,6 +12,8 @@ from serkit.errors import SerkitError
 from serkit.trial.measure import TARGET_S, DocumentTrial, try_paths
 from serkit.trial.render import hazards, render
 
+MOST_SECONDS = 86_400.0
+
 
 def positive_seconds(value: str) -> float:
     """argparse type for a time budget: seconds, more than 0."""
@@ -19,8 +21,10 @@ def positive_seconds(value: str) -> float:
         number = float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, not {value!r}") from None
-    if not number > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {value}")
+    if not 0 < number <= MOST_SECONDS:  # also NaN and inf, which no timer can wait for
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 seconds and at most {MOST_SECONDS:.0f} (a day), not {value}"
+        )
     return number
 
 

@@ -211,8 +211,12 @@ def save(data: Releases, path: Path) -> None:
     """Write the file in one rename, so a reader never sees half of it."""
     text = json.dumps(data.as_json(), indent=2) + "\n"
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    temporary.write_text(text)
-    os.replace(temporary, path)
+    try:
+        temporary.write_text(text)
+        os.replace(temporary, path)
+    except OSError as exc:  # an installed serkit's own file, read-only here
+        temporary.unlink(missing_ok=True)
+        raise BadReleases(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 # --- the history policy -------------------------------------------------------------------

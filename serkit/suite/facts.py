@@ -48,6 +48,7 @@ FACTS_DIR_ENV = "SERKIT_FACTS_DIR"  # where the facts are kept; "off" measures e
 # Part of every key: a change to what is measured or how makes every stored fact stale.
 FACTS_FORMAT = 1
 
+
 @dataclass(frozen=True)
 class PairFacts:
     """One pair's deterministic facts; a None value says why in `not_measured`."""
@@ -57,6 +58,7 @@ class PairFacts:
     exact: int | None = None  # 1: exact round trip, 0: lossy
     not_encoded: str = ""  # why there is no size
     not_judged: str = ""  # why there is no fidelity verdict ("unsupported: ...", "error: ...")
+
 
 def facts_dir() -> Path | None:
     """The store: FACTS_DIR_ENV, else the user cache's serkit/facts; None when turned off."""
@@ -68,6 +70,7 @@ def facts_dir() -> Path | None:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("serkit")) / "facts"
+
 
 def facts_key(codec: str, fixture_sha256: str, schema_sha256: str | None = None) -> str:
     """What a pair's facts depend on, hashed: the codec's release, implementation and calls,
@@ -89,6 +92,7 @@ def facts_key(codec: str, fixture_sha256: str, schema_sha256: str | None = None)
     text = json.dumps(described, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
+
 def measure_pair(codec: str, fixture: str) -> PairFacts:
     """The pair's sizes (as the timed benchmarks encode it) and its round trip's verdict."""
     try:
@@ -103,6 +107,7 @@ def measure_pair(codec: str, fixture: str) -> PairFacts:
         return PairFacts(**sizes, exact=int(checked.status == EXACT))
     return PairFacts(**sizes, not_judged=f"{checked.status}: {checked.detail}")
 
+
 def _read(path: Path) -> PairFacts | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -110,11 +115,13 @@ def _read(path: Path) -> PairFacts | None:
     except (OSError, ValueError, TypeError):
         return None  # missing or unreadable: measured again, and written over
 
+
 def _write(path: Path, facts: PairFacts) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}.part")
     partial.write_text(json.dumps(asdict(facts)), encoding="utf-8")
     partial.replace(path)
+
 
 def _schema_sha256(codec: str, fixture: str) -> str | None:
     """The schema a schema codec runs under on `fixture` (a user's replaced, or a derivation
@@ -125,6 +132,7 @@ def _schema_sha256(codec: str, fixture: str) -> str | None:
         return fixture_schema(fixture).sha256
     except SerkitError as exc:  # the measurement says why; a schema found later is a new key
         return f"none: {type(exc).__name__}"
+
 
 def gather(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], PairFacts]:
     """Every pair's facts: from the store where its key is there, else measured and stored."""
@@ -149,6 +157,7 @@ def gather(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], PairFacts]
         out[codec, fixture] = found
     return out
 
+
 def selected_pairs(selection: Selection) -> list[tuple[str, str]]:
     """The pairs a run's selection takes (as `Selection.excludes` decides)."""
     return [
@@ -157,6 +166,7 @@ def selected_pairs(selection: Selection) -> list[tuple[str, str]]:
         for fixture in fixture_names()
         if selection.excludes(codec, fixture) is None
     ]
+
 
 class FactsBenchmark(CaseBenchmark):
     """Base of the facts and size tracks: one `setup_cache` (one key for asv: defined here
