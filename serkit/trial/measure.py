@@ -301,6 +301,11 @@ def _prepared(
             "pure_python_by_design": spec.pure_python,
         }
         try:
+            # Imported and bound here, once, for every child to inherit: a child's limit is
+            # for its work on the document, and importing pydantic alone took 0.2 s here.
+            bound = get_codec(name)
+            if schema is not None:
+                bound.with_schema(schema)
             probed = _isolated(partial(_probe, name, label, obj, schema), probe_s)
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
             trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
