@@ -342,7 +342,7 @@ def run_power(args: argparse.Namespace) -> int:
     from serkit.inputs.fixtures import check_fixtures
     from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
     from serkit.run.quick import plan_quick
-    from serkit.run.runner import QUICK_BUDGET_S, QUICK_ROUNDS, machine_name
+    from serkit.run.runner import QUICK_BUDGET_S, QUICK_ROUNDS, QUICK_WARMUP_S, machine_name
     from serkit.suite.cases import Selection
     from serkit.trust import power
 
@@ -365,14 +365,15 @@ def run_power(args: argparse.Namespace) -> int:
     noise_record = read_noise(folder)
     floor = noise_record.verdict_floor if noise_record else DEFAULT_FLOOR
     arms = 2 + len(sizes)
+    plan = power.PLANS[args.plan]
     print(
         f"serkit power: {len(codecs)} codecs x {len(fixtures)} fixtures, {arms} arms "
         f"({', '.join(power.arms(sizes))}) in {len(modes)} mode(s); verdicts within a run "
-        f"with no floor, between runs at a {floor:.0%} floor; each arm times the slice as a "
-        f"{args.plan} run does",
+        f"with no floor, between runs at a {floor:.0%} floor; each arm samples the slice as "
+        f"a {args.plan} run does ({plan.processes} processes a pair, extra rounds aiming at "
+        f"{plan.sees:.0%}), with the quick run's {QUICK_WARMUP_S} s of warm-up",
         file=sys.stderr,
     )
-    plan = power.PLANS[args.plan]
     rows, record = power.measure(
         root,
         codecs,
