@@ -376,3 +376,14 @@ def test_the_first_round_is_split_so_a_ctrl_c_keeps_its_finished_parts(
     assert rounds.drive(tmp_path, kept, env, {"env-a": "py3.11"}) == 0
     parts = [c[c.index("-b") + 1] for c in asked if "--append-samples" not in c]
     assert parts == list(rounds.FIRST_ROUND_PARTS[1:])
+
+
+def test_an_interrupt_in_an_extra_round_says_so(tmp_path: Path) -> None:
+    from serkit.run.rounds import _interrupted
+
+    (tmp_path / ".asv" / "results").mkdir(parents=True)
+    state = RunState("c0ffee", True, False, None, 5, ["env-a"], {}, [], str(tmp_path / "n"))
+    state.done = [(index, "env-a") for index in range(7)]  # 5 planned rounds, 2 extra
+    line = _interrupted(tmp_path, state, (7, "env-a"), {})
+    assert line.startswith("interrupted in extra round 3: every planned round and 2 extra asv")
+    assert "of 5" not in line

@@ -524,6 +524,9 @@ def _interrupted(
     round_index, name = where
     runs = state.rounds * (len(state.environments) - len(state.failed))
     place = f"round {round_index + 1} of {state.rounds}"
+    extra = round_index >= state.rounds  # past the planned rounds
+    if extra:
+        place = f"extra round {round_index + 1 - state.rounds}"
     if len(state.environments) > 1 and name:
         place += f" ({labels.get(name, name)})"
     if not state.done and not state.first_round_parts:
@@ -533,6 +536,9 @@ def _interrupted(
     finished = f"{len(state.done)} of {runs} asv runs" if state.done else ""
     if parts and not state.done:
         finished = f"{parts} part{'s' if parts > 1 else ''} of round 1"
+    if extra:
+        more = max(0, len(state.done) - runs)
+        finished = f"every planned round and {plural(more, 'extra asv run')}"
     return (
         f"interrupted in {place}: {finished} finished, their values "
         f"kept in {kept}; `serkit bench --resume` goes on from there"
