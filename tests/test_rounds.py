@@ -387,3 +387,22 @@ def test_an_interrupt_in_an_extra_round_says_so(tmp_path: Path) -> None:
     line = _interrupted(tmp_path, state, (7, "env-a"), {})
     assert line.startswith("interrupted in extra round 3: every planned round and 2 extra asv")
     assert "of 5" not in line
+
+
+def test_an_extra_round_keeps_the_planned_rounds_durations(tmp_path: Path) -> None:
+    """asv writes the last run's duration; an extra round's covers a few pairs only."""
+    from serkit.run.rounds import _durations_kept
+
+    path = tmp_path / "results.json"
+    columns = ["result", "samples", "duration"]
+    path.write_text(
+        json.dumps({"result_columns": columns, "results": {"b.time_x": [[1.0], [[1.0]], 30.0]}})
+    )
+    with _durations_kept(path):  # as asv appends the extra round's samples
+        path.write_text(
+            json.dumps(
+                {"result_columns": columns, "results": {"b.time_x": [[1.0], [[1.0, 1.1]], 0.4]}}
+            )
+        )
+    (row,) = json.loads(path.read_text())["results"].values()
+    assert row == [[1.0], [[1.0, 1.1]], 30.0]

@@ -25,6 +25,7 @@ cannot lean a verdict either way.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -36,7 +37,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -45,6 +46,7 @@ from typing import Any
 from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, read_builds
+from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
 from serkit.run.process import Interrupted, run_in_session
@@ -409,7 +411,8 @@ class _Round:
                 "standard error",
                 file=sys.stderr,
             )
-        return self._asv(name, args, env)
+        with _durations_kept(results):
+            return self._asv(name, args, env)
 
     def _first_round(self, name: str, args: list[str], env: dict[str, str], where: str) -> int:
         """The first round, part by part (FIRST_ROUND_PARTS; the user's -b as one part),
@@ -445,6 +448,42 @@ class _Round:
         if code not in (0, 2):
             raise SerkitError(f"asv run failed (exit {code}); see its output above")
         return code
+
+
+@contextlib.contextmanager
+def _durations_kept(path: Path) -> Iterator[None]:
+    """Keep each benchmark's duration as a planned round left it in the results file.
+
+    asv writes a benchmark's duration as the last `asv run` took it, and an extra round
+    runs a few short pairs only: `serkit matrix --cost` reads a duration as one process of
+    every pair (serkit.run.cost), so after an extra round it would predict a fraction."""
+    before = _durations(path)
+    try:
+        yield
+    finally:
+        if before:
+            _restore_durations(path, before)
+
+
+def _durations(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        column = data["result_columns"].index("duration")
+        return {name: row[column] for name, row in data["results"].items() if len(row) > column}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _restore_durations(path: Path, durations: Mapping[str, Any]) -> None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        column = data["result_columns"].index("duration")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return  # asv's own error says more
+    for name, row in data["results"].items():
+        if name in durations and len(row) > column:
+            row[column] = durations[name]
+    atomic_write(path, json.dumps(data).encode())
 
 
 def drive(
