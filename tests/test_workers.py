@@ -106,3 +106,19 @@ def _unpicklable_error() -> None:
         pass
 
     raise Local("no pickle")
+
+
+class NeedsTwo(Exception):
+    """Pickles, but its rebuilding calls __init__ with one argument: it cannot come back."""
+
+    def __init__(self, first: str, second: str) -> None:
+        super().__init__(f"{first} {second}")
+
+
+def _unrebuildable_error() -> None:
+    raise NeedsTwo("no", "rebuild")
+
+
+def test_what_pickles_but_cannot_be_rebuilt_comes_back_as_its_class_and_words() -> None:
+    raised = run_forked(_unrebuildable_error, 60).raised
+    assert isinstance(raised, RuntimeError) and "NeedsTwo: no rebuild" in str(raised)

@@ -190,7 +190,10 @@ def run_forked(work: Callable[[], _T], limit_s: float) -> Forked[_T]:
         return Forked(timed_out=True)
     if not data:
         return Forked(died=_ending(status))
-    kind, found = pickle.loads(data)  # serkit's own child wrote it, a moment ago
+    try:
+        kind, found = pickle.loads(data)  # serkit's own child wrote it, a moment ago
+    except Exception as exc:  # cut off as the child was killed, or not rebuilt here
+        return Forked(died=f"{_ending(status)}, its answer unreadable ({class_name(exc)})")
     return Forked(value=found) if kind == "value" else Forked(raised=found)
 
 
@@ -213,7 +216,9 @@ def _answer(work: Callable[[], Any]) -> bytes:
     except BaseException as exc:  # a codec or plugin failing, out of memory or stack
         outcome = ("raised", exc)
     try:
-        return pickle.dumps(outcome)
+        data = pickle.dumps(outcome)
+        pickle.loads(data)  # one that pickles but cannot be rebuilt (its __init__'s arguments)
+        return data
     except Exception:  # an exception that cannot travel: its class and words can
         raised = outcome[1] if outcome[0] == "raised" else None
         what = (
