@@ -55,3 +55,8 @@ def test_a_step_within_one_run_has_no_floor_and_between_runs_the_hosts(tmp_path:
     assert _step(tmp_path / "one", one_run=True) == ("slower", SAME_RUN)
     # Two runs (no record says one run wrote both): the host's floor, 10 % unmeasured.
     assert _step(tmp_path / "two", one_run=False) == ("within noise", BETWEEN_RUNS)
+
+
+def test_pythons_sort_by_number_and_a_free_threaded_build_after_its_default_one() -> None:
+    pythons = ["3.14t", "3.10", "3.9", "3.14", "3.13"]
+    assert sorted(pythons, key=version_order) == ["3.9", "3.10", "3.13", "3.14", "3.14t"]

@@ -76,8 +76,11 @@ Interval = tuple[float, float]
 
 
 def version_order(version: str) -> tuple[int, ...]:
-    """A Python version as numbers, so that 3.9 sorts before 3.10."""
-    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+    """A Python version as numbers, so that 3.9 sorts before 3.10, and a free-threaded
+    build (3.14t) right after its version's default one."""
+    threaded = version.endswith("t")
+    numbers = tuple(int(part) if part.isdigit() else 0 for part in version.rstrip("t").split("."))
+    return (*numbers, 1) if threaded else numbers
 
 
 class ResultsFileError(ValueError):
