@@ -122,7 +122,7 @@ def _merged(schemas: list[Any]) -> dict[str, Any]:
 def _camel(text: str) -> str:
     words = re.findall(r"[A-Za-z0-9]+", text)
     name = "".join(word[:1].upper() + word[1:] for word in words)
-    return name if name[:1].isalpha() else f"R{name}"
+    return name if not name or name[:1].isalpha() else f"R{name}"  # "": the caller names it
 
 
 class SchemaReader:
