@@ -152,8 +152,8 @@ def test_a_floor_measured_under_the_least_is_raised_and_says_so(tmp_path: Path) 
 
     quiet = NoiseRecord("2026-11-23T12:45:00+00:00", "test", 24, 5, 0.013, 0.016, 0.0, 0.0)
     assert quiet.verdict_floor == LEAST_FLOOR
-    assert "differences under 10% cannot be told apart" in quiet.in_words()
-    assert "measured 1.6% within a minute, raised to 10%" in quiet.in_words()
+    assert "differences under 7% cannot be told apart" in quiet.in_words()
+    assert "measured 1.6% within a minute, raised to 7%" in quiet.in_words()
     per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1.05)] * 4)  # 5 %: under the least
     record_noise(tmp_path / "a", quiet)
     record_noise(tmp_path / "b", quiet)
