@@ -771,3 +771,26 @@ def test_a_failed_environment_is_noted_with_its_cause_and_cleared_once_built(
     monkeypatch.setattr(Virtualenv, "_setup", lambda self: None)
     one_call_env._setup()
     assert read_builds(record) == {} and not record.exists()
+
+
+def test_a_python_the_matrix_does_not_list_runs_with_the_releases_installed_beside_serkit(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """3.9 left the matrix; the main command still runs on it (the README's Python 3.9+)."""
+    from importlib import metadata
+
+    from serkit.checkout import RUN_CONFIG
+
+    monkeypatch.setattr(bench, "current_python", lambda: "3.9")
+    monkeypatch.setattr(
+        bench, "find_pythons", lambda versions: dict.fromkeys(versions, Path(sys.executable))
+    )
+    monkeypatch.setattr(bench, "expose", lambda found, folder: {})
+    plan = bench.plan(ROOT, matrix=False)
+    (env,) = plan.environments
+    assert env.python == "3.9" and env.library is None
+    assert env.requirements["msgpack"] == metadata.version("msgpack")  # as installed here
+    assert "Python 3.9 is not in the matrix" in capsys.readouterr().err
+    (tmp_path / "asv.conf.json").write_text((ROOT / "asv.conf.json").read_text())
+    written = json.loads(bench.write_run_config(tmp_path, plan).read_text())
+    assert written["include"] == [env.as_include()] and (tmp_path / RUN_CONFIG).exists()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from importlib import metadata
 
 from serkit.checkout import ENV_DIR, HTML_DIR, RESULTS_DIR
 from serkit.codecs.spec import STDLIB
@@ -159,6 +160,20 @@ def newest_set(
         newest = library.newest_for(python, platform)
         if newest is not None:
             found.append((library.name, newest.version))
+    return MatrixEnvironment(python, None, tuple(sorted(found)))
+
+
+def installed_set(python: str, data: Releases | None = None) -> MatrixEnvironment:
+    """The environment of a run of one Python the matrix does not list (3.9, past its end
+    of life, or one newer than the last refresh): every library at the release installed
+    beside serkit, in this same Python, which is what its installer resolved for it; a
+    library not installed here is left unpinned, its release unrecorded."""
+    found = []
+    for library in _data(data).libraries:
+        try:
+            found.append((library.name, metadata.version(library.name)))
+        except metadata.PackageNotFoundError:
+            found.append((library.name, ""))
     return MatrixEnvironment(python, None, tuple(sorted(found)))
 
 

@@ -36,7 +36,7 @@ from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.index import platform_here
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
-from serkit.run.matrix import MatrixEnvironment, environments, newest_set
+from serkit.run.matrix import MatrixEnvironment, environments, installed_set, newest_set
 from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
 from serkit.run.points import Now, why_measure
 from serkit.run.quick import QUICK_FIXTURES, QuickPlan, plan_quick
@@ -131,8 +131,10 @@ def plan(
     if not matrix:
         wanted: tuple[str, ...] = (current_python(),)
         if wanted[0] not in data.pythons:
-            raise SerkitError(
-                f"Python {wanted[0]} is not in the matrix ({', '.join(data.pythons)})"
+            print(
+                f"serkit: Python {wanted[0]} is not in the matrix ({', '.join(data.pythons)}): "
+                "this run installs each library at the release installed beside serkit here",
+                file=sys.stderr,
             )
     else:
         wanted = tuple(pythons or data.pythons)
@@ -141,7 +143,7 @@ def plan(
             raise SerkitError(f"not in the matrix: Python {', '.join(unknown)}")
     # asv builds an object for every environment in its config, then picks; exposing
     # every Python found keeps it from warning about the ones this run leaves out.
-    found = find_pythons(data.pythons)
+    found = find_pythons(dict.fromkeys((*data.pythons, *wanted)))
     if matrix:
         # Sliced before interpreters are looked for: every runner cuts the same slices.
         everything = tuple(environments(wanted, platform=where, data=data))
@@ -155,6 +157,8 @@ def plan(
             if not chosen:
                 raise SerkitError(f"no environment of this slice measures {CODECS_ENV}")
         wanted = tuple(p for p in wanted if any(env.python == p for env in chosen))
+    elif wanted[0] not in data.pythons:
+        chosen = (installed_set(wanted[0], data=data),)
     else:
         chosen = (newest_set(wanted[0], platform=where, data=data),)
     missing = tuple(p for p in wanted if found[p] is None)
@@ -342,14 +346,22 @@ def write_run_config(root: Path, plan_: Plan) -> Path:
     except (ValueError, KeyError, TypeError) as exc:
         raise SerkitError(f"{CONFIG_NAME} is not serkit's asv config ({exc})") from None
     wanted = [env.as_include() for env in plan_.environments]
-    absent = [env.label for env, entry in zip(plan_.environments, wanted) if entry not in included]
+    # A Python the matrix does not list has no entry: its run's set is added here.
+    listed = load().pythons
+    unlisted = [e for env, e in zip(plan_.environments, wanted) if env.python not in listed]
+    absent = [
+        env.label
+        for env, entry in zip(plan_.environments, wanted)
+        if entry not in included and env.python in listed
+    ]
     if absent:
         raise SerkitError(
             f"{CONFIG_NAME} does not name {', '.join(absent)}: it is older than "
             "serkit/run/releases.json; run `serkit matrix --write-config asv.conf.json`"
         )
-    config["include"] = [entry for entry in included if entry in wanted]
+    config["include"] = [entry for entry in included if entry in wanted] + unlisted
     config["pythons"] = [p for p in config.get("pythons", []) if p in plan_.pythons]
+    config["pythons"] += [p for p in plan_.pythons if p not in config["pythons"]]
     # asv works in its config's folder: every path the checkout's config gives relative to
     # the checkout is given absolute here.
     for key in ("repo", "benchmark_dir", "env_dir", "results_dir", "html_dir"):
