@@ -130,3 +130,20 @@ def test_a_schema_codec_is_timed_only_on_its_declared_fixtures_and_no_process_me
     suite = Selection.from_env(plan.environment())
     for fixture in QUICK_FIXTURES:
         assert (suite.excludes(codec, fixture) is None) == ((codec, fixture) in plan.pairs)
+
+
+def test_memory_and_instructions_asked_of_a_quick_run_measure_its_pairs() -> None:
+    plan = _plan(yaml__twitter=SLOW)
+
+    def selected(regexes: list[str], name: str) -> bool:
+        return any(re.search(regex, name) for regex in regexes)
+
+    counted = "bench_instructions.Instructions.track_dumps('json', 'twitter')"
+    peak = "bench_memory.PeakMemory.track_loads_peak('yaml', 'small-dict')"
+    assert not selected(plan.regexes(), counted) and not selected(plan.regexes(), peak)
+    asked = plan.asking(memory=True, instructions=True)
+    assert selected(asked.regexes(), counted) and selected(asked.regexes(), peak)
+    assert not selected(asked.regexes(), counted.replace("json", "yaml"))  # over the budget
+    record = asked.as_record()["left_to_full"]
+    assert "instruction counts" not in record and "memory per call" not in record
+    assert "instruction counts" in plan.as_record()["left_to_full"]

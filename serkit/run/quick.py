@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from serkit.codecs.registry import codec_names, default_fixtures
@@ -34,6 +34,11 @@ FULL_ONLY = (
     "memory per call",
     "instruction counts",
 )
+# What a quick run measures of its pairs when asked (--memory, --instructions).
+ON_REQUEST = {
+    "memory per call": r"bench_memory\.\w+",
+    "instruction counts": r"bench_instructions\.\w+",
+}
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,12 @@ class QuickPlan:
     # Pairs of the plan's fixtures that a codec's spec times only elsewhere (a schema
     # codec: one corpus); named to the suite so that no process measures them either.
     declared_out: tuple[tuple[str, str], ...] = ()
+    asked: tuple[str, ...] = ()  # of ON_REQUEST: measured of the same pairs, by request
+
+    def asking(self, *, memory: bool, instructions: bool) -> QuickPlan:
+        """The plan, measuring memory per call or instruction counts of its pairs too."""
+        wanted = {"memory per call": memory, "instruction counts": instructions}
+        return replace(self, asked=tuple(name for name, on in wanted.items() if on))
 
     def regexes(self) -> list[str]:
         """asv `-b` regexes selecting exactly the plan's pairs in QUICK_BENCHMARKS, with the
@@ -74,7 +85,8 @@ class QuickPlan:
         )
         # A size's compressor, or any further parameter, after the pair.
         paired = rf"\((?:{pairs})(?:, '[^']*')*\)$"
-        out = [f"^{module}\\.\\w+{paired}" for module in QUICK_BENCHMARKS]
+        modules = [*QUICK_BENCHMARKS, *(ON_REQUEST[name] for name in self.asked)]
+        out = [f"^{module}\\.\\w+{paired}" for module in modules]
         out.append(rf"^bench_facts\.Implementation\.\w+\((?:{codecs})\)$")
         return out
 
@@ -92,7 +104,7 @@ class QuickPlan:
             "kind": "quick",
             "fixtures": sorted({fixture for _, fixture in self.pairs}, key=_fixture_order),
             "fixtures_left_to_full": list(self.fixtures_left),
-            "left_to_full": list(FULL_ONLY),
+            "left_to_full": [name for name in FULL_ONLY if name not in self.asked],
             "pairs_left_to_full": [
                 {
                     "codec": item.codec,

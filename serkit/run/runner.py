@@ -286,6 +286,8 @@ def run(
         for python in plan_.missing_pythons:
             print(f"serkit: skipping Python {python}: no interpreter found", file=sys.stderr)
         if state is None:
+            if chosen:
+                chosen = chosen.asking(memory=memory, instructions=instructions)
             rounds = QUICK_ROUNDS if quick else FULL_ROUNDS
             if os.environ.get(ROUNDS_ENV, "").strip():
                 rounds = rounds_from_env()
