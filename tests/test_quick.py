@@ -60,7 +60,7 @@ def test_the_regexes_select_exactly_the_planned_pairs_in_the_quick_benchmarks() 
 def test_the_record_says_what_the_quick_run_leaves_to_full() -> None:
     record = json.loads(json.dumps(_plan(yaml__twitter=SLOW).as_record()))  # as the file keeps it
     words = leaves_out_in_words(record)
-    assert words[0].startswith("left to `serkit bench --full`: the round trip, import time")
+    assert words[0].startswith("left to serkit bench --full: the round trip, import time")
     assert words[1] == (
         "yaml x twitter: not timed, predicted 0.6 s a call (from its cost per byte on a small "
         "document), over the quick run's budget"

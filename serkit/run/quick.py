@@ -180,7 +180,7 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
     if fixtures:
         parts.append("the fixtures " + ", ".join(fixtures))
     if parts:
-        out.append("left to `serkit bench --full`: " + ", ".join(parts))
+        out.append("left to serkit bench --full: " + ", ".join(parts))  # HTML: no Markdown
     for item in record.get("pairs_left_to_full") or []:
         seconds = max(float(item["predicted_dumps_s"]), float(item["predicted_loads_s"]))
         out.append(
