@@ -173,6 +173,16 @@ def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_p
     assert "the round trip, import time" in overview and "the fixtures github" in overview
     page = (written.folder / "fixture-random-dicts-10.html").read_text()
     assert "yaml x random-dicts-10: not timed, predicted 0.7 s a call" in page
+    assert "A quick run: the round trip, import time, the adapter" in page
+    # A quick run asked to count instructions does not say it left them out.
+    counted = QuickPlan((("json", "random-dicts-10"),)).asking(memory=False, instructions=True)
+    run["plan"] = counted.as_record()
+    write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
+    again = report_html.write_report(tmp_path, results, tmp_path / "again", asv_runner=None)
+    page = (again.folder / "fixture-random-dicts-10.html").read_text()
+    assert (
+        "A quick run: " in page and "instruction counts" not in page.split("A quick run: ")[1][:200]
+    )
     full = tmp_path / "full"
     write_tree(full / "results", machines=("box-a",))
     plain = report_html.write_report(full, full / "results", full / "reports", asv_runner=None)

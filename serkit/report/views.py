@@ -413,6 +413,7 @@ class RunPlan:
     recorded_at: str
     left_out: list[str]  # serkit.run.quick.leaves_out_in_words
     fixtures: list[str]  # the fixtures a quick run took
+    left_measures: list[str] = field(default_factory=list)  # "the round trip", ... (FULL_ONLY)
 
     def left_out_of(self, fixture: str) -> list[str]:
         """The lines about one fixture's pairs ("yaml x twitter: not timed, ...")."""
@@ -430,7 +431,9 @@ def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
         if isinstance(plan, dict) and plan.get("kind") == "quick":
             fixtures = [str(f) for f in plan.get("fixtures") or []]
             at = str(wrote[-1].get("recorded_at") or "")
-            out.append(RunPlan(run, "quick", at, leaves_out_in_words(plan), fixtures))
+            measures = [str(m) for m in plan.get("left_to_full") or []]
+            words = leaves_out_in_words(plan)
+            out.append(RunPlan(run, "quick", at, words, fixtures, measures))
     return out
 
 
