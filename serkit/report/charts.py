@@ -220,7 +220,6 @@ def steps_figure(
     counted: Sequence[str] = (*PEAK.values(), *ALLOCATIONS.values(), *INSTRUCTIONS.values()),
 ) -> Any:
     """steps_chart's plotly figure: one line per codec and fixture, one colour in every panel."""
-    from plotly import graph_objects as go
     from plotly.colors import qualitative
     from plotly.subplots import make_subplots
 
@@ -253,20 +252,8 @@ def steps_figure(
             shown = _LIBRARY_UNITS.get(benchmark, units.seconds)
             absolute = [units.MISSING if m is None else shown(m.value) for m in values]
             figure.add_trace(
-                go.Scatter(
-                    x=versions,
-                    y=[
-                        None if m is None or m.value is None else m.value / last.value
-                        for m in values
-                    ],
-                    mode="lines+markers",
-                    line={"color": colours[codec, fixture]},
-                    name=f"{codec} / {fixture}",
-                    legendgroup=f"{codec}/{fixture}",
-                    showlegend=(codec, fixture) not in in_legend,
-                    customdata=absolute,
-                    hovertemplate=f"{codec} / {fixture} %{{x}}: %{{y:.3f}}x "
-                    "(%{customdata})<extra></extra>",
+                _relative_line(
+                    versions, values, last.value, (codec, fixture), colours, in_legend, absolute
                 ),
                 row=row,
                 col=col,
@@ -323,7 +310,6 @@ def history_figure(view: HistoryView) -> Any:
     """Each codec and fixture's dumps and loads time and encoded size at every run, over
     calendar time, relative to the newest run's; each release, host and suite change
     between two runs marked on the time axis, its details in the mark's hover."""
-    from plotly import graph_objects as go
     from plotly.colors import qualitative
     from plotly.subplots import make_subplots
 
@@ -350,20 +336,15 @@ def history_figure(view: HistoryView) -> Any:
                 for m, p in zip(values, view.points)
             ]
             figure.add_trace(
-                go.Scatter(
-                    x=when,
-                    y=[
-                        None if m is None or m.value is None else m.value / last.value
-                        for m in values
-                    ],
-                    mode="lines+markers",
-                    line={"color": colours[codec, fixture]},
-                    name=f"{codec} / {fixture}",
-                    legendgroup=f"{codec}/{fixture}",
-                    showlegend=(codec, fixture) not in in_legend,
-                    customdata=hover,
-                    hovertemplate=f"{codec} / {fixture} %{{x|%Y-%m-%d %H:%M}}: %{{y:.3f}}x "
-                    "(%{customdata})<extra></extra>",
+                _relative_line(
+                    when,
+                    values,
+                    last.value,
+                    (codec, fixture),
+                    colours,
+                    in_legend,
+                    hover,
+                    x_format="|%Y-%m-%d %H:%M",
                 ),
                 row=1,
                 col=col,
@@ -375,6 +356,35 @@ def history_figure(view: HistoryView) -> Any:
     figure.update_yaxes(title_text=f"x the newest run ({view.points[-1].label})", col=1)
     figure.update_layout(height=460, margin={"t": 40, "l": 10, "r": 10})
     return figure
+
+
+def _relative_line(
+    x: list[Any],
+    values: list[Any],
+    newest: float,
+    series: tuple[str, str],
+    colours: dict[tuple[str, str], str],
+    in_legend: set[tuple[str, str]],
+    hover: list[str],
+    x_format: str = "",
+) -> Any:
+    """One codec and fixture's line of values relative to `newest`, its colour the same in
+    every panel and its legend entry shown once; `hover` holds each point's own words."""
+    from plotly import graph_objects as go  # slow to import: only when a chart is drawn
+
+    codec, fixture = series
+    return go.Scatter(
+        x=x,
+        y=[None if m is None or m.value is None else m.value / newest for m in values],
+        mode="lines+markers",
+        line={"color": colours[series]},
+        name=f"{codec} / {fixture}",
+        legendgroup=f"{codec}/{fixture}",
+        showlegend=series not in in_legend,
+        customdata=hover,
+        hovertemplate=f"{codec} / {fixture} %{{x{x_format}}}: %{{y:.3f}}x "
+        "(%{customdata})<extra></extra>",
+    )
 
 
 def _mark(figure: Any, when: str, step: HistoryStep) -> None:
