@@ -21,7 +21,7 @@ from serkit.compare.comparison import (
     Pair,
     spreads,
 )
-from serkit.results.tree import Environment, Interval, Measurement
+from serkit.results.tree import Environment, Interval, Measurement, process_states
 from serkit.stats import spread
 from serkit.units import bytes_exact, decimal, percent
 from serkit.units import format_value as format_value  # re-exported: the CLI imports it here
@@ -41,7 +41,7 @@ def _params_text(params: dict[str, Any]) -> str:
 
 
 def _processes(pair: Pair, m: Measurement) -> tuple[float, ...]:
-    return pair.benchmark.per_process(m.samples)
+    return tuple(p.value for p in process_states(pair.benchmark, m))
 
 
 def _spread_json(pair: Pair, m: Measurement) -> dict[str, list[float] | None]:

@@ -20,7 +20,14 @@ from serkit.codecs.spec import STDLIB
 from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
-from serkit.results.tree import Benchmark, Environment, Measurement, ResultsTree, version_order
+from serkit.results.tree import (
+    Benchmark,
+    Environment,
+    Measurement,
+    ResultsTree,
+    process_states,
+    version_order,
+)
 from serkit.stats import Spread, spread
 from serkit.suite.cases import LIBRARY_ENV
 
@@ -70,7 +77,7 @@ class Run:
         described = self.benchmarks.get(benchmark)
         if found is None or described is None:
             return None
-        processes = described.per_process(found.samples)
+        processes = tuple(p.value for p in process_states(described, found))
         return spread(processes) if processes else None
 
     def value(self, benchmark: str, *params: Any) -> float | None:

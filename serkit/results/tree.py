@@ -13,15 +13,18 @@ tree can still be read; the caller decides whether what is left is enough.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from serkit.results.canary import notes_of, params_key, sample_canaries
+from serkit.state import ProcessValue, StateShare, process_values, reference, state_share
 from serkit.units import plural
 
 RESULTS_VERSION = 2
@@ -179,6 +182,34 @@ class Measurement:
     # epoch: the latest of asv's `started_at` in the file (0: asv recorded none). One
     # results file is one run (serkit.results.history), so this dates the run.
     run_at: int = 0
+    # Each sample's canary reading in ns (serkit.results.canary), None where it has none;
+    # and the fast state's reading on this machine and Python, from every sample the tree
+    # holds of them (serkit.state.reference), set once the machine is read.
+    canary: tuple[float | None, ...] = ()
+    canary_reference: float | None = None
+
+
+def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, ...]:
+    """`m`'s per-process values, each with how it was taken: from the samples taken in the
+    machine's fast state, corrected from slow ones, or raw where no state is known
+    (serkit.state); () where asv kept no samples of a process."""
+    size = benchmark.samples_per_process
+    if size is None or not m.samples:
+        return ()
+    canaries = m.canary if len(m.canary) == len(m.samples) else (None,) * len(m.samples)
+    return process_values(m.samples, canaries, size, m.canary_reference)
+
+
+def _with_references(measurements: list[Measurement]) -> list[Measurement]:
+    """`measurements` (one machine's) with each Python's canary reference set."""
+    by_python: dict[str, list[float]] = {}
+    for m in measurements:
+        by_python.setdefault(m.env.python, []).extend(c for c in m.canary if c)
+    refs = {python: reference(readings) for python, readings in by_python.items()}
+    return [
+        dataclasses.replace(m, canary_reference=refs[m.env.python]) if m.canary else m
+        for m in measurements
+    ]
 
 
 @dataclass
@@ -199,8 +230,22 @@ class ResultsTree:
     guessed: set[str] = field(default_factory=set)
 
     def processes(self, m: Measurement) -> tuple[float, ...]:
-        """`m`'s per-process values (Benchmark.per_process), where asv kept them; else ()."""
-        return self.benchmark(m.benchmark).per_process(m.samples)
+        """`m`'s per-process values, judged by the machine's state (`process_states`), where
+        asv kept its samples; else ()."""
+        return tuple(p.value for p in self.process_states(m))
+
+    def process_states(self, m: Measurement) -> tuple[ProcessValue, ...]:
+        """`m`'s per-process values with how each was taken (see `process_states`)."""
+        return process_states(self.benchmark(m.benchmark), m)
+
+    def state_share(self, measurements: Iterable[Measurement]) -> StateShare:
+        """How much of `measurements`' samples the machine spent in its slow state."""
+        readings: list[float] = []
+        ref: float | None = None
+        for m in measurements:
+            ref = ref or m.canary_reference
+            readings += [c for c in m.canary if c]
+        return state_share(readings, ref)
 
     def benchmark(self, name: str) -> Benchmark:
         """What benchmarks.json says of `name`, or else what its name implies (asv's prefixes)."""
@@ -277,7 +322,11 @@ def _environment(data: Mapping[str, Any], profile: Mapping[str, Any]) -> Environ
 
 
 def _read_results_file(
-    path: Path, machine: str, profile: Mapping[str, Any], unsafe: list[str]
+    path: Path,
+    machine: str,
+    profile: Mapping[str, Any],
+    unsafe: list[str],
+    benchmarks: Mapping[str, Benchmark],
 ) -> list[Measurement]:
     """The file's measurements; the names of rows skipped as unsafe go to `unsafe`."""
     data = load_json(path)
@@ -301,6 +350,7 @@ def _read_results_file(
         raise ResultsFileError("its results are not laid out as asv's")
     out: list[Measurement] = []
     run_at = run_moment(data) or 0
+    canary_notes = notes_of(data)
     for name, values in data["results"].items():
         if not isinstance(values, list):
             raise ResultsFileError(f"its row for {name!r} is not a list")
@@ -318,7 +368,12 @@ def _read_results_file(
         q25, q75 = _column(row, "stats_q_25", size), _column(row, "stats_q_75", size)
         samples = _column(row, "samples", size)
         version = row.get("version")
+        repeat = benchmarks.get(str(name))
+        per_process = repeat.samples_per_process if repeat is not None else None
         for i, params in enumerate(grid):
+            kept = _samples(samples[i])
+            shown_params = tuple(str(p) for p in params)
+            notes = canary_notes.get((str(name), params_key(shown_params)), [])
             out.append(
                 Measurement(
                     machine=machine,
@@ -326,14 +381,15 @@ def _read_results_file(
                     date=int(date) if isinstance(date, (int, float)) else 0,
                     env=env,
                     benchmark=str(name),
-                    params=tuple(str(p) for p in params),
+                    params=shown_params,
                     value=_number(result[i]),
                     ci_99=_interval(ci_a[i], ci_b[i]),
                     iqr=_interval(q25[i], q75[i]),
                     code_version=str(version) if version is not None else None,
                     file=path,
-                    samples=_samples(samples[i]),
+                    samples=kept,
                     run_at=run_at,
+                    canary=sample_canaries(kept, per_process, notes) if notes else (),
                 )
             )
     return out
@@ -428,7 +484,9 @@ def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
             continue
         for path in _results_files(folder):
             try:
-                machine.measurements += _read_results_file(path, folder.name, profile, unsafe)
+                machine.measurements += _read_results_file(
+                    path, folder.name, profile, unsafe, tree.benchmarks
+                )
             except ResultsFileError as exc:
                 warnings.append(f"skipped {path}: {exc}")
             # A foreign file can be shaped any way at all: whatever breaks the reading
@@ -437,6 +495,7 @@ def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
                 warnings.append(f"skipped {path}: not laid out as asv's ({exc!r})")
             else:
                 machine.files += 1
+        machine.measurements = _with_references(machine.measurements)
     if unsafe:
         warnings.append(
             f"skipped {plural(len(unsafe), 'benchmark row')} whose name or "

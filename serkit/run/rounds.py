@@ -46,10 +46,12 @@ from typing import Any
 from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, read_builds
+from serkit.results.canary import attach, notes_of, params_key, sample_canaries
 from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
 from serkit.run.process import Interrupted, run_in_session
+from serkit.state import process_values, reference
 from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
 from serkit.suite.cases import (
@@ -184,15 +186,23 @@ def imprecise_pairs(
         rows = data["results"].items()
     except (OSError, ValueError, KeyError, TypeError):
         return short
+    # Each process judged as the readers judge it: by the machine's state (serkit.state),
+    # against the fast canary of this run's own samples.
+    notes = notes_of(data)
+    ref = reference([c for found in notes.values() for note in found for c in note.canaries])
     for name, values in rows:
         info = benchmarks.get(name)
         if not isinstance(info, dict) or info.get("type") != "time":
             continue
-        described = Benchmark(name, "time", "seconds", repeat=info.get("repeat"))
+        size = Benchmark(name, "time", "seconds", repeat=info.get("repeat")).samples_per_process
         row = dict(zip(columns, values))
         sets = [tuple(str(p) for p in c) for c in itertools.product(*(row.get("params") or []))]
         for combo, samples in zip(sets, row.get("samples") or []):
-            processes = described.per_process(samples or [])
+            kept = [float(v) for v in samples or [] if v is not None and v == v and v > 0]
+            if size is None or not kept:
+                continue
+            canaries = sample_canaries(kept, size, notes.get((name, params_key(combo)), []))
+            processes = [p.value for p in process_values(kept, canaries, size, ref)]
             if len(processes) < 2:
                 continue
             error = standard_error(processes)
@@ -437,7 +447,11 @@ class _Round:
         """One `asv run`: its status; 2, noted in the state, when the environment was not built."""
         state = self.state
         command = [sys.executable, "-m", "asv", *args, *self.rest]
-        code = run_in_session(command, cwd=self.root, env=env)
+        try:
+            code = run_in_session(command, cwd=self.root, env=env)
+        finally:  # asv rewrote the results file with its own keys only: the canary again
+            results = self.builds.parent / results_file_name(state.commit, name)
+            attach(results, Path(env[NOTES_ENV]))
         failure = read_builds(self.builds).get(name)
         if failure is not None:
             others = len(state.environments) - len(state.failed) > 1

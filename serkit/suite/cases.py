@@ -46,6 +46,7 @@ from serkit.inputs.limits import Grant, granting, limits_from_env
 from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
+from serkit.suite.canary import CanaryClock, note_canary, notes_folder
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -485,6 +486,8 @@ class CaseBenchmark:
     sample_time: float
     number: int  # asv's; set only for a pair whose preparation was its warm-up
     warmup_time: float
+    timer: Callable[[], float]
+    _noted: tuple[str, tuple[str, ...]]  # asv's name and parameters of a timed pair
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -495,6 +498,12 @@ class CaseBenchmark:
 
     def __init__(self) -> None:
         self.skip_params = _PreparedOnCheck(self)
+
+    def teardown(self, *params: Any) -> None:
+        """Note this process's samples and their canary readings, for `serkit bench`."""
+        folder, clock = notes_folder(), self.timer
+        if folder is not None and isinstance(clock, CanaryClock):
+            note_canary(folder, *self._noted, clock)
 
     def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:
         """Prepare the pair; return why it is skipped, or None when it is ready."""
@@ -519,11 +528,16 @@ class CaseBenchmark:
         extra = injected_from_env()
         if extra is not None:
             self.inner_loops, self.calls = INJECTED_LOOPS, INJECTED_LOOPS + extra
-        self.timer = per_call_timer(self.inner_loops)
         # asv imports the suite as a package named after its folder (benchmarks.bench_time)
         # and leaves that package out of benchmark names (bench_time.Dumps.time_dumps).
         module = type(self).__module__.partition(".")[2] or type(self).__module__
         name = f"{module}.{type(self).__name__}"
+        # Under `serkit bench`, each sample keeps the canary readings taken around it
+        # (serkit.suite.canary): the machine's speed state when it was taken.
+        self.timer = per_call_timer(self.inner_loops)
+        if notes_folder() is not None:
+            self.timer = CanaryClock(self.inner_loops, keep=self.repeat)
+            self._noted = (f"{name}.time_{self.operation}", tuple(repr(p) for p in params))
         call_s = case.first_call_s(self.operation) or 0.0
         if timed_once(name, params, case.prepare_s, call_s, self.rounds, self.repeat):
             # One sample, now (serkit.suite.budget); preparing made the call: its warm-up.

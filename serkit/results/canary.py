@@ -1,0 +1,132 @@
+"""The canary readings of a run, kept in its asv results file beside asv's own samples.
+
+The benchmark processes note each sample's interval and the canary readings around it
+(serkit.suite.canary). After every `asv run`, `serkit bench` writes the environment's
+notes so far into its results file under CANARY_KEY: asv rewrites the file on each run,
+keeping only its own keys, so each attach writes the whole run's notes again. A copy of
+the file (history, `serkit results merge`) carries them along, and asv's tools ignore
+the key.
+
+A note is matched to asv's samples by its intervals: asv divides each by the pair's
+`number`, so a process's samples and its note share one whole-number ratio. No order is
+assumed, so a resumed run, an extra round or a failed process cannot misalign them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from serkit.results.host_file import atomic_write
+from serkit.state import reading
+from serkit.suite.canary import CANARY_NOTES
+
+CANARY_KEY = "serkit_canary"
+CANARY_VERSION = 1
+# How near a whole number the ratio of a note's interval to asv's sample must be.
+RATIO_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Note:
+    """One process's samples as it timed them, with each sample's canary reading (ns)."""
+
+    intervals: tuple[float, ...]
+    canaries: tuple[float, ...]
+
+
+def params_key(params: Sequence[str]) -> str:
+    return json.dumps(list(params))
+
+
+def read_notes(folder: Path) -> dict[str, dict[str, list[list[Any]]]]:
+    """The notes in `folder`, by benchmark and parameters; an unreadable line is left out
+    (its samples then have no state, and are judged as before the canary)."""
+    rows: dict[str, dict[str, list[list[Any]]]] = {}
+    path = folder / CANARY_NOTES
+    if not path.is_file():
+        return rows
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            try:
+                note = json.loads(line)
+                intervals = [float(t) for t in note["t"]]
+                canaries = [float(reading(float(b), float(a))) for b, a in note["canary"]]
+                key = params_key([str(p) for p in note["params"]])
+                benchmark = str(note["benchmark"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            if len(intervals) == len(canaries):
+                rows.setdefault(benchmark, {}).setdefault(key, []).append([intervals, canaries])
+    return rows
+
+
+def attach(results: Path, folder: Path) -> bool:
+    """Write the notes in `folder` into the results file at `results`; whether it did."""
+    rows = read_notes(folder)
+    if not rows:
+        return False
+    try:
+        data = json.loads(results.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # asv wrote nothing readable: its own error says more
+    if not isinstance(data, dict):
+        return False
+    data[CANARY_KEY] = {"version": CANARY_VERSION, "rows": rows}
+    atomic_write(results, json.dumps(data).encode())
+    return True
+
+
+def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
+    """The notes a results file's data holds, by (benchmark, params_key); {} if none."""
+    found: dict[tuple[str, str], list[Note]] = {}
+    block = data.get(CANARY_KEY)
+    if not isinstance(block, dict) or block.get("version") != CANARY_VERSION:
+        return found
+    rows = block.get("rows")
+    if not isinstance(rows, dict):
+        return found
+    for benchmark, by_params in rows.items():
+        if not isinstance(by_params, dict):
+            continue
+        for key, notes in by_params.items():
+            try:
+                found[(str(benchmark), str(key))] = [
+                    Note(tuple(map(float, t)), tuple(map(float, c)))
+                    for t, c in notes
+                    if len(t) == len(c)
+                ]
+            except (TypeError, ValueError):
+                continue
+    return found
+
+
+def _same_number(intervals: Sequence[float], samples: Sequence[float]) -> bool:
+    if not samples or any(s <= 0 for s in samples):
+        return False
+    number = round(intervals[0] / samples[0])
+    return number >= 1 and all(
+        abs(t / s - number) <= RATIO_TOLERANCE * number for t, s in zip(intervals, samples)
+    )
+
+
+def sample_canaries(
+    samples: Sequence[float], size: int | None, notes: Sequence[Note]
+) -> tuple[float | None, ...]:
+    """Each sample's canary reading, None where no note matches its process's samples."""
+    found: list[float | None] = [None] * len(samples)
+    if not notes or not size:
+        return tuple(found)
+    unused = list(notes)
+    for start in range(0, len(samples), size):
+        chunk = samples[start : start + size]
+        for note in unused:
+            intervals = note.intervals[-len(chunk) :]
+            if len(intervals) == len(chunk) and _same_number(intervals, chunk):
+                found[start : start + len(chunk)] = note.canaries[-len(chunk) :]
+                unused.remove(note)
+                break
+    return tuple(found)

@@ -1,0 +1,133 @@
+"""The machine's speed state, judged sample by sample from the canary (serkit.suite.canary).
+
+A sample's canary reading is the lesser of the two readings taken around it: a state lasts
+seconds to minutes, far longer than a sample, while an interrupt or another process only
+ever inflates one reading. Against the host's fast canary (its `reference`: a low quantile
+of every reading its runs took on that Python) a reading is
+
+- fast, up to FAST_LIMIT times the reference (fast readings here spread 104-118 µs on a
+  110 µs loop: within 1.13x);
+- slow, from SLOW_FROM times it (the slow state read 1.5-1.9x);
+- unclear in between.
+
+A process's value is then the least of its fast samples, as before the canary (the least
+is the least disturbed). A process with no fast sample but slow ones is corrected: its
+least slow sample scaled by the reference over its median slow reading, since a call and
+the canary slow alike (json.dumps against the canary held within 3.2-3.6 in 16 of 20
+processes whose two were timed in one state). Where no sample's state is known, the raw
+least stands.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+FAST_LIMIT = 1.25
+SLOW_FROM = 1.40
+# The reference is this quantile of a host's readings: low enough to be the fast state
+# when any stretch of a run was fast, high enough that one lucky reading does not set it.
+REFERENCE_QUANTILE = 0.05
+
+FAST, SLOW, UNCLEAR, UNKNOWN = "fast", "slow", "unclear", "unknown"
+# How a process's value was taken: from fast samples, corrected from slow ones, or raw.
+FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
+
+
+def reading(before: float, after: float) -> float:
+    """A sample's canary reading from the two taken around it."""
+    return min(before, after)
+
+
+def reference(readings: Sequence[float]) -> float | None:
+    """The fast state's canary reading among `readings` (all from one host and Python)."""
+    positive = sorted(r for r in readings if r > 0)
+    if not positive:
+        return None
+    return positive[min(len(positive) - 1, int(REFERENCE_QUANTILE * len(positive)))]
+
+
+def classify(canary: float | None, ref: float | None) -> str:
+    """FAST, SLOW or UNCLEAR; UNKNOWN where the sample has no canary or the host no reference."""
+    if not canary or not ref:
+        return UNKNOWN
+    ratio = canary / ref
+    if ratio <= FAST_LIMIT:
+        return FAST
+    return SLOW if ratio >= SLOW_FROM else UNCLEAR
+
+
+@dataclass(frozen=True)
+class ProcessValue:
+    value: float
+    how: str  # FROM_FAST, CORRECTED or RAW
+
+
+def process_value(
+    samples: Sequence[float], canaries: Sequence[float | None], ref: float | None
+) -> ProcessValue:
+    """One process's value from its samples and their canary readings (see the module)."""
+    states = [classify(c, ref) for c in canaries] if ref else [UNKNOWN] * len(samples)
+    fast = [s for s, state in zip(samples, states) if state == FAST]
+    if fast:
+        return ProcessValue(min(fast), FROM_FAST)
+    slow = [(s, c) for s, c, state in zip(samples, canaries, states) if state == SLOW and c]
+    if slow and ref:
+        # One factor for the process, from the median of its slow readings: steadier than
+        # any one reading, and the state holds across a process's few milliseconds.
+        factor = ref / statistics.median(c for _, c in slow)
+        return ProcessValue(min(s for s, _ in slow) * factor, CORRECTED)
+    return ProcessValue(min(samples), RAW)
+
+
+def process_values(
+    samples: Sequence[float],
+    canaries: Sequence[float | None],
+    size: int,
+    ref: float | None,
+) -> tuple[ProcessValue, ...]:
+    """Every process's value: `samples` in runs of `size` (one process each), with the
+    canary reading of each sample (None where it has none)."""
+    return tuple(
+        process_value(samples[i : i + size], canaries[i : i + size], ref)
+        for i in range(0, len(samples), size)
+    )
+
+
+@dataclass(frozen=True)
+class StateShare:
+    """How much of a set of samples the machine spent in its slow state."""
+
+    samples: int  # samples with a canary reading
+    slow: int
+    unclear: int
+    slow_factor: float | None  # the slow readings' median over the reference
+
+    @property
+    def slow_share(self) -> float:
+        return self.slow / self.samples if self.samples else 0.0
+
+    def in_words(self) -> str:
+        if not self.samples:
+            return "machine state unknown (no canary recorded)"
+        if not self.slow:
+            return f"fast state throughout ({_samples_text(self.samples)})"
+        factor = f", x{self.slow_factor:.2f}" if self.slow_factor else ""
+        return (
+            f"slow state in {self.slow_share:.0%} of {_samples_text(self.samples)}"
+            f"{factor} the fast canary"
+        )
+
+
+def state_share(canaries: Sequence[float], ref: float | None) -> StateShare:
+    """The share of `canaries` (one reading a sample) taken in the slow state."""
+    states = [classify(c, ref) for c in canaries if c]
+    slow = [c / ref for c in canaries if ref and classify(c, ref) == SLOW]
+    factor = statistics.median(slow) if slow else None
+    known = sum(1 for s in states if s != UNKNOWN)
+    return StateShare(known, len(slow), states.count(UNCLEAR), factor)
+
+
+def _samples_text(count: int) -> str:
+    return f"{count} sample" if count == 1 else f"{count} samples"
