@@ -157,3 +157,17 @@ def test_notes_travel_inside_the_results_file(tmp_path: Path) -> None:
     assert len(note.intervals) == len(note.canaries) == 2
     assert read_notes(tmp_path / "nowhere") == {}
     assert not attach(results, tmp_path / "nowhere")
+
+
+def test_a_benchmark_that_times_nothing_notes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from serkit.suite.budget import NOTES_ENV
+    from serkit.suite.cases import CaseBenchmark
+
+    class Facts(CaseBenchmark):  # a track: no timer of its own
+        inputs = "nothing"
+
+    monkeypatch.setenv(NOTES_ENV, str(tmp_path))
+    Facts().teardown("'json'", "'small-dict'")
+    assert not (tmp_path / "canary.jsonl").exists()

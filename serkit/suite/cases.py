@@ -501,7 +501,7 @@ class CaseBenchmark:
 
     def teardown(self, *params: Any) -> None:
         """Note this process's samples and their canary readings, for `serkit bench`."""
-        folder, clock = notes_folder(), self.timer
+        folder, clock = notes_folder(), getattr(self, "timer", None)  # timed classes only
         if folder is not None and isinstance(clock, CanaryClock):
             note_canary(folder, *self._noted, clock)
 
