@@ -23,6 +23,8 @@ PYTHONS_DIR = f"{ASV_DIR}/pythons"
 BENCH_LOCK = f"{ASV_DIR}/bench.lock"
 BENCH_STATE = f"{ASV_DIR}/bench-run.json"
 BENCH_NOTES = f"{ASV_DIR}/bench-notes"
+# The canary's least probe per host and Python: the fast state, for waiting out the slow one.
+CANARY_PROBE = f"{ASV_DIR}/canary-probe.json"
 # ... and the asv config it runs with: the checkout's, narrowed to that run's environments.
 RUN_CONFIG = f"{ASV_DIR}/run-config.json"
 # `serkit replicate` saves its document beside the results, where `serkit report` reads it.

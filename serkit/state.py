@@ -31,6 +31,13 @@ SLOW_FROM = 1.40
 REFERENCE_QUANTILE = 0.05
 
 FAST, SLOW, UNCLEAR, UNKNOWN = "fast", "slow", "unclear", "unknown"
+# The rule in words, for every view that shows a process's value.
+STATE_RULE = (
+    "each process's value is its least sample taken in the machine's fast state (a canary "
+    f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
+    "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
+    "asv's own values are kept unchanged"
+)
 # How a process's value was taken: from fast samples, corrected from slow ones, or raw.
 FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
 
@@ -107,6 +114,17 @@ class StateShare:
     @property
     def slow_share(self) -> float:
         return self.slow / self.samples if self.samples else 0.0
+
+    def as_record(self, reference_ns: float | None) -> dict[str, object]:
+        """What a host record keeps of a run's state (serkit.results.hosts.record_host)."""
+        return {
+            "samples": self.samples,
+            "slow": self.slow,
+            "unclear": self.unclear,
+            "slow_factor": round(self.slow_factor, 3) if self.slow_factor else None,
+            "fast_canary_ns": round(reference_ns) if reference_ns else None,
+            "in_words": self.in_words(),
+        }
 
     def in_words(self) -> str:
         if not self.samples:

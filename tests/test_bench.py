@@ -200,6 +200,7 @@ def test_bench_runs_one_shard_and_records_it(
         "filed": [],  # the fake run wrote no results file
         "measured_as": "full",  # how, for --skip-measured: the machine's name is not how
         "plan": {"kind": "full"},
+        "state": None,  # no samples, no canary: no machine state to record
     }
     assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
 

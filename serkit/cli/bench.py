@@ -143,7 +143,7 @@ def _only_new_points(
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from serkit.results.hosts import record_host
+    from serkit.results.hosts import record_host, run_state
 
     root = project_root()
     # Read from installed metadata and the data file's date: no network on every run.
@@ -218,6 +218,9 @@ def _bench(args: argparse.Namespace) -> int:
     filed = history.file_runs(folder, files, warnings)
     for warning in warnings:
         print(f"serkit: warning: {warning}", file=sys.stderr)
+    machine_state = run_state(results_dir(root), machine, [path.name for path in filed])
+    if machine_state is not None:
+        print(f"serkit: machine state during the run: {machine_state['in_words']}", file=sys.stderr)
     # What asv does not record (governor, turbo, Python builds, the host's identity)
     # travels with the results, one entry per run, naming the results files it filed.
     record_host(
@@ -231,6 +234,7 @@ def _bench(args: argparse.Namespace) -> int:
         measured_as=how,
         started_at=started_at,
         plan=kept,
+        state=machine_state,
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:

@@ -79,7 +79,8 @@ SCHEMA = "serkit-compare/2"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
     "timings measured in several processes: faster or slower only when Welch's t-test on the "
-    "logs of the per-process values (each process's least sample; each side's typical processes: "
+    "logs of the per-process values (each process's least sample, by the machine's state; each "
+    "side's typical processes: "
     "its fastest mode less its slow stragglers) "
     "rejects no-difference at 0.5% and the difference exceeds "
     "the hosts' noise floor; other values: within noise when the 99% confidence intervals "
@@ -192,6 +193,8 @@ class Comparison:
     # Each host's `serkit power` record in words: what a verdict there can see.
     power: dict[str, str] = field(default_factory=dict)
     architectures: tuple[str, str] = ("", "")  # asv's `arch` of each host, where recorded
+    # Each host's machine state while it timed the compared values, in words (serkit.state).
+    states: dict[str, str] = field(default_factory=dict)
 
     @property
     def size_mismatches(self) -> list[Pair]:
@@ -496,6 +499,10 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
     for key in sorted(keys, key=lambda k: _key_order(tree, k)):
         if key[2] in shared and key[0] in names_a & names_b:
             _match(tree, result, key, index_a.get(key, {}), index_b.get(key, {}))
+    result.states = {
+        host_a: tree.state_share(p.a for p in result.pairs).in_words(),
+        host_b: tree.state_share(p.b for p in result.pairs).in_words(),
+    }
     if not result.pairs:
         raise NothingToCompare(
             f"no value was measured by both {host_a} and {host_b} in their "

@@ -22,6 +22,7 @@ from serkit.compare.comparison import (
     spreads,
 )
 from serkit.results.tree import Environment, Interval, Measurement, process_states
+from serkit.state import STATE_RULE
 from serkit.stats import spread
 from serkit.units import bytes_exact, decimal, percent
 from serkit.units import format_value as format_value  # re-exported: the CLI imports it here
@@ -135,6 +136,8 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "noise_rule": NOISE_RULE,
         "noise_floor": result.floor,
         "power": result.power,
+        "machine_state": result.states,
+        "state_rule": STATE_RULE,
         "instructions_rule": INSTRUCTIONS_RULE,
         "instructions": _group_json(result.instruction_summary()),
         "pairs": [_pair_json(p, beside.get(id(p))) for p in result.pairs],
@@ -251,6 +254,8 @@ def render(result: Comparison, markdown: bool = False) -> str:
         f"Commit: {rule}.",
         f"Noise: {NOISE_RULE}. Noise floor: {percent(result.floor)}.",
         *(f"What verdicts on {host} can see: {words}." for host, words in result.power.items()),
+        *(f"Machine state on {host}: {words}." for host, words in result.states.items()),
+        f"Timings: {STATE_RULE}.",
         "detectable: the smallest change each timing could have called; spread: 99% CI unless "
         "marked.",
     ]

@@ -49,6 +49,8 @@ from serkit.results.noise import (
 from serkit.results.tree import (
     ASV_MACHINE_FIELDS,
     ResultsTree,
+    measured_state,
+    read_tree,
     version_order,
 )
 
@@ -246,6 +248,7 @@ def record_host(
     measured_as: str | None = None,
     started_at: str | None = None,
     plan: Mapping[str, Any] | None = None,
+    state: Mapping[str, Any] | None = None,
 ) -> Path:
     """Add this run's host (what `collect` finds) to results_dir/<machine>/serkit-host.yaml.
 
@@ -253,7 +256,8 @@ def record_host(
     results files it filed, serkit.results.history) and `measured_as` (quick or full, and
     any narrowing: serkit.run.points) say what the run measured: a results file's host is
     the run that names it, and two values one run filed had their rounds interleaved
-    (serkit.results.host_file.same_run). `plan` says how it sampled and what it left out.
+    (serkit.results.host_file.same_run). `plan` says how it sampled and what it left out,
+    `state` how much of it the machine spent in its slow state (serkit.state).
     """
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -270,10 +274,21 @@ def record_host(
         "measured_as": measured_as,
         "started_at": started_at,
         "plan": dict(plan) if plan else None,
+        "state": dict(state) if state else None,
         **collect(pythons),
     }
     write_runs(path, machine, merge_runs([earlier, [run]]))
     return path
+
+
+def run_state(results_dir: Path, machine: str, files: Sequence[str]) -> dict[str, Any] | None:
+    """How much of the run that filed `files` the machine spent in its slow state, judged
+    against the fast canary of every run it holds (serkit.state); None without a canary."""
+    tree = read_tree(results_dir, [machine])
+    found = tree.machines.get(machine)
+    chosen = [m for m in (found.measurements if found else []) if m.file.name in set(files)]
+    share, reference = measured_state(chosen)
+    return share.as_record(reference) if share.samples else None
 
 
 def describe_hosts(tree: ResultsTree) -> list[dict[str, Any]]:

@@ -240,12 +240,7 @@ class ResultsTree:
 
     def state_share(self, measurements: Iterable[Measurement]) -> StateShare:
         """How much of `measurements`' samples the machine spent in its slow state."""
-        readings: list[float] = []
-        ref: float | None = None
-        for m in measurements:
-            ref = ref or m.canary_reference
-            readings += [c for c in m.canary if c]
-        return state_share(readings, ref)
+        return measured_state(measurements)[0]
 
     def benchmark(self, name: str) -> Benchmark:
         """What benchmarks.json says of `name`, or else what its name implies (asv's prefixes)."""
@@ -263,6 +258,17 @@ class ResultsTree:
             if short.startswith(prefix):
                 return Benchmark(name, kind, unit)
         return Benchmark(name, "unknown", "")
+
+
+def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, float | None]:
+    """How much of `measurements`' samples (one machine's) the machine spent in its slow
+    state, and the fast canary reading it was judged against (ns)."""
+    readings: list[float] = []
+    ref: float | None = None
+    for m in measurements:
+        ref = ref or m.canary_reference
+        readings += [c for c in m.canary if c]
+    return state_share(readings, ref), ref
 
 
 def load_json(path: Path) -> Any:

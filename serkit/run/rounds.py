@@ -50,6 +50,7 @@ from serkit.results.canary import attach, notes_of, params_key, sample_canaries
 from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
+from serkit.run.machine_state import StateWatch, wait_budget_s
 from serkit.run.process import Interrupted, run_in_session
 from serkit.state import process_values, reference
 from serkit.stats import standard_error, typical_processes
@@ -349,6 +350,7 @@ class _Round:
     parts: list[list[str]]  # the first round's, one `asv run` each
     rest: list[str]  # the user's other asv arguments
     state_path: Path
+    watch: StateWatch  # the machine's state between rounds: extra rounds wait out its slow state
     # By extra round, the pairs short of precision in any environment as it began.
     short: dict[int, dict[str, set[tuple[str, ...]]]] = field(default_factory=dict)
 
@@ -398,18 +400,27 @@ class _Round:
             return None
         pairs = sum(len(combos) for combos in self.short.get(round_index, {}).values())
         before = sum(len(combos) for combos in self.short.get(round_index - 1, {}).values())
+        first_env = name == next(n for n in state.environments if n not in state.failed)
         if extra and round_index - 1 in self.short and pairs > before * (1 - LEAST_PROGRESS):
-            # The last extra round brought few pairs within precision: on a machine this
-            # busy more processes do not help, and each verdict states what it can detect.
-            if name == next(n for n in state.environments if n not in state.failed):
+            # The last extra round brought few pairs within precision: more processes do
+            # not help, and each verdict states what it can detect. Why, in words: the
+            # machine's slow state where the canary shows it, else the load.
+            if first_env:
+                slow = self.watch.slow_now()
+                why = (
+                    f"the machine is in its slow state (canary x{slow:.2f} its fast reading)"
+                    if slow is not None
+                    else f"the machine is this busy (load average {load_text()})"
+                )
                 print(
                     f"serkit: {plural(pairs, 'pair')} still short of precision after "
                     f"{round_index - state.rounds} extra round(s), {before} before the last: "
-                    f"more processes do not help on a machine this busy (load average "
-                    f"{load_text()})",
+                    f"more processes do not help while {why}",
                     file=sys.stderr,
                 )
             return None
+        if extra and first_env:
+            self.watch.wait_for_fast(f"extra round {round_index + 1 - state.rounds}")
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         if not extra:
             print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
@@ -518,8 +529,9 @@ def drive(
     else:
         parts = [[regex] for regex in FIRST_ROUND_PARTS]
     state_path = root / BENCH_STATE
+    watch = StateWatch(root, wait_budget_s(state.quick))
     rounds = _Round(
-        root, state, dict(base_env), builds, dict(labels), regexes, parts, rest, state_path
+        root, state, dict(base_env), builds, dict(labels), regexes, parts, rest, state_path, watch
     )
     status, where = 0, (0, "")
     # Both signals, between asv runs too: a process started in the background inherits

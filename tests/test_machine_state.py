@@ -1,0 +1,73 @@
+"""Waiting out the machine's slow state between rounds (serkit.run.machine_state), with a
+probe whose readings are given: no test races the real machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from serkit.errors import SerkitError
+from serkit.run.machine_state import (
+    QUICK_WAIT_S,
+    WAIT_ENV,
+    StateWatch,
+    wait_budget_s,
+)
+
+
+def _watch(tmp_path: Path, readings: list[float], budget_s: float) -> tuple[StateWatch, list[str]]:
+    said: list[str] = []
+    slept: list[float] = []
+    watch = StateWatch(
+        tmp_path, budget_s, probe=iter(readings).__next__, sleep=slept.append, say=said.append
+    )
+    return watch, said
+
+
+def test_a_slow_machine_is_waited_for_until_it_is_fast_again(tmp_path: Path) -> None:
+    # The fast reading first (kept for the host), then slow twice, then fast.
+    watch, said = _watch(tmp_path, [100.0, 180.0, 175.0, 102.0], budget_s=60)
+    assert watch.ratio() == 1.0
+    watch.wait_for_fast("extra round 1")
+    assert "slow state (canary x1.80" in said[0] and "up to 60 s" in said[0]
+    assert said[1] == "serkit: fast again after 6 s"
+    assert watch.waited_s == 6
+
+
+def test_the_wait_stops_at_its_budget_and_says_so(tmp_path: Path) -> None:
+    watch, said = _watch(tmp_path, [100.0, *[180.0] * 10], budget_s=5)
+    watch.ratio()
+    watch.wait_for_fast("extra round 1")
+    assert said[-1].startswith("serkit: still slow after 5 s (x1.80): extra round 1 measures")
+    watch.wait_for_fast("extra round 2")  # the budget is spent: no more waiting
+    assert "are spent" in said[-1] and watch.waited_s == 5
+
+
+def test_the_fast_reading_is_kept_for_the_next_run(tmp_path: Path) -> None:
+    first, _ = _watch(tmp_path, [100.0], budget_s=60)
+    first.ratio()
+    # A run that begins in the slow state still knows the host's fast reading.
+    second, said = _watch(tmp_path, [180.0, 100.0], budget_s=60)
+    assert second.slow_now() == pytest.approx(1.8)
+    second.wait_for_fast("extra round 1")
+    assert said == []  # fast at the next probe: nothing to wait for
+
+
+def test_no_budget_means_no_probe(tmp_path: Path) -> None:
+    watch, said = _watch(tmp_path, [], budget_s=0)  # a probe would raise StopIteration
+    assert watch.slow_now() is None
+    watch.wait_for_fast("extra round 1")
+    assert said == []
+
+
+def test_the_budget_comes_from_the_environment_or_the_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(WAIT_ENV)
+    assert wait_budget_s(quick=True) == QUICK_WAIT_S
+    monkeypatch.setenv(WAIT_ENV, "12")
+    assert wait_budget_s(quick=False) == 12
+    monkeypatch.setenv(WAIT_ENV, "soon")
+    with pytest.raises(SerkitError, match=WAIT_ENV):
+        wait_budget_s(quick=True)
