@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,21 @@ def test_the_record_travels_with_the_machine_and_is_said_in_words(tmp_path: Path
     warnings: list[str] = []
     assert read_power(tmp_path / "b", warnings) is None
     assert "not a serkit power record" in warnings[0]
+
+
+def test_the_record_says_how_many_arms_sampled_in_the_slow_state(tmp_path: Path) -> None:
+    states = {
+        BETWEEN_RUNS: {
+            "plain": "fast state throughout (100 samples)",
+            "+10%": "slow state in 40% of 100 samples, x1.80 the fast canary",
+        }
+    }
+    record = dataclasses.replace(RECORD, states=states)
+    record_power(tmp_path, record)
+    found = read_power(tmp_path)
+    assert found == record
+    assert found.in_words().endswith("2026-11-24; 1 of 2 arms partly in the slow state)")
+    assert "slow state" not in RECORD.in_words()  # a record from before the canary
 
 
 def test_sizes_must_be_whole_extra_calls(capsys: pytest.CaptureFixture[str]) -> None:

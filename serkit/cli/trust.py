@@ -118,6 +118,14 @@ def add_commands(commands: Any) -> None:
         "--machine", help="the machine to file the result under, and whose floor verdicts use"
     )
     power.add_argument(
+        "--space",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="between runs: wait this long between arms, so that they sample different "
+        "stretches of the machine's state, as two days do (default 0)",
+    )
+    power.add_argument(
         "--keep",
         metavar="DIR",
         help="copy each arm's asv results tree into DIR/<mode>/<arm>, for a closer look",
@@ -348,6 +356,8 @@ def run_power(args: argparse.Namespace) -> int:
 
     root = project_root()
     sizes = _sizes(args.sizes)
+    if not 0 <= args.space <= 3600:
+        raise SerkitError(f"--space {args.space:g}: give seconds from 0 to 3600")
     # The quick run's own slice by default: every codec on its fixtures, less the pairs it
     # leaves to --full (serkit.run.quick).
     chosen = Selection(
@@ -384,6 +394,7 @@ def run_power(args: argparse.Namespace) -> int:
         floor=floor,
         environ=slice_.environment(),
         keep=Path(args.keep) if args.keep else None,
+        space_s=args.space,
     )
     path = record_power(folder, record)
     if args.format == "json":
@@ -392,6 +403,9 @@ def run_power(args: argparse.Namespace) -> int:
     table, headers = power.table(rows)
     print_table(table, headers, args.format)
     print(f"load {record.load_before} before, {record.load_after} after")
+    for mode, states in record.states.items():
+        for arm, words in states.items():
+            print(f"{mode}, arm {arm}: {words}")
     print(f"{machine}: {record.in_words()}")
     print(f"recorded in {path}; `serkit hosts`, `serkit compare` and the report say it")
     return 0

@@ -82,6 +82,8 @@ class PowerRecord:
     load_before: str = ""
     load_after: str = ""
     plan: str = "quick"  # how each arm sampled: "quick" or "full" (serkit.trust.power.PLANS)
+    # Each mode's arms: the machine's state while each sampled (serkit.state), in words.
+    states: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
 
     def in_words(self) -> str:
         """E.g. "here, within one run (no floor), a change of 5% is called in 92% of pairs..."."""
@@ -100,9 +102,12 @@ class PowerRecord:
                 else f"{mode} (a {self.floor:.0%} floor)"
             )
             parts.append(f"{rule}, {'; '.join(p for p in (said, aa) if p)}")
+        states = [words for arms in self.states.values() for words in arms.values()]
+        slow, arms = sum("slow state in" in words for words in states), len(states)
+        state = f"; {slow} of {arms} arms partly in the slow state" if arms else ""
         return (
             f"here, {'; '.join(parts)} ({self.plan} runs of {self.processes} processes a "
-            f"pair, {self.pairs} pairs, {self.measured_at[:10]})"
+            f"pair, {self.pairs} pairs, {self.measured_at[:10]}{state})"
         )
 
 

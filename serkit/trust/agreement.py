@@ -29,12 +29,15 @@ from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.progress import progress
+from serkit.results.canary import attach
 from serkit.results.hosts import load_average
 from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
 from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS, imprecise_pairs, later_selection
 from serkit.run.runner import asv, ensure_machine, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
+from serkit.suite.budget import NOTES_ENV
+from serkit.suite.canary import CANARY_NOTES
 from serkit.suite.cases import QUICK_SEES, precision_needed, prepare
 
 TOLERANCE = 0.10
@@ -142,6 +145,8 @@ class ScratchSuite:
         self._short: int | None = None  # pairs short of it as the last extra round began
         self._folder = tempfile.TemporaryDirectory(prefix="serkit-agreement-")
         self.scratch = Path(self._folder.name)
+        # Each sample's canary, as under serkit bench (serkit.suite.canary): judged alike.
+        self.env[NOTES_ENV] = str(self.scratch / "notes")
 
     def __enter__(self) -> ScratchSuite:
         self.config = scratch_config(self.root, self.scratch)
@@ -205,6 +210,7 @@ class ScratchSuite:
         """Start from no results."""
         for old in self.results.glob("*/*-*.json"):
             old.unlink()
+        (self.scratch / "notes" / CANARY_NOTES).unlink(missing_ok=True)
         self._short = None
 
     def tree(self) -> ResultsTree:
@@ -265,7 +271,10 @@ class ScratchSuite:
             args += ["-b", pattern]
         for attribute in attributes:
             args += ["-a", attribute]
-        if asv(self.root, args, self.env, quiet=True) not in (0, 2):
+        status = asv(self.root, args, self.env, quiet=True)
+        for path in self.results.glob("*/*-*.json"):  # asv rewrote it: the canary again
+            attach(path, Path(self.env[NOTES_ENV]))
+        if status not in (0, 2):
             raise SerkitError("asv run failed; see its output above")
 
 

@@ -27,6 +27,7 @@ import os
 import random
 import shutil
 import statistics
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,10 +106,13 @@ def run_arms(
     interleaved: bool,
     environ: Mapping[str, str] | None = None,
     keep: Path | None = None,
+    space_s: float = 0.0,
 ) -> dict[str, ResultsTree]:
     """Every arm's timings of the slice, its rounds interleaved with the others' or not;
     `environ` adds to the suite's SERKIT_BENCH_* (the pairs a quick run leaves out), and
-    `keep` is where each arm's results tree is copied, for a closer look."""
+    `keep` is where each arm's results tree is copied, for a closer look. Arms one after
+    another wait `space_s` between them, so that they sample different stretches of the
+    machine's state, as two runs on two days do."""
     base = {
         **os.environ,
         **(environ or {}),
@@ -147,7 +151,11 @@ def run_arms(
                 if not [suite.run_extra_round(short=short) for suite in turn].count(True):
                     break
         else:
-            for suite in progress(list(suites.values()), desc=what, unit="arm", leave=True):
+            for index, suite in enumerate(
+                progress(list(suites.values()), desc=what, unit="arm", leave=True)
+            ):
+                if index and space_s:  # apart in time: across a change of the machine's state
+                    time.sleep(space_s)
                 suite.run_tree([TIMINGS], rounds=plan.processes)
         if keep is not None:
             for name, suite in suites.items():
@@ -199,11 +207,13 @@ def measure(
     floor: float,
     environ: Mapping[str, str] | None = None,
     keep: Path | None = None,
+    space_s: float = 0.0,
 ) -> tuple[list[Called], PowerRecord]:
     """Run the arms in each mode and judge every arm against the plain one: with no floor
     within a run, with `floor` (the host's between runs) between runs."""
     before = load_text()
     rows: list[Called] = []
+    states: dict[str, dict[str, str]] = {}
     pairs = 0
     for mode in modes:
         trees = run_arms(
@@ -215,7 +225,9 @@ def measure(
             interleaved=mode == SAME_RUN,
             environ=environ,
             keep=keep / mode.replace(" ", "-") if keep else None,
+            space_s=0.0 if mode == SAME_RUN else space_s,
         )
+        states[mode] = {name: arm_state(tree) for name, tree in trees.items()}
         plain = trees[PLAIN]
         used = 0.0 if mode == SAME_RUN else floor
         for name, size in arms(sizes).items():
@@ -235,8 +247,15 @@ def measure(
         },
         load_before=before,
         load_after=load_text(),
+        states=states,
     )
     return rows, record
+
+
+def arm_state(tree: ResultsTree) -> str:
+    """The machine's state while an arm sampled, in words (serkit.state)."""
+    measured = (m for machine in tree.machines.values() for m in machine.measurements)
+    return tree.state_share(measured).in_words()
 
 
 def arm_words(size: float) -> str:
