@@ -171,3 +171,40 @@ def test_a_benchmark_that_times_nothing_notes_nothing(
     monkeypatch.setenv(NOTES_ENV, str(tmp_path))
     Facts().teardown("'json'", "'small-dict'")
     assert not (tmp_path / "canary.jsonl").exists()
+
+
+def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None:
+    """Two hosts, one run each: b timed most processes in the slow state. Compare reads
+    them by state and calls no difference; raw, it would; both say the state in words."""
+    from results_factory import GRID, per_process_tree
+
+    from serkit.compare.comparison import SLOWER, compare
+    from serkit.results.hosts import describe_hosts, record_host, render_hosts, run_state
+    from serkit.results.tree import read_tree
+
+    fast = [10e-6 * (1 + 0.01 * i) for i in range(6)]
+    factors = [1.0, 1.0, SLOW_FACTOR, SLOW_FACTOR, SLOW_FACTOR, SLOW_FACTOR]
+    slow = [v * f for v, f in zip(fast, factors)]
+    per_process_tree(tmp_path, [fast] * 4, [slow] * 4)
+    raw = compare(read_tree(tmp_path), "a", "b")  # before the canary: most processes slow
+    assert [p.verdict for p in raw.pairs] == [SLOWER] * 4
+    path = next((tmp_path / "b").glob("*-*.json"))
+    data = json.loads(path.read_text())
+    rows = {
+        params_key([codec, fixture]): [[[t], [REF * f]] for t, f in zip(slow, factors)]
+        for codec in GRID[0]
+        for fixture in GRID[1]
+    }
+    data[CANARY_KEY] = {"version": 1, "rows": {"bench_time.Dumps.time_dumps": rows}}
+    path.write_text(json.dumps(data))
+
+    result = compare(read_tree(tmp_path), "a", "b")
+    assert [p.verdict for p in result.pairs if p.verdict == SLOWER] == []
+    assert result.states["b"] == "slow state in 67% of 24 samples, x1.80 the fast canary"
+    assert "unknown" in result.states["a"]  # a recorded no canary: judged as before
+
+    state = run_state(tmp_path, "b", [path.name])
+    assert state is not None and state["slow"] == 16 and state["fast_canary_ns"] == REF
+    record_host(tmp_path, "b", state=state)
+    table = render_hosts(describe_hosts(read_tree(tmp_path)))
+    assert "machine state, last run" in table and "slow state in 67%" in table

@@ -390,6 +390,7 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
         ("host changes", _changes_text),
         ("noise", lambda r: r["noise"]["in_words"] if r["noise"] else NOT_MEASURED),
         ("what verdicts see", lambda r: r["power"]),
+        ("machine state, last run", _state),
         ("results", _coverage),
     ]
     table = [[label, *(_text(get(r)) for r in rows)] for label, get in fields]
@@ -410,6 +411,12 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
     for warning in mixed_cpu_warnings(rows):
         out += f"\n\nMIXED CPUS: {warning}."
     return out
+
+
+def _state(row: Mapping[str, Any]) -> str | None:
+    """The newest run's machine state (serkit.state), as its host record kept it."""
+    state = row["host"] and row["host"].get("state")
+    return str(state.get("in_words")) if isinstance(state, dict) else None
 
 
 def _cpus_seen(row: Mapping[str, Any]) -> str | None:

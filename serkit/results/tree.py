@@ -238,8 +238,11 @@ class ResultsTree:
         """`m`'s per-process values with how each was taken (see `process_states`)."""
         return process_states(self.benchmark(m.benchmark), m)
 
-    def state_share(self, measurements: Iterable[Measurement]) -> StateShare:
-        """How much of `measurements`' samples the machine spent in its slow state."""
+    def state_share(self, measurements: Iterable[Measurement] | None = None) -> StateShare:
+        """How much of `measurements`' samples (by default, every one the tree holds) the
+        machine spent in its slow state."""
+        if measurements is None:
+            measurements = (m for machine in self.machines.values() for m in machine.measurements)
         return measured_state(measurements)[0]
 
     def benchmark(self, name: str) -> Benchmark:

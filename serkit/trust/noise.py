@@ -92,6 +92,8 @@ class AAResult:
     load_after: str
     # Run B's count over run A's, per counted pair; empty when instructions were not counted.
     instruction_ratios: tuple[float, ...] = ()
+    # Each run's machine state while it sampled, in words (serkit.state).
+    states: tuple[str, str] = ("", "")
 
     def rate(self, count: int) -> float:
         return count / len(self.pairs) if self.pairs else 0.0
@@ -251,6 +253,7 @@ def judge(
         load_before=load_before,
         load_after=load_after,
         instruction_ratios=instruction_ratios(tree_a, tree_b),
+        states=(tree_a.state_share().in_words(), tree_b.state_share().in_words()),
     )
 
 
@@ -279,6 +282,7 @@ def summary_lines(result: AAResult, floor_source: str) -> list[str]:
     return [
         f"{n} pairs, each timed in {result.processes} processes per run, two runs in a row "
         f"(load {result.load_before} before, {result.load_after} after)",
+        f"machine state: run A {result.states[0]}; run B {result.states[1]}",
         f"between-process spread: median CV {result.between_process_cv:.1%}",
         f"noise floor measured: {result.floor:.1%} (two runs' medians of a pair differ by "
         "more only 1 % of the time)",
@@ -317,6 +321,7 @@ def as_dict(result: AAResult) -> Mapping[str, object]:
         "false_verdicts_overlap_rule": result.rate(result.false_overlap),
         "load_before": result.load_before,
         "load_after": result.load_after,
+        "machine_state": list(result.states),
         "instruction_pairs": len(result.instruction_ratios),
         "instructions_within": result.instructions_agreeing,
         "instructions_largest_difference": max(

@@ -227,7 +227,7 @@ def measure(
             keep=keep / mode.replace(" ", "-") if keep else None,
             space_s=0.0 if mode == SAME_RUN else space_s,
         )
-        states[mode] = {name: arm_state(tree) for name, tree in trees.items()}
+        states[mode] = {name: tree.state_share().in_words() for name, tree in trees.items()}
         plain = trees[PLAIN]
         used = 0.0 if mode == SAME_RUN else floor
         for name, size in arms(sizes).items():
@@ -250,12 +250,6 @@ def measure(
         states=states,
     )
     return rows, record
-
-
-def arm_state(tree: ResultsTree) -> str:
-    """The machine's state while an arm sampled, in words (serkit.state)."""
-    measured = (m for machine in tree.machines.values() for m in machine.measurements)
-    return tree.state_share(measured).in_words()
 
 
 def arm_words(size: float) -> str:
