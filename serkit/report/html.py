@@ -49,6 +49,7 @@ from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, describe_hosts
 from serkit.results.noise import SAME_RUN
 from serkit.results.tree import Measurement, ResultsTree, publishable_copy, read_tree
+from serkit.state import STATE_RULE
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
@@ -254,7 +255,14 @@ def write_pages(
         return path
 
     written = [
-        render("index.html", "overview.html", "Overview", data=data, page_name=page_name),
+        render(
+            "index.html",
+            "overview.html",
+            "Overview",
+            data=data,
+            page_name=page_name,
+            state_rule=STATE_RULE,
+        ),
     ]
     for i, (fixture, tables) in enumerate(data.snapshots.items()):
         charts = [snapshot_chart(t, f"snapshot-{i}-{j}") for j, t in enumerate(tables)]

@@ -378,6 +378,10 @@ class ReportData:
     # Each shown run that was a quick one: what it left to `--full`, in words (run_plans).
     plans: list[RunPlan] = field(default_factory=list)
 
+    def state_of(self, run: Run) -> str:
+        """The machine's state while `run` timed its values, in words (serkit.state)."""
+        return self.tree.state_share(run.values.values()).in_words()
+
     @property
     def machines(self) -> list[str]:
         return sorted({run.machine for run in self.runs})
