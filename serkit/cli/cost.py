@@ -7,13 +7,39 @@ from pathlib import Path
 
 from serkit.cli.common import print_json, print_table, warn
 from serkit.errors import SerkitError
-from serkit.run.cost import ASV_RUN_S, BUILD_S, SHARD_BUDGET_S, read_costs, runner_costs
+from serkit.run.cost import (
+    ASV_RUN_S,
+    BUILD_S,
+    SHARD_BUDGET_S,
+    Measured,
+    read_costs,
+    read_durations,
+    runner_costs,
+    weekly_costs,
+)
 from serkit.run.releases import load
+from serkit.run.sentinel import SENTINEL_PYTHON
+from serkit.suite.cases import FULL_ROUNDS
 from serkit.units import plural
 
 
 def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
+
+
+def _measured(results: Path, machine: str | None) -> list[Measured]:
+    """What each environment cost, from a results tree or a saved durations table."""
+    if results.is_file():
+        return read_durations(results)
+    measured, warnings = read_costs(results, machine)
+    warn(warnings)
+    if not any(m.library is not None for m in measured):
+        raise SerkitError(
+            f"no matrix environment's results in {results}"
+            + (f" for machine {machine}" if machine else "")
+            + ": run `serkit bench --matrix` (a --python and a shard are enough to start)"
+        )
+    return measured
 
 
 def print_cost(
@@ -23,14 +49,7 @@ def print_cost(
     machine: str | None = None,
     processes: int | None = None,
 ) -> int:
-    measured, warnings = read_costs(results, machine)
-    warn(warnings)
-    if not any(m.library is not None for m in measured):
-        raise SerkitError(
-            f"no matrix environment's results in {results}"
-            + (f" for machine {machine}" if machine else "")
-            + ": run `serkit bench --matrix` (a --python and a shard are enough to start)"
-        )
+    measured = _measured(results, machine)
     data = load()
     kinds = runner_costs(data, measured, shards, processes)
     if fmt == "json":
@@ -101,4 +120,105 @@ def print_cost(
     within = all(kind.longest_shard_s <= SHARD_BUDGET_S for kind in kinds)
     verdict = "within" if within else "OVER"
     print(f"Every shard {verdict} the {_hours(SHARD_BUDGET_S)} budget.", file=sys.stderr)
+    return 0
+
+
+# What a scheduled run may cost a runner kind in its steady state (issue 32).
+WEEKLY_TARGET_S = 2 * 3600
+
+
+def print_weekly(
+    results: Path, fmt: str, machine: str | None = None, processes: int | None = None
+) -> int:
+    """`--schedule weekly`: per runner kind, a week with one new release of each library in
+    turn, the sentinel, and the full re-measure it replaces."""
+    measured = _measured(results, machine)
+    rounds = processes or FULL_ROUNDS
+    kinds = weekly_costs(load(), measured, rounds)
+    sentinel = kinds[0].sentinel
+    if fmt == "json":
+        print_json(
+            {
+                "results": str(results),
+                "processes": rounds,
+                "target_s": WEEKLY_TARGET_S,
+                "sentinel": {
+                    "pairs": sentinel.pairs,
+                    "python": SENTINEL_PYTHON,
+                    "seconds": None if sentinel.seconds is None else round(sentinel.seconds, 1),
+                    "source": sentinel.source,
+                },
+                "runner_kinds": [
+                    {
+                        "runner": kind.platform.runner,
+                        "full_s": round(kind.full_s, 1),
+                        "new_release": {
+                            library: {
+                                "environments": len(kind.new_release[library]),
+                                "seconds": round(kind.release_s(library), 1),
+                                "week_s": round(kind.week_s(library), 1),
+                                "not_estimated": [
+                                    e.env.label
+                                    for e in kind.new_release[library]
+                                    if e.seconds is None
+                                ],
+                            }
+                            for library in kind.new_release
+                        },
+                    }
+                    for kind in kinds
+                ],
+            }
+        )
+        return 0
+    cost = "not estimated" if sentinel.seconds is None else f"{sentinel.seconds / 60:.1f} min"
+    print(
+        f"A scheduled run, at {rounds} processes a timed pair: the environments no stored "
+        f"point covers (here, one library's new release on every Python that has it) and "
+        f"the sentinel, {sentinel.pairs} pairs in py{SENTINEL_PYTHON}'s standard-library "
+        f"environment: {cost} a runner kind ({sentinel.source}; its pairs counted as "
+        f"{sentinel.share:.1%} of that environment's timed time, an upper bound)."
+    )
+    first = kinds[0]
+    rows = []
+    for library in first.new_release:
+        estimates = first.new_release[library]
+        measured_all = all(e.seconds is not None for e in estimates)
+        rows.append(
+            [
+                library,
+                len(estimates),
+                _hours(first.release_s(library)) if measured_all else "not estimated",
+                _hours(first.week_s(library)) if measured_all else "not estimated",
+            ]
+        )
+    headers = ["new release of", "environments", "its environments", "week, with the sentinel"]
+    print(f"{first.platform.runner}:")
+    print_table(rows, headers, fmt, disable_numparse=True)
+    print()
+    summary = [
+        [
+            kind.platform.runner,
+            _hours(kind.full_s),
+            kind.costliest,
+            _hours(kind.week_s(kind.costliest)),
+        ]
+        for kind in kinds
+    ]
+    headers = ["runner kind", "full re-measure", "costliest new release", "its week"]
+    print_table(summary, headers, fmt, disable_numparse=True)
+    unknown = [
+        library
+        for library in first.new_release
+        if any(e.seconds is None for k in kinds for e in k.new_release[library])
+    ]
+    known = [library for library in first.new_release if library not in unknown]
+    within = [lib for lib in known if all(k.week_s(lib) <= WEEKLY_TARGET_S for k in kinds)]
+    over = [lib for lib in known if lib not in within]
+    if unknown:
+        print(f"Not estimated, nothing like them measured: {', '.join(unknown)}.")
+    print(
+        f"Within the {_hours(WEEKLY_TARGET_S)} target on every kind: a week with a new release "
+        f"of {', '.join(within) or 'none'}." + (f" Over it: {', '.join(over)}." if over else "")
+    )
     return 0

@@ -66,6 +66,20 @@ def add_commands(commands: Any) -> None:
         "as many as the results recorded",
     )
     matrix.add_argument(
+        "--schedule",
+        choices=("full", "weekly"),
+        default="full",
+        help="with --cost: full, every environment measured again (the default); weekly, "
+        "the scheduled run, which measures only what no stored point covers (here, a new "
+        "release of each library in turn) and the sentinel pairs (at 10 processes a pair "
+        "unless --processes)",
+    )
+    matrix.add_argument(
+        "--durations",
+        metavar="FILE",
+        help="with --cost: a durations table saved as JSON (docs/cost.md), not a results tree",
+    )
+    matrix.add_argument(
         "--shards",
         type=positive_int,
         metavar="N",
@@ -86,9 +100,17 @@ def run_matrix(args: argparse.Namespace) -> int:
     if args.refresh:
         return _refresh(args)
     if args.cost:
-        from serkit.cli.cost import print_cost  # the model reads asv's results: its own module
+        # The model reads asv's results: its own module.
+        from serkit.cli.cost import print_cost, print_weekly
 
-        results = Path(args.results) if args.results else results_dir(project_root())
+        if args.durations and args.results:
+            raise SerkitError("--durations and --results are two sources: give one")
+        if args.durations:
+            results = Path(args.durations)
+        else:
+            results = Path(args.results) if args.results else results_dir(project_root())
+        if args.schedule == "weekly":
+            return print_weekly(results, args.format, args.machine, args.processes)
         return print_cost(results, args.format, args.shards, args.machine, args.processes)
     return _show(args)
 

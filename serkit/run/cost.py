@@ -24,6 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from serkit.codecs.registry import builtin_specs
+from serkit.codecs.spec import STDLIB
+from serkit.errors import SerkitError
+from serkit.inputs.fixtures import default_fixture_names
 from serkit.results.tree import (
     BENCHMARKS_FILE,
     MACHINE_FILE,
@@ -38,8 +42,9 @@ from serkit.run.index import PLATFORMS, Platform
 from serkit.run.interpreters import FREE_THREADED
 from serkit.run.matrix import MatrixEnvironment, environments
 from serkit.run.releases import Releases
+from serkit.run.sentinel import SENTINEL_OPERATIONS, sentinel_environment, sentinel_pairs
 from serkit.run.shards import Shard, shard_slice
-from serkit.suite.cases import LIBRARY_ENV
+from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV
 
 # One `asv run` of a round, beyond the durations asv records: its start, discovery in the
 # environment, the forkserver, the results file. Calibrated on this project's VM: what a
@@ -170,27 +175,39 @@ def estimate(
 ) -> list[Estimate]:
     """Each environment's cost: its own measurement (the newest), else the nearest one's;
     with `processes`, as if every timed pair ran that many (else as many as recorded)."""
+    newest = _newest(measured)
+    out = []
+    for env in envs:
+        near, source = _nearest(env, newest)
+        seconds = None if near is None else near.total_s(processes)
+        out.append(Estimate(env, seconds, source))
+    return out
+
+
+def _newest(measured: Iterable[Measured]) -> dict[tuple[str, str, str | None], Measured]:
     newest: dict[tuple[str, str, str | None], Measured] = {}
     for m in sorted(measured, key=lambda m: (m.date, m.commit)):
         if m.library is not None:  # an environment of every library stands for none alone
             newest[m.python, m.library, m.version] = m
-    out = []
-    for env in envs:
-        library = env.library or ""
-        own = newest.get((env.python, library, env.version))
-        if own is not None:
-            out.append(Estimate(env, own.total_s(processes), "measured"))
-            continue
-        same = [m for m in newest.values() if m.library == library]
-        if not same:
-            out.append(Estimate(env, None, "not measured"))
-            continue
-        near = min(same, key=lambda m: _distance(env, m))
-        what = f"py{near.python}" if near.version == env.version else f"{near.version}"
-        if near.version != env.version and near.python != env.python:
-            what += f" on py{near.python}"
-        out.append(Estimate(env, near.total_s(processes), f"from {what}"))
-    return out
+    return newest
+
+
+def _nearest(
+    env: MatrixEnvironment, newest: Mapping[tuple[str, str, str | None], Measured]
+) -> tuple[Measured | None, str]:
+    """The measurement that stands for `env`: its own, else the nearest; and which it is."""
+    library = env.library or ""
+    own = newest.get((env.python, library, env.version))
+    if own is not None:
+        return own, "measured"
+    same = [m for m in newest.values() if m.library == library]
+    if not same:
+        return None, "not measured"
+    near = min(same, key=lambda m: _distance(env, m))
+    what = f"py{near.python}" if near.version == env.version else f"{near.version}"
+    if near.version != env.version and near.python != env.python:
+        what += f" on py{near.python}"
+    return near, f"from {what}"
 
 
 def _distance(env: MatrixEnvironment, m: Measured) -> tuple[int, int, int, tuple[int, ...]]:
@@ -269,3 +286,107 @@ def fewest_shards(kinds: Iterable[Sequence[Estimate]], limit: int = 64) -> int:
         if longest <= SHARD_BUDGET_S:
             return count
     return limit
+
+
+def read_durations(path: Path) -> list[Measured]:
+    """A durations table saved as JSON, in place of a results tree: per environment, its
+    Python, library and release, one process of every timed pair, the rest, and the
+    processes that ran (docs/cost.md keeps the table of the measured run this way)."""
+    try:
+        raw: Any = load_json(path)
+        rows = raw["environments"]
+        return [
+            Measured(
+                machine=str(raw.get("machine") or path.stem),
+                commit=str(raw.get("commit") or ""),
+                date=0,
+                python=str(row["python"]),
+                library=str(row["library"]),
+                version=None if row.get("version") is None else str(row["version"]),
+                per_process_s=float(row["per_process_s"]),
+                other_s=float(row["other_s"]),
+                processes=int(row["processes"]),
+            )
+            for row in rows
+        ]
+    except (ResultsFileError, LookupError, TypeError, ValueError) as exc:
+        raise SerkitError(f"{path}: not a durations table ({exc})") from None
+
+
+# A scheduled run measures what no stored point covers (serkit.run.points) and the sentinel
+# (serkit.run.sentinel); its steady state is a week with one new release of one library.
+
+
+@dataclass(frozen=True)
+class SentinelCost:
+    seconds: float | None  # None: the standard library's environment was never measured
+    pairs: int
+    share: float  # of the environment's timed pairs' time, at most (see sentinel_cost)
+    source: str
+
+
+@dataclass(frozen=True)
+class WeeklyCost:
+    """One runner kind's scheduled run: per library, what its new release would add (its
+    newest release's environment on every Python that has it); the sentinel; and what a
+    full re-measure (on demand) costs."""
+
+    platform: Platform
+    new_release: dict[str, list[Estimate]]
+    sentinel: SentinelCost
+    full_s: float
+
+    def release_s(self, library: str) -> float:
+        return sum(e.seconds or 0.0 for e in self.new_release[library])
+
+    def week_s(self, library: str) -> float:
+        """A week with one new release of `library`, the sentinel included."""
+        return self.release_s(library) + (self.sentinel.seconds or 0.0)
+
+    @property
+    def costliest(self) -> str:
+        return max(self.new_release, key=self.release_s)
+
+
+def stdlib_timed_pairs() -> int:
+    """The standard library's environment's `dumps` and `loads` pairs on the default grid:
+    fewer than its timed pairs (the round trip, the adapter's overhead and import time
+    are timed too), so a share of its time counted by them errs high."""
+    codecs = [spec for spec in builtin_specs() if spec.library == STDLIB]
+    return len(codecs) * len(default_fixture_names()) * len(SENTINEL_OPERATIONS)
+
+
+def sentinel_cost(measured: Sequence[Measured], processes: int = FULL_ROUNDS) -> SentinelCost:
+    """The sentinel's run: its own environment's build and `asv run`s, and its pairs' share
+    of that environment's measured time per process, a pair counted as the average pair
+    (the sentinel's documents are small ones, so this errs high)."""
+    pairs = len(sentinel_pairs())
+    share = pairs / stdlib_timed_pairs()
+    near, source = _nearest(sentinel_environment(), _newest(measured))
+    if near is None:
+        return SentinelCost(None, pairs, share, source)
+    runs = FIRST_ROUND_RUNS + max(processes - 1, 0)
+    seconds = near.per_process_s * share * processes + runs * ASV_RUN_S + BUILD_S
+    return SentinelCost(seconds, pairs, share, source)
+
+
+def weekly_costs(
+    data: Releases, measured: Sequence[Measured], processes: int = FULL_ROUNDS
+) -> list[WeeklyCost]:
+    """Per runner kind: a scheduled run's cost with a new release of each library in turn,
+    the sentinel, and a full re-measure of the matrix, at `processes` a timed pair."""
+    sentinel = sentinel_cost(measured, processes)
+    out = []
+    for platform in PLATFORMS:
+        envs = list(environments(platform=platform.name, data=data))
+        newest: dict[str, dict[str, MatrixEnvironment]] = {}
+        for env in envs:  # each library's releases come newest first, per Python
+            if env.library is not None and env.library != STDLIB:
+                newest.setdefault(env.library, {}).setdefault(env.python, env)
+        new_release = {
+            library: estimate(by_python.values(), measured, processes)
+            for library, by_python in newest.items()
+        }
+        full = sum(e.seconds or 0.0 for e in estimate(envs, measured, processes))
+        out.append(WeeklyCost(platform, new_release, sentinel, full))
+    return out
