@@ -11,6 +11,7 @@ from serkit.checkout import CONFIG_NAME, project_root, results_dir
 from serkit.cli.common import add_format, positive_int, print_json, print_table, warn
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
+from serkit.run.ci_plan import WORKFLOW, plan_of
 from serkit.run.index import PLATFORM_NAMES, fetch_files, fetch_metadata, platform_here
 from serkit.run.interpreters import find_pythons
 from serkit.run.libraries import needed_by
@@ -48,6 +49,18 @@ def add_commands(commands: Any) -> None:
         action="store_true",
         help="the matrix's time, per environment, runner kind and shard, from the durations "
         "asv recorded in a results tree (--results)",
+    )
+    action.add_argument(
+        "--ci-plan",
+        action="store_true",
+        help="expand the CI workflow's bench matrix (--workflow) and check it before it runs: "
+        "each shard's environments (every one in exactly one shard), the artifacts' names, "
+        "what the publish job merges, the sentinel once per runner kind; exit 1 on a problem",
+    )
+    matrix.add_argument(
+        "--workflow",
+        metavar="PATH",
+        help="with --ci-plan: this workflow (default .github/workflows/bench.yml)",
     )
     matrix.add_argument(
         "--index-url", metavar="URL", help="with --refresh: this simple index, not the file's"
@@ -99,6 +112,8 @@ def run_matrix(args: argparse.Namespace) -> int:
         return 0
     if args.refresh:
         return _refresh(args)
+    if args.ci_plan:
+        return _ci_plan(args)
     if args.cost:
         # The model reads asv's results: its own module.
         from serkit.cli.cost import print_cost, print_weekly
@@ -113,6 +128,55 @@ def run_matrix(args: argparse.Namespace) -> int:
             return print_weekly(results, args.format, args.machine, args.processes)
         return print_cost(results, args.format, args.shards, args.machine, args.processes)
     return _show(args)
+
+
+def _ci_plan(args: argparse.Namespace) -> int:
+    path = Path(args.workflow) if args.workflow else project_root() / WORKFLOW
+    checked = plan_of(path, load())
+    if args.format == "json":
+        print_json(
+            {
+                "workflow": str(path),
+                "jobs": [
+                    {
+                        "name": job.name,
+                        "runner": job.runner,
+                        "shard": str(job.shard) if job.shard else None,
+                        "environments": [env.label for env in job.environments],
+                        "artifact": job.artifact,
+                        "sentinel": job.sentinel,
+                    }
+                    for job in checked.jobs
+                ],
+                "merged": checked.merged,
+                "problems": checked.problems,
+            }
+        )
+    else:
+        rows = [
+            [
+                job.name,
+                len(job.environments),
+                job.artifact or "-",
+                "yes" if job.artifact in checked.merged else "no",
+                "yes" if job.sentinel else "-",
+            ]
+            for job in checked.jobs
+        ]
+        headers = ["job", "environments", "artifact", "merged", "sentinel"]
+        print_table(rows, headers, args.format, disable_numparse=True)
+        total = sum(len(job.environments) for job in checked.jobs)
+        print(
+            f"{path}: {len(checked.jobs)} jobs, {total} environments measured across "
+            f"them, {len(checked.merged)} artifacts merged (releases as committed; the "
+            "workflow's matrix job refreshes them first)."
+        )
+    for problem in checked.problems:
+        print(f"serkit: problem: {problem}", file=sys.stderr)
+    if checked.problems:
+        return 1
+    print("The workflow fits together: every environment in exactly one shard.", file=sys.stderr)
+    return 0
 
 
 def _refresh(args: argparse.Namespace) -> int:
