@@ -17,7 +17,9 @@ points the view says what changed, each a mark on the chart's time axis:
 - a release: a library the baseline installed at another release;
 - the host: its identity as each run recorded it (serkit.results.identity: kernel,
   image, libc, microcode, CPU flags, each Python's version and build);
-- the suite: asv's hash of a benchmark's code; those values are "not comparable".
+- the suite: asv's hash of a benchmark's code; those values are "not comparable";
+- runner drift: a sentinel pair (serkit.run.sentinel) moved beyond the noise with none
+  of the above, told apart from a library's change in the same step.
 
 Each step is judged by serkit.report.steps (times by compare's `judge_pair`, counts
 exactly), against the machine's noise floor; the view states what the verdicts can see
@@ -43,6 +45,7 @@ from serkit.results.hosts import NOT_MEASURED, power_words
 from serkit.results.identity import identity_changes
 from serkit.results.noise import read_noise
 from serkit.results.tree import ResultsTree, version_order
+from serkit.run.sentinel import is_sentinel
 
 # The newest steps of a series that are judged. The chart shows every run, and every step
 # says what changed; the verdicts cost about 2.5 ms per timing here (a t-test each),
@@ -117,9 +120,32 @@ class HistoryStep:
         )
 
     @property
+    def drift(self) -> list[Change]:
+        """The sentinel's pairs (serkit.run.sentinel) called changed where no host or suite
+        change explains it: the standard library has no release, so what moved them is the
+        runner itself, whatever libraries changed beside them."""
+        if self.host or self.code:
+            return []
+        python = self.after.run.env.python
+        return [
+            c for c in self.called if is_sentinel(python, library_of(c.codec), c.codec, c.fixture)
+        ]
+
+    @property
+    def drift_percent(self) -> float | None:
+        """The median change of the sentinel's drifted pairs, in percent."""
+        return median(c.percent for c in self.drift) if self.drift else None
+
+    @property
     def marks(self) -> list[str]:
-        """The kinds of change the chart marks at this step: release, host, suite."""
-        found = (("release", self.releases), ("host", self.host), ("suite", self.code))
+        """The kinds of change the chart marks at this step: release, host, suite, and
+        runner drift (the sentinel's)."""
+        found = (
+            ("release", self.releases),
+            ("host", self.host),
+            ("suite", self.code),
+            ("runner drift", self.drift),
+        )
         return [kind for kind, changes in found if changes]
 
     @property
