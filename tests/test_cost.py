@@ -18,6 +18,7 @@ from serkit.run.cost import (
     Estimate,
     estimate,
     fewest_shards,
+    processes_for,
     read_costs,
     read_durations,
     runner_costs,
@@ -27,7 +28,7 @@ from serkit.run.cost import (
 from serkit.run.matrix import MatrixEnvironment
 from serkit.run.releases import Library, Release, Releases
 from serkit.run.sentinel import sentinel_pairs
-from serkit.suite.cases import LIBRARY_ENV
+from serkit.suite.cases import LIBRARY_ENV, TYPICAL_PROCESSES, precision_needed
 
 GRID = [["'json'", "'ujson'"], ["'small-dict'"]]
 TIMED = "bench_time.Dumps.time_dumps"
@@ -247,3 +248,43 @@ def test_the_saved_table_of_the_measured_run_reads_as_its_ten_environments() -> 
     assert len(measured) == 10 and {m.python for m in measured} == {"3.11"}
     pyyaml = next(m for m in measured if m.library == "pyyaml")
     assert round(pyyaml.total_s(10)) == 4553  # docs/cost.md's table, 10 processes a pair
+
+
+def test_each_pair_gets_the_processes_its_spread_needs(tmp_path: Path) -> None:
+    # Ten processes each: a slow pair whose processes agree within about 0.5 %, a fast
+    # one whose processes spread about 5 % (as microsecond calls do on a shared VM).
+    steady = [2e-3 * (1 + 0.005 * (i % 5 - 2)) for i in range(10)]
+    spread = [1e-6 * (1 + 0.05 * (i % 5 - 2)) for i in range(10)]
+    data = _file("3.12", "ujson", "6.1.0", processes=10)
+    timed = results_file(
+        "box",
+        {TIMED: [steady[0], spread[0]]},
+        env=_env("3.12", "ujson", "6.1.0"),
+        benchmarks=SUITE,
+        samples={TIMED: [steady, spread]},
+    )
+    data["results"][TIMED] = timed["results"][TIMED]  # the timed row, with these samples
+    (m,) = read_costs(_tree(tmp_path / "results", [data]))[0]
+    assert m.processes == 10 and len(m.spreads) == 2
+    sees_5 = precision_needed(0.05)  # the full run's aim: a standard error of about 0.84 %
+    assert [processes_for(sd, sees_5) for sd in m.spreads] == [TYPICAL_PROCESSES, 20]
+    # The timed benchmark's one process (1.5 s) is shared equally: 5 processes of one
+    # pair and 20 of the other, 12.5 on average; 20 rounds, so 22 asv runs.
+    runs = FIRST_ROUND_RUNS + 19
+    expected = 1.5 * 12.5 + 1.5 + 1.5 * 2 + runs * ASV_RUN_S + BUILD_S
+    assert m.total_s(10, sees_5) == pytest.approx(expected)
+    assert m.total_s(10) < expected  # ten for each is cheaper, and leaves the fast pair short
+    # A saved table has no samples: --detect asks for results instead, in one line.
+    assert processes_for(None, sees_5) == 10
+
+
+def test_detect_needs_results_with_samples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(_pinned(tmp_path))
+    assert main(["matrix", "--cost", "--durations", path, "--detect", "5"]) == 1
+    assert "--detect needs each pair's processes" in capsys.readouterr().err
+    files = [_file("3.12", "ujson", "6.1.0", processes=10)]
+    root = _tree(tmp_path / "results", files)
+    assert main(["matrix", "--cost", "--results", str(root), "--detect", "5"]) == 0
+    assert "standard error of 0.84%" in capsys.readouterr().out

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import statistics
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from serkit.cli.common import print_json, print_table, warn
@@ -10,8 +13,10 @@ from serkit.errors import SerkitError
 from serkit.run.cost import (
     ASV_RUN_S,
     BUILD_S,
+    MOST_PROCESSES,
     SHARD_BUDGET_S,
     Measured,
+    processes_for,
     read_costs,
     read_durations,
     runner_costs,
@@ -42,22 +47,43 @@ def _measured(results: Path, machine: str | None) -> list[Measured]:
     return measured
 
 
+def _precision_words(measured: Sequence[Measured], precision: float | None) -> str:
+    """What --detect did: each pair's processes, and how many pairs reach the precision."""
+    if precision is None:
+        return ""
+    spreads = [sd for m in measured for sd in m.spreads]
+    if not spreads:
+        return " --detect: these results keep no per-process samples: every pair as recorded."
+    needed = [processes_for(sd, precision) for sd in spreads]
+    short = sum(
+        1 for sd, n in zip(spreads, needed) if sd is not None and sd / math.sqrt(n) > precision
+    )
+    return (
+        f" Each timed pair with the processes its spread needs for a standard error of "
+        f"{precision:.2%} (median {statistics.median(needed):g}, {min(needed)} to "
+        f"{max(needed)}; {short} of {len(needed)} pairs short of it at {MOST_PROCESSES}; "
+        "a pair counted as an equal share of its environment's time)."
+    )
+
+
 def print_cost(
     results: Path,
     fmt: str,
     shards: int | None,
     machine: str | None = None,
     processes: int | None = None,
+    precision: float | None = None,
 ) -> int:
     measured = _measured(results, machine)
     data = load()
-    kinds = runner_costs(data, measured, shards, processes)
+    kinds = runner_costs(data, measured, shards, processes, precision)
     if fmt == "json":
         print_json(
             {
                 "results": str(results),
                 "asv_run_s": ASV_RUN_S,
                 "processes": processes,
+                "precision": precision,
                 "build_s": BUILD_S,
                 "shard_budget_s": SHARD_BUDGET_S,
                 "runner_kinds": [
@@ -92,6 +118,7 @@ def print_cost(
         f"another Python, else another release). Each benchmark's duration times its "
         + (f"{processes} processes (timed pairs)" if processes else "processes")
         + f", {ASV_RUN_S:g} s per asv run, {BUILD_S:g} s per build."
+        + _precision_words(measured, precision)
     )
     count = len(kinds[0].shards)
     rows = [
@@ -128,13 +155,17 @@ WEEKLY_TARGET_S = 2 * 3600
 
 
 def print_weekly(
-    results: Path, fmt: str, machine: str | None = None, processes: int | None = None
+    results: Path,
+    fmt: str,
+    machine: str | None = None,
+    processes: int | None = None,
+    precision: float | None = None,
 ) -> int:
     """`--schedule weekly`: per runner kind, a week with one new release of each library in
     turn, the sentinel, and the full re-measure it replaces."""
     measured = _measured(results, machine)
     rounds = processes or FULL_ROUNDS
-    kinds = weekly_costs(load(), measured, rounds)
+    kinds = weekly_costs(load(), measured, rounds, precision)
     sentinel = kinds[0].sentinel
     if fmt == "json":
         print_json(
@@ -178,6 +209,7 @@ def print_weekly(
         f"the sentinel, {sentinel.pairs} pairs in py{SENTINEL_PYTHON}'s standard-library "
         f"environment: {cost} a runner kind ({sentinel.source}; its pairs counted as "
         f"{sentinel.share:.1%} of that environment's timed time, an upper bound)."
+        + _precision_words(measured, precision)
     )
     first = kinds[0]
     rows = []

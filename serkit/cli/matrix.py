@@ -17,6 +17,7 @@ from serkit.run.interpreters import find_pythons
 from serkit.run.libraries import needed_by
 from serkit.run.matrix import environments, measured, not_served, render_asv_config
 from serkit.run.releases import Releases, data_path, load, refresh, save, staleness
+from serkit.suite.cases import precision_needed
 
 
 def add_commands(commands: Any) -> None:
@@ -93,6 +94,14 @@ def add_commands(commands: Any) -> None:
         help="with --cost: a durations table saved as JSON (docs/cost.md), not a results tree",
     )
     matrix.add_argument(
+        "--detect",
+        type=_percent,
+        metavar="PCT",
+        help="with --cost: each timed pair with the processes its measured spread needs to "
+        "see a PCT change (the full run's aim: 5), at least 5 and at most 20, not the same "
+        "count for every pair (needs results with per-process samples, not --durations)",
+    )
+    matrix.add_argument(
         "--shards",
         type=positive_int,
         metavar="N",
@@ -124,10 +133,25 @@ def run_matrix(args: argparse.Namespace) -> int:
             results = Path(args.durations)
         else:
             results = Path(args.results) if args.results else results_dir(project_root())
+        if args.detect is not None and args.durations:
+            raise SerkitError("--detect needs each pair's processes: --results, not --durations")
+        precision = None if args.detect is None else precision_needed(args.detect / 100)
         if args.schedule == "weekly":
-            return print_weekly(results, args.format, args.machine, args.processes)
-        return print_cost(results, args.format, args.shards, args.machine, args.processes)
+            return print_weekly(results, args.format, args.machine, args.processes, precision)
+        return print_cost(
+            results, args.format, args.shards, args.machine, args.processes, precision
+        )
     return _show(args)
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"give a percentage above 0 and below 100, not {text!r}")
+    return value
 
 
 def _ci_plan(args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ platform has wheels for (serkit.run.matrix), cut into shards as serkit.run.shard
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +45,8 @@ from serkit.run.matrix import MatrixEnvironment, environments
 from serkit.run.releases import Releases
 from serkit.run.sentinel import SENTINEL_OPERATIONS, sentinel_environment, sentinel_pairs
 from serkit.run.shards import Shard, shard_slice
-from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV
+from serkit.stats import log_std, typical_processes
+from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV, TYPICAL_PROCESSES
 
 # One `asv run` of a round, beyond the durations asv records: its start, discovery in the
 # environment, the forkserver, the results file. Calibrated on this project's VM: what a
@@ -59,6 +61,8 @@ FIRST_ROUND_RUNS = 3  # the first round runs in three parts (serkit.run.rounds)
 # What a shard may take: GitHub stops a hosted job at 6 hours; an hour is left for a
 # runner slower than the one measured, set-up and the upload.
 SHARD_BUDGET_S = 5 * 3600
+# A full run's processes per pair: its planned rounds, and as many again at most.
+MOST_PROCESSES = 2 * FULL_ROUNDS
 
 
 @dataclass(frozen=True)
@@ -74,16 +78,39 @@ class Measured:
     per_process_s: float  # the timed benchmarks' durations: one process of every pair
     other_s: float  # every other benchmark's duration times the rounds it ran
     processes: int  # the most processes a timed pair recorded: the rounds that ran
+    # Per timed pair: the sample spread of its processes (serkit.stats.log_std of its
+    # typical ones), None where it had fewer than two; () where not read (a saved table).
+    spreads: tuple[float | None, ...] = ()
 
     @property
     def benchmarks_s(self) -> float:
         return self.per_process_s * self.processes + self.other_s
 
-    def total_s(self, processes: int | None = None) -> float:
-        """What the environment cost, or would cost with `processes` per timed pair."""
+    def total_s(self, processes: int | None = None, precision: float | None = None) -> float:
+        """What the environment cost, or would cost with `processes` per timed pair; with
+        `precision`, each pair with `processes_for` it instead (where spreads were read)."""
         rounds = processes or self.processes
+        timed = self.per_process_s * rounds
+        if precision is not None and self.spreads:
+            needed = [processes_for(sd, precision, rounds) for sd in self.spreads]
+            # asv records one duration per benchmark, not per pair: each pair is counted
+            # an equal share of a process, which errs high, the slow pairs being the
+            # precise ones.
+            timed = self.per_process_s * sum(needed) / len(needed)
+            rounds = max(needed)
         runs = FIRST_ROUND_RUNS + max(rounds - 1, 0)
-        return self.per_process_s * rounds + self.other_s + runs * ASV_RUN_S + BUILD_S
+        return timed + self.other_s + runs * ASV_RUN_S + BUILD_S
+
+
+def processes_for(spread: float | None, precision: float, unknown: int = FULL_ROUNDS) -> int:
+    """The processes a pair needs for the standard error of its mean log to reach
+    `precision` (serkit.suite.cases.precision_needed), from the spread of its processes:
+    at least TYPICAL_PROCESSES (what a verdict judges), at most MOST_PROCESSES;
+    `unknown` for a pair whose spread was not measured."""
+    if spread is None:
+        return unknown
+    wanted = math.ceil((spread / precision) ** 2)
+    return min(max(wanted, TYPICAL_PROCESSES), MOST_PROCESSES)
 
 
 def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], list[str]]:
@@ -136,11 +163,13 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         (_passes(described.get(n), r.get("samples"), 1) for n, r in rows.items()), default=1
     )
     per_process = other = 0.0
+    spreads: list[float | None] = []
     for name, row in rows.items():
         duration = float(row.get("duration") or 0.0)
         known = described.get(name)
         if known is not None and known[0].samples_per_process is not None:
             per_process += duration  # the last round's: one process of each pair
+            spreads += [_spread(known[0], s) for s in row.get("samples") or () if s]
         else:
             other += duration * _passes(known, row.get("samples"), rounds_run)
     # asv's own entries: a setup_cache (the instruction counts run under valgrind there,
@@ -158,7 +187,15 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         per_process,
         other,
         rounds_run,
+        tuple(spreads),
     )
+
+
+def _spread(benchmark: Benchmark, samples: Sequence[float]) -> float | None:
+    """The spread (standard deviation of the logs) of a pair's typical processes."""
+    values = [v for v in benchmark.per_process([float(x) for x in samples if x]) if v > 0]
+    typical = typical_processes(values) if len(values) >= 2 else ()
+    return log_std(typical) if len(typical) >= 2 else None
 
 
 @dataclass(frozen=True)
@@ -172,14 +209,16 @@ def estimate(
     envs: Iterable[MatrixEnvironment],
     measured: Sequence[Measured],
     processes: int | None = None,
+    precision: float | None = None,
 ) -> list[Estimate]:
     """Each environment's cost: its own measurement (the newest), else the nearest one's;
-    with `processes`, as if every timed pair ran that many (else as many as recorded)."""
+    with `processes`, as if every timed pair ran that many (else as many as recorded);
+    with `precision`, each pair as many as its spread needs (Measured.total_s)."""
     newest = _newest(measured)
     out = []
     for env in envs:
         near, source = _nearest(env, newest)
-        seconds = None if near is None else near.total_s(processes)
+        seconds = None if near is None else near.total_s(processes, precision)
         out.append(Estimate(env, seconds, source))
     return out
 
@@ -247,12 +286,13 @@ def runner_costs(
     measured: Sequence[Measured],
     shards: int | None = None,
     processes: int | None = None,
+    precision: float | None = None,
 ) -> list[RunnerCost]:
     """Per runner kind: the matrix's cost, cut into `shards` (default: the fewest that each
     fit SHARD_BUDGET_S, the same count for every kind, as one workflow runs them)."""
     per_kind = {
         platform.name: estimate(
-            environments(platform=platform.name, data=data), measured, processes
+            environments(platform=platform.name, data=data), measured, processes, precision
         )
         for platform in PLATFORMS
     }
@@ -371,7 +411,10 @@ def sentinel_cost(measured: Sequence[Measured], processes: int = FULL_ROUNDS) ->
 
 
 def weekly_costs(
-    data: Releases, measured: Sequence[Measured], processes: int = FULL_ROUNDS
+    data: Releases,
+    measured: Sequence[Measured],
+    processes: int = FULL_ROUNDS,
+    precision: float | None = None,
 ) -> list[WeeklyCost]:
     """Per runner kind: a scheduled run's cost with a new release of each library in turn,
     the sentinel, and a full re-measure of the matrix, at `processes` a timed pair."""
@@ -384,9 +427,9 @@ def weekly_costs(
             if env.library is not None and env.library != STDLIB:
                 newest.setdefault(env.library, {}).setdefault(env.python, env)
         new_release = {
-            library: estimate(by_python.values(), measured, processes)
+            library: estimate(by_python.values(), measured, processes, precision)
             for library, by_python in newest.items()
         }
-        full = sum(e.seconds or 0.0 for e in estimate(envs, measured, processes))
+        full = sum(e.seconds or 0.0 for e in estimate(envs, measured, processes, precision))
         out.append(WeeklyCost(platform, new_release, sentinel, full))
     return out
