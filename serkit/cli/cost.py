@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import statistics
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from serkit.cli.common import print_json, print_table, warn
@@ -16,6 +16,7 @@ from serkit.run.cost import (
     MOST_PROCESSES,
     SHARD_BUDGET_S,
     Measured,
+    WeeklyCost,
     processes_for,
     read_costs,
     read_durations,
@@ -24,7 +25,7 @@ from serkit.run.cost import (
 )
 from serkit.run.releases import load
 from serkit.run.sentinel import SENTINEL_PYTHON
-from serkit.suite.cases import FULL_ROUNDS
+from serkit.suite.cases import FULL_ROUNDS, TYPICAL_PROCESSES
 from serkit.units import plural
 
 
@@ -32,13 +33,17 @@ def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _measured(results: Path, machine: str | None) -> list[Measured]:
+def _measured(results: Path, machine: str | None, precision: float | None = None) -> list[Measured]:
     """What each environment cost, from a results tree or a saved durations table."""
     if results.is_file():
         return read_durations(results)
     measured, warnings = read_costs(results, machine)
     warn(warnings)
     if not any(m.library is not None for m in measured):
+        if precision is not None and any(m.spreads for m in measured):
+            # A run of one Python's newest releases prices nothing, but its pairs' spreads
+            # still say what --detect would ask of each.
+            print(_precision_words(measured, precision).strip())
         raise SerkitError(
             f"no matrix environment's results in {results}"
             + (f" for machine {machine}" if machine else "")
@@ -54,15 +59,18 @@ def _precision_words(measured: Sequence[Measured], precision: float | None) -> s
     spreads = [sd for m in measured for sd in m.spreads]
     if not spreads:
         return " --detect: these results keep no per-process samples: every pair as recorded."
-    needed = [processes_for(sd, precision) for sd in spreads]
-    short = sum(
-        1 for sd, n in zip(spreads, needed) if sd is not None and sd / math.sqrt(n) > precision
-    )
+    known = [sd for sd in spreads if sd is not None]
+    needed = [processes_for(sd, precision) for sd in known]
+    fewest = sum(1 for n in needed if n == TYPICAL_PROCESSES)
+    most = sum(1 for n in needed if n == MOST_PROCESSES)
+    short = sum(1 for sd in known if sd / math.sqrt(MOST_PROCESSES) > precision)
+    middle = f", median {statistics.median(needed):g}" if needed else ""
     return (
         f" Each timed pair with the processes its spread needs for a standard error of "
-        f"{precision:.2%} (median {statistics.median(needed):g}, {min(needed)} to "
-        f"{max(needed)}; {short} of {len(needed)} pairs short of it at {MOST_PROCESSES}; "
-        "a pair counted as an equal share of its environment's time)."
+        f"{precision:.2%}: of {len(spreads)} pairs, {len(spreads) - len(known)} with no "
+        f"spread (fewer than two typical processes: as recorded), {fewest} need "
+        f"{TYPICAL_PROCESSES}, {most} the most, {MOST_PROCESSES}{middle}; {short} stay short "
+        "of it even then (a pair counted as an equal share of its environment's time)."
     )
 
 
@@ -74,7 +82,7 @@ def print_cost(
     processes: int | None = None,
     precision: float | None = None,
 ) -> int:
-    measured = _measured(results, machine)
+    measured = _measured(results, machine, precision)
     data = load()
     kinds = runner_costs(data, measured, shards, processes, precision)
     if fmt == "json":
@@ -150,6 +158,13 @@ def print_cost(
     return 0
 
 
+def _known(kind: WeeklyCost, library: str, seconds: Callable[[str], float]) -> float | None:
+    """Seconds, rounded; None where an environment of the release was not estimated."""
+    if any(e.seconds is None for e in kind.new_release[library]):
+        return None
+    return round(seconds(library), 1)
+
+
 # What a scheduled run may cost a runner kind in its steady state (issue 32).
 WEEKLY_TARGET_S = 2 * 3600
 
@@ -163,7 +178,7 @@ def print_weekly(
 ) -> int:
     """`--schedule weekly`: per runner kind, a week with one new release of each library in
     turn, the sentinel, and the full re-measure it replaces."""
-    measured = _measured(results, machine)
+    measured = _measured(results, machine, precision)
     rounds = processes or FULL_ROUNDS
     kinds = weekly_costs(load(), measured, rounds, precision)
     sentinel = kinds[0].sentinel
@@ -186,8 +201,8 @@ def print_weekly(
                         "new_release": {
                             library: {
                                 "environments": len(kind.new_release[library]),
-                                "seconds": round(kind.release_s(library), 1),
-                                "week_s": round(kind.week_s(library), 1),
+                                "seconds": _known(kind, library, kind.release_s),
+                                "week_s": _known(kind, library, kind.week_s),
                                 "not_estimated": [
                                     e.env.label
                                     for e in kind.new_release[library]
