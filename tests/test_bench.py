@@ -219,7 +219,7 @@ def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds
         return 0
 
     def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
-        seen.update(measured_as=run["measured_as"])
+        seen.update(measured_as=run["measured_as"], machine=machine)
         return results
 
     monkeypatch.chdir(ROOT)
@@ -234,7 +234,8 @@ def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds
     assert seen["codecs"] == "json,marshal,pickle-p5"
     assert seen["fixtures"] == "small-dict,random-dicts-100"
     extra = seen["extra"]
-    assert isinstance(extra, list) and extra[:2] == ["-b", serkit.run.sentinel.SENTINEL_BENCHMARKS]
+    assert extra == ["-b", serkit.run.sentinel.SENTINEL_BENCHMARKS, "--machine", "kind-1-sentinel"]
+    assert seen["machine"] == "kind-1-sentinel"  # apart from the runner kind's own points
     how = str(seen["measured_as"])
     assert how.startswith("full, ") and "json,marshal,pickle-p5" in how and "asv -b" in how
     capsys.readouterr()

@@ -1,5 +1,5 @@
 """A scheduled week on the History page: a new cbor2 release, found on a (made-up) package
-index, and the sentinel drifting on the same runner; the page tells the two apart."""
+index, and the sentinel drifting on the same runner kind; the page tells the two apart."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from serkit.run.sentinel import (
     SENTINEL_FIXTURES,
     SENTINEL_PYTHON,
     sentinel_environment,
+    sentinel_machine,
     sentinel_pairs,
 )
 from serkit.suite.benchmark_names import DUMPS, LOADS
@@ -69,7 +70,9 @@ def _releases(served: Mapping[str, Sequence[str]]) -> Releases:
     return refresh(empty, _index(served).__getitem__, wanted={"cbor2": True})
 
 
-def _file(env: MatrixEnvironment, factor: float, ran_at: int) -> dict[str, Any]:
+def _file(
+    env: MatrixEnvironment, factor: float, ran_at: int, machine: str = MACHINE
+) -> dict[str, Any]:
     """The environment's results: its own codecs' dumps and loads, the others' none."""
     own = [
         (STDLIB if env.library == STDLIB else "cbor2") == (STDLIB if c != "cbor2" else "cbor2")
@@ -87,23 +90,26 @@ def _file(env: MatrixEnvironment, factor: float, ran_at: int) -> dict[str, Any]:
         "env_vars": {LIBRARY_ENV: env.library},
     }
     return results_file(
-        MACHINE, values, env=shape, benchmarks=SUITE, samples=samples, started_at=ran_at
+        machine, values, env=shape, benchmarks=SUITE, samples=samples, started_at=ran_at
     )
 
 
-def _week(root: Path, files: list[dict[str, Any]], ran_at: int, how: str) -> Path:
-    folder = write_results(root, MACHINE, files)
-    names = [p.name for p in folder.glob("*.json") if p.name != "machine.json"]
-    recorded = datetime.datetime.fromtimestamp(ran_at / 1000 + 60, datetime.timezone.utc)
-    run = {
-        "recorded_at": recorded.isoformat(timespec="seconds"),
-        "ci_run": str(ran_at),  # one workflow run: the shard's and the sentinel's files
-        "commit": files[0]["commit_hash"],
-        "results": [dated_name(name, ran_at) for name in names],
-        "measured_as": how,
-        **HOST,
-    }
-    write_runs(folder / HOST_FILE, MACHINE, [run])
+def _week(root: Path, files: Mapping[str, list[dict[str, Any]]], ran_at: int) -> Path:
+    """One workflow run's artifact: per machine (the runner kind's, its sentinel's), its
+    results files and its host entry naming them."""
+    for machine, written in files.items():
+        folder = write_results(root, machine, written)
+        names = [p.name for p in folder.glob("*.json") if p.name != "machine.json"]
+        recorded = datetime.datetime.fromtimestamp(ran_at / 1000 + 60, datetime.timezone.utc)
+        run = {
+            "recorded_at": recorded.isoformat(timespec="seconds"),
+            "ci_run": str(ran_at),  # one workflow run: every shard's files
+            "commit": written[0]["commit_hash"],
+            "results": [dated_name(name, ran_at) for name in names],
+            "measured_as": "full",
+            **HOST,
+        }
+        write_runs(folder / HOST_FILE, machine, [run])
     write_benchmarks(root, SUITE)
     return root
 
@@ -126,30 +132,36 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sentinel = sentinel_environment()
     assert sentinel in old
     store = base / "store"
-    first = [_file(sentinel, 1.0, MONDAY_MS), _file(newest_before, 1.0, MONDAY_MS)]
-    merge([_week(base / "week-0", first, MONDAY_MS, "full")], store, discover)
+    watch = sentinel_machine(MACHINE)
+    first = {
+        MACHINE: [_file(sentinel, 1.0, MONDAY_MS), _file(newest_before, 1.0, MONDAY_MS)],
+        watch: [_file(sentinel, 1.0, MONDAY_MS, watch)],
+    }
+    merge([_week(base / "week-0", first, MONDAY_MS)], store, discover)
     # A week on: cbor2 6.4.0 20 % faster; the sentinel, on an unchanged host, 15 % slower.
     monday = MONDAY_MS + WEEK_MS
-    second = [_file(new[0], 0.8, monday), _file(sentinel, 1.15, monday)]
-    merge([_week(base / "week-1", second, monday, "full")], store, discover)
+    second = {MACHINE: [_file(new[0], 0.8, monday)], watch: [_file(sentinel, 1.15, monday, watch)]}
+    merge([_week(base / "week-1", second, monday)], store, discover)
     return store
 
 
-def test_the_step_has_the_release_and_the_runner_drift_apart(store: Path) -> None:
-    (view,) = history_views(read_tree(store))
-    assert view.python == SENTINEL_PYTHON
-    (step,) = view.steps
-    assert step.releases == ["cbor2 6.3.0 → 6.4.0"]
-    assert step.host == [] and step.code == []
-    assert step.marks == ["release", "runner drift"]
-    drifted = {(c.codec, c.fixture) for c in step.drift}
+def test_the_release_and_the_runner_drift_are_told_apart(store: Path) -> None:
+    kind, watch = history_views(read_tree(store))
+    assert (kind.machine, watch.machine) == (MACHINE, sentinel_machine(MACHINE))
+    assert kind.python == watch.python == SENTINEL_PYTHON
+    # The runner kind's series: cbor2's release, its dumps and loads faster; no drift.
+    (step,) = kind.steps
+    assert step.releases == ["cbor2 6.3.0 → 6.4.0"] and step.marks == ["release"]
+    assert step.called and {c.codec for c in step.called} == {"cbor2"}
+    assert all(c.verdict == "faster" for c in step.called) and step.drift == []
+    # The sentinel's series: every pair slower, with no release, host or suite change.
+    (moved,) = watch.steps
+    assert moved.releases == [] and moved.host == [] and moved.code == []
+    assert moved.marks == ["runner drift"]
+    drifted = {(c.codec, c.fixture) for c in moved.drift}
     assert drifted == {(c, f) for c in SENTINEL_CODECS for f in SENTINEL_FIXTURES}
-    assert len(step.drift) == len(sentinel_pairs())  # dumps and loads of each
-    assert step.drift_percent == pytest.approx(15.0, abs=1.0)
-    # cbor2's change is the release's, never counted as drift.
-    released = [c for c in step.called if c.codec == "cbor2"]
-    assert released and all(c.verdict == "faster" for c in released)
-    assert not any(c.codec == "cbor2" for c in step.drift)
+    assert len(moved.drift) == len(sentinel_pairs())  # dumps and loads of each
+    assert moved.drift_percent == pytest.approx(15.0, abs=1.0)
 
 
 def test_the_history_page_says_both(store: Path, tmp_path: Path) -> None:
@@ -160,12 +172,9 @@ def test_the_history_page_says_both(store: Path, tmp_path: Path) -> None:
 
 
 def test_a_host_change_explains_a_sentinel_move_so_it_is_no_drift(store: Path) -> None:
-    (view,) = history_views(read_tree(store))
-    (step,) = view.steps
-    moved = type(step)(
-        step.before,
-        type(step.after)(step.after.run, {**HOST, "cpu_microcode": "0xa0011d7"}),
-        step.changes,
-    )
+    _, watch = history_views(read_tree(store))
+    (step,) = watch.steps
+    after = type(step.after)(step.after.run, {**HOST, "cpu_microcode": "0xa0011d7"})
+    moved = type(step)(step.before, after, step.changes, sentinel=True)
     assert moved.host == ["cpu microcode 0xa0011d5 → 0xa0011d7"]
-    assert moved.drift == [] and moved.marks == ["release", "host"]
+    assert moved.drift == [] and moved.marks == ["host"]

@@ -24,6 +24,7 @@ from serkit.run.sentinel import (
     SENTINEL_BENCHMARKS,
     SENTINEL_PYTHON,
     sentinel_environment,
+    sentinel_machine,
     sentinel_selection,
 )
 from serkit.run.shards import BadShard, Shard
@@ -92,6 +93,7 @@ def add_commands(commands: Any) -> None:
         "--sentinel",
         action="store_true",
         help="the sentinel pairs only (serkit/run/sentinel.py), full, in their environment, "
+        "filed under this machine's name with -sentinel, "
         "measured on every scheduled run whatever the store holds: the runners' own drift",
     )
     bench.add_argument(
@@ -171,6 +173,20 @@ def _sentinel_plan(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, l
     return dataclasses.replace(plan, environments=(wanted,)), ["-b", SENTINEL_BENCHMARKS, *extra]
 
 
+def _without_machine(extra: list[str]) -> list[str]:
+    """asv's arguments less a machine name given in them."""
+    out: list[str] = []
+    skip = False
+    for arg in extra:
+        if skip:
+            skip = False
+        elif arg in ("--machine", "-m"):
+            skip = True
+        elif not arg.startswith("--machine="):
+            out.append(arg)
+    return out
+
+
 def _bench(args: argparse.Namespace) -> int:
     from serkit.results.hosts import record_host
 
@@ -199,6 +215,9 @@ def _bench(args: argparse.Namespace) -> int:
     # The name asv files the results under (serkit.run.naming): derived from the hardware
     # on a CI runner, so that every shard of one runner kind lands under one name.
     machine = runner.machine_name(extra, Path(plan.asv_env.get("HOME") or Path.home()))
+    if args.sentinel:  # filed apart from the runner kind's own points (serkit.run.sentinel)
+        machine = sentinel_machine(machine)
+        extra = [*_without_machine(extra), "--machine", machine]
     commit = git_commit(root)
     if args.skip_measured and not args.resume:
         plan = _only_new_points(root, plan, Path(args.skip_measured), machine, how)

@@ -5,7 +5,10 @@ releases, Python build and host identity have not changed is not measured again.
 nothing would show the runners themselves drifting (a slower pool of machines behind
 one runner label, a noisier neighbour) until a release happened to be measured on them.
 The sentinel is measured on every scheduled run, on every runner kind, and its series
-dates that drift.
+dates that drift. Its runs are filed under a machine name of their own, the runner
+kind's with SENTINEL_SUFFIX: a run of a few pairs is then never the newest run of the
+standard library's environment on the runner kind itself, which the report's pages
+would otherwise show in place of that environment's full point.
 
 Its pairs are the standard library's codecs, in the standard library's environment of
 one Python: no library release ever changes what they run, so a step in a sentinel
@@ -21,6 +24,7 @@ from serkit.codecs.spec import STDLIB
 from serkit.run.matrix import MatrixEnvironment
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV
 
+SENTINEL_SUFFIX = "-sentinel"  # the runner kind's machine name, then this
 SENTINEL_PYTHON = "3.12"  # on every runner kind, with wheels or not: nothing is installed
 SENTINEL_CODECS = ("json", "marshal", "pickle-p5")
 SENTINEL_FIXTURES = ("small-dict", "random-dicts-100")
@@ -49,11 +53,10 @@ def sentinel_selection() -> dict[str, str]:
     return {CODECS_ENV: ",".join(SENTINEL_CODECS), FIXTURES_ENV: ",".join(SENTINEL_FIXTURES)}
 
 
-def is_sentinel(python: str, library: str | None, codec: str, fixture: str) -> bool:
-    """Whether a measured pair is one of the sentinel's (any operation)."""
-    return (
-        python == SENTINEL_PYTHON
-        and library == STDLIB
-        and codec in SENTINEL_CODECS
-        and fixture in SENTINEL_FIXTURES
-    )
+def sentinel_machine(machine: str) -> str:
+    """The machine name a runner kind's sentinel runs are filed under."""
+    return machine if is_sentinel_machine(machine) else machine + SENTINEL_SUFFIX
+
+
+def is_sentinel_machine(machine: str) -> bool:
+    return machine.endswith(SENTINEL_SUFFIX)
