@@ -120,8 +120,13 @@ def print_cost(
     machines = sorted({m.machine for m in measured})
     own = sum(1 for e in kinds[0].estimates if e.source == "measured")
     print(
-        f"From {plural(len(measured), 'results file')} of {', '.join(machines)} in {results}: "
-        f"{own} of the {len(kinds[0].estimates)} {kinds[0].platform.name} environments "
+        (
+            f"From the durations table {results} ({plural(len(measured), 'environment')}): "
+            if results.is_file()
+            else f"From {plural(len(measured), 'results file')} of {', '.join(machines)} "
+            f"in {results}: "
+        )
+        + f"{own} of the {len(kinds[0].estimates)} {kinds[0].platform.name} environments "
         f"measured, the others borrowed from the nearest measured (the same release on "
         f"another Python, else another release). Each benchmark's duration times its "
         + (f"{processes} processes (timed pairs)" if processes else "processes")
