@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -273,7 +273,3 @@ def plan_of(path: Path, data: Releases) -> CiPlan:
     except OSError as exc:
         raise SerkitError(f"cannot read {path}: {exc.strerror or exc}") from None
     return ci_plan(text, data)
-
-
-def environments_count(jobs: Iterable[Job]) -> int:
-    return sum(len(job.environments) for job in jobs)
