@@ -205,6 +205,45 @@ def test_bench_runs_one_shard_and_records_it(
     assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
 
 
+def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import serkit.cli.bench
+    import serkit.run.sentinel
+    from serkit.suite.cases import FIXTURES_ENV
+
+    seen: dict[str, object] = {}
+
+    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+        seen.update(labels=[env.label for env in plan.environments], extra=run["extra"])
+        seen.update(codecs=os.environ.get(CODECS_ENV), fixtures=os.environ.get(FIXTURES_ENV))
+        return 0
+
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
+        seen.update(measured_as=run["measured_as"], machine=machine)
+        return results
+
+    monkeypatch.chdir(ROOT)
+    for module in (serkit.cli.bench, serkit.run.sentinel):  # a Python found here
+        monkeypatch.setattr(module, "SENTINEL_PYTHON", CURRENT)
+    for name in (CODECS_ENV, FIXTURES_ENV):
+        monkeypatch.setenv(name, "")  # restored after: the run sets them
+    monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    assert main(["bench", "--sentinel", "--no-report", "--", "--machine", "kind-1"]) == 0
+    assert seen["labels"] == [f"py{CURRENT} {STDLIB}"]
+    assert seen["codecs"] == "json,marshal,pickle-p5"
+    assert seen["fixtures"] == "small-dict,random-dicts-100"
+    extra = seen["extra"]
+    assert extra == ["-b", serkit.run.sentinel.SENTINEL_BENCHMARKS, "--machine", "kind-1-sentinel"]
+    assert seen["machine"] == "kind-1-sentinel"  # apart from the runner kind's own points
+    how = str(seen["measured_as"])
+    assert how.startswith("full, ") and "json,marshal,pickle-p5" in how and "asv -b" in how
+    capsys.readouterr()
+    assert main(["bench", "--sentinel", "--matrix", "--no-report"]) == 1
+    assert "give it alone" in capsys.readouterr().err
+
+
 def _stored_point(store: Path, machine: str, env: Any, commit: str, run_at: int) -> str:
     """One run of a matrix environment in a store, as `serkit bench` files it: its name."""
     from results_factory import results_file

@@ -18,12 +18,17 @@ from serkit.run.cost import (
     Estimate,
     estimate,
     fewest_shards,
+    processes_for,
     read_costs,
+    read_durations,
     runner_costs,
+    stdlib_timed_pairs,
+    weekly_costs,
 )
 from serkit.run.matrix import MatrixEnvironment
 from serkit.run.releases import Library, Release, Releases
-from serkit.suite.cases import LIBRARY_ENV
+from serkit.run.sentinel import sentinel_pairs
+from serkit.suite.cases import LIBRARY_ENV, TYPICAL_PROCESSES, precision_needed
 
 GRID = [["'json'", "'ujson'"], ["'small-dict'"]]
 TIMED = "bench_time.Dumps.time_dumps"
@@ -163,3 +168,123 @@ def test_without_matrix_results_the_cost_command_says_what_to_run(
     (tmp_path / "results").mkdir()
     assert main(["matrix", "--cost", "--results", str(tmp_path / "results")]) == 1
     assert "run `serkit bench --matrix`" in capsys.readouterr().err
+
+
+# A durations table as `--durations` reads it: pinned, so the weekly figures are checked.
+PINNED = {
+    "machine": "pinned",
+    "environments": [
+        {"python": "3.12", "library": "stdlib", "version": None, "per_process_s": 36.0,
+         "other_s": 200.0, "processes": 2},
+        {"python": "3.12", "library": "lib0", "version": "1.0", "per_process_s": 10.0,
+         "other_s": 100.0, "processes": 2},
+        {"python": "3.12", "library": "lib1", "version": "1.0", "per_process_s": 400.0,
+         "other_s": 300.0, "processes": 2},
+    ],
+}  # fmt: skip
+
+
+def _pinned(tmp_path: Path) -> Path:
+    path = tmp_path / "durations.json"
+    path.write_text(json.dumps(PINNED))
+    return path
+
+
+def test_a_weekly_run_costs_one_library_release_and_the_sentinel(tmp_path: Path) -> None:
+    measured = read_durations(_pinned(tmp_path))
+    kinds = weekly_costs(_matrix(2), measured, processes=10)
+    runs = FIRST_ROUND_RUNS + 9
+    # lib0's new release: its environment on 3.12 (measured) and on 3.13 (borrowed).
+    lib0 = 10.0 * 10 + 100.0 + runs * ASV_RUN_S + BUILD_S
+    # The sentinel: its 12 pairs' share of the standard library's dumps and loads pairs.
+    share = len(sentinel_pairs()) / stdlib_timed_pairs()
+    assert 0 < share < 1
+    sentinel = 36.0 * share * 10 + runs * ASV_RUN_S + BUILD_S
+    for kind in kinds:
+        assert [len(kind.new_release[lib]) for lib in ("lib0", "lib1")] == [2, 2]
+        assert kind.release_s("lib0") == pytest.approx(2 * lib0)
+        assert kind.sentinel.seconds == pytest.approx(sentinel)
+        assert kind.week_s("lib0") == pytest.approx(2 * lib0 + sentinel)
+        assert kind.costliest == "lib1"
+        # A full re-measure: both Pythons' standard-library and both libraries' environments.
+        whole = 2 * (lib0 + 400.0 * 10 + 300.0 + 2 * (runs * ASV_RUN_S + BUILD_S))
+        whole += 2 * (36.0 * 10 + 200.0)
+        assert kind.full_s == pytest.approx(whole)
+
+
+def test_the_weekly_command_prints_each_library_against_the_target(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import serkit.cli.cost
+
+    monkeypatch.setattr(serkit.cli.cost, "load", lambda: _matrix(2))
+    path = str(_pinned(tmp_path))
+    assert main(["matrix", "--cost", "--schedule", "weekly", "--durations", path]) == 0
+    out = capsys.readouterr().out
+    runs = FIRST_ROUND_RUNS + 9
+    lib0 = 2 * (10.0 * 10 + 100.0 + runs * ASV_RUN_S + BUILD_S)
+    assert f"{lib0 / 3600:.1f} h" in out
+    # lib1: 2 x (4,000 + 300 + its runs) s, over the 2 h target; lib0 within it.
+    assert "a week with a new release of lib0. Over it: lib1." in out
+    assert main(["matrix", "--cost", "--schedule", "weekly", "--durations", path, "--format",
+                 "json"]) == 0  # fmt: skip
+    data = json.loads(capsys.readouterr().out)
+    assert data["sentinel"]["pairs"] == len(sentinel_pairs())
+    assert data["runner_kinds"][0]["new_release"]["lib0"]["seconds"] == pytest.approx(lib0, 0.01)
+
+
+def test_a_durations_table_that_is_not_one_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "durations.json"
+    path.write_text(json.dumps({"environments": [{"python": "3.12"}]}))
+    assert main(["matrix", "--cost", "--durations", str(path)]) == 1
+    assert "not a durations table" in capsys.readouterr().err
+
+
+def test_the_saved_table_of_the_measured_run_reads_as_its_ten_environments() -> None:
+    table = Path(__file__).parent.parent / "docs" / "cost-durations-2026-11-25.json"
+    measured = read_durations(table)
+    assert len(measured) == 10 and {m.python for m in measured} == {"3.11"}
+    pyyaml = next(m for m in measured if m.library == "pyyaml")
+    assert round(pyyaml.total_s(10)) == 4553  # docs/cost.md's table, 10 processes a pair
+
+
+def test_each_pair_gets_the_processes_its_spread_needs(tmp_path: Path) -> None:
+    # Ten processes each: a slow pair whose processes agree within about 0.5 %, a fast
+    # one whose processes spread about 5 % (as microsecond calls do on a shared VM).
+    steady = [2e-3 * (1 + 0.005 * (i % 5 - 2)) for i in range(10)]
+    spread = [1e-6 * (1 + 0.05 * (i % 5 - 2)) for i in range(10)]
+    data = _file("3.12", "ujson", "6.1.0", processes=10)
+    timed = results_file(
+        "box",
+        {TIMED: [steady[0], spread[0]]},
+        env=_env("3.12", "ujson", "6.1.0"),
+        benchmarks=SUITE,
+        samples={TIMED: [steady, spread]},
+    )
+    data["results"][TIMED] = timed["results"][TIMED]  # the timed row, with these samples
+    (m,) = read_costs(_tree(tmp_path / "results", [data]))[0]
+    assert m.processes == 10 and len(m.spreads) == 2
+    sees_5 = precision_needed(0.05)  # the full run's aim: a standard error of about 0.84 %
+    assert [processes_for(sd, sees_5) for sd in m.spreads] == [TYPICAL_PROCESSES, 20]
+    # The timed benchmark's one process (1.5 s) is shared equally: 5 processes of one
+    # pair and 20 of the other, 12.5 on average; 20 rounds, so 22 asv runs.
+    runs = FIRST_ROUND_RUNS + 19
+    expected = 1.5 * 12.5 + 1.5 + 1.5 * 2 + runs * ASV_RUN_S + BUILD_S
+    assert m.total_s(10, sees_5) == pytest.approx(expected)
+    assert m.total_s(10) < expected  # ten for each is cheaper, and leaves the fast pair short
+    # A saved table has no samples: --detect asks for results instead, in one line.
+    assert processes_for(None, sees_5) == 10
+
+
+def test_detect_needs_results_with_samples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(_pinned(tmp_path))
+    assert main(["matrix", "--cost", "--durations", path, "--detect", "5"]) == 1
+    assert "--detect needs each pair's processes" in capsys.readouterr().err
+    files = [_file("3.12", "ujson", "6.1.0", processes=10)]
+    root = _tree(tmp_path / "results", files)
+    assert main(["matrix", "--cost", "--results", str(root), "--detect", "5"]) == 0
+    assert "standard error of 0.84%" in capsys.readouterr().out

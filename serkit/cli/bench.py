@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import os
 import sys
@@ -19,6 +20,13 @@ from serkit.run.points import measured_as
 from serkit.run.process import Interrupted
 from serkit.run.releases import load, staleness
 from serkit.run.rounds import SELECTION, RunState
+from serkit.run.sentinel import (
+    SENTINEL_BENCHMARKS,
+    SENTINEL_PYTHON,
+    sentinel_environment,
+    sentinel_machine,
+    sentinel_selection,
+)
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 
@@ -82,6 +90,13 @@ def add_commands(commands: Any) -> None:
         "Python, host identity and benchmark code, at any suite commit",
     )
     bench.add_argument(
+        "--sentinel",
+        action="store_true",
+        help="the sentinel pairs only (serkit/run/sentinel.py), full, in their environment, "
+        "filed under this machine's name with -sentinel, "
+        "measured on every scheduled run whatever the store holds: the runners' own drift",
+    )
+    bench.add_argument(
         "--resume",
         action="store_true",
         help="go on with the run that was interrupted in this checkout, as it was started",
@@ -112,6 +127,7 @@ def run_bench(args: argparse.Namespace) -> int:
 
 def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunState]:
     given = args.matrix or args.python or args.shard or args.skip_measured or args.asv_args
+    given = given or args.sentinel
     if given or args.quick is not None or args.memory or args.instructions:
         raise SerkitError("--resume goes on as the interrupted run was started: give it alone")
     plan, state = runner.resume(root)
@@ -142,6 +158,35 @@ def _only_new_points(
     return plan
 
 
+def _sentinel_plan(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, list[str]]:
+    """The sentinel's run: its environment alone, its grid narrowed to its pairs (through
+    the SERKIT_BENCH_* settings the run keeps, so that --resume narrows it the same way)."""
+    asked = args.matrix or args.python or args.shard or args.skip_measured or args.quick
+    if asked or args.memory or args.instructions:
+        raise SerkitError("--sentinel measures the sentinel pairs as declared: give it alone")
+    plan = runner.plan(root, matrix=True, pythons=[SENTINEL_PYTHON])
+    wanted = sentinel_environment()
+    if wanted not in plan.environments:
+        raise SerkitError(f"--sentinel needs Python {SENTINEL_PYTHON}, not found here")
+    os.environ.update(sentinel_selection())
+    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else list(args.asv_args)
+    return dataclasses.replace(plan, environments=(wanted,)), ["-b", SENTINEL_BENCHMARKS, *extra]
+
+
+def _without_machine(extra: list[str]) -> list[str]:
+    """asv's arguments less a machine name given in them."""
+    out: list[str] = []
+    skip = False
+    for arg in extra:
+        if skip:
+            skip = False
+        elif arg in ("--machine", "-m"):
+            skip = True
+        elif not arg.startswith("--machine="):
+            out.append(arg)
+    return out
+
+
 def _bench(args: argparse.Namespace) -> int:
     from serkit.results.hosts import record_host, run_state
 
@@ -153,6 +198,10 @@ def _bench(args: argparse.Namespace) -> int:
         plan, state = _resumed(args, root)
         quick, extra, memory = state.quick, state.extra, state.memory
         instructions, selection = state.instructions, state.selection
+    elif args.sentinel:
+        plan, extra = _sentinel_plan(args, root)
+        quick, memory, instructions = False, False, False
+        selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
     else:
         quick = args.quick if args.quick is not None else not args.matrix
         plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
@@ -166,6 +215,9 @@ def _bench(args: argparse.Namespace) -> int:
     # The name asv files the results under (serkit.run.naming): derived from the hardware
     # on a CI runner, so that every shard of one runner kind lands under one name.
     machine = runner.machine_name(extra, Path(plan.asv_env.get("HOME") or Path.home()))
+    if args.sentinel:  # filed apart from the runner kind's own points (serkit.run.sentinel)
+        machine = sentinel_machine(machine)
+        extra = [*_without_machine(extra), "--machine", machine]
     commit = git_commit(root)
     if args.skip_measured and not args.resume:
         plan = _only_new_points(root, plan, Path(args.skip_measured), machine, how)

@@ -2,18 +2,76 @@
 
 from __future__ import annotations
 
+import math
+import statistics
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from serkit.cli.common import print_json, print_table, warn
 from serkit.errors import SerkitError
-from serkit.run.cost import ASV_RUN_S, BUILD_S, SHARD_BUDGET_S, read_costs, runner_costs
+from serkit.run.cost import (
+    ASV_RUN_S,
+    BUILD_S,
+    MOST_PROCESSES,
+    SHARD_BUDGET_S,
+    Measured,
+    WeeklyCost,
+    processes_for,
+    read_costs,
+    read_durations,
+    runner_costs,
+    weekly_costs,
+)
 from serkit.run.releases import load
+from serkit.run.sentinel import SENTINEL_PYTHON
+from serkit.suite.cases import FULL_ROUNDS, TYPICAL_PROCESSES
 from serkit.units import plural
 
 
 def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
+
+
+def _measured(results: Path, machine: str | None, precision: float | None = None) -> list[Measured]:
+    """What each environment cost, from a results tree or a saved durations table."""
+    if results.is_file():
+        return read_durations(results)
+    measured, warnings = read_costs(results, machine)
+    warn(warnings)
+    if not any(m.library is not None for m in measured):
+        if precision is not None and any(m.spreads for m in measured):
+            # A run of one Python's newest releases prices nothing, but its pairs' spreads
+            # still say what --detect would ask of each.
+            print(_precision_words(measured, precision).strip())
+        raise SerkitError(
+            f"no matrix environment's results in {results}"
+            + (f" for machine {machine}" if machine else "")
+            + ": run `serkit bench --matrix` (a --python and a shard are enough to start)"
+        )
+    return measured
+
+
+def _precision_words(measured: Sequence[Measured], precision: float | None) -> str:
+    """What --detect did: each pair's processes, and how many pairs reach the precision."""
+    if precision is None:
+        return ""
+    spreads = [sd for m in measured for sd in m.spreads]
+    if not spreads:
+        return " --detect: these results keep no per-process samples: every pair as recorded."
+    known = [sd for sd in spreads if sd is not None]
+    needed = [processes_for(sd, precision) for sd in known]
+    fewest = sum(1 for n in needed if n == TYPICAL_PROCESSES)
+    most = sum(1 for n in needed if n == MOST_PROCESSES)
+    short = sum(1 for sd in known if sd / math.sqrt(MOST_PROCESSES) > precision)
+    middle = f", median {statistics.median(needed):g}" if needed else ""
+    return (
+        f" Each timed pair with the processes its spread needs for a standard error of "
+        f"{precision:.2%}: of {len(spreads)} pairs, {len(spreads) - len(known)} with no "
+        f"spread (fewer than two typical processes: as recorded), {fewest} need "
+        f"{TYPICAL_PROCESSES}, {most} the most, {MOST_PROCESSES}{middle}; {short} stay short "
+        "of it even then (a pair counted as an equal share of its environment's time)."
+    )
 
 
 def print_cost(
@@ -22,23 +80,18 @@ def print_cost(
     shards: int | None,
     machine: str | None = None,
     processes: int | None = None,
+    precision: float | None = None,
 ) -> int:
-    measured, warnings = read_costs(results, machine)
-    warn(warnings)
-    if not any(m.library is not None for m in measured):
-        raise SerkitError(
-            f"no matrix environment's results in {results}"
-            + (f" for machine {machine}" if machine else "")
-            + ": run `serkit bench --matrix` (a --python and a shard are enough to start)"
-        )
+    measured = _measured(results, machine, precision)
     data = load()
-    kinds = runner_costs(data, measured, shards, processes)
+    kinds = runner_costs(data, measured, shards, processes, precision)
     if fmt == "json":
         print_json(
             {
                 "results": str(results),
                 "asv_run_s": ASV_RUN_S,
                 "processes": processes,
+                "precision": precision,
                 "build_s": BUILD_S,
                 "shard_budget_s": SHARD_BUDGET_S,
                 "runner_kinds": [
@@ -67,12 +120,18 @@ def print_cost(
     machines = sorted({m.machine for m in measured})
     own = sum(1 for e in kinds[0].estimates if e.source == "measured")
     print(
-        f"From {plural(len(measured), 'results file')} of {', '.join(machines)} in {results}: "
-        f"{own} of the {len(kinds[0].estimates)} {kinds[0].platform.name} environments "
+        (
+            f"From the durations table {results} ({plural(len(measured), 'environment')}): "
+            if results.is_file()
+            else f"From {plural(len(measured), 'results file')} of {', '.join(machines)} "
+            f"in {results}: "
+        )
+        + f"{own} of the {len(kinds[0].estimates)} {kinds[0].platform.name} environments "
         f"measured, the others borrowed from the nearest measured (the same release on "
         f"another Python, else another release). Each benchmark's duration times its "
         + (f"{processes} processes (timed pairs)" if processes else "processes")
         + f", {ASV_RUN_S:g} s per asv run, {BUILD_S:g} s per build."
+        + _precision_words(measured, precision)
     )
     count = len(kinds[0].shards)
     rows = [
@@ -101,4 +160,117 @@ def print_cost(
     within = all(kind.longest_shard_s <= SHARD_BUDGET_S for kind in kinds)
     verdict = "within" if within else "OVER"
     print(f"Every shard {verdict} the {_hours(SHARD_BUDGET_S)} budget.", file=sys.stderr)
+    return 0
+
+
+def _known(kind: WeeklyCost, library: str, seconds: Callable[[str], float]) -> float | None:
+    """Seconds, rounded; None where an environment of the release was not estimated."""
+    if any(e.seconds is None for e in kind.new_release[library]):
+        return None
+    return round(seconds(library), 1)
+
+
+# What a scheduled run may cost a runner kind in its steady state (issue 32).
+WEEKLY_TARGET_S = 2 * 3600
+
+
+def print_weekly(
+    results: Path,
+    fmt: str,
+    machine: str | None = None,
+    processes: int | None = None,
+    precision: float | None = None,
+) -> int:
+    """`--schedule weekly`: per runner kind, a week with one new release of each library in
+    turn, the sentinel, and the full re-measure it replaces."""
+    measured = _measured(results, machine, precision)
+    rounds = processes or FULL_ROUNDS
+    kinds = weekly_costs(load(), measured, rounds, precision)
+    sentinel = kinds[0].sentinel
+    if fmt == "json":
+        print_json(
+            {
+                "results": str(results),
+                "processes": rounds,
+                "target_s": WEEKLY_TARGET_S,
+                "sentinel": {
+                    "pairs": sentinel.pairs,
+                    "python": SENTINEL_PYTHON,
+                    "seconds": None if sentinel.seconds is None else round(sentinel.seconds, 1),
+                    "source": sentinel.source,
+                },
+                "runner_kinds": [
+                    {
+                        "runner": kind.platform.runner,
+                        "full_s": round(kind.full_s, 1),
+                        "new_release": {
+                            library: {
+                                "environments": len(kind.new_release[library]),
+                                "seconds": _known(kind, library, kind.release_s),
+                                "week_s": _known(kind, library, kind.week_s),
+                                "not_estimated": [
+                                    e.env.label
+                                    for e in kind.new_release[library]
+                                    if e.seconds is None
+                                ],
+                            }
+                            for library in kind.new_release
+                        },
+                    }
+                    for kind in kinds
+                ],
+            }
+        )
+        return 0
+    cost = "not estimated" if sentinel.seconds is None else f"{sentinel.seconds / 60:.1f} min"
+    print(
+        f"A scheduled run, at {rounds} processes a timed pair: the environments no stored "
+        f"point covers (here, one library's new release on every Python that has it) and "
+        f"the sentinel, {sentinel.pairs} pairs in py{SENTINEL_PYTHON}'s standard-library "
+        f"environment: {cost} a runner kind ({sentinel.source}; its pairs counted as "
+        f"{sentinel.share:.1%} of that environment's timed time, an upper bound)."
+        + _precision_words(measured, precision)
+    )
+    first = kinds[0]
+    rows = []
+    for library in first.new_release:
+        estimates = first.new_release[library]
+        measured_all = all(e.seconds is not None for e in estimates)
+        rows.append(
+            [
+                library,
+                len(estimates),
+                _hours(first.release_s(library)) if measured_all else "not estimated",
+                _hours(first.week_s(library)) if measured_all else "not estimated",
+            ]
+        )
+    headers = ["new release of", "environments", "its environments", "week, with the sentinel"]
+    print(f"{first.platform.runner}:")
+    print_table(rows, headers, fmt, disable_numparse=True)
+    print()
+    summary = [
+        [
+            kind.platform.runner,
+            _hours(kind.full_s),
+            kind.costliest,
+            _hours(kind.week_s(kind.costliest)),
+        ]
+        for kind in kinds
+    ]
+    headers = ["runner kind", "full re-measure", "costliest new release", "its week"]
+    print_table(summary, headers, fmt, disable_numparse=True)
+    unknown = [
+        library
+        for library in first.new_release
+        if any(e.seconds is None for k in kinds for e in k.new_release[library])
+    ]
+    known = [library for library in first.new_release if library not in unknown]
+    within = [lib for lib in known if all(k.week_s(lib) <= WEEKLY_TARGET_S for k in kinds)]
+    over = [lib for lib in known if lib not in within]
+    if unknown:
+        print(f"Not estimated, nothing like them measured: {', '.join(unknown)}.")
+    print(
+        f"Within the {_hours(WEEKLY_TARGET_S)} target on every kind: a week with a new release "
+        f"of {', '.join(within) or 'none'}." + (f" Over it: {', '.join(over)}." if over else "")
+    )
     return 0

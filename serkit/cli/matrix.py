@@ -11,11 +11,13 @@ from serkit.checkout import CONFIG_NAME, project_root, results_dir
 from serkit.cli.common import add_format, positive_int, print_json, print_table, warn
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
+from serkit.run.ci_plan import WORKFLOW, plan_of
 from serkit.run.index import PLATFORM_NAMES, fetch_files, fetch_metadata, platform_here
 from serkit.run.interpreters import find_pythons
 from serkit.run.libraries import needed_by
 from serkit.run.matrix import environments, measured, not_served, render_asv_config
 from serkit.run.releases import Releases, data_path, load, refresh, save, staleness
+from serkit.suite.cases import precision_needed
 
 
 def add_commands(commands: Any) -> None:
@@ -49,6 +51,18 @@ def add_commands(commands: Any) -> None:
         help="the matrix's time, per environment, runner kind and shard, from the durations "
         "asv recorded in a results tree (--results)",
     )
+    action.add_argument(
+        "--ci-plan",
+        action="store_true",
+        help="expand the CI workflow's bench matrix (--workflow) and check it before it runs: "
+        "each shard's environments (every one in exactly one shard), the artifacts' names, "
+        "what the publish job merges, the sentinel once per runner kind; exit 1 on a problem",
+    )
+    matrix.add_argument(
+        "--workflow",
+        metavar="PATH",
+        help="with --ci-plan: this workflow (default .github/workflows/bench.yml)",
+    )
     matrix.add_argument(
         "--index-url", metavar="URL", help="with --refresh: this simple index, not the file's"
     )
@@ -64,6 +78,28 @@ def add_commands(commands: Any) -> None:
         metavar="N",
         help="with --cost: as if every timed pair ran N processes (a full run: 10), not "
         "as many as the results recorded",
+    )
+    matrix.add_argument(
+        "--schedule",
+        choices=("full", "weekly"),
+        default="full",
+        help="with --cost: full, every environment measured again (the default); weekly, "
+        "the scheduled run, which measures only what no stored point covers (here, a new "
+        "release of each library in turn) and the sentinel pairs (at 10 processes a pair "
+        "unless --processes)",
+    )
+    matrix.add_argument(
+        "--durations",
+        metavar="FILE",
+        help="with --cost: a durations table saved as JSON (docs/cost.md), not a results tree",
+    )
+    matrix.add_argument(
+        "--detect",
+        type=_percent,
+        metavar="PCT",
+        help="with --cost: each timed pair with the processes its measured spread needs to "
+        "see a PCT change (the full run's aim: 5), at least 5 and at most 20, not the same "
+        "count for every pair (needs results with per-process samples, not --durations)",
     )
     matrix.add_argument(
         "--shards",
@@ -85,12 +121,86 @@ def run_matrix(args: argparse.Namespace) -> int:
         return 0
     if args.refresh:
         return _refresh(args)
+    if args.ci_plan:
+        return _ci_plan(args)
     if args.cost:
-        from serkit.cli.cost import print_cost  # the model reads asv's results: its own module
+        # The model reads asv's results: its own module.
+        from serkit.cli.cost import print_cost, print_weekly
 
-        results = Path(args.results) if args.results else results_dir(project_root())
-        return print_cost(results, args.format, args.shards, args.machine, args.processes)
+        if args.durations and args.results:
+            raise SerkitError("--durations and --results are two sources: give one")
+        if args.durations:
+            results = Path(args.durations)
+        else:
+            results = Path(args.results) if args.results else results_dir(project_root())
+        if args.detect is not None and args.durations:
+            raise SerkitError("--detect needs each pair's processes: --results, not --durations")
+        precision = None if args.detect is None else precision_needed(args.detect / 100)
+        if args.schedule == "weekly":
+            return print_weekly(results, args.format, args.machine, args.processes, precision)
+        return print_cost(
+            results, args.format, args.shards, args.machine, args.processes, precision
+        )
     return _show(args)
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"give a percentage above 0 and below 100, not {text!r}")
+    return value
+
+
+def _ci_plan(args: argparse.Namespace) -> int:
+    path = Path(args.workflow) if args.workflow else project_root() / WORKFLOW
+    checked = plan_of(path, load())
+    if args.format == "json":
+        print_json(
+            {
+                "workflow": str(path),
+                "jobs": [
+                    {
+                        "name": job.name,
+                        "runner": job.runner,
+                        "shard": str(job.shard) if job.shard else None,
+                        "environments": [env.label for env in job.environments],
+                        "artifact": job.artifact,
+                        "sentinel": job.sentinel,
+                    }
+                    for job in checked.jobs
+                ],
+                "merged": checked.merged,
+                "problems": checked.problems,
+            }
+        )
+    else:
+        rows = [
+            [
+                job.name,
+                len(job.environments),
+                job.artifact or "-",
+                "yes" if job.artifact in checked.merged else "no",
+                "yes" if job.sentinel else "-",
+            ]
+            for job in checked.jobs
+        ]
+        headers = ["job", "environments", "artifact", "merged", "sentinel"]
+        print_table(rows, headers, args.format, disable_numparse=True)
+        total = sum(len(job.environments) for job in checked.jobs)
+        print(
+            f"{path}: {len(checked.jobs)} jobs, {total} environments measured across "
+            f"them, {len(checked.merged)} artifacts merged (releases as committed; the "
+            "workflow's matrix job refreshes them first)."
+        )
+    for problem in checked.problems:
+        print(f"serkit: problem: {problem}", file=sys.stderr)
+    if checked.problems:
+        return 1
+    print("The workflow fits together: every environment in exactly one shard.", file=sys.stderr)
+    return 0
 
 
 def _refresh(args: argparse.Namespace) -> int:

@@ -298,6 +298,7 @@ _MARKS = {
     "release": {"color": "#1b7a3a", "dash": "dash"},
     "host": {"color": "#a4161a", "dash": "dot"},
     "suite": {"color": "#6b7385", "dash": "dashdot"},
+    "runner drift": {"color": "#b35c00", "dash": "longdash"},
 }
 
 
@@ -397,6 +398,8 @@ def _mark(figure: Any, when: str, step: HistoryStep) -> None:
     details = [*step.releases, *step.host]
     if step.code:
         details.append(f"benchmark code changed: {len(step.code)} benchmarks")
+    if step.drift_percent is not None:
+        details.append(f"the sentinel moved {step.drift_percent:+.1f} % (median)")
     # plotly reads a hover text as HTML: a host's facts come from files, never trusted as it.
     details = [html.escape(d) for d in details]
     figure.add_annotation(

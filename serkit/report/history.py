@@ -17,7 +17,9 @@ points the view says what changed, each a mark on the chart's time axis:
 - a release: a library the baseline installed at another release;
 - the host: its identity as each run recorded it (serkit.results.identity: kernel,
   image, libc, microcode, CPU flags, each Python's version and build);
-- the suite: asv's hash of a benchmark's code; those values are "not comparable".
+- the suite: asv's hash of a benchmark's code; those values are "not comparable";
+- runner drift: in a sentinel's series (serkit.run.sentinel, a machine of its own), a
+  pair moved beyond the noise with none of the above: the runner moved, not a library.
 
 Each step is judged by serkit.report.steps (times by compare's `judge_pair`, counts
 exactly), against the machine's noise floor; the view states what the verdicts can see
@@ -34,6 +36,7 @@ from statistics import median
 from typing import Any
 
 from serkit.codecs.registry import codec_names
+from serkit.codecs.spec import STDLIB
 from serkit.compare.comparison import host_floor
 from serkit.inputs.fixtures import fixture_names
 from serkit.report.runs import Run, all_runs, baseline_runs, in_registry_order, library_of
@@ -43,6 +46,7 @@ from serkit.results.hosts import NOT_MEASURED, power_words
 from serkit.results.identity import identity_changes
 from serkit.results.noise import read_noise
 from serkit.results.tree import ResultsTree, version_order
+from serkit.run.sentinel import is_sentinel_machine
 
 # The newest steps of a series that are judged. The chart shows every run, and every step
 # says what changed; the verdicts cost about 2.5 ms per timing here (a t-test each),
@@ -84,6 +88,7 @@ class HistoryStep:
     after: HistoryPoint
     changes: list[Change]
     judged: bool = True  # False: older than the newest JUDGED_STEPS, its changes unjudged
+    sentinel: bool = False  # a step of a sentinel's series (serkit.run.sentinel)
 
     @property
     def releases(self) -> list[str]:
@@ -117,9 +122,29 @@ class HistoryStep:
         )
 
     @property
+    def drift(self) -> list[Change]:
+        """In a sentinel's series (serkit.run.sentinel), its pairs called changed where no
+        host or suite change explains it: the standard library has no release, so what
+        moved them is the runner itself."""
+        if not self.sentinel or self.host or self.code:
+            return []
+        return [c for c in self.called if library_of(c.codec) == STDLIB]
+
+    @property
+    def drift_percent(self) -> float | None:
+        """The median change of the sentinel's drifted pairs, in percent."""
+        return median(c.percent for c in self.drift) if self.drift else None
+
+    @property
     def marks(self) -> list[str]:
-        """The kinds of change the chart marks at this step: release, host, suite."""
-        found = (("release", self.releases), ("host", self.host), ("suite", self.code))
+        """The kinds of change the chart marks at this step: release, host, suite, and
+        runner drift (the sentinel's)."""
+        found = (
+            ("release", self.releases),
+            ("host", self.host),
+            ("suite", self.code),
+            ("runner drift", self.drift),
+        )
         return [kind for kind, changes in found if changes]
 
     @property
@@ -182,14 +207,15 @@ def history_views(
         codecs = in_registry_order({c for p in points for c in p.run.codecs}, codec_names())
         fixtures = in_registry_order({f for p in points for f in p.run.fixtures}, fixture_names())
         steps = []
+        sentinel = is_sentinel_machine(machine)
         for index, (before, after) in enumerate(zip(points, points[1:])):
             if index < len(points) - 1 - JUDGED_STEPS:
-                steps.append(HistoryStep(before, after, [], judged=False))
+                steps.append(HistoryStep(before, after, [], judged=False, sentinel=sentinel))
                 continue
             pair = (Point(before.label, before.run), Point(after.label, after.run))
             brought = [c for c in codecs if _files(before.run, c) != _files(after.run, c)]
             changes = judge_steps(tree, pair, brought, fixtures, machine, measures)
-            steps.append(HistoryStep(before, after, changes))
+            steps.append(HistoryStep(before, after, changes, sentinel=sentinel))
         noise = read_noise(tree.root / machine, tree.warnings)
         views.append(
             HistoryView(

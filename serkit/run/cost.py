@@ -19,11 +19,16 @@ platform has wheels for (serkit.run.matrix), cut into shards as serkit.run.shard
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from serkit.codecs.registry import builtin_specs
+from serkit.codecs.spec import STDLIB
+from serkit.errors import SerkitError
+from serkit.inputs.fixtures import default_fixture_names
 from serkit.results.tree import (
     BENCHMARKS_FILE,
     MACHINE_FILE,
@@ -38,8 +43,10 @@ from serkit.run.index import PLATFORMS, Platform
 from serkit.run.interpreters import FREE_THREADED
 from serkit.run.matrix import MatrixEnvironment, environments
 from serkit.run.releases import Releases
+from serkit.run.sentinel import SENTINEL_OPERATIONS, sentinel_environment, sentinel_pairs
 from serkit.run.shards import Shard, shard_slice
-from serkit.suite.cases import LIBRARY_ENV
+from serkit.stats import log_std, typical_processes
+from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV, TYPICAL_PROCESSES
 
 # One `asv run` of a round, beyond the durations asv records: its start, discovery in the
 # environment, the forkserver, the results file. Calibrated on this project's VM: what a
@@ -54,6 +61,8 @@ FIRST_ROUND_RUNS = 3  # the first round runs in three parts (serkit.run.rounds)
 # What a shard may take: GitHub stops a hosted job at 6 hours; an hour is left for a
 # runner slower than the one measured, set-up and the upload.
 SHARD_BUDGET_S = 5 * 3600
+# A full run's processes per pair: its planned rounds, and as many again at most.
+MOST_PROCESSES = 2 * FULL_ROUNDS
 
 
 @dataclass(frozen=True)
@@ -69,16 +78,39 @@ class Measured:
     per_process_s: float  # the timed benchmarks' durations: one process of every pair
     other_s: float  # every other benchmark's duration times the rounds it ran
     processes: int  # the most processes a timed pair recorded: the rounds that ran
+    # Per timed pair: the sample spread of its processes (serkit.stats.log_std of its
+    # typical ones), None where it had fewer than two; () where not read (a saved table).
+    spreads: tuple[float | None, ...] = ()
 
     @property
     def benchmarks_s(self) -> float:
         return self.per_process_s * self.processes + self.other_s
 
-    def total_s(self, processes: int | None = None) -> float:
-        """What the environment cost, or would cost with `processes` per timed pair."""
+    def total_s(self, processes: int | None = None, precision: float | None = None) -> float:
+        """What the environment cost, or would cost with `processes` per timed pair; with
+        `precision`, each pair with `processes_for` it instead (where spreads were read)."""
         rounds = processes or self.processes
+        timed = self.per_process_s * rounds
+        if precision is not None and self.spreads:
+            needed = [processes_for(sd, precision, rounds) for sd in self.spreads]
+            # asv records one duration per benchmark, not per pair: each pair is counted
+            # an equal share of a process, which errs high, the slow pairs being the
+            # precise ones.
+            timed = self.per_process_s * sum(needed) / len(needed)
+            rounds = max(needed)
         runs = FIRST_ROUND_RUNS + max(rounds - 1, 0)
-        return self.per_process_s * rounds + self.other_s + runs * ASV_RUN_S + BUILD_S
+        return timed + self.other_s + runs * ASV_RUN_S + BUILD_S
+
+
+def processes_for(spread: float | None, precision: float, unknown: int = FULL_ROUNDS) -> int:
+    """The processes a pair needs for the standard error of its mean log to reach
+    `precision` (serkit.suite.cases.precision_needed), from the spread of its processes:
+    at least TYPICAL_PROCESSES (what a verdict judges), at most MOST_PROCESSES;
+    `unknown` for a pair whose spread was not measured."""
+    if spread is None:
+        return unknown
+    wanted = math.ceil((spread / precision) ** 2)
+    return min(max(wanted, TYPICAL_PROCESSES), MOST_PROCESSES)
 
 
 def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], list[str]]:
@@ -131,11 +163,13 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         (_passes(described.get(n), r.get("samples"), 1) for n, r in rows.items()), default=1
     )
     per_process = other = 0.0
+    spreads: list[float | None] = []
     for name, row in rows.items():
         duration = float(row.get("duration") or 0.0)
         known = described.get(name)
         if known is not None and known[0].samples_per_process is not None:
             per_process += duration  # the last round's: one process of each pair
+            spreads += [_spread(known[0], s) for s in row.get("samples") or () if s]
         else:
             other += duration * _passes(known, row.get("samples"), rounds_run)
     # asv's own entries: a setup_cache (the instruction counts run under valgrind there,
@@ -153,7 +187,15 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         per_process,
         other,
         rounds_run,
+        tuple(spreads),
     )
+
+
+def _spread(benchmark: Benchmark, samples: Sequence[float]) -> float | None:
+    """The spread (standard deviation of the logs) of a pair's typical processes."""
+    values = [v for v in benchmark.per_process([float(x) for x in samples if x]) if v > 0]
+    typical = typical_processes(values) if len(values) >= 2 else ()
+    return log_std(typical) if len(typical) >= 2 else None
 
 
 @dataclass(frozen=True)
@@ -167,30 +209,44 @@ def estimate(
     envs: Iterable[MatrixEnvironment],
     measured: Sequence[Measured],
     processes: int | None = None,
+    precision: float | None = None,
 ) -> list[Estimate]:
     """Each environment's cost: its own measurement (the newest), else the nearest one's;
-    with `processes`, as if every timed pair ran that many (else as many as recorded)."""
+    with `processes`, as if every timed pair ran that many (else as many as recorded);
+    with `precision`, each pair as many as its spread needs (Measured.total_s)."""
+    newest = _newest(measured)
+    out = []
+    for env in envs:
+        near, source = _nearest(env, newest)
+        seconds = None if near is None else near.total_s(processes, precision)
+        out.append(Estimate(env, seconds, source))
+    return out
+
+
+def _newest(measured: Iterable[Measured]) -> dict[tuple[str, str, str | None], Measured]:
     newest: dict[tuple[str, str, str | None], Measured] = {}
     for m in sorted(measured, key=lambda m: (m.date, m.commit)):
         if m.library is not None:  # an environment of every library stands for none alone
             newest[m.python, m.library, m.version] = m
-    out = []
-    for env in envs:
-        library = env.library or ""
-        own = newest.get((env.python, library, env.version))
-        if own is not None:
-            out.append(Estimate(env, own.total_s(processes), "measured"))
-            continue
-        same = [m for m in newest.values() if m.library == library]
-        if not same:
-            out.append(Estimate(env, None, "not measured"))
-            continue
-        near = min(same, key=lambda m: _distance(env, m))
-        what = f"py{near.python}" if near.version == env.version else f"{near.version}"
-        if near.version != env.version and near.python != env.python:
-            what += f" on py{near.python}"
-        out.append(Estimate(env, near.total_s(processes), f"from {what}"))
-    return out
+    return newest
+
+
+def _nearest(
+    env: MatrixEnvironment, newest: Mapping[tuple[str, str, str | None], Measured]
+) -> tuple[Measured | None, str]:
+    """The measurement that stands for `env`: its own, else the nearest; and which it is."""
+    library = env.library or ""
+    own = newest.get((env.python, library, env.version))
+    if own is not None:
+        return own, "measured"
+    same = [m for m in newest.values() if m.library == library]
+    if not same:
+        return None, "not measured"
+    near = min(same, key=lambda m: _distance(env, m))
+    what = f"py{near.python}" if near.version == env.version else f"{near.version}"
+    if near.version != env.version and near.python != env.python:
+        what += f" on py{near.python}"
+    return near, f"from {what}"
 
 
 def _distance(env: MatrixEnvironment, m: Measured) -> tuple[int, int, int, tuple[int, ...]]:
@@ -230,12 +286,13 @@ def runner_costs(
     measured: Sequence[Measured],
     shards: int | None = None,
     processes: int | None = None,
+    precision: float | None = None,
 ) -> list[RunnerCost]:
     """Per runner kind: the matrix's cost, cut into `shards` (default: the fewest that each
     fit SHARD_BUDGET_S, the same count for every kind, as one workflow runs them)."""
     per_kind = {
         platform.name: estimate(
-            environments(platform=platform.name, data=data), measured, processes
+            environments(platform=platform.name, data=data), measured, processes, precision
         )
         for platform in PLATFORMS
     }
@@ -269,3 +326,110 @@ def fewest_shards(kinds: Iterable[Sequence[Estimate]], limit: int = 64) -> int:
         if longest <= SHARD_BUDGET_S:
             return count
     return limit
+
+
+def read_durations(path: Path) -> list[Measured]:
+    """A durations table saved as JSON, in place of a results tree: per environment, its
+    Python, library and release, one process of every timed pair, the rest, and the
+    processes that ran (docs/cost.md keeps the table of the measured run this way)."""
+    try:
+        raw: Any = load_json(path)
+        rows = raw["environments"]
+        return [
+            Measured(
+                machine=str(raw.get("machine") or path.stem),
+                commit=str(raw.get("commit") or ""),
+                date=0,
+                python=str(row["python"]),
+                library=str(row["library"]),
+                version=None if row.get("version") is None else str(row["version"]),
+                per_process_s=float(row["per_process_s"]),
+                other_s=float(row["other_s"]),
+                processes=int(row["processes"]),
+            )
+            for row in rows
+        ]
+    except (ResultsFileError, LookupError, TypeError, ValueError) as exc:
+        raise SerkitError(f"{path}: not a durations table ({exc})") from None
+
+
+# A scheduled run measures what no stored point covers (serkit.run.points) and the sentinel
+# (serkit.run.sentinel); its steady state is a week with one new release of one library.
+
+
+@dataclass(frozen=True)
+class SentinelCost:
+    seconds: float | None  # None: the standard library's environment was never measured
+    pairs: int
+    share: float  # of the environment's timed pairs' time, at most (see sentinel_cost)
+    source: str
+
+
+@dataclass(frozen=True)
+class WeeklyCost:
+    """One runner kind's scheduled run: per library, what its new release would add (its
+    newest release's environment on every Python that has it); the sentinel; and what a
+    full re-measure (on demand) costs."""
+
+    platform: Platform
+    new_release: dict[str, list[Estimate]]
+    sentinel: SentinelCost
+    full_s: float
+
+    def release_s(self, library: str) -> float:
+        return sum(e.seconds or 0.0 for e in self.new_release[library])
+
+    def week_s(self, library: str) -> float:
+        """A week with one new release of `library`, the sentinel included."""
+        return self.release_s(library) + (self.sentinel.seconds or 0.0)
+
+    @property
+    def costliest(self) -> str:
+        return max(self.new_release, key=self.release_s)
+
+
+def stdlib_timed_pairs() -> int:
+    """The standard library's environment's `dumps` and `loads` pairs on the default grid:
+    fewer than its timed pairs (the round trip, the adapter's overhead and import time
+    are timed too), so a share of its time counted by them errs high."""
+    codecs = [spec for spec in builtin_specs() if spec.library == STDLIB]
+    return len(codecs) * len(default_fixture_names()) * len(SENTINEL_OPERATIONS)
+
+
+def sentinel_cost(measured: Sequence[Measured], processes: int = FULL_ROUNDS) -> SentinelCost:
+    """The sentinel's run: its own environment's build and `asv run`s, and its pairs' share
+    of that environment's measured time per process, a pair counted as the average pair
+    (the sentinel's documents are small ones, so this errs high)."""
+    pairs = len(sentinel_pairs())
+    share = pairs / stdlib_timed_pairs()
+    near, source = _nearest(sentinel_environment(), _newest(measured))
+    if near is None:
+        return SentinelCost(None, pairs, share, source)
+    runs = FIRST_ROUND_RUNS + max(processes - 1, 0)
+    seconds = near.per_process_s * share * processes + runs * ASV_RUN_S + BUILD_S
+    return SentinelCost(seconds, pairs, share, source)
+
+
+def weekly_costs(
+    data: Releases,
+    measured: Sequence[Measured],
+    processes: int = FULL_ROUNDS,
+    precision: float | None = None,
+) -> list[WeeklyCost]:
+    """Per runner kind: a scheduled run's cost with a new release of each library in turn,
+    the sentinel, and a full re-measure of the matrix, at `processes` a timed pair."""
+    sentinel = sentinel_cost(measured, processes)
+    out = []
+    for platform in PLATFORMS:
+        envs = list(environments(platform=platform.name, data=data))
+        newest: dict[str, dict[str, MatrixEnvironment]] = {}
+        for env in envs:  # each library's releases come newest first, per Python
+            if env.library is not None and env.library != STDLIB:
+                newest.setdefault(env.library, {}).setdefault(env.python, env)
+        new_release = {
+            library: estimate(by_python.values(), measured, processes, precision)
+            for library, by_python in newest.items()
+        }
+        full = sum(e.seconds or 0.0 for e in estimate(envs, measured, processes, precision))
+        out.append(WeeklyCost(platform, new_release, sentinel, full))
+    return out
