@@ -171,7 +171,7 @@ def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_p
     overview = (written.folder / "index.html").read_text()
     assert "What the quick runs left out" in overview
     # Each run's machine state: these results were written with no canary.
-    assert "<th class=\"name\">machine state</th>" in overview
+    assert '<th class="name">machine state</th>' in overview
     assert "machine state unknown (no canary recorded)" in overview
     assert "the round trip, import time" in overview and "the fixtures github" in overview
     page = (written.folder / "fixture-random-dicts-10.html").read_text()
