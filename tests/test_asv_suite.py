@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from serkit import codec_names, fixture_names
 from serkit.checks.sizes import measure_fixture
 from serkit.run.runner import scratch_config
+from serkit.suite.budget import NOTES_ENV
 from serkit.suite.cases import CODECS_ENV, COMPRESSORS, FIXTURES_ENV
 from serkit.suite.memory import MEMORY_ENV
 
@@ -47,6 +49,7 @@ def slice_scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = {**os.environ, "HOME": str(scratch), CODECS_ENV: ",".join(CODECS)}
     env[FIXTURES_ENV] = ",".join(FIXTURES)
     env[MEMORY_ENV] = "1"  # as a full run measures memory per call
+    env[NOTES_ENV] = str(scratch / "notes")  # as serkit bench: each sample's canary noted
     machine = _asv(["machine", "--yes", "--machine", "serkit-test"], env)
     assert machine.returncode == 0, machine.stdout + machine.stderr
     commit = subprocess.run(
@@ -56,7 +59,7 @@ def slice_scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [
             *("run", "--config", config, "-E", f"existing:{sys.executable}"),
             *("--set-commit-hash", commit, "--machine", "serkit-test"),
-            *("-a", "rounds=1", "-a", "repeat=3"),
+            *("-a", "rounds=1", "-a", "repeat=3", "--record-samples"),
         ],
         env,
     )
@@ -81,6 +84,27 @@ def _cells(row: dict[str, Any]) -> dict[tuple[str, ...], float]:
 
 def _measured(value: float | None) -> bool:
     return value is not None and not math.isnan(value)
+
+
+def test_every_timed_sample_keeps_its_canary(slice_scratch: Path) -> None:
+    """The canary notes of a real asv run find their samples, every one (serkit.state)."""
+    from serkit.results.canary import attach
+    from serkit.results.tree import read_tree
+
+    (results_file,) = (slice_scratch / "results" / "serkit-test").glob("*-*.json")
+    copy = slice_scratch / "with-canary"
+    shutil.copytree(slice_scratch / "results", copy, dirs_exist_ok=True)
+    assert attach(copy / "serkit-test" / results_file.name, slice_scratch / "notes")
+    tree = read_tree(copy)
+    timed = [
+        m
+        for m in tree.machines["serkit-test"].measurements
+        if m.benchmark.startswith("bench_time.") and m.samples
+    ]
+    assert len(timed) == len(CODECS) * len(FIXTURES) * 3  # dumps, loads, round trip
+    for m in timed:
+        assert len(m.canary) == len(m.samples) and all(m.canary), m
+        assert m.canary_reference and all(p.how for p in tree.process_states(m))
 
 
 def test_asv_check_accepts_the_suite(tmp_path: Path) -> None:
