@@ -297,3 +297,126 @@ def test_the_person_raises_a_limit_with_a_flag_or_a_variable(
     ran = serkit("fixtures", "add", str(path), "--max-nodes", "8307", cwd=tmp_path, store=store)
     assert ran.returncode == 0 and not ran.stderr, ran.stderr
     assert ran.stdout.startswith("added: laughs@")
+
+
+# --- round 3: names that lead out, files that are not files, deep and huge records ----------
+
+ZEROS = "0" * 64
+
+
+def _deep_json(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def test_a_shared_folder_cannot_name_a_file_outside_itself_nor_replace_it(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep\n")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "link.json").symlink_to(victim)
+    new = tmp_path / "new.json"
+    new.write_text('{"a": 1}')
+    names = [str(victim), "../victim.txt", "../elsewhere/link.json", "inside-link.json"]
+    for name in names:
+        store = tmp_path / f"store-{names.index(name)}"
+        store.mkdir()
+        (store / "inside-link.json").symlink_to(victim)
+        entry = {"file": name, "sha256": ZEROS, "file_sha256": ZEROS}
+        (store / MANIFEST).write_text(json.dumps({"fixtures": {"o": entry}}))
+        listed = serkit("fixtures", "list", cwd=tmp_path, store=store)
+        assert "leads outside" in listed.stderr and "5 B" not in listed.stdout, listed
+        verified = serkit("fixtures", "verify", cwd=tmp_path, store=store)
+        digest = hashlib.sha256(b"keep\n").hexdigest()[:12]
+        assert digest not in verified.stdout + verified.stderr
+        assert "Traceback" not in verified.stderr and verified.returncode != 0
+        added = serkit(
+            "fixtures", "add", str(new), "--name", "o", "--replace", cwd=tmp_path, store=store
+        )
+        assert added.returncode == 1 and len(added.lines("error")) == 1, added.stderr
+        assert "leads outside" in added.stderr
+        assert victim.read_text() == "keep\n", f"{name}: the file outside was touched"
+
+
+def test_a_fifo_is_refused_unopened_by_try_and_by_a_shared_folder(tmp_path: Path) -> None:
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)
+    ran = serkit("try", str(fifo), cwd=tmp_path, store=tmp_path / "none")
+    assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
+    assert "a FIFO, not a regular file" in ran.stderr
+    store = tmp_path / "store"
+    store.mkdir()
+    os.mkfifo(store / "orders.json")
+    entry = {"file": "orders.json", "sha256": CONTENT_SHA256, "file_sha256": ZEROS}
+    (store / MANIFEST).write_text(json.dumps({"fixtures": {"orders": entry}}))
+    fixture = f"orders@{CONTENT_SHA256[:8]}"
+    for command in (["fixtures", "verify"], ["sizes", "--fixture", fixture, "--codec", "json"]):
+        ran = serkit(*command, cwd=tmp_path, store=store)
+        assert "Traceback" not in ran.stderr and ran.returncode != 0, ran.stderr
+        assert "a FIFO, not a regular file" in ran.stdout + ran.stderr
+
+
+def test_a_deep_or_huge_fixtures_json_is_a_warning_and_help_still_works(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    for manifest, reason in (
+        (_deep_json(100_000), "nests deeper than 64 levels"),
+        (None, "over the 64.0 MiB limit for a fixtures.json"),
+    ):
+        path = store / MANIFEST
+        if manifest is None:
+            path.write_text("")
+            os.truncate(path, 200 * 10**6)  # 200 MB, sparse: refused by its size, unread
+        else:
+            path.write_text(manifest)
+        ran = serkit("--help", cwd=tmp_path, store=store)
+        assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr
+        listed = serkit("fixtures", "list", cwd=tmp_path, store=store)
+        assert listed.returncode == 0 and len(listed.lines("warning")) == 1, listed.stderr
+        assert reason in listed.stderr
+        assert listed.wall_s < HANG_GUARD_S
+
+
+def test_deep_and_huge_results_records_are_skipped_with_one_line(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests"))
+    from results_factory import two_hosts
+
+    deep = _deep_json(200_000)
+    cases = {
+        "results file": lambda root: next((root / "b").glob("*-*.json")).write_text(deep),
+        "machine.json": lambda root: (root / "b" / "machine.json").write_text(deep),
+        "benchmarks.json": lambda root: (root / "benchmarks.json").write_text(deep),
+        "host file": lambda root: (root / "b" / "serkit-host.yaml").write_text(
+            "a:\n" + "".join("  " * i + "b:\n" for i in range(1, 5000))
+        ),
+        "huge results file": lambda root: os.truncate(
+            next((root / "b").glob("*-*.json")), 70 * 2**20
+        ),
+    }
+    for what, spoil in cases.items():
+        root = two_hosts(tmp_path / what.replace(" ", "-"))
+        spoil(root)
+        said = ""
+        for command in (["hosts"], ["compare", "a", "b"]):
+            ran = serkit(*command, "--results", str(root), cwd=tmp_path, store=tmp_path / "no")
+            assert "Traceback" not in ran.stderr, (what, ran.stderr)
+            assert ran.wall_s < HANG_GUARD_S
+            said += ran.stderr
+        assert "nests deeper than 64 levels" in said or "over the 64.0 MiB limit" in said, (
+            what,
+            said,
+        )
+
+
+def test_a_deep_json_schema_is_refused_in_one_line(tmp_path: Path) -> None:
+    document = tmp_path / "doc.json"
+    document.write_text('{"a": 1}')
+    schema = tmp_path / "deep.schema.json"
+    nested: dict[str, Any] = {"type": "integer"}
+    for _ in range(900):
+        nested = {"type": "object", "properties": {"a": nested}}
+    schema.write_text(json.dumps(nested))
+    store = tmp_path / "store"
+    ran = serkit(
+        "fixtures", "add", str(document), "--schema", str(schema), cwd=tmp_path, store=store
+    )
+    assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
+    assert "nests deeper than 64 levels" in ran.stderr and "Traceback" not in ran.stderr

@@ -18,6 +18,9 @@ from typing import Any
 
 import yaml
 
+from serkit.errors import RefusedFile
+from serkit.inputs.documents import read_record
+
 HOST_FILE = "serkit-host.yaml"
 # Not asv's `version` key: `asv update` rewrites any file in the results tree whose
 # `version` is below its own, and asv only warns about a file without one.
@@ -81,13 +84,12 @@ def _new_file_mode() -> int:
 def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:
     """Every run recorded in folder/serkit-host.yaml, oldest first; None without the file."""
     path = folder / HOST_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        warnings.append(f"skipped {path}: not valid YAML, truncated or corrupted ({problem})")
+        data = read_record(path, format="yaml", what="a host file")
+    except RefusedFile as exc:
+        warnings.append(f"skipped {path}: {exc.rule}")
         return None
     found = data.get(FORMAT_KEY) if isinstance(data, dict) else None
     if not isinstance(data, dict) or found not in READABLE_FORMATS:

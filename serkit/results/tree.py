@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from serkit.errors import RefusedFile
+from serkit.inputs.documents import read_record
 from serkit.units import plural
 
 RESULTS_VERSION = 2
@@ -220,13 +222,14 @@ class ResultsTree:
         return Benchmark(name, "unknown", "")
 
 
-def load_json(path: Path) -> Any:
+def load_json(path: Path, root: Path | None = None) -> Any:
+    """A JSON file of a results tree, through serkit's guarded reader: a regular file,
+    under the size cap on a record, nesting under its depth cap (and inside `root`, when
+    given). ResultsFileError, saying which rule, for anything else."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ResultsFileError("not text") from exc
-    except json.JSONDecodeError as exc:
-        raise ResultsFileError(f"not valid JSON, truncated or corrupted ({exc})") from exc
+        return read_record(path, root=root, what="a results tree's file")
+    except RefusedFile as exc:
+        raise ResultsFileError(exc.rule) from None
 
 
 def _number(value: Any) -> float | None:
