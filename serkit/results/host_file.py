@@ -9,10 +9,12 @@ results filed under one name are honest only if they came from one kind of hardw
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,51 @@ def merge_runs(run_lists: Iterable[Iterable[Mapping[str, Any]]]) -> list[dict[st
     """Every run of the lists once, oldest first; the newest MAX_RUNS of them."""
     unique = {_canonical(run): dict(run) for runs in run_lists for run in runs}
     return sorted(unique.values(), key=_run_order)[-MAX_RUNS:]
+
+
+# An incoming run may be dated at most this far ahead of this machine's clock: CI runners'
+# clocks agree to seconds; a run "from 2099" would otherwise outrank every genuine one.
+CLOCK_SKEW = datetime.timedelta(hours=1)
+
+
+@dataclass
+class Merged:
+    """A machine's runs after a merge, and the incoming runs left out, by reason."""
+
+    runs: list[dict[str, Any]]
+    future: int = 0  # dated after now + CLOCK_SKEW
+    no_room: int = 0  # no results file in the store, and no room left beside its runs
+    rotated: int = 0  # the store's oldest, displaced by newer runs backed by results
+
+
+def merge_incoming(
+    stored: Sequence[Mapping[str, Any]],
+    incoming: Iterable[Mapping[str, Any]],
+    files: set[str],
+    now: datetime.datetime | None = None,
+) -> Merged:
+    """The store's runs with another tree's: no incoming run dated after now + CLOCK_SKEW,
+    and none that displaces a stored run unless it is newer and names a results file that
+    is in the store (`files`, the machine folder's names after the merge). Runs naming no
+    such file are kept only while there is room among the newest MAX_RUNS."""
+    moment = (now or datetime.datetime.now(datetime.timezone.utc)) + CLOCK_SKEW
+    latest = moment.isoformat(timespec="seconds")
+    known = {_canonical(run) for run in stored}
+    fresh = {_canonical(r): dict(r) for r in incoming if _canonical(r) not in known}
+    future = [r for r in fresh.values() if str(r.get("recorded_at") or "") > latest]
+    valid = [r for r in fresh.values() if r not in future]
+
+    def backed(run: Mapping[str, Any]) -> bool:
+        named = run.get("results")
+        return isinstance(named, list) and any(str(name) in files for name in named)
+
+    with_results = merge_runs([stored, [r for r in valid if backed(r)]])
+    rotated = sum(1 for r in stored if _canonical(r) not in {_canonical(k) for k in with_results})
+    room = MAX_RUNS - len(with_results)
+    others = sorted((r for r in valid if not backed(r)), key=_run_order, reverse=True)
+    kept = others[: max(room, 0)]
+    runs = sorted([*with_results, *kept], key=_run_order)
+    return Merged(runs, len(future), len(others) - len(kept), rotated)
 
 
 def render_runs(machine: str, runs: Sequence[Mapping[str, Any]]) -> str:
