@@ -155,3 +155,58 @@ def test_serkit_report_with_real_asv_on_a_broken_profile_shows_no_traceback(
     asv_pages = folder / "asv"
     if asv_pages.exists():  # published whole, from the sound part only
         assert not any(SCRIPT in p.read_text(errors="replace") for p in asv_pages.rglob("*.json"))
+
+
+PAYLOAD = "<img src=x onerror=alert(document.domain)>"
+
+
+def _payload_tree(root: Path) -> Path:
+    """Two hosts; a's machine.json carries markup in a value, a key and its code, and a
+    third machine's folder is named with markup."""
+    two_hosts(root)
+    profile = json.loads((root / "a" / "machine.json").read_text())
+    profile.update(cpu=PAYLOAD, os=f"Linux {PAYLOAD}", **{PAYLOAD: "key"})
+    (root / "a" / "machine.json").write_text(json.dumps(profile))
+    listed = json.loads((root / "benchmarks.json").read_text())
+    for name, row in listed.items():
+        if isinstance(row, dict):
+            row.update(code=f"def {name}(): {PAYLOAD}", pretty_name=PAYLOAD)
+    (root / "benchmarks.json").write_text(json.dumps(listed))
+    hostile = root / PAYLOAD.replace("/", "")
+    hostile.mkdir()
+    for path in (root / "b").iterdir():
+        (hostile / path.name).write_bytes(path.read_bytes())
+    return root
+
+
+def real_asv(where: Path, args: list[str]) -> int:
+    from serkit.run import runner
+
+    return runner.asv(ROOT, args, quiet=True)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_asvs_pages_hold_no_live_markup_from_a_machine_profile(tmp_path: Path) -> None:
+    pytest.importorskip("asv")
+    root = _payload_tree(tmp_path / "results")
+    written = report_html.write_report(ROOT, root, tmp_path / "reports", asv_runner=real_asv)
+    assert written.asv_pages, written.warnings
+    index = json.loads((written.folder / "asv" / "index.json").read_text())
+    text = json.dumps(index)
+    assert "<img" not in text and "&lt;img src=x onerror" in text
+    assert index["machines"]["a"]["cpu"] == PAYLOAD.replace("<", "&lt;").replace(">", "&gt;")
+    assert sorted(index["machines"]) == ["a", "b"]  # the machine named with markup left out
+    for path in (written.folder / "asv").rglob("*.json"):
+        assert "<img" not in path.read_text(errors="replace"), path
+
+
+def test_a_profile_with_markup_reaches_asv_as_text(tmp_path: Path) -> None:
+    root = _payload_tree(tmp_path / "results")
+    tree = read_tree(root)
+    publishable_copy(tree, tmp_path / "clean")
+    profile = json.loads((tmp_path / "clean" / "a" / "machine.json").read_text())
+    assert profile["cpu"] == "&lt;img src=x onerror=alert(document.domain)&gt;"
+    listed = (tmp_path / "clean" / "benchmarks.json").read_text()
+    assert "<img" not in listed and "&lt;img" in listed

@@ -13,6 +13,7 @@ tree can still be read; the caller decides whether what is left is enough.
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import math
@@ -62,6 +63,37 @@ def safe_benchmark(name: str, params: Sequence[str] = ()) -> bool:
 def shown(name: str) -> str:
     """An unsafe name as a warning may print it: each character outside the safe set as ?."""
     return re.sub(r"[^A-Za-z0-9_.]", "?", name[:60])
+
+
+# A machine's name, as asv's pages show it (its folder's name, its profile's `machine`).
+SAFE_NAME = re.compile(r"[\w.+\-@]{1,200}")
+# What asv's pages show of a benchmark as HTML (its tooltips, its label) besides the name.
+_SHOWN_AS_HTML = ("code", "pretty_name", "param_names")
+
+
+def _inert(value: Any) -> Any:
+    """A value made text for a page that renders it as HTML: every string escaped."""
+    if isinstance(value, str):
+        return html.escape(value)
+    if isinstance(value, list):
+        return [_inert(v) for v in value]
+    return value
+
+
+def _inert_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: _inert(v) if k in _SHOWN_AS_HTML else v for k, v in row.items()}
+
+
+def _safe_environment(data: Mapping[str, Any]) -> bool:
+    """Whether a results file's environment (its name, Python, parameters, requirements)
+    holds only characters safe to show: asv's pages show them, and build paths from them."""
+    named = [data.get("env_name"), data.get("python")]
+    for key in ("params", "requirements"):
+        mapping = data.get(key)
+        if isinstance(mapping, dict):
+            named += [*mapping.keys(), *mapping.values()]
+    shown = [str(v) for v in named if v is not None]
+    return all(SAFE_PARAM.fullmatch(v) and not {"'", '"'} & set(v) for v in shown)
 
 
 def _safe_row(name: str, row: Mapping[str, Any]) -> bool:
@@ -463,7 +495,7 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
             listed = None
         if isinstance(listed, dict):
             kept = {
-                k: v
+                k: v if k == "version" else _inert_row(v)
                 for k, v in listed.items()
                 if k == "version" or (isinstance(v, dict) and _safe_row(k, v))
             }
@@ -473,6 +505,9 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
         files = sorted({m.file for m in machine.measurements})
         if not files:
             continue
+        if not SAFE_NAME.fullmatch(name):
+            left_out.append(f"machine {shown(name)}: its name holds characters unsafe in a page")
+            continue
         if profile.get("machine") != name or not all(
             isinstance(v, (str, int)) for v in profile.values()
         ):
@@ -480,9 +515,16 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
             continue
         folder = into / name
         folder.mkdir()
-        (folder / MACHINE_FILE).write_text(json.dumps({**profile, "version": 1}))
+        # asv shows each key and value in a tooltip rendered as HTML: each is made text.
+        inert = {
+            html.escape(k): html.escape(v) if isinstance(v, str) else v for k, v in profile.items()
+        }
+        (folder / MACHINE_FILE).write_text(json.dumps({**inert, "version": 1}))
         for path in files:
             data = load_json(path)
+            if not _safe_environment(data):
+                left_out.append(f"{path}: its environment's names hold characters unsafe in a page")
+                continue
             columns = data["result_columns"]
             data["results"] = {
                 bench: values
