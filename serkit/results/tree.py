@@ -84,16 +84,25 @@ def _inert_row(row: dict[str, Any]) -> dict[str, Any]:
     return {k: _inert(v) if k in _SHOWN_AS_HTML else v for k, v in row.items()}
 
 
+# An environment's name and Python version: asv's pages show them and build paths from them.
+SAFE_ENVIRONMENT = re.compile(r"[\w .,:+\-/=~@()\[\]]{0,1000}")
+
+
 def _safe_environment(data: Mapping[str, Any]) -> bool:
-    """Whether a results file's environment (its name, Python, parameters, requirements)
-    holds only characters safe to show: asv's pages show them, and build paths from them."""
-    named = [data.get("env_name"), data.get("python")]
+    """Whether a results file's environment name and Python hold only characters safe to
+    show and to name a path with (its parameters are escaped instead: _inert_environment)."""
+    named = [str(v) for v in (data.get("env_name"), data.get("python")) if v is not None]
+    return all(SAFE_ENVIRONMENT.fullmatch(v) for v in named)
+
+
+def _inert_environment(data: dict[str, Any]) -> dict[str, Any]:
+    """A results file whose environment's parameters and requirements (asv copies the
+    machine's profile into them) are made text, as the profile itself is."""
     for key in ("params", "requirements"):
         mapping = data.get(key)
         if isinstance(mapping, dict):
-            named += [*mapping.keys(), *mapping.values()]
-    shown = [str(v) for v in named if v is not None]
-    return all(SAFE_PARAM.fullmatch(v) and not {"'", '"'} & set(v) for v in shown)
+            data[key] = {html.escape(str(k)): _inert(v) for k, v in mapping.items()}
+    return data
 
 
 def _safe_row(name: str, row: Mapping[str, Any]) -> bool:
@@ -523,8 +532,9 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
         for path in files:
             data = load_json(path)
             if not _safe_environment(data):
-                left_out.append(f"{path}: its environment's names hold characters unsafe in a page")
+                left_out.append(f"{path}: its environment's name holds characters unsafe in a page")
                 continue
+            _inert_environment(data)
             columns = data["result_columns"]
             data["results"] = {
                 bench: values
