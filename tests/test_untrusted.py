@@ -420,3 +420,94 @@ def test_a_deep_json_schema_is_refused_in_one_line(tmp_path: Path) -> None:
     )
     assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
     assert "nests deeper than 64 levels" in ran.stderr and "Traceback" not in ran.stderr
+
+
+# --- the system refuses a write: a full disk, a read-only folder -----------------------------
+
+
+def test_a_full_disk_during_a_merge_is_one_line_exit_3_and_the_store_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from results_factory import RUNNERS, SUITE, shard_results, write_benchmarks
+
+    from serkit.cli import main
+    from serkit.run import runner
+
+    def discover(root: Path, folder: Path) -> Path:
+        write_benchmarks(folder, SUITE)
+        return folder / "benchmarks.json"
+
+    monkeypatch.setattr(runner, "discover_benchmarks", discover)
+    store = tmp_path / "store"
+    first = shard_results(tmp_path / "one", next(iter(RUNNERS)), 1, 2)
+    assert main(["results", "merge", str(first), "--into", str(store)]) == 0
+    kept = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    capsys.readouterr()
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    second = shard_results(tmp_path / "two", next(iter(RUNNERS)), 2, 2)
+    monkeypatch.setattr(os, "replace", full)
+    assert main(["results", "merge", str(second), "--into", str(store)]) == 3
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]
+    assert "no space left on the device (ENOSPC)" in line and str(store) in line, err
+    assert "Traceback" not in err
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == kept
+
+
+def test_a_read_only_report_folder_is_one_line_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from results_factory import two_hosts
+
+    from serkit.cli import main
+
+    output = tmp_path / "reports"
+    real_mkdir = Path.mkdir
+
+    def read_only(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self.is_relative_to(output):
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+        real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    results = two_hosts(tmp_path / "results")
+    argv = ["report", "--results", str(results), "--output", str(output), "--no-asv"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]
+    assert "the file system is read-only (EROFS)" in line and str(output) in line
+    assert "Traceback" not in err
+
+
+def test_a_read_only_home_stops_fetch_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from serkit.cli import main
+
+    if not os.environ.get("SERKIT_FIXTURE_MIRROR"):
+        pytest.skip("fetch without the network needs SERKIT_FIXTURE_MIRROR")
+    home = tmp_path / "home"
+    real_mkdir = Path.mkdir
+
+    def read_only(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self.is_relative_to(home):
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+        real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    monkeypatch.setenv("SERKIT_DATA_DIR", str(home / ".cache" / "serkit"))
+    assert main(["fixtures", "fetch"]) == 3
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]
+    assert "read-only (EROFS)" in line and str(home) in line and "Traceback" not in err

@@ -109,7 +109,10 @@ def write_runs(path: Path, machine: str, runs: Sequence[Mapping[str, Any]]) -> b
 def atomic_write(path: Path, content: bytes) -> None:
     """Whole or not at all: a temporary file beside `path`, then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as exc:  # named after the file meant, not its temporary sibling
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
@@ -117,8 +120,10 @@ def atomic_write(path: Path, content: bytes) -> None:
         # gets the one any new file would.
         os.chmod(temporary, path.stat().st_mode if path.exists() else _new_file_mode())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # a write names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
 
 
