@@ -214,3 +214,61 @@ def test_a_profile_with_markup_reaches_asv_as_text(tmp_path: Path) -> None:
     assert profile["cpu"] == "&lt;img src=x onerror=alert(document.domain)&gt;"
     listed = (tmp_path / "clean" / "benchmarks.json").read_text()
     assert "<img" not in listed and "&lt;img" in listed
+
+
+# --- one escaper for Markdown and the terminal ----------------------------------------------
+
+
+def test_the_escaper_makes_markup_pipes_newlines_and_escape_sequences_text() -> None:
+    from serkit.text import markdown_cell, markdown_text, terminal
+
+    assert markdown_cell("<img src=x>|a\nb") == "&lt;img src=x&gt;\\|a<br>b"
+    assert markdown_text("a < b & <b>") == "a &lt; b &amp; &lt;b&gt;"
+    assert terminal("\x1b[2Jname\u202e.json\n") == "\\x1b[2Jname\\u202e.json\n"
+
+
+def test_hosts_in_markdown_shows_a_host_files_markup_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.results.host_file import HOST_FILE, write_runs
+
+    root = two_hosts(tmp_path / "results")
+    run = {"recorded_at": "2026-01-01T00:00:00", "cpu_model": f"{PAYLOAD}|x\ny\x1b[2J"}
+    write_runs(root / "b" / HOST_FILE, "b", [run])
+    assert main(["hosts", "--results", str(root), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "<img" not in out and "&lt;img" in out and "\x1b" not in out
+    row = next(line for line in out.splitlines() if line.startswith("| cpu model"))
+    assert row.count(" | ") == 2  # the label, a and b: the pipe did not end a cell
+    assert main(["hosts", "--results", str(root)]) == 0
+    assert "\x1b" not in capsys.readouterr().out
+
+
+def test_fixtures_list_in_markdown_shows_a_description_as_text(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from serkit.inputs.user_fixtures import FOLDER_ENV, add_document
+
+    document = tmp_path / "orders.json"
+    document.write_text('{"a": 1}')
+    store = tmp_path / "store"
+    add_document(document, where=store, description=f"{PAYLOAD}|x\ny")
+    done = subprocess.run(
+        [sys.executable, "-m", "serkit", "fixtures", "list", "--format", "markdown"],
+        env={**os.environ, FOLDER_ENV: str(store), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("| orders@")]
+    assert "<img" not in row and "&lt;img" in row and "\\|x<br>y" in row
+
+
+def test_a_file_name_with_an_escape_sequence_is_shown_not_obeyed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = tmp_path / "\x1b[2Jorders.json"
+    assert main(["try", str(name)]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[2Jorders.json: no such file" in err

@@ -32,6 +32,7 @@ from serkit.cli import (
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.run.process import Interrupted
+from serkit.text import terminal
 
 # In `serkit --help` order.
 GROUPS = (
@@ -126,7 +127,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"serkit: {exc}", file=sys.stderr)
         return exc.exit_status
     except SerkitError as exc:
-        print(f"serkit: error: {exc}", file=sys.stderr)
+        print(f"serkit: error: {terminal(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("serkit: interrupted", file=sys.stderr)
@@ -134,7 +135,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # `serkit list | head`
         return 0
     except OSError as exc:  # a full disk, a read-only folder, a permission: the system's
-        print(f"serkit: error: {os_failure(exc)}", file=sys.stderr)
+        print(f"serkit: error: {terminal(os_failure(exc))}", file=sys.stderr)
         return OS_FAILURE
     finally:  # main() is also called in-process, by tests and other tools
         if saved_mirror is None:
