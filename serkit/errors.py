@@ -53,6 +53,20 @@ class DocumentLimitError(DocumentError):
     """A user's document crosses a limit (bytes, nodes, depth, aliases) or holds itself."""
 
 
+class RefusedFile(DocumentError):
+    """A file refused before or while it is read: outside its folder, not a regular file,
+    over its size cap, or nesting deeper than its depth cap. `rule` is the line without
+    the file's name, for a caller that names the file itself."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+class RefusedFileLimit(RefusedFile, DocumentLimitError):
+    """A file over its size cap, or nesting past its depth cap."""
+
+
 class NoSchema(SerkitError):
     """No record type fits the document (mixed types in one list, bytes...), or a schema
     codec cannot express the one that does (Avro maps with int keys): the reason says which."""

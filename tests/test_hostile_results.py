@@ -155,3 +155,120 @@ def test_serkit_report_with_real_asv_on_a_broken_profile_shows_no_traceback(
     asv_pages = folder / "asv"
     if asv_pages.exists():  # published whole, from the sound part only
         assert not any(SCRIPT in p.read_text(errors="replace") for p in asv_pages.rglob("*.json"))
+
+
+PAYLOAD = "<img src=x onerror=alert(document.domain)>"
+
+
+def _payload_tree(root: Path) -> Path:
+    """Two hosts; a's machine.json carries markup in a value, a key and its code, and a
+    third machine's folder is named with markup."""
+    two_hosts(root)
+    profile = json.loads((root / "a" / "machine.json").read_text())
+    profile.update(cpu=PAYLOAD, os=f"Linux {PAYLOAD}", **{PAYLOAD: "key"})
+    (root / "a" / "machine.json").write_text(json.dumps(profile))
+    for path in (root / "a").glob("*-*.json"):  # asv copies the profile into each file
+        data = json.loads(path.read_text())
+        data["params"]["cpu"] = PAYLOAD
+        path.write_text(json.dumps(data))
+    listed = json.loads((root / "benchmarks.json").read_text())
+    for name, row in listed.items():
+        if isinstance(row, dict):
+            row.update(code=f"def {name}(): {PAYLOAD}", pretty_name=PAYLOAD)
+    (root / "benchmarks.json").write_text(json.dumps(listed))
+    hostile = root / PAYLOAD.replace("/", "")
+    hostile.mkdir()
+    for path in (root / "b").iterdir():
+        (hostile / path.name).write_bytes(path.read_bytes())
+    return root
+
+
+def real_asv(where: Path, args: list[str]) -> int:
+    from serkit.run import runner
+
+    return runner.asv(ROOT, args, quiet=True)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_asvs_pages_hold_no_live_markup_from_a_machine_profile(tmp_path: Path) -> None:
+    pytest.importorskip("asv")
+    root = _payload_tree(tmp_path / "results")
+    written = report_html.write_report(ROOT, root, tmp_path / "reports", asv_runner=real_asv)
+    assert written.asv_pages, written.warnings
+    index = json.loads((written.folder / "asv" / "index.json").read_text())
+    text = json.dumps(index)
+    assert "<img" not in text and "&lt;img src=x onerror" in text
+    assert index["machines"]["a"]["cpu"] == PAYLOAD.replace("<", "&lt;").replace(">", "&gt;")
+    assert sorted(index["machines"]) == ["a", "b"]  # the machine named with markup left out
+    for path in (written.folder / "asv").rglob("*.json"):
+        assert "<img" not in path.read_text(errors="replace"), path
+
+
+def test_a_profile_with_markup_reaches_asv_as_text(tmp_path: Path) -> None:
+    root = _payload_tree(tmp_path / "results")
+    tree = read_tree(root)
+    publishable_copy(tree, tmp_path / "clean")
+    profile = json.loads((tmp_path / "clean" / "a" / "machine.json").read_text())
+    assert profile["cpu"] == "&lt;img src=x onerror=alert(document.domain)&gt;"
+    listed = (tmp_path / "clean" / "benchmarks.json").read_text()
+    assert "<img" not in listed and "&lt;img" in listed
+
+
+# --- one escaper for Markdown and the terminal ----------------------------------------------
+
+
+def test_the_escaper_makes_markup_pipes_newlines_and_escape_sequences_text() -> None:
+    from serkit.text import markdown_cell, markdown_text, terminal
+
+    assert markdown_cell("<img src=x>|a\nb") == "&lt;img src=x&gt;\\|a<br>b"
+    assert markdown_text("a < b & <b>") == "a &lt; b &amp; &lt;b&gt;"
+    assert terminal("\x1b[2Jname\u202e.json\n") == "\\x1b[2Jname\\u202e.json\n"
+
+
+def test_hosts_in_markdown_shows_a_host_files_markup_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.results.host_file import HOST_FILE, write_runs
+
+    root = two_hosts(tmp_path / "results")
+    run = {"recorded_at": "2026-01-01T00:00:00", "cpu_model": f"{PAYLOAD}|x\ny\x1b[2J"}
+    write_runs(root / "b" / HOST_FILE, "b", [run])
+    assert main(["hosts", "--results", str(root), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "<img" not in out and "&lt;img" in out and "\x1b" not in out
+    row = next(line for line in out.splitlines() if line.startswith("| cpu model"))
+    assert row.count(" | ") == 2  # the label, a and b: the pipe did not end a cell
+    assert main(["hosts", "--results", str(root)]) == 0
+    assert "\x1b" not in capsys.readouterr().out
+
+
+def test_fixtures_list_in_markdown_shows_a_description_as_text(tmp_path: Path) -> None:
+    import os
+    import subprocess
+
+    from serkit.inputs.user_fixtures import FOLDER_ENV, add_document
+
+    document = tmp_path / "orders.json"
+    document.write_text('{"a": 1}')
+    store = tmp_path / "store"
+    add_document(document, where=store, description=f"{PAYLOAD}|x\ny")
+    done = subprocess.run(
+        [sys.executable, "-m", "serkit", "fixtures", "list", "--format", "markdown"],
+        env={**os.environ, FOLDER_ENV: str(store), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (row,) = [line for line in done.stdout.splitlines() if line.startswith("| orders@")]
+    assert "<img" not in row and "&lt;img" in row and "\\|x<br>y" in row
+
+
+def test_a_file_name_with_an_escape_sequence_is_shown_not_obeyed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = tmp_path / "\x1b[2Jorders.json"
+    assert main(["try", str(name)]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[2Jorders.json: no such file" in err

@@ -34,3 +34,15 @@ def test_a_second_serkit_bench_refuses_in_one_line(
     assert len(errors) == 1
     assert "another `serkit bench` is running in this checkout" in errors[0]
     assert not (tmp_path / ".asv" / "results").exists()  # refused before asv ran at all
+
+
+def test_resume_while_another_run_holds_the_checkout_refuses_before_saying_it_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copy(ROOT / "asv.conf.json", tmp_path / "asv.conf.json")
+    (tmp_path / "benchmarks").mkdir()
+    monkeypatch.chdir(tmp_path)
+    with bench_lock(tmp_path):
+        assert main(["bench", "--resume", "--no-report"]) == 1
+    err = capsys.readouterr().err
+    assert "resuming" not in err and "another `serkit bench` is running" in err

@@ -286,3 +286,57 @@ def test_any_split_merges_to_the_union_and_merging_again_is_a_no_op(
         before = snapshot(store)
         merge(list(reversed(sources)), store, fake_discover)
         assert snapshot(store) == before
+
+
+# --- hostile trees ---------------------------------------------------------------------------
+
+
+def test_links_in_a_source_are_left_out_saying_so_and_never_copied(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"not": "yours"}')
+    source = shard_results(tmp_path / "artifact", X86, 1, 2)
+    folder = source / X86
+    (folder / "abs.json").symlink_to(secret)
+    (folder / "up.json").symlink_to(Path("..") / ".." / "secret.json")
+    outside = tmp_path / "outside-machine"
+    outside.mkdir()
+    (outside / "machine.json").write_text('{"machine": "intruder"}')
+    (source / "intruder").symlink_to(outside)
+    store = tmp_path / "store"
+    result = merge([source], store, fake_discover)
+    assert result.machines == [X86]
+    assert not (store / "intruder").exists()
+    assert not any(p.is_symlink() for p in store.rglob("*"))
+    assert not any(b'"not": "yours"' in p.read_bytes() for p in store.rglob("*") if p.is_file())
+    linked = [w for w in result.warnings if "symbolic link" in w]
+    assert len(linked) == 3, result.warnings
+
+
+def test_incoming_host_records_cannot_push_out_the_stores_runs(tmp_path: Path) -> None:
+    import yaml
+
+    from serkit.results.host_file import MAX_RUNS, write_runs
+
+    store = tmp_path / "store"
+    merge([shard_results(tmp_path / "genuine", X86, 1, 2)], store, fake_discover)
+    (genuine,) = read_runs(store / X86, []) or []
+    hostile = tmp_path / "hostile"
+    folder = write_results(hostile, X86, [])
+    future = [{"recorded_at": f"2099-01-01T00:00:{i % 60:02d}", "n": i} for i in range(MAX_RUNS)]
+    write_runs(folder / HOST_FILE, X86, future)
+    result = merge([hostile], store, fake_discover)
+    runs = read_runs(store / X86, []) or []
+    assert runs == [genuine]
+    assert any(
+        f"left out {MAX_RUNS} incoming host record(s) dated after now" in w for w in result.warnings
+    )
+    # Dated now, naming no results file: they fill the room left, and displace nothing.
+    now = [{"recorded_at": f"2026-01-01T00:00:{i % 60:02d}", "n": i} for i in range(MAX_RUNS)]
+    write_runs(folder / HOST_FILE, X86, now)
+    result = merge([hostile], store, fake_discover)
+    runs = read_runs(store / X86, []) or []
+    assert genuine in runs and len(runs) == MAX_RUNS
+    assert any(
+        "left out 1 incoming host record(s) that name no results file" in w for w in result.warnings
+    )
+    assert yaml.safe_load((store / X86 / HOST_FILE).read_text())["runs"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -161,3 +162,48 @@ def test_the_schema_column_and_the_typed_chart_are_drawn(tmp_path: Path) -> None
     assert drawn == 2  # the fixture's chart, and typed against untyped
     assert f"derived {TWITTER_SCHEMA}" in cells and "none" in cells
     assert typed_bars >= 2  # typed and untyped bars
+
+
+def test_asvs_machine_tooltip_shows_a_profiles_markup_as_text(tmp_path: Path) -> None:
+    """A results tree from elsewhere whose machine.json holds an <img onerror> payload:
+    hovering the machine's button on asv's graph page (a Bootstrap tooltip rendered as
+    HTML) and the benchmark's label shows it as text, and nothing runs."""
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("asv")
+    from test_hostile_results import PAYLOAD, ROOT, _payload_tree, real_asv
+
+    results = _payload_tree(tmp_path / "results")
+    written = report_html.write_report(ROOT, results, tmp_path / "reports", asv_runner=real_asv)
+    assert written.asv_pages, written.warnings
+    handler = functools.partial(QuietHandler, directory=str(written.folder / "asv"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    ran: list[str] = []
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            try:
+                page = browser.new_page()
+                page.on("dialog", lambda dialog: (ran.append(dialog.message), dialog.dismiss()))
+                url = f"http://127.0.0.1:{server.server_port}/#bench_time.Dumps.time_dumps"
+                page.goto(url, wait_until="load")
+                if "error" in page.title():  # asv's page that says its scripts did not load
+                    pytest.skip("asv's pages load jQuery and Bootstrap from CDNs, unreachable here")
+                button = page.locator(
+                    "#graphdisplay-state-params a.btn", has_text=re.compile("^a$")
+                )
+                button.wait_for(timeout=15_000)
+                button.hover()
+                tooltip = page.locator(".tooltip .tooltip-inner").first
+                tooltip.wait_for(timeout=15_000)
+                assert PAYLOAD.split(" ")[0] in tooltip.inner_text()  # shown, as text
+                assert page.locator("img[src='x']").count() == 0  # no live element
+                page.locator("#graphdisplay-navigation li a").first.hover()  # the code's tooltip
+                page.locator(".tooltip .tooltip-inner").first.wait_for(timeout=15_000)
+                assert page.locator("img[src='x']").count() == 0
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+    assert ran == [], "a payload ran"

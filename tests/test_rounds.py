@@ -406,3 +406,11 @@ def test_an_extra_round_keeps_the_planned_rounds_durations(tmp_path: Path) -> No
         )
     (row,) = json.loads(path.read_text())["results"].values()
     assert row == [[1.0], [[1.0, 1.1]], 30.0]
+
+
+def test_a_resumed_run_past_its_rounds_names_the_extra_round() -> None:
+    state = RunState("c0ffee", True, False, None, 5, ["env-a"], {}, [], "notes")
+    state.extra_rounds = 5
+    assert state.round_text(2) == "round 3 of 5"
+    assert state.round_text(5) == "extra round 1 of at most 5"
+    assert "6 of 5" not in state.round_text(state.rounds + state.extra_rounds)

@@ -297,3 +297,217 @@ def test_the_person_raises_a_limit_with_a_flag_or_a_variable(
     ran = serkit("fixtures", "add", str(path), "--max-nodes", "8307", cwd=tmp_path, store=store)
     assert ran.returncode == 0 and not ran.stderr, ran.stderr
     assert ran.stdout.startswith("added: laughs@")
+
+
+# --- round 3: names that lead out, files that are not files, deep and huge records ----------
+
+ZEROS = "0" * 64
+
+
+def _deep_json(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def test_a_shared_folder_cannot_name_a_file_outside_itself_nor_replace_it(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep\n")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "link.json").symlink_to(victim)
+    new = tmp_path / "new.json"
+    new.write_text('{"a": 1}')
+    names = [str(victim), "../victim.txt", "../elsewhere/link.json", "inside-link.json"]
+    for name in names:
+        store = tmp_path / f"store-{names.index(name)}"
+        store.mkdir()
+        (store / "inside-link.json").symlink_to(victim)
+        entry = {"file": name, "sha256": ZEROS, "file_sha256": ZEROS}
+        (store / MANIFEST).write_text(json.dumps({"fixtures": {"o": entry}}))
+        listed = serkit("fixtures", "list", cwd=tmp_path, store=store)
+        assert "leads outside" in listed.stderr and "5 B" not in listed.stdout, listed
+        verified = serkit("fixtures", "verify", cwd=tmp_path, store=store)
+        digest = hashlib.sha256(b"keep\n").hexdigest()[:12]
+        assert digest not in verified.stdout + verified.stderr
+        assert "Traceback" not in verified.stderr and verified.returncode != 0
+        added = serkit(
+            "fixtures", "add", str(new), "--name", "o", "--replace", cwd=tmp_path, store=store
+        )
+        assert added.returncode == 1 and len(added.lines("error")) == 1, added.stderr
+        assert "leads outside" in added.stderr
+        assert victim.read_text() == "keep\n", f"{name}: the file outside was touched"
+
+
+def test_a_fifo_is_refused_unopened_by_try_and_by_a_shared_folder(tmp_path: Path) -> None:
+    fifo = tmp_path / "f.json"
+    os.mkfifo(fifo)
+    ran = serkit("try", str(fifo), cwd=tmp_path, store=tmp_path / "none")
+    assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
+    assert "a FIFO, not a regular file" in ran.stderr
+    store = tmp_path / "store"
+    store.mkdir()
+    os.mkfifo(store / "orders.json")
+    entry = {"file": "orders.json", "sha256": CONTENT_SHA256, "file_sha256": ZEROS}
+    (store / MANIFEST).write_text(json.dumps({"fixtures": {"orders": entry}}))
+    fixture = f"orders@{CONTENT_SHA256[:8]}"
+    for command in (["fixtures", "verify"], ["sizes", "--fixture", fixture, "--codec", "json"]):
+        ran = serkit(*command, cwd=tmp_path, store=store)
+        assert "Traceback" not in ran.stderr and ran.returncode != 0, ran.stderr
+        assert "a FIFO, not a regular file" in ran.stdout + ran.stderr
+
+
+def test_a_deep_or_huge_fixtures_json_is_a_warning_and_help_still_works(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    for manifest, reason in (
+        (_deep_json(100_000), "nests deeper than 64 levels"),
+        (None, "over the 64.0 MiB limit for a fixtures.json"),
+    ):
+        path = store / MANIFEST
+        if manifest is None:
+            path.write_text("")
+            os.truncate(path, 200 * 10**6)  # 200 MB, sparse: refused by its size, unread
+        else:
+            path.write_text(manifest)
+        ran = serkit("--help", cwd=tmp_path, store=store)
+        assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr
+        listed = serkit("fixtures", "list", cwd=tmp_path, store=store)
+        assert listed.returncode == 0 and len(listed.lines("warning")) == 1, listed.stderr
+        assert reason in listed.stderr
+        assert listed.wall_s < HANG_GUARD_S
+
+
+def test_deep_and_huge_results_records_are_skipped_with_one_line(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests"))
+    from results_factory import two_hosts
+
+    deep = _deep_json(200_000)
+    cases = {
+        "results file": lambda root: next((root / "b").glob("*-*.json")).write_text(deep),
+        "machine.json": lambda root: (root / "b" / "machine.json").write_text(deep),
+        "benchmarks.json": lambda root: (root / "benchmarks.json").write_text(deep),
+        "host file": lambda root: (root / "b" / "serkit-host.yaml").write_text(
+            "a:\n" + "".join("  " * i + "b:\n" for i in range(1, 5000))
+        ),
+        "huge results file": lambda root: os.truncate(
+            next((root / "b").glob("*-*.json")), 70 * 2**20
+        ),
+    }
+    for what, spoil in cases.items():
+        root = two_hosts(tmp_path / what.replace(" ", "-"))
+        spoil(root)
+        said = ""
+        for command in (["hosts"], ["compare", "a", "b"]):
+            ran = serkit(*command, "--results", str(root), cwd=tmp_path, store=tmp_path / "no")
+            assert "Traceback" not in ran.stderr, (what, ran.stderr)
+            assert ran.wall_s < HANG_GUARD_S
+            said += ran.stderr
+        assert "nests deeper than 64 levels" in said or "over the 64.0 MiB limit" in said, (
+            what,
+            said,
+        )
+
+
+def test_a_deep_json_schema_is_refused_in_one_line(tmp_path: Path) -> None:
+    document = tmp_path / "doc.json"
+    document.write_text('{"a": 1}')
+    schema = tmp_path / "deep.schema.json"
+    nested: dict[str, Any] = {"type": "integer"}
+    for _ in range(900):
+        nested = {"type": "object", "properties": {"a": nested}}
+    schema.write_text(json.dumps(nested))
+    store = tmp_path / "store"
+    ran = serkit(
+        "fixtures", "add", str(document), "--schema", str(schema), cwd=tmp_path, store=store
+    )
+    assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
+    assert "nests deeper than 64 levels" in ran.stderr and "Traceback" not in ran.stderr
+
+
+# --- the system refuses a write: a full disk, a read-only folder -----------------------------
+
+
+def test_a_full_disk_during_a_merge_is_one_line_exit_3_and_the_store_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from results_factory import RUNNERS, SUITE, shard_results, write_benchmarks
+
+    from serkit.cli import main
+    from serkit.run import runner
+
+    def discover(root: Path, folder: Path) -> Path:
+        write_benchmarks(folder, SUITE)
+        return folder / "benchmarks.json"
+
+    monkeypatch.setattr(runner, "discover_benchmarks", discover)
+    store = tmp_path / "store"
+    first = shard_results(tmp_path / "one", next(iter(RUNNERS)), 1, 2)
+    assert main(["results", "merge", str(first), "--into", str(store)]) == 0
+    kept = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    capsys.readouterr()
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    second = shard_results(tmp_path / "two", next(iter(RUNNERS)), 2, 2)
+    monkeypatch.setattr(os, "replace", full)
+    assert main(["results", "merge", str(second), "--into", str(store)]) == 3
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]
+    assert "no space left on the device (ENOSPC)" in line and str(store) in line, err
+    assert "Traceback" not in err
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == kept
+
+
+def test_a_read_only_report_folder_is_one_line_exit_3(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from results_factory import two_hosts
+
+    from serkit.cli import main
+
+    output = tmp_path / "reports"
+    real_mkdir = Path.mkdir
+
+    def read_only(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self.is_relative_to(output):
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+        real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    results = two_hosts(tmp_path / "results")
+    argv = ["report", "--results", str(results), "--output", str(output), "--no-asv"]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]
+    assert "the file system is read-only (EROFS)" in line and str(output) in line
+    assert "Traceback" not in err
+
+
+def test_a_read_only_home_stops_fetch_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+
+    from serkit.cli import main
+
+    if not os.environ.get("SERKIT_FIXTURE_MIRROR"):
+        pytest.skip("fetch without the network needs SERKIT_FIXTURE_MIRROR")
+    home = tmp_path / "home"
+    real_mkdir = Path.mkdir
+
+    def read_only(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self.is_relative_to(home):
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+        real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    monkeypatch.setenv("SERKIT_DATA_DIR", str(home / ".cache" / "serkit"))
+    assert main(["fixtures", "fetch"]) == 3
+    err = capsys.readouterr().err
+    (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]
+    assert "read-only (EROFS)" in line and str(home) in line and "Traceback" not in err

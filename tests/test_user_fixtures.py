@@ -113,6 +113,36 @@ def test_changed_content_under_a_declared_name_is_a_new_fixture_or_refused(
     assert not first.file.exists()  # no entry refers to the old copy any more
 
 
+def test_replace_deletes_only_a_copy_serkit_wrote_in_its_folder(
+    tmp_path: Path, store: Path
+) -> None:
+    first = add_document(_json_file(tmp_path / "orders.json", ORDERS), where=store)
+    # Someone edits fixtures.json by hand to name a file of theirs, in the folder.
+    mine = store / "mine.json"
+    mine.write_bytes(first.file.read_bytes())
+    manifest = json.loads((store / MANIFEST).read_text())
+    manifest["fixtures"]["orders"]["file"] = "mine.json"
+    (store / MANIFEST).write_text(json.dumps(manifest))
+    changed = {"orders": []}
+    second = add_document(
+        _json_file(tmp_path / "new.json", changed), name="orders", replace=True, where=store
+    )
+    assert second.file.is_file() and mine.read_bytes() == first.file.read_bytes()
+    assert first.file.exists()  # no longer declared, but not named by the manifest replaced
+    # A link in the folder under serkit's own name is not a copy serkit wrote either.
+    target = tmp_path / "outside.json"
+    target.write_text(json.dumps(changed))
+    second.file.unlink()
+    second.file.symlink_to(target)
+    manifest = json.loads((store / MANIFEST).read_text())
+    assert manifest["fixtures"]["orders"]["file"] == second.file.name
+    with pytest.raises(SerkitError, match="leads outside"):
+        add_document(
+            _json_file(tmp_path / "third.json", ORDERS), name="orders", replace=True, where=store
+        )
+    assert target.is_file()
+
+
 def test_a_declared_file_that_changed_is_refused_unread_naming_both_hashes(
     tmp_path: Path, store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -31,6 +32,7 @@ from serkit.cli import (
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.run.process import Interrupted
+from serkit.text import terminal
 
 # In `serkit --help` order.
 GROUPS = (
@@ -86,6 +88,28 @@ def _signals_owned() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+# The exit status when the system refused a file operation (1 is serkit's own refusal).
+OS_FAILURE = 3
+_CAUSES = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+}
+
+
+def os_failure(exc: OSError) -> str:
+    """One line for a failed file operation: the file, the cause, and what was kept."""
+    cause = _CAUSES.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
+    code = errno.errorcode.get(exc.errno or 0, "")
+    where = exc.filename if exc.filename is not None else "a file"
+    return (
+        f"{where}: {cause}{f' ({code})' if code else ''}; results already written are kept "
+        "whole (each is written beside its place, then renamed into it)"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     with _signals_owned():
         return _main(argv)
@@ -103,13 +127,16 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"serkit: {exc}", file=sys.stderr)
         return exc.exit_status
     except SerkitError as exc:
-        print(f"serkit: error: {exc}", file=sys.stderr)
+        print(f"serkit: error: {terminal(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("serkit: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `serkit list | head`
         return 0
+    except OSError as exc:  # a full disk, a read-only folder, a permission: the system's
+        print(f"serkit: error: {terminal(os_failure(exc))}", file=sys.stderr)
+        return OS_FAILURE
     finally:  # main() is also called in-process, by tests and other tools
         if saved_mirror is None:
             os.environ.pop(MIRROR_ENV, None)

@@ -16,6 +16,7 @@ from serkit.cli.results import write_report
 from serkit.errors import SerkitError
 from serkit.results import history
 from serkit.run import runner
+from serkit.run.lock import check_free
 from serkit.run.points import measured_as
 from serkit.run.process import Interrupted
 from serkit.run.releases import load, staleness
@@ -130,10 +131,11 @@ def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunStat
     given = given or args.sentinel
     if given or args.quick is not None or args.memory or args.instructions:
         raise SerkitError("--resume goes on as the interrupted run was started: give it alone")
+    check_free(root)  # refused before it says it resumes: another run holds the checkout
     plan, state = runner.resume(root)
     print(
         f"serkit: resuming the {'quick' if state.quick else 'full'} run of {state.commit[:8]} "
-        f"at round {state.next_round() + 1} of {state.rounds}",
+        f"at {state.round_text(state.next_round())}",
         file=sys.stderr,
     )
     return plan, state

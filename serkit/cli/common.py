@@ -26,6 +26,7 @@ from serkit.inputs.fixtures import (
     source_path,
 )
 from serkit.suite.cases import split_ids
+from serkit.text import markdown_cell, terminal
 
 FORMATS = ("table", "json", "markdown")
 
@@ -39,13 +40,15 @@ def print_table(
     rows: Iterable[Sequence[Any]], headers: Sequence[str], fmt: str, **options: Any
 ) -> None:
     """A text table, or with `--format markdown` a GitHub-flavoured one."""
+    escape = markdown_cell if fmt == "markdown" else terminal
     tablefmt = "github" if fmt == "markdown" else "simple"
-    print(tabulate(rows, headers=headers, tablefmt=tablefmt, **options))
+    cells = [[c if isinstance(c, (int, float)) else escape(c) for c in row] for row in rows]
+    print(tabulate(cells, headers=headers, tablefmt=tablefmt, **options))
 
 
 def warn(warnings: Iterable[str]) -> None:
     for warning in warnings:
-        print(f"serkit: warning: {warning}", file=sys.stderr)
+        print(f"serkit: warning: {terminal(warning)}", file=sys.stderr)
 
 
 def print_hazards(hazards: Mapping[str, str | None], heading: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from serkit.compare.comparison import (
 from serkit.results.tree import Environment, Interval, Measurement, process_states
 from serkit.state import STATE_RULE
 from serkit.stats import spread
+from serkit.text import markdown_text, terminal
 from serkit.units import bytes_exact, decimal, percent
 from serkit.units import format_value as format_value  # re-exported: the CLI imports it here
 
@@ -300,7 +300,7 @@ def render(result: Comparison, markdown: bool = False) -> str:
     out += _one_side_lines(result, markdown)
     text = "\n".join(out) + "\n"
     # Markdown passes raw HTML through: a host's or environment's name could carry markup.
-    return html.escape(text, quote=False) if markdown else text
+    return markdown_text(text) if markdown else terminal(text)
 
 
 def _one_side_lines(result: Comparison, markdown: bool) -> list[str]:

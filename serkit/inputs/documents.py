@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -24,9 +25,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable
 
-from serkit.errors import DocumentError, DocumentLimitError
+from serkit.errors import DocumentError, DocumentLimitError, RefusedFile, RefusedFileLimit
 from serkit.inputs.limits import (
     NO_DUPLICATE,
+    RECORD_BYTES_ENV,
+    RECORD_DEPTH,
     Contents,
     Grant,
     LimitExceeded,
@@ -36,7 +39,9 @@ from serkit.inputs.limits import (
     how_to_raise,
     measure_tree,
     python_contents,
+    record_max_bytes,
 )
+from serkit.text import terminal
 from serkit.units import bytes_binary
 
 FORMATS = ("json", "yaml", "msgpack", "pickle")
@@ -261,35 +266,73 @@ def looks_like_pickle(data: bytes) -> bool:
     return len(data) >= 3 and data[0] == 0x80 and 2 <= data[1] <= 5 and data.endswith(b".")
 
 
-def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
-    """The file's bytes, refused by size before reading when over `max_bytes` (the limit).
+_NOT_REGULAR = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
 
-    `max_bytes` defaults to the limit granted (serkit.inputs.limits.current_grant).
+
+def _kind(mode: int) -> str:
+    return next((what for test, what in _NOT_REGULAR if test(mode)), "not a regular file")
+
+
+def read_bytes(
+    path: Path,
+    max_bytes: int | None = None,
+    *,
+    what: str = "a document",
+    how_to_allow: str | None = None,
+) -> bytes:
+    """The file's bytes: the one guarded path from a file's name to bytes in memory.
+
+    Refused, one line each (RefusedFile), before a byte is read: a file that is missing, a
+    folder, not a regular file (a FIFO would block the reader forever), or over
+    `max_bytes` (the cap for `what`). The size is checked again on the open file, which
+    is opened without blocking, and at most `max_bytes` + 1 bytes are read. `max_bytes`
+    defaults to the limit granted (serkit.inputs.limits.current_grant); `how_to_allow`
+    says how the person raises it (by default, a document's --max-bytes).
     """
     max_bytes = current_grant().limits.bytes if max_bytes is None else max_bytes
+    how_to_allow = how_to_allow or how_to_raise("bytes", "4GiB")
     try:
-        size = path.stat().st_size
+        status = os.stat(path)  # never open() first: opening a FIFO blocks
     except FileNotFoundError:
-        raise DocumentError(f"{path}: no such file") from None
+        raise RefusedFile(f"{path}: no such file", "no such file") from None
     except OSError as exc:
-        raise DocumentError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    if path.is_dir():
-        raise DocumentError(f"{path} is a folder, not a document")
-    if size > max_bytes:
-        raise DocumentLimitError(
-            f"{path} is {bytes_binary(size)}, over the {bytes_binary(max_bytes)} limit for a "
-            f"document; {how_to_raise('bytes', '4GiB')}"
-        )
+        why = f"cannot read it ({exc.strerror or exc})"
+        raise RefusedFile(f"{path}: {why}", why) from None
+    if stat.S_ISDIR(status.st_mode):
+        raise RefusedFile(f"{path} is a folder, not a document", "a folder, not a file")
+    if not stat.S_ISREG(status.st_mode):
+        rule = f"{_kind(status.st_mode)}, not a regular file: serkit reads only regular files"
+        raise RefusedFile(f"{path} is {rule}", rule)
+    _check_size(path, status.st_size, max_bytes, what, how_to_allow)
     try:
-        with path.open("rb") as stream:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as stream:
+            opened = os.fstat(stream.fileno())  # the file opened may not be the one stat()ed
+            if not stat.S_ISREG(opened.st_mode):
+                rule = f"{_kind(opened.st_mode)}, not a regular file, when it was opened"
+                raise RefusedFile(f"{path} is {rule}", rule)
+            _check_size(path, opened.st_size, max_bytes, what, how_to_allow)
             data = stream.read(max_bytes + 1)  # the file may have grown since stat()
     except OSError as exc:
-        raise DocumentError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        why = f"cannot read it ({exc.strerror or exc})"
+        raise RefusedFile(f"{path}: {why}", why) from None
     if len(data) > max_bytes:
-        raise DocumentLimitError(f"{path} grew past the {bytes_binary(max_bytes)} limit while read")
+        rule = f"grew past the {bytes_binary(max_bytes)} limit while read"
+        raise RefusedFileLimit(f"{path} {rule}", rule)
     if not data:
-        raise DocumentError(f"{path} is empty")
+        raise RefusedFile(f"{path} is empty", "empty")
     return data
+
+
+def _check_size(path: Path, size: int, max_bytes: int, what: str, how_to_allow: str) -> None:
+    if size > max_bytes:
+        rule = f"{bytes_binary(size)}, over the {bytes_binary(max_bytes)} limit for {what}"
+        raise RefusedFileLimit(f"{path} is {rule}; {how_to_allow}", f"{rule}; {how_to_allow}")
 
 
 def _decode(path: Path, data: bytes, fmt: str, grant: Grant) -> _Parsed:
@@ -367,7 +410,7 @@ def decode(
         (fmt, parsed), how = _sniff(path, data, grant), "content"
     warnings = tuple(f"{path}: {warning}" for warning in parsed.warnings)
     for warning in warnings:
-        print(f"serkit: warning: {warning}", file=sys.stderr)
+        print(f"serkit: warning: {terminal(warning)}", file=sys.stderr)
     return Document(path, fmt, parsed.obj, len(data), how, parsed.shape, warnings, parsed.bool_keys)
 
 
@@ -391,3 +434,65 @@ def read_document(
     chosen = limits if limits is not None else current_grant().limits
     data = read_bytes(where, chosen.bytes if max_bytes is None else max_bytes)
     return decode(where, data, allow_pickle=allow_pickle, format=format, limits=chosen)
+
+
+# --- records: serkit's own kinds of file, from wherever they came ----------------------
+
+
+def inside(root: Path, name: str | os.PathLike[str]) -> Path:
+    """`name`, as a file in `root` names another, resolved: symbolic links followed, and
+    refused (RefusedFile, one line) unless what it resolves to is inside `root`.
+
+    An absolute name, a `..` or a link out of the folder would let a folder someone shared
+    make serkit read, hash, or replace any file the person running it can reach.
+    """
+    base = root.resolve()
+    given = Path(name)
+    target = (base / given).resolve()
+    if given.is_absolute() or not target.is_relative_to(base):
+        rule = (
+            f"it leads outside {base} (an absolute path, '..', or a symbolic link): "
+            "a file named in a folder must stay inside that folder"
+        )
+        raise RefusedFile(f"{base / given}: refused: {rule}", f"refused: {rule}")
+    return target
+
+
+def read_record(
+    path: Path,
+    *,
+    root: Path | None = None,
+    format: str = "json",
+    max_bytes: int | None = None,
+    depth: int = RECORD_DEPTH,
+    what: str = "a record",
+) -> Any:
+    """A record's data (JSON or YAML), through the guarded path: inside `root` when given,
+    a regular file, at most `max_bytes` (default: record_max_bytes(), which
+    $SERKIT_MAX_RECORD_BYTES raises), nesting at most `depth` levels, aliases counted.
+
+    RefusedFile, one line naming the file and the rule, for anything else; never a
+    RecursionError or a MemoryError from a file someone else wrote.
+    """
+    if root is not None:
+        path = inside(root, path)
+    cap = record_max_bytes() if max_bytes is None else max_bytes
+    allow = f"to allow more, set {RECORD_BYTES_ENV}=256MiB"
+    data = read_bytes(path, cap, what=what, how_to_allow=allow)
+    limits = Limits(bytes=cap, nodes=cap, depth=depth, aliases=1000)
+    try:
+        if format == "yaml":
+            return _yaml(data, limits).obj
+        obj = json.loads(data)
+        measure_tree(obj, python_contents(), limits, shared=False)
+        return obj
+    except (RecursionError, LimitExceeded) as exc:
+        detail = str(exc).split(" (the limit", 1)[0] if isinstance(exc, LimitExceeded) else ""
+        rule = f"{detail or f'nests deeper than {depth} levels'}: past the cap for {what}"
+        raise RefusedFileLimit(f"{path}: {rule}", rule) from None
+    except Exception as exc:  # each parser raises its own classes
+        if "maximum nesting depth" in str(exc):  # libyaml's own cap, 1,000 levels
+            rule = f"nests deeper than {depth} levels: past the cap for {what}"
+            raise RefusedFileLimit(f"{path}: {rule}", rule) from None
+        rule = f"not valid {format.upper()}, truncated or corrupted ({_brief(exc, 200)})"
+        raise RefusedFile(f"{path}: {rule}", rule) from None

@@ -40,6 +40,27 @@ DEFAULT_MAX_DEPTH = 256
 # object wherever its program did. Every extra reference is counted in the nodes too.
 DEFAULT_MAX_ALIASES = 100_000
 
+# A record serkit reads from wherever it came (asv's results files, machine.json and
+# benchmarks.json; serkit-host.yaml; a fixtures folder's fixtures.json and JSON Schemas)
+# is read under its own caps, not a document's: a results file of the whole matrix is
+# about 1 MB, so 64 MiB is far above any honest one, and reading it costs under a second.
+DEFAULT_MAX_RECORD_BYTES = 64 * 2**20
+RECORD_BYTES_ENV = "SERKIT_MAX_RECORD_BYTES"
+# asv's files nest 4 levels, a host file 4, a JSON Schema a few per level of its data:
+# 64 is far above any honest record, and far below where a reader's own recursion fails.
+RECORD_DEPTH = 64
+
+
+def record_max_bytes(environ: Mapping[str, str] = os.environ) -> int:
+    """The size cap on a record: $SERKIT_MAX_RECORD_BYTES if set, else 64 MiB."""
+    value = environ.get(RECORD_BYTES_ENV, "").strip()
+    if not value:
+        return DEFAULT_MAX_RECORD_BYTES
+    try:
+        return parse_size(value)
+    except DocumentError as exc:
+        raise DocumentError(f"{RECORD_BYTES_ENV}: {exc}") from None
+
 
 @dataclass(frozen=True)
 class Limits:

@@ -49,15 +49,19 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from serkit.checkout import project_root
-from serkit.errors import DocumentError, FixtureChanged, SerkitError
+from serkit.errors import DocumentError, FixtureChanged, RefusedFile, RefusedFileLimit, SerkitError
 from serkit.inputs.documents import (
     CANONICAL_EXTENSION,
     FORMATS,
     Document,
     decode,
+    inside,
     read_bytes,
+    read_record,
 )
 from serkit.inputs.hashing import content_hash
+from serkit.inputs.limits import RECORD_DEPTH, LimitExceeded, Limits, measure_tree, python_contents
+from serkit.text import terminal
 from serkit.units import bytes_binary
 
 FOLDER_ENV = "SERKIT_USER_FIXTURES"
@@ -140,11 +144,17 @@ class Declaration:
 
 
 def parse_schema_file(path: Path, data: bytes) -> Any:
-    """A JSON Schema file's JSON; DocumentError when it is not JSON."""
+    """A JSON Schema file's JSON; DocumentError when it is not JSON, or nests past the
+    depth cap on a record (the schema readers walk it recursively)."""
     try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        schema = json.loads(data.decode("utf-8"))
+        measure_tree(schema, python_contents(), Limits(depth=RECORD_DEPTH), shared=False)
+    except (RecursionError, LimitExceeded):
+        rule = f"nests deeper than {RECORD_DEPTH} levels: past the cap for a JSON Schema"
+        raise RefusedFileLimit(f"{path}: {rule}", rule) from None
+    except (UnicodeDecodeError, ValueError) as exc:
         raise DocumentError(f"{path}: not a JSON Schema (not JSON: {exc})"[:300]) from None
+    return schema
 
 
 def fixture_id(name: str, sha256: str) -> str:
@@ -209,16 +219,24 @@ def _declaration(name: str, entry: Any, base: Path) -> Declaration:
     schema_sha256, schema_file, schema_file_sha256 = _schema_entry(name, entry)
     return Declaration(
         name=name,
-        file=(base / file).resolve(),
+        file=_inside(name, base, file),
         sha256=sha256,
         file_sha256=file_sha256,
         description=str(entry.get("description", "")),
         format=fmt,
         declared_slow=entry.get("slow"),
         schema_sha256=schema_sha256,
-        schema_file=(base / schema_file).resolve() if schema_file else None,
+        schema_file=_inside(name, base, schema_file) if schema_file else None,
         schema_file_sha256=schema_file_sha256,
     )
+
+
+def _inside(name: str, base: Path, file: str) -> Path:
+    """A file the declaration names, resolved; refused unless it is inside the folder."""
+    try:
+        return inside(base, file)
+    except RefusedFile as exc:
+        raise SerkitError(f"{name}: {exc}") from None
 
 
 def _schema_entry(name: str, entry: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
@@ -248,12 +266,12 @@ def _schema_entry(name: str, entry: dict[str, Any]) -> tuple[str | None, str | N
 
 def _read_manifest(where: Path) -> dict[str, Any]:
     path = where / MANIFEST
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return {"fixtures": {}}
-    except (OSError, ValueError) as exc:
-        raise SerkitError(f"{path} cannot be read: {exc}") from None
+    try:
+        document = read_record(path, what="a fixtures.json")
+    except RefusedFile as exc:
+        raise SerkitError(f"{path} cannot be read: {exc.rule}") from None
     if not isinstance(document, dict) or not isinstance(document.get("fixtures"), dict):
         raise SerkitError(f'{path}: expected {{"fixtures": {{name: {{file, sha256}}, …}}}}')
     return document
@@ -329,7 +347,7 @@ def declared_fixtures() -> list[Declaration]:
     try:
         return declarations()
     except SerkitError as exc:
-        print(f"serkit: warning: your fixtures are left out: {exc}", file=sys.stderr)
+        print(f"serkit: warning: your fixtures are left out: {terminal(exc)}", file=sys.stderr)
         return []
 
 
@@ -469,6 +487,23 @@ def add_document(
         for old in (previous.file, previous.schema_file):
             if old is None or old in copies or any(old in (d.file, d.schema_file) for d in others):
                 continue
-            with contextlib.suppress(OSError):
-                old.unlink()  # no entry refers to it any more
+            if written_by_serkit(previous, old, target_dir):
+                with contextlib.suppress(OSError):
+                    old.unlink()  # no entry refers to it any more
     return _declaration(chosen, entry, target_dir)
+
+
+def written_by_serkit(declaration: Declaration, file: Path, where: Path) -> bool:
+    """Whether serkit may delete `file`, a copy `declaration` names: only one it wrote
+    itself, a regular file (not a link) directly in the folder `where`, under the name
+    add_document gives the declaration's copies. Anything else, even if a hand-edited
+    fixtures.json names it, is left alone."""
+    own = fixture_id(declaration.name, declaration.sha256)
+    named = file.name.startswith(f"{own}.") and (
+        file.name in (f"{own}{ext}" for ext in CANONICAL_EXTENSION.values())
+        or file.name.endswith(SCHEMA_SUFFIX)
+    )
+    lexical = where.resolve() / file.name
+    return (
+        named and file.parent == where.resolve() and lexical.is_file() and not lexical.is_symlink()
+    )

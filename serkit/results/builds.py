@@ -20,6 +20,9 @@ from typing import Any
 
 import yaml
 
+from serkit.errors import RefusedFile
+from serkit.inputs.documents import read_record
+
 BUILDS_FILE = "serkit-builds.yaml"
 # Set by `serkit bench` for asv: where the plugin keeps the record of this run's machine.
 BUILDS_ENV = "SERKIT_BENCH_BUILDS"
@@ -48,13 +51,13 @@ def read_builds(path: Path, warnings: list[str] | None = None) -> dict[str, Buil
     if not path.is_file():
         return {}
     try:
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data: Any = read_record(path, format="yaml", what="a build record") or {}
         fields = {f.name for f in dataclasses.fields(BuildFailure)}
         return {
             str(name): BuildFailure(**{k: v for k, v in entry.items() if k in fields})
             for name, entry in data.items()
         }
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError, TypeError) as exc:
+    except (RefusedFile, AttributeError, TypeError) as exc:
         if warnings is not None:
             warnings.append(f"skipped {path}: not a serkit build record ({exc})")
         return {}

@@ -9,14 +9,19 @@ results filed under one name are honest only if they came from one kind of hardw
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from serkit.errors import RefusedFile
+from serkit.inputs.documents import read_record
 
 HOST_FILE = "serkit-host.yaml"
 # Not asv's `version` key: `asv update` rewrites any file in the results tree whose
@@ -42,6 +47,51 @@ def merge_runs(run_lists: Iterable[Iterable[Mapping[str, Any]]]) -> list[dict[st
     return sorted(unique.values(), key=_run_order)[-MAX_RUNS:]
 
 
+# An incoming run may be dated at most this far ahead of this machine's clock: CI runners'
+# clocks agree to seconds; a run "from 2099" would otherwise outrank every genuine one.
+CLOCK_SKEW = datetime.timedelta(hours=1)
+
+
+@dataclass
+class Merged:
+    """A machine's runs after a merge, and the incoming runs left out, by reason."""
+
+    runs: list[dict[str, Any]]
+    future: int = 0  # dated after now + CLOCK_SKEW
+    no_room: int = 0  # no results file in the store, and no room left beside its runs
+    rotated: int = 0  # the store's oldest, displaced by newer runs backed by results
+
+
+def merge_incoming(
+    stored: Sequence[Mapping[str, Any]],
+    incoming: Iterable[Mapping[str, Any]],
+    files: set[str],
+    now: datetime.datetime | None = None,
+) -> Merged:
+    """The store's runs with another tree's: no incoming run dated after now + CLOCK_SKEW,
+    and none that displaces a stored run unless it is newer and names a results file that
+    is in the store (`files`, the machine folder's names after the merge). Runs naming no
+    such file are kept only while there is room among the newest MAX_RUNS."""
+    moment = (now or datetime.datetime.now(datetime.timezone.utc)) + CLOCK_SKEW
+    latest = moment.isoformat(timespec="seconds")
+    known = {_canonical(run) for run in stored}
+    fresh = {_canonical(r): dict(r) for r in incoming if _canonical(r) not in known}
+    future = [r for r in fresh.values() if str(r.get("recorded_at") or "") > latest]
+    valid = [r for r in fresh.values() if r not in future]
+
+    def backed(run: Mapping[str, Any]) -> bool:
+        named = run.get("results")
+        return isinstance(named, list) and any(str(name) in files for name in named)
+
+    with_results = merge_runs([stored, [r for r in valid if backed(r)]])
+    rotated = sum(1 for r in stored if _canonical(r) not in {_canonical(k) for k in with_results})
+    room = MAX_RUNS - len(with_results)
+    others = sorted((r for r in valid if not backed(r)), key=_run_order, reverse=True)
+    kept = others[: max(room, 0)]
+    runs = sorted([*with_results, *kept], key=_run_order)
+    return Merged(runs, len(future), len(others) - len(kept), rotated)
+
+
 def render_runs(machine: str, runs: Sequence[Mapping[str, Any]]) -> str:
     data = {FORMAT_KEY: FORMAT, "machine": machine, RUNS_KEY: [dict(r) for r in runs]}
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
@@ -59,7 +109,10 @@ def write_runs(path: Path, machine: str, runs: Sequence[Mapping[str, Any]]) -> b
 def atomic_write(path: Path, content: bytes) -> None:
     """Whole or not at all: a temporary file beside `path`, then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as exc:  # named after the file meant, not its temporary sibling
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
@@ -67,8 +120,10 @@ def atomic_write(path: Path, content: bytes) -> None:
         # gets the one any new file would.
         os.chmod(temporary, path.stat().st_mode if path.exists() else _new_file_mode())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # a write names no file
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
 
 
@@ -81,13 +136,12 @@ def _new_file_mode() -> int:
 def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:
     """Every run recorded in folder/serkit-host.yaml, oldest first; None without the file."""
     path = folder / HOST_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        warnings.append(f"skipped {path}: not valid YAML, truncated or corrupted ({problem})")
+        data = read_record(path, format="yaml", what="a host file")
+    except RefusedFile as exc:
+        warnings.append(f"skipped {path}: {exc.rule}")
         return None
     found = data.get(FORMAT_KEY) if isinstance(data, dict) else None
     if not isinstance(data, dict) or found not in READABLE_FORMATS:

@@ -53,6 +53,7 @@ from serkit.results.tree import (
     read_tree,
     version_order,
 )
+from serkit.text import markdown_cell, terminal
 
 CPU_ROOT = Path("/sys/devices/system/cpu")
 # Configure flags that change how fast the same Python code runs.
@@ -393,12 +394,13 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
         ("machine state, last run", _state),
         ("results", _coverage),
     ]
-    table = [[label, *(_text(get(r)) for r in rows)] for label, get in fields]
-    if markdown:  # a Markdown cell is one line
-        table = [[cell.replace("\n", "<br>") for cell in row] for row in table]
+    # Read from files other hosts wrote: made text for Markdown (one line a cell), or for
+    # the terminal.
+    escape = markdown_cell if markdown else terminal
+    table = [[label, *(escape(_text(get(r))) for r in rows)] for label, get in fields]
     out = tabulate(
         table,
-        headers=["", *(r["machine"] for r in rows)],
+        headers=["", *(escape(r["machine"]) for r in rows)],
         disable_numparse=True,
         tablefmt="github" if markdown else "simple",
     )

@@ -12,7 +12,12 @@ The rules, each tested:
   commit, environment and moment) is refused, with one line naming both files, and
   nothing is written: a silent overwrite would lose values.
 - Each machine's host record (serkit-host.yaml) becomes the union of every source's
-  runs, so each shard's host stays on record.
+  runs, so each shard's host stays on record; but an incoming run dated after now (plus
+  an hour's skew) is left out, and one displaces a stored run only when it is newer and
+  names a results file in the store. What was left out is said, one line each.
+- Files are copied as bytes, never as links: a symbolic link in a source, to a file or
+  as a machine folder, is left out with a warning, and so is anything not a regular
+  file. Every file is read through serkit's guarded reader (its size and depth caps).
 - asv's machine profile (machine.json) describes the machine and is not a result: the
   last source's wins, with a warning when it changes the store's.
 - benchmarks.json is never copied: asv's sources carry whichever suite ran last there.
@@ -32,9 +37,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from serkit.errors import SerkitError
+from serkit.errors import RefusedFile, SerkitError
+from serkit.inputs.documents import read_bytes
+from serkit.inputs.limits import record_max_bytes
 from serkit.results.history import dated_name, file_moment, is_dated, stamp
-from serkit.results.host_file import HOST_FILE, atomic_write, merge_runs, read_runs, write_runs
+from serkit.results.host_file import (
+    CLOCK_SKEW,
+    HOST_FILE,
+    MAX_RUNS,
+    Merged,
+    atomic_write,
+    merge_incoming,
+    read_runs,
+    write_runs,
+)
 from serkit.results.tree import (
     BENCHMARKS_FILE,
     MACHINE_FILE,
@@ -44,6 +60,9 @@ from serkit.results.tree import (
     load_json,
     machine_folders,
 )
+
+# A link in a tree from elsewhere could name any file the person merging can read.
+LINK = "a symbolic link; a merge copies files' bytes and never follows a link"
 
 Discover = Callable[[Path], Path]  # writes benchmarks.json into the folder given; its path
 
@@ -74,6 +93,7 @@ class _Plan:
     files: dict[Path, Path] = field(default_factory=dict)  # relative target -> source file
     profiles: dict[str, Path] = field(default_factory=dict)  # machine -> source machine.json
     host_runs: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
+    names: dict[str, set[str]] = field(default_factory=dict)  # machine -> its files' names
     identical: int = 0
     machines: set[str] = field(default_factory=set)
 
@@ -140,7 +160,7 @@ def _plan_file(plan: _Plan, into: Path, relative: Path, source: Path, results: b
         plan.files[relative] = source
         return
     try:
-        same = against.read_bytes() == source.read_bytes() or (
+        same = _read(against) == _read(source) or (
             results and _canonical(against) == _canonical(source)
         )
     except ResultsFileError:
@@ -174,13 +194,21 @@ def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Plan:
             warnings.append(f"left out of {source}, not asv results: {', '.join(skipped)}")
         for folder in folders:
             machine = folder.name
+            if folder.is_symlink():
+                warnings.append(f"left out {folder}: {LINK}")
+                continue
             plan.machines.add(machine)
+            plan.names.setdefault(machine, set())
             for path in sorted(folder.iterdir()):
                 relative = Path(machine) / path.name
                 if path.name.startswith("."):
                     continue
-                if path.is_dir():
+                if path.is_symlink():
+                    warnings.append(f"left out {path}: {LINK}")
+                elif path.is_dir():
                     warnings.append(f"left out {path}: a folder inside a machine's folder")
+                elif not path.is_file():
+                    warnings.append(f"left out {path}: not a regular file (a FIFO, a device)")
                 elif path.name == MACHINE_FILE:
                     plan.profiles[machine] = path
                 elif path.name == HOST_FILE:
@@ -188,6 +216,7 @@ def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Plan:
                     if runs is not None:
                         plan.host_runs.setdefault(machine, []).append(runs)
                 else:
+                    plan.names[machine].add(path.name)
                     _plan_file(plan, into, relative, path, bool(RESULTS_FILE.match(path.name)))
     return plan
 
@@ -202,7 +231,7 @@ def merge(sources: Sequence[Path], into: Path, discover: Discover) -> MergeResul
     with tempfile.TemporaryDirectory(prefix="serkit-merge-") as scratch:
         fresh = discover(Path(scratch)).read_bytes()
         for relative, source in sorted(plan.files.items()):
-            atomic_write(into / relative, source.read_bytes())
+            atomic_write(into / relative, _read(source))
             result.added.append(relative)
         result.identical = plan.identical
         for machine, source in sorted(plan.profiles.items()):
@@ -211,7 +240,14 @@ def merge(sources: Sequence[Path], into: Path, discover: Discover) -> MergeResul
         for machine, run_lists in sorted(plan.host_runs.items()):
             path = into / machine / HOST_FILE
             stored = read_runs(path.parent, warnings) or []
-            if write_runs(path, machine, merge_runs([stored, *run_lists])):
+            files = plan.names.get(machine, set()) | {
+                r.name for r in plan.files if r.parent.name == machine
+            }
+            if path.parent.is_dir():
+                files |= {p.name for p in path.parent.iterdir()}
+            merged = merge_incoming(stored, [r for runs in run_lists for r in runs], files)
+            warnings.extend(_dropped(path, merged))
+            if write_runs(path, machine, merged.runs):
                 result.hosts.append(machine)
         target = into / BENCHMARKS_FILE
         if not target.is_file() or target.read_bytes() != fresh:
@@ -220,8 +256,38 @@ def merge(sources: Sequence[Path], into: Path, discover: Discover) -> MergeResul
     return result
 
 
+def _read(source: Path) -> bytes:
+    """A source file's bytes, through the guarded reader: a regular file, under the cap."""
+    try:
+        return read_bytes(source, record_max_bytes(), what="a results tree's file")
+    except RefusedFile as exc:
+        raise MergeError(f"refusing to merge {exc}") from None
+
+
+def _dropped(path: Path, merged: Merged) -> list[str]:
+    """What the merge left out of a host file, or rotated out of it, one line each."""
+    lines = []
+    if merged.future:
+        lines.append(
+            f"{path}: left out {merged.future} incoming host record(s) dated after now "
+            f"(+{int(CLOCK_SKEW.total_seconds() // 60)} min): a run cannot come from the future"
+        )
+    if merged.no_room:
+        lines.append(
+            f"{path}: left out {merged.no_room} incoming host record(s) that name no results "
+            f"file in the store: the {MAX_RUNS} runs kept are full, and such a record never "
+            "displaces one"
+        )
+    if merged.rotated:
+        lines.append(
+            f"{path}: the store's {merged.rotated} oldest host record(s) made room for newer "
+            f"runs whose results came in (the newest {MAX_RUNS} are kept)"
+        )
+    return lines
+
+
 def _write_profile(target: Path, source: Path, warnings: list[str]) -> bool:
-    content = source.read_bytes()
+    content = _read(source)
     if target.is_file():
         if target.read_bytes() == content:
             return False

@@ -16,6 +16,9 @@ from typing import Any
 
 import yaml
 
+from serkit.errors import RefusedFile
+from serkit.inputs.documents import read_record
+
 NOISE_FILE = "serkit-noise.yaml"
 POWER_FILE = "serkit-power.yaml"
 # Where a host has no measurement yet: the floor verdicts use, and say they use.
@@ -129,10 +132,10 @@ def _read(folder: Path, name: str, kind: Any, what: str, warnings: list[str] | N
     if not path.is_file():
         return None
     try:
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data: Any = read_record(path, format="yaml", what="a noise record")
         fields = {f.name for f in dataclasses.fields(kind)}
         return kind(**{k: v for k, v in data.items() if k in fields})
-    except (OSError, yaml.YAMLError, AttributeError, TypeError) as exc:
+    except (RefusedFile, AttributeError, TypeError) as exc:
         if warnings is not None:
             warnings.append(f"skipped {path}: not a serkit {what} record ({exc})")
         return None

@@ -14,6 +14,7 @@ tree can still be read; the caller decides whether what is left is enough.
 from __future__ import annotations
 
 import dataclasses
+import html
 import itertools
 import json
 import math
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from serkit.errors import RefusedFile
+from serkit.inputs.documents import read_record
 from serkit.results.canary import notes_of, params_key, sample_canaries
 from serkit.state import ProcessValue, StateShare, process_values, reference, state_share
 from serkit.units import plural
@@ -63,6 +66,46 @@ def safe_benchmark(name: str, params: Sequence[str] = ()) -> bool:
 def shown(name: str) -> str:
     """An unsafe name as a warning may print it: each character outside the safe set as ?."""
     return re.sub(r"[^A-Za-z0-9_.]", "?", name[:60])
+
+
+# A machine's name, as asv's pages show it (its folder's name, its profile's `machine`).
+SAFE_NAME = re.compile(r"[\w.+\-@]{1,200}")
+# What asv's pages show of a benchmark as HTML (its tooltips, its label) besides the name.
+_SHOWN_AS_HTML = ("code", "pretty_name", "param_names")
+
+
+def _inert(value: Any) -> Any:
+    """A value made text for a page that renders it as HTML: every string escaped."""
+    if isinstance(value, str):
+        return html.escape(value)
+    if isinstance(value, list):
+        return [_inert(v) for v in value]
+    return value
+
+
+def _inert_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: _inert(v) if k in _SHOWN_AS_HTML else v for k, v in row.items()}
+
+
+# An environment's name and Python version: asv's pages show them and build paths from them.
+SAFE_ENVIRONMENT = re.compile(r"[\w .,:+\-/=~@()\[\]]{0,1000}")
+
+
+def _safe_environment(data: Mapping[str, Any]) -> bool:
+    """Whether a results file's environment name and Python hold only characters safe to
+    show and to name a path with (its parameters are escaped instead: _inert_environment)."""
+    named = [str(v) for v in (data.get("env_name"), data.get("python")) if v is not None]
+    return all(SAFE_ENVIRONMENT.fullmatch(v) for v in named)
+
+
+def _inert_environment(data: dict[str, Any]) -> dict[str, Any]:
+    """A results file whose environment's parameters and requirements (asv copies the
+    machine's profile into them) are made text, as the profile itself is."""
+    for key in ("params", "requirements"):
+        mapping = data.get(key)
+        if isinstance(mapping, dict):
+            data[key] = {html.escape(str(k)): _inert(v) for k, v in mapping.items()}
+    return data
 
 
 def _safe_row(name: str, row: Mapping[str, Any]) -> bool:
@@ -274,13 +317,14 @@ def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, flo
     return state_share(readings, ref), ref
 
 
-def load_json(path: Path) -> Any:
+def load_json(path: Path, root: Path | None = None) -> Any:
+    """A JSON file of a results tree, through serkit's guarded reader: a regular file,
+    under the size cap on a record, nesting under its depth cap (and inside `root`, when
+    given). ResultsFileError, saying which rule, for anything else."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ResultsFileError("not text") from exc
-    except json.JSONDecodeError as exc:
-        raise ResultsFileError(f"not valid JSON, truncated or corrupted ({exc})") from exc
+        return read_record(path, root=root, what="a results tree's file")
+    except RefusedFile as exc:
+        raise ResultsFileError(exc.rule) from None
 
 
 def _number(value: Any) -> float | None:
@@ -528,7 +572,7 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
             listed = None
         if isinstance(listed, dict):
             kept = {
-                k: v
+                k: v if k == "version" else _inert_row(v)
                 for k, v in listed.items()
                 if k == "version" or (isinstance(v, dict) and _safe_row(k, v))
             }
@@ -538,6 +582,9 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
         files = sorted({m.file for m in machine.measurements})
         if not files:
             continue
+        if not SAFE_NAME.fullmatch(name):
+            left_out.append(f"machine {shown(name)}: its name holds characters unsafe in a page")
+            continue
         if profile.get("machine") != name or not all(
             isinstance(v, (str, int)) for v in profile.values()
         ):
@@ -545,9 +592,17 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
             continue
         folder = into / name
         folder.mkdir()
-        (folder / MACHINE_FILE).write_text(json.dumps({**profile, "version": 1}))
+        # asv shows each key and value in a tooltip rendered as HTML: each is made text.
+        inert = {
+            html.escape(k): html.escape(v) if isinstance(v, str) else v for k, v in profile.items()
+        }
+        (folder / MACHINE_FILE).write_text(json.dumps({**inert, "version": 1}))
         for path in files:
             data = load_json(path)
+            if not _safe_environment(data):
+                left_out.append(f"{path}: its environment's name holds characters unsafe in a page")
+                continue
+            _inert_environment(data)
             columns = data["result_columns"]
             data["results"] = {
                 bench: values

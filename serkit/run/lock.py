@@ -23,6 +23,12 @@ class Busy(SerkitError):
     """Another `serkit bench` holds this checkout."""
 
 
+def check_free(root: Path) -> None:
+    """Busy, now, if another run holds the checkout (the run still takes the lock itself)."""
+    with bench_lock(root):
+        pass
+
+
 @contextlib.contextmanager
 def bench_lock(root: Path) -> Iterator[None]:
     """Hold the checkout's bench lock for the block; Busy if another run holds it."""

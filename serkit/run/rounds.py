@@ -246,6 +246,14 @@ class RunState:
     def is_done(self, round_index: int, env: str) -> bool:
         return (round_index, env) in self.done
 
+    def round_text(self, round_index: int) -> str:
+        """`round 3 of 5`, or past the planned rounds `extra round 1 of at most 5`."""
+        if round_index < self.rounds:
+            return f"round {round_index + 1} of {self.rounds}"
+        if round_index < self.rounds + self.extra_rounds:
+            return f"extra round {round_index + 1 - self.rounds} of at most {self.extra_rounds}"
+        return f"the end of its {self.rounds} rounds and extra rounds"
+
     def next_round(self) -> int:
         """The first round not finished in every environment that builds (0-based)."""
         for round_index in range(self.rounds + self.extra_rounds):

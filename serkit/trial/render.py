@@ -10,6 +10,7 @@ from serkit.checks.fidelity import EXACT
 from serkit.codecs.registry import registry
 from serkit.replicate.measure import Timing
 from serkit.suite.cases import COMPRESSORS
+from serkit.text import markdown_cell, terminal
 from serkit.trial.measure import CodecTrial, DocumentTrial
 from serkit.units import bytes_binary, percent, seconds
 
@@ -140,9 +141,11 @@ def render(documents: Sequence[DocumentTrial], markdown: bool = False) -> str:
     widths = [None] * (len(HEADERS) - 1) + [FIDELITY_WIDTH]
     parts = []
     for document in documents:
-        title = f"**{heading(document)}**" if markdown else heading(document)
+        # A document's name and keys are the user's: text in Markdown and on a terminal.
+        escape = markdown_cell if markdown else terminal
+        title = f"**{escape(heading(document))}**" if markdown else escape(heading(document))
         table = tabulate(
-            [_row(t, smallest_sizes(document)) for t in document.codecs],
+            [[escape(c) for c in _row(t, smallest_sizes(document))] for t in document.codecs],
             headers=HEADERS,
             tablefmt=tablefmt,
             maxcolwidths=None if markdown else widths,
