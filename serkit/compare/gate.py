@@ -72,7 +72,7 @@ def check(result: Comparison, rule: FailOn) -> CheckResult:
 def check_lines(found: CheckResult, host_a: str, host_b: str) -> Sequence[str]:
     """What the check found, in lines for stderr: the verdict first, then each failing pair."""
     rule = found.rule
-    limit = f"{rule.verdict} by more than {rule.percent:g} %"
+    limit = f"more than {rule.percent:g} % {rule.verdict}"
     unjudged = (
         f"; {found.unjudged} had no verdict (a single sample or no spread) and cannot fail it"
         if found.unjudged
