@@ -108,36 +108,68 @@ def msgspec_msgpack(schema: Schema) -> SchemaBinding:
 # --- pydantic ---------------------------------------------------------------------------
 
 
+def pydantic_names(record: Record, reserved: Callable[[str], bool]) -> dict[str, str]:
+    """Each field's attribute name on its model: its own, or, where pydantic reserves it
+    (`model_config` and its other `model_` names), `field_<name>`, aliased to its own."""
+    taken = {field.name for field in record.fields}
+    names = {}
+    for field in record.fields:
+        internal = field.name
+        if reserved(internal):
+            internal = f"field_{field.name}"
+            while internal in taken or reserved(internal):
+                internal += "_"
+            taken.add(internal)
+        names[field.name] = internal
+    return names
+
+
 def pydantic_json(schema: Schema) -> SchemaBinding:
-    """pydantic models; an absent optional field is unset, and `exclude_unset` leaves it out."""
+    """pydantic models; an absent optional field is unset, and `exclude_unset` leaves it out.
+    A field whose name pydantic reserves is kept under another attribute, aliased to it."""
     import pydantic
 
+    def reserved(name: str) -> bool:
+        # pydantic refuses `model_config` and warns of the rest of its namespace; a field
+        # that only shadows a method (`json`, `copy`) works, and keeps its own name.
+        return name.startswith("model_")
+
     classes: dict[str, Any] = {}
+    attributes: dict[str, dict[str, str]] = {}
     with warnings.catch_warnings():  # a field named like a BaseModel method only warns
         warnings.simplefilter("ignore")
         for record in schema.records():
-            fields: dict[str, Any] = {
-                field.name: (annotation(field.type, classes), ... if field.required else None)
-                for field in record.fields
-            }
+            names = attributes[record.name] = pydantic_names(record, reserved)
+            fields: dict[str, Any] = {}
+            for field in record.fields:
+                default = ... if field.required else None
+                kind = annotation(field.type, classes)
+                if names[field.name] == field.name:
+                    fields[field.name] = (kind, default)
+                else:
+                    fields[names[field.name]] = (kind, pydantic.Field(default, alias=field.name))
             classes[record.name] = pydantic.create_model(record.name, **fields)
         adapter = pydantic.TypeAdapter(annotation(schema.root, classes))
 
+    def build(record: Record) -> Callable[..., Any]:
+        construct, names = classes[record.name].model_construct, attributes[record.name]
+        if all(name == internal for name, internal in names.items()):
+            return construct  # type: ignore[no-any-return]
+        return lambda **given: construct(**{names[k]: v for k, v in given.items()})
+
     def read(record: Record) -> Callable[[Any], Iterator[tuple[str, Any]]]:
-        names = [field.name for field in record.fields]
+        names = list(attributes[record.name].items())
 
         def present(obj: Any) -> Iterator[tuple[str, Any]]:
             given = obj.model_fields_set
-            for name in names:
-                if name in given:
-                    yield name, getattr(obj, name)
+            for name, internal in names:
+                if internal in given:
+                    yield name, getattr(obj, internal)
 
         return present
 
-    to_typed, to_plain = both(
-        schema.root, lambda record: classes[record.name].model_construct, read
-    )
-    dumps = partial(adapter.dump_json, exclude_unset=True)
+    to_typed, to_plain = both(schema.root, build, read)
+    dumps = partial(adapter.dump_json, exclude_unset=True, by_alias=True)
     return SchemaBinding((Config(dumps, adapter.validate_json),), to_typed, to_plain)
 
 

@@ -55,7 +55,9 @@ class _ProtoFile:
         node = field.type
         nullable = isinstance(node, Nullable)
         inner = node.inner if isinstance(node, Nullable) else node
-        added = message.field.add(name=field.name, number=number)
+        # The field's JSON name is its own: protobuf's default camel-cases it, so `foo_bar`
+        # would clash with a `fooBar` beside it, though neither is ever written as JSON here.
+        added = message.field.add(name=field.name, number=number, json_name=field.name)
         if isinstance(inner, (ListOf, MapOf)):
             if nullable:
                 raise NoSchema(f"protobuf: {path} is a list or map that may be null")
@@ -181,7 +183,8 @@ def avro_schema(node: Type, path: str = "") -> Any:
     if isinstance(node, Scalar):
         return _AVRO_SCALARS[node.kind]
     if isinstance(node, Nullable):
-        return ["null", avro_schema(node.inner, path)]
+        inner = avro_schema(node.inner, path)
+        return inner if inner == "null" else ["null", inner]  # a union holds "null" once
     if isinstance(node, ListOf):
         return {"type": "array", "items": avro_schema(node.item, f"{path}[]")}
     if isinstance(node, MapOf):

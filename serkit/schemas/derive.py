@@ -113,10 +113,33 @@ def json_schema(obj: Any) -> dict[str, Any]:
 
 
 def _merged(schemas: list[Any]) -> dict[str, Any]:
+    """One schema for the values of a map, merged from each key's (see `_explicit`)."""
     builder = _builder_class()(schema_uri=None)
     for schema in schemas:
-        builder.add_schema(schema)
+        builder.add_schema(_explicit(schema))
     return dict(builder.to_schema())
+
+
+def _explicit(schema: Any) -> Any:
+    """`schema` with every object's `required` written out, `[]` where none was.
+
+    GenSON leaves `required` out of an object schema whose keys were all optional (an
+    empty dict, or dicts with no key in common), and when it merges schemas it intersects
+    only the `required` lists it is given: a value without one would leave the other
+    values' keys required, and the derived types would then refuse that value.
+    """
+    if isinstance(schema, list):
+        return [_explicit(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _explicit(value) for key, value in schema.items()}
+    kinds = schema.get("type")
+    is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds)
+    if is_object and "required" not in out:
+        out["required"] = []
+    if "properties" in schema:  # names, not schemas: never read a key as a keyword
+        out["properties"] = {k: _explicit(v) for k, v in schema["properties"].items()}
+    return out
 
 
 def _camel(text: str) -> str:
@@ -146,13 +169,16 @@ class SchemaReader:
 class _Reader(SchemaReader):
     """Reads GenSON's schema of a document into a type tree."""
 
-    def read(self, schema: Mapping[str, Any], path: str, label: str) -> Type:
+    def read(self, schema: Mapping[str, Any], path: str, label: str, element: bool = False) -> Type:
         options = _options(schema)
         nullable = any(option.get("type") == "null" for option in options)
         others = [option for option in options if option.get("type") != "null"]
         if not others:
             self.notes.append(f"{path or 'the document'}: only ever null, typed null")
-            return Scalar("null")
+            # A list's item or a map's value that was null is a null in a container, which
+            # a codec must be able to hold as such (proto3 cannot); an always empty list
+            # or dict, which held nothing, stays Scalar("null").
+            return Nullable(Scalar("null")) if element else Scalar("null")
         if len(others) > 1:
             kinds = ", ".join(sorted({str(option.get("type")) for option in others}))
             raise NoSchema(f"{path or 'the document'} holds values of several types ({kinds})")
@@ -168,7 +194,7 @@ class _Reader(SchemaReader):
                     f"{path or 'the document'}: a list always empty, items typed null"
                 )
                 return ListOf(Scalar("null"))
-            return ListOf(self.read(items, f"{path}[]", f"{label} item"))
+            return ListOf(self.read(items, f"{path}[]", f"{label} item", element=True))
         if kind == "object":
             return self._object(schema, path, label)
         if kind == "string" and "format" in schema:
@@ -195,7 +221,7 @@ class _Reader(SchemaReader):
             self.notes.append(f"{path or 'the document'}: a dict always empty, values typed null")
             return MapOf(key, Scalar("null"))
         value = _merged(list(properties.values()))
-        return MapOf(key, self.read(value, f"{path}[*]", f"{label} value"))
+        return MapOf(key, self.read(value, f"{path}[*]", f"{label} value", element=True))
 
 
 def _options(schema: Mapping[str, Any]) -> list[Mapping[str, Any]]:
