@@ -94,6 +94,12 @@ SHAPES = {
     "keys that look like numbers": {"1": 1, "2": 2, "10": 3},
     "empty lists and dicts": {"items": [], "meta": {}, "more": [[], [{}]]},
     "nullable field": [{"id": 1, "parent": None}, {"id": 2, "parent": 1}],
+    # Keys no identifier ("$ref", "bom-ref") over values of several kinds: a record, not a
+    # map (a JSON Schema's property, a CycloneDX component).
+    "keys that are no identifiers": [
+        {"$ref": "Dataset", "readOnly": True},
+        {"bom-ref": "pkg:x", "name": "x", "licenses": [{"license": {"id": "MIT"}}]},
+    ],
     "nulls in lists and maps": {"tags": [None], "by_id": {"1": None}, "empty": [], "none": {}},
 }
 
@@ -127,6 +133,20 @@ def test_names_a_library_reserves_or_clashes_on_keep_every_codec() -> None:
     for name in ("pydantic-json", "protobuf", "msgspec-struct-json", "fastavro"):
         result = check_round_trip(name, "hypothesis", document)
         assert result.status in (EXACT, LOSSY), (name, result.detail)
+
+
+def test_keys_that_are_no_identifiers_are_kept_or_refused_with_the_name() -> None:
+    document = {"$ref": "Dataset", "readOnly": True, "bom-ref": 3}
+    (record,) = derive(document).records()
+    assert [f.name for f in record.fields] == ["$ref", "readOnly", "bom-ref"]
+    for name in ("msgspec-struct-json", "msgspec-struct-msgpack", "pydantic-json", "protobuf"):
+        result = check_round_trip(name, "hypothesis", document)
+        assert result.status == EXACT, (name, result.detail)
+    for name in ("orjson-dataclass", "cattrs-orjson", "mashumaro-orjson", "fastavro"):
+        result = check_round_trip(name, "hypothesis", document)
+        assert result.status == NO_SCHEMA and "'$ref'" in result.detail, (name, result.detail)
+    # A map's values of one kind stay a map, whatever its keys.
+    assert type(derive({"$a": 1, "b-c": 2}).root).__name__ == "MapOf"
 
 
 def test_nulls_in_a_list_are_refused_by_protobuf_alone_and_said_why() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import Any, Callable, Optional, Union
 
-from serkit.codecs.conversion import both
+from serkit.codecs.conversion import attribute_names, both, renamed
 from serkit.codecs.spec import Config, SchemaBinding
 from serkit.errors import NoSchema
 from serkit.schemas.types import ListOf, MapOf, Nullable, Record, Scalar, Schema, Type
@@ -64,28 +64,35 @@ def msgspec_structs(schema: Schema) -> tuple[Any, Callable[[Any], Any], Callable
 
     unset = msgspec.UNSET
     classes: dict[str, Any] = {}
+    attributes: dict[str, dict[str, str]] = {}
     for record in schema.records():
+        names = attributes[record.name] = attribute_names(record)
         fields: list[Any] = []
         for field in record.fields:
             kind = annotation(field.type, classes)
             if field.required:
-                fields.append((field.name, kind))
+                fields.append((names[field.name], kind))
             else:
-                fields.append((field.name, Union[kind, msgspec.UnsetType], unset))
-        classes[record.name] = msgspec.defstruct(record.name, fields, kw_only=True)
+                fields.append((names[field.name], Union[kind, msgspec.UnsetType], unset))
+        # A key that is no identifier ("$ref") is the encoded name of the field holding it.
+        rename = {a: key for key, a in names.items() if a != key} or None
+        classes[record.name] = msgspec.defstruct(record.name, fields, kw_only=True, rename=rename)
 
     def read(record: Record) -> Callable[[Any], Iterator[tuple[str, Any]]]:
-        names = [field.name for field in record.fields]
+        names = list(attributes[record.name].items())
 
         def present(obj: Any) -> Iterator[tuple[str, Any]]:
-            for name in names:
-                value = getattr(obj, name)
+            for name, attribute in names:
+                value = getattr(obj, attribute)
                 if value is not unset:
                     yield name, value
 
         return present
 
-    to_typed, to_plain = both(schema.root, lambda record: classes[record.name], read)
+    def build(record: Record) -> Callable[..., Any]:
+        return renamed(classes[record.name], attributes[record.name])
+
+    to_typed, to_plain = both(schema.root, build, read)
     return annotation(schema.root, classes), to_typed, to_plain
 
 
@@ -108,25 +115,10 @@ def msgspec_msgpack(schema: Schema) -> SchemaBinding:
 # --- pydantic ---------------------------------------------------------------------------
 
 
-def pydantic_names(record: Record, reserved: Callable[[str], bool]) -> dict[str, str]:
-    """Each field's attribute name on its model: its own, or, where pydantic reserves it
-    (`model_config` and its other `model_` names), `field_<name>`, aliased to its own."""
-    taken = {field.name for field in record.fields}
-    names = {}
-    for field in record.fields:
-        internal = field.name
-        if reserved(internal):
-            internal = f"field_{field.name}"
-            while internal in taken or reserved(internal):
-                internal += "_"
-            taken.add(internal)
-        names[field.name] = internal
-    return names
-
-
 def pydantic_json(schema: Schema) -> SchemaBinding:
     """pydantic models; an absent optional field is unset, and `exclude_unset` leaves it out.
-    A field whose name pydantic reserves is kept under another attribute, aliased to it."""
+    A field whose key pydantic reserves, or that is no identifier, is kept under another
+    attribute, aliased to the key."""
     import pydantic
 
     def reserved(name: str) -> bool:
@@ -139,7 +131,7 @@ def pydantic_json(schema: Schema) -> SchemaBinding:
     with warnings.catch_warnings():  # a field named like a BaseModel method only warns
         warnings.simplefilter("ignore")
         for record in schema.records():
-            names = attributes[record.name] = pydantic_names(record, reserved)
+            names = attributes[record.name] = attribute_names(record, reserved)
             fields: dict[str, Any] = {}
             for field in record.fields:
                 default = ... if field.required else None
@@ -152,10 +144,7 @@ def pydantic_json(schema: Schema) -> SchemaBinding:
         adapter = pydantic.TypeAdapter(annotation(schema.root, classes))
 
     def build(record: Record) -> Callable[..., Any]:
-        construct, names = classes[record.name].model_construct, attributes[record.name]
-        if all(name == internal for name, internal in names.items()):
-            return construct  # type: ignore[no-any-return]
-        return lambda **given: construct(**{names[k]: v for k, v in given.items()})
+        return renamed(classes[record.name].model_construct, attributes[record.name])
 
     def read(record: Record) -> Callable[[Any], Iterator[tuple[str, Any]]]:
         names = list(attributes[record.name].items())
@@ -182,7 +171,7 @@ def dataclass_types(schema: Schema) -> tuple[Any, Callable[[Any], Any], Callable
     classes: dict[str, Any] = {}
     for record in schema.records():
         for field in record.fields:
-            if keyword.iskeyword(field.name):
+            if keyword.iskeyword(field.name) or not field.name.isidentifier():
                 raise NoSchema(f"a dataclass cannot have a field named {field.name!r}")
         fields = [
             (f.name, annotation(f.type, classes, Any))
