@@ -572,19 +572,8 @@ def _match(
     # would count the processes a neighbour slowed down. The values shown are the same
     # processes' medians (Pair.value_a), so the table's B/A is its A and B columns'.
     ratio = found.ratio if found.ratio is not None else _ratio(a.value, b.value)
-    pair = Pair(
-        benchmark,
-        named,
-        env,
-        a,
-        b,
-        ratio,
-        found.verdict,
-        group,
-        found.detectable,
-        found.multimodal,
-        found.judged,
-    )
+    judged = (found.detectable, found.multimodal, found.judged)
+    pair = Pair(benchmark, named, env, a, b, ratio, found.verdict, group, *judged)
     result.pairs.append(pair)
 
 
