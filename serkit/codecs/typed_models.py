@@ -203,6 +203,10 @@ def orjson_dataclass(schema: Schema) -> SchemaBinding:
     converter builds into the dataclasses (no validation: orjson has none)."""
     import orjson
 
+    for record in schema.records():
+        hidden = [field.name for field in record.fields if field.name.startswith("_")]
+        if hidden:  # orjson writes no field whose name starts with _: they would be lost
+            raise NoSchema(f"orjson leaves out a dataclass field named {hidden[0]!r}")
     _, to_typed, to_plain = dataclass_types(schema)
 
     def loads(payload: bytes) -> Any:
