@@ -9,8 +9,21 @@ from typing import Any
 
 from serkit.checkout import project_root, reports_dir, results_dir
 from serkit.cli.common import add_format, print_json, warn
+from serkit.compare.gate import DEFAULT_PERCENT, FailOn, parse_fail_on
 from serkit.errors import SerkitError
 from serkit.run import runner
+
+# `serkit compare`'s exit statuses (docs/cli.md): a check that found a problem is told
+# apart from an error, so CI can gate on the first and page someone on the second.
+CHECK_FAILED, ERROR = 1, 3
+
+
+def _fail_on(text: str) -> FailOn:
+    """argparse type for --fail-on: a bad value is a usage error (exit 2)."""
+    try:
+        return parse_fail_on(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_commands(commands: Any) -> None:
@@ -28,12 +41,23 @@ def add_commands(commands: Any) -> None:
             "each value is compared at the newest commit both hosts measured it at. A "
             "difference is within noise when the 99% confidence intervals overlap (the "
             "interquartile ranges where either has none). Sizes (track_* in bytes, but "
-            "not memory) must be equal: a difference exits 1. See README, Comparing hosts."
+            "not memory) must be equal. Exit status: 0 ok; 1 the check found a problem (a "
+            "size differs, or a timing fails --fail-on); 2 usage; 3 an error (no results, "
+            "nothing to compare). See docs/comparing-hosts.md."
         ),
     )
     compare.add_argument("host_a", metavar="HOST_A", help="machine name: A, the baseline")
     compare.add_argument("host_b", metavar="HOST_B", help="machine name: B, compared with A")
     compare.add_argument("--commit", metavar="C", help="this commit (a prefix) on both hosts")
+    compare.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        metavar="slower[:PCT]",
+        help=(
+            "exit 1 when a timing on HOST_B is judged slower than on HOST_A (the noise rule) "
+            f"by more than PCT %% (default {DEFAULT_PERCENT:g}), for CI"
+        ),
+    )
     add_format(compare)
     compare.set_defaults(run=run_compare)
 
@@ -110,15 +134,17 @@ def run_report(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     from serkit.compare.comparison import compare
+    from serkit.compare.gate import check, check_lines
     from serkit.compare.render import as_json, render
     from serkit.results.tree import read_tree
 
     tree = read_tree(_results_dir(args), [args.host_a, args.host_b])
     try:
         result = compare(tree, args.host_a, args.host_b, args.commit)
-    except SerkitError:
+    except SerkitError as exc:
         warn(tree.warnings)  # a skipped file may be why nothing can be compared
-        raise
+        print(f"serkit: error: {exc}", file=sys.stderr)
+        return ERROR
     warn(result.warnings)
     if args.format == "json":
         print_json(as_json(result))
@@ -131,7 +157,13 @@ def run_compare(args: argparse.Namespace) -> int:
             "the same environment: the hosts did not run the same thing",
             file=sys.stderr,
         )
-    return 1 if mismatches else 0
+    failed = False
+    if args.fail_on is not None:
+        found = check(result, args.fail_on)
+        for line in check_lines(found, args.host_a, args.host_b):
+            print(f"serkit: {line}", file=sys.stderr)
+        failed = not found.ok
+    return CHECK_FAILED if mismatches or failed else 0
 
 
 def run_hosts(args: argparse.Namespace) -> int:

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from pathlib import Path
 from typing import Any
 
 from serkit.cli.common import add_format, codec_parent, print_hazards, print_json
 from serkit.cli.documents import document_parent, granted
 from serkit.codecs.registry import check_codecs
 from serkit.errors import SerkitError
+from serkit.run import runner
 from serkit.trial.measure import TARGET_S, DocumentTrial, try_paths
 from serkit.trial.render import hazards, render
+from serkit.trial.save import check_target, save
 
 MOST_SECONDS = 86_400.0
+MACHINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}")
 
 
 def positive_seconds(value: str) -> float:
@@ -50,21 +56,57 @@ def add_commands(commands: Any) -> None:
         metavar="SECONDS",
         help=f"time to spend on each document, preparing included (default: {TARGET_S:g})",
     )
+    trial.add_argument(
+        "--save",
+        metavar="DIR",
+        help=(
+            "also write the timings and sizes into DIR as an asv results tree, under "
+            "--machine, which `serkit compare NAME_A NAME_B --results DIR` reads"
+        ),
+    )
+    trial.add_argument(
+        "--machine",
+        type=machine_argument,
+        metavar="NAME",
+        help="the name --save files this run under (default: the name serkit bench uses here)",
+    )
     add_format(trial)
     trial.set_defaults(run=granted(run_try))
 
 
+def machine_argument(value: str) -> str:
+    """argparse type for --machine: a folder name of letters, digits, _ . and -."""
+    if not MACHINE_NAME.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"must be letters, digits, _ . and - (a folder name), not {value!r}"
+        )
+    return value
+
+
 def run_try(args: argparse.Namespace) -> int:
     codecs = check_codecs(args.codec) if args.codec else None
+    if args.machine and not args.save:
+        raise SerkitError("--machine names the run --save files: give --save DIR too")
+    into = Path(args.save) if args.save else None
+    if into is not None:
+        check_target(into)  # before minutes of measuring, not after
     documents = try_paths(args.paths, codecs, allow_pickle=args.allow_pickle, budget_s=args.budget)
     if args.format == "json":
         print_json([d.as_dict() for d in documents])
-        return _measured_something(documents)
-    print(render(documents, markdown=args.format == "markdown"))
-    print_hazards(
-        hazards(documents),
-        "\nUNSAFE on untrusted input: never give their loads bytes you did not write",
-    )
+    else:
+        print(render(documents, markdown=args.format == "markdown"))
+        print_hazards(
+            hazards(documents),
+            "\nUNSAFE on untrusted input: never give their loads bytes you did not write",
+        )
+    if into is not None:
+        machine = args.machine or runner.machine_name()
+        written = save(documents, into, machine)
+        print(
+            f"serkit: saved to {written}; compare with another run: "
+            f"serkit compare {machine} OTHER --results {into}",
+            file=sys.stderr,
+        )
     return _measured_something(documents)
 
 

@@ -11,6 +11,7 @@ dict: protobuf's containers are neither.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, Callable, Optional
 
@@ -111,6 +112,33 @@ def plain_converter(node: Type, read: Read) -> Convert:
         return out
 
     return record
+
+
+def attribute_names(
+    record: Record, reserved: Callable[[str], bool] = lambda name: False
+) -> dict[str, str]:
+    """Each field's attribute name on a class: its own where it is an identifier the library
+    allows, else `field_<it, in identifier characters>`, made unique. A library that can
+    name a field on the wire apart from its attribute (msgspec's rename, pydantic's alias,
+    protobuf, whose wire has numbers) keeps the key as the document has it."""
+    taken = {field.name for field in record.fields}
+    names = {}
+    for field in record.fields:
+        internal = field.name
+        if not internal.isidentifier() or reserved(internal):
+            internal = "field_" + re.sub(r"\W", "_", field.name)
+            while internal in taken or reserved(internal):
+                internal += "_"
+            taken.add(internal)
+        names[field.name] = internal
+    return names
+
+
+def renamed(make: Callable[..., Any], names: dict[str, str]) -> Callable[..., Any]:
+    """`make`, taking each field by its key rather than its attribute name."""
+    if all(key == attribute for key, attribute in names.items()):
+        return make
+    return lambda **given: make(**{names[k]: v for k, v in given.items()})
 
 
 def both(node: Type, build: Build, read: Read) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import Any, Callable, Optional, Union
 
-from serkit.codecs.conversion import both
+from serkit.codecs.conversion import attribute_names, both, renamed
 from serkit.codecs.spec import Config, SchemaBinding
 from serkit.errors import NoSchema
 from serkit.schemas.types import ListOf, MapOf, Nullable, Record, Scalar, Schema, Type
@@ -64,28 +64,35 @@ def msgspec_structs(schema: Schema) -> tuple[Any, Callable[[Any], Any], Callable
 
     unset = msgspec.UNSET
     classes: dict[str, Any] = {}
+    attributes: dict[str, dict[str, str]] = {}
     for record in schema.records():
+        names = attributes[record.name] = attribute_names(record)
         fields: list[Any] = []
         for field in record.fields:
             kind = annotation(field.type, classes)
             if field.required:
-                fields.append((field.name, kind))
+                fields.append((names[field.name], kind))
             else:
-                fields.append((field.name, Union[kind, msgspec.UnsetType], unset))
-        classes[record.name] = msgspec.defstruct(record.name, fields, kw_only=True)
+                fields.append((names[field.name], Union[kind, msgspec.UnsetType], unset))
+        # A key that is no identifier ("$ref") is the encoded name of the field holding it.
+        rename = {a: key for key, a in names.items() if a != key} or None
+        classes[record.name] = msgspec.defstruct(record.name, fields, kw_only=True, rename=rename)
 
     def read(record: Record) -> Callable[[Any], Iterator[tuple[str, Any]]]:
-        names = [field.name for field in record.fields]
+        names = list(attributes[record.name].items())
 
         def present(obj: Any) -> Iterator[tuple[str, Any]]:
-            for name in names:
-                value = getattr(obj, name)
+            for name, attribute in names:
+                value = getattr(obj, attribute)
                 if value is not unset:
                     yield name, value
 
         return present
 
-    to_typed, to_plain = both(schema.root, lambda record: classes[record.name], read)
+    def build(record: Record) -> Callable[..., Any]:
+        return renamed(classes[record.name], attributes[record.name])
+
+    to_typed, to_plain = both(schema.root, build, read)
     return annotation(schema.root, classes), to_typed, to_plain
 
 
@@ -109,35 +116,49 @@ def msgspec_msgpack(schema: Schema) -> SchemaBinding:
 
 
 def pydantic_json(schema: Schema) -> SchemaBinding:
-    """pydantic models; an absent optional field is unset, and `exclude_unset` leaves it out."""
+    """pydantic models; an absent optional field is unset, and `exclude_unset` leaves it out.
+    A field whose key pydantic reserves, or that is no identifier, is kept under another
+    attribute, aliased to the key."""
     import pydantic
 
+    def reserved(name: str) -> bool:
+        # pydantic refuses `model_config` and warns of the rest of its namespace; a field
+        # that only shadows a method (`json`, `copy`) works, and keeps its own name.
+        return name.startswith("model_")
+
     classes: dict[str, Any] = {}
+    attributes: dict[str, dict[str, str]] = {}
     with warnings.catch_warnings():  # a field named like a BaseModel method only warns
         warnings.simplefilter("ignore")
         for record in schema.records():
-            fields: dict[str, Any] = {
-                field.name: (annotation(field.type, classes), ... if field.required else None)
-                for field in record.fields
-            }
+            names = attributes[record.name] = attribute_names(record, reserved)
+            fields: dict[str, Any] = {}
+            for field in record.fields:
+                default = ... if field.required else None
+                kind = annotation(field.type, classes)
+                if names[field.name] == field.name:
+                    fields[field.name] = (kind, default)
+                else:
+                    fields[names[field.name]] = (kind, pydantic.Field(default, alias=field.name))
             classes[record.name] = pydantic.create_model(record.name, **fields)
         adapter = pydantic.TypeAdapter(annotation(schema.root, classes))
 
+    def build(record: Record) -> Callable[..., Any]:
+        return renamed(classes[record.name].model_construct, attributes[record.name])
+
     def read(record: Record) -> Callable[[Any], Iterator[tuple[str, Any]]]:
-        names = [field.name for field in record.fields]
+        names = list(attributes[record.name].items())
 
         def present(obj: Any) -> Iterator[tuple[str, Any]]:
             given = obj.model_fields_set
-            for name in names:
-                if name in given:
-                    yield name, getattr(obj, name)
+            for name, internal in names:
+                if internal in given:
+                    yield name, getattr(obj, internal)
 
         return present
 
-    to_typed, to_plain = both(
-        schema.root, lambda record: classes[record.name].model_construct, read
-    )
-    dumps = partial(adapter.dump_json, exclude_unset=True)
+    to_typed, to_plain = both(schema.root, build, read)
+    dumps = partial(adapter.dump_json, exclude_unset=True, by_alias=True)
     return SchemaBinding((Config(dumps, adapter.validate_json),), to_typed, to_plain)
 
 
@@ -150,7 +171,7 @@ def dataclass_types(schema: Schema) -> tuple[Any, Callable[[Any], Any], Callable
     classes: dict[str, Any] = {}
     for record in schema.records():
         for field in record.fields:
-            if keyword.iskeyword(field.name):
+            if keyword.iskeyword(field.name) or not field.name.isidentifier():
                 raise NoSchema(f"a dataclass cannot have a field named {field.name!r}")
         fields = [
             (f.name, annotation(f.type, classes, Any))
@@ -182,6 +203,10 @@ def orjson_dataclass(schema: Schema) -> SchemaBinding:
     converter builds into the dataclasses (no validation: orjson has none)."""
     import orjson
 
+    for record in schema.records():
+        hidden = [field.name for field in record.fields if field.name.startswith("_")]
+        if hidden:  # orjson writes no field whose name starts with _: they would be lost
+            raise NoSchema(f"orjson leaves out a dataclass field named {hidden[0]!r}")
     _, to_typed, to_plain = dataclass_types(schema)
 
     def loads(payload: bytes) -> Any:

@@ -9,10 +9,11 @@ fastavro parses once.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from serkit.codecs.conversion import both
+from serkit.codecs.conversion import attribute_names, both, renamed
 from serkit.codecs.spec import Config, SchemaBinding
 from serkit.errors import NoSchema
 from serkit.schemas.types import Field, ListOf, MapOf, Nullable, Record, Scalar, Schema, Type
@@ -48,14 +49,17 @@ class _ProtoFile:
 
     def message(self, record: Record) -> None:
         message = self.file.message_type.add(name=record.name)
+        names = attribute_names(record)  # a key that is no identifier ("$ref") is renamed
         for number, field in enumerate(record.fields, start=1):
-            self.field(message, field, number, f"{record.name}.{field.name}")
+            self.field(message, field, names[field.name], number, f"{record.name}.{field.name}")
 
-    def field(self, message: Any, field: Field, number: int, path: str) -> None:
+    def field(self, message: Any, field: Field, name: str, number: int, path: str) -> None:
         node = field.type
         nullable = isinstance(node, Nullable)
         inner = node.inner if isinstance(node, Nullable) else node
-        added = message.field.add(name=field.name, number=number)
+        # The field's JSON name is its own: protobuf's default camel-cases it, so `foo_bar`
+        # would clash with a `fooBar` beside it, though neither is ever written as JSON here.
+        added = message.field.add(name=name, number=number, json_name=name)
         if isinstance(inner, (ListOf, MapOf)):
             if nullable:
                 raise NoSchema(f"protobuf: {path} is a list or map that may be null")
@@ -71,7 +75,7 @@ class _ProtoFile:
             # proto3 `optional`: presence is kept, so absent and null differ from zero.
             added.proto3_optional = True
             added.oneof_index = len(message.oneof_decl)
-            message.oneof_decl.add(name=f"_{field.name}")
+            message.oneof_decl.add(name=f"_{name}")
 
     def element(self, added: Any, node: Type, path: str) -> None:
         if isinstance(node, Scalar):
@@ -103,6 +107,7 @@ def _proto_reader(record: Record) -> Callable[[Any], Iterator[tuple[str, Any]]]:
     map of an optional field reads as absent, as protobuf cannot tell them apart.
     """
     plan = []
+    attributes = attribute_names(record)
     for field in record.fields:
         node = field.type
         inner = node.inner if isinstance(node, Nullable) else node
@@ -114,15 +119,16 @@ def _proto_reader(record: Record) -> Callable[[Any], Iterator[tuple[str, Any]]]:
         )
         if isinstance(inner, (ListOf, MapOf)):
             has_presence = False
-        plan.append((field.name, field.required, has_presence, isinstance(inner, (ListOf, MapOf))))
+        many = isinstance(inner, (ListOf, MapOf))
+        plan.append((field.name, attributes[field.name], field.required, has_presence, many))
 
     def present(message: Any) -> Iterator[tuple[str, Any]]:
-        for name, required, has_presence, many in plan:
-            if has_presence and not message.HasField(name):
+        for name, attribute, required, has_presence, many in plan:
+            if has_presence and not message.HasField(attribute):
                 if required:
                     yield name, None
                 continue
-            value = getattr(message, name)
+            value = getattr(message, attribute)
             if many and not required and not value:
                 continue
             yield name, value
@@ -149,7 +155,11 @@ def protobuf_messages(schema: Schema) -> SchemaBinding:
         name: make_class(pool.FindMessageTypeByName(f"{PROTO_PACKAGE}.{name}"))
         for name in [r.name for r in schema.records()] + ([ROOT_WRAPPER] if wrapped else [])
     }
-    to_typed, to_plain = both(root, lambda record: classes[record.name], _proto_reader)
+
+    def build(record: Record) -> Callable[..., Any]:
+        return renamed(classes[record.name], attribute_names(record))
+
+    to_typed, to_plain = both(root, build, _proto_reader)
     top = classes[ROOT_WRAPPER if wrapped else root.name]  # type: ignore[union-attr]
     if wrapped:
         inner_typed, inner_plain = to_typed, to_plain
@@ -165,6 +175,7 @@ def protobuf_messages(schema: Schema) -> SchemaBinding:
 
 # --- Avro ---------------------------------------------------------------------------------
 
+_AVRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _AVRO_SCALARS: dict[str, Any] = {
     "bool": "boolean",
     "int": "long",
@@ -181,7 +192,8 @@ def avro_schema(node: Type, path: str = "") -> Any:
     if isinstance(node, Scalar):
         return _AVRO_SCALARS[node.kind]
     if isinstance(node, Nullable):
-        return ["null", avro_schema(node.inner, path)]
+        inner = avro_schema(node.inner, path)
+        return inner if inner == "null" else ["null", inner]  # a union holds "null" once
     if isinstance(node, ListOf):
         return {"type": "array", "items": avro_schema(node.item, f"{path}[]")}
     if isinstance(node, MapOf):
@@ -192,6 +204,11 @@ def avro_schema(node: Type, path: str = "") -> Any:
         return {"type": "map", "values": avro_schema(node.value, f"{path}[*]")}
     fields = []
     for field in node.fields:
+        if not _AVRO_NAME.fullmatch(field.name):
+            raise NoSchema(
+                f"Avro: {_place(path)} has a field named {field.name!r}; Avro's field names "
+                "are letters, digits and _"
+            )
         kind = avro_schema(field.type, f"{path}[{field.name!r}]")
         if not field.required and not isinstance(field.type, Nullable):
             # Avro has no absent field: an optional one is written as null.

@@ -49,6 +49,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -67,7 +68,7 @@ from serkit.results.tree import (
     version_order,
 )
 from serkit.run.libraries import companions
-from serkit.stats import difference, spread
+from serkit.stats import difference, judged_processes, spread
 from serkit.suite.benchmark_names import INSTRUCTIONS, TIME
 from serkit.suite.cases import LIBRARY_ENV
 
@@ -75,7 +76,9 @@ from serkit.suite.cases import LIBRARY_ENV
 COUNTED_BESIDE = {TIME[operation]: name for operation, name in INSTRUCTIONS.items()}
 
 # 2: timings judged between processes; pairs carry detectable, multimodal and processes.
-SCHEMA = "serkit-compare/2"
+# 3: a pair's `a` and `b` are the medians of the processes judged (B/A is b / a), each
+# spread holds those processes (`judged`) and asv's own value beside them (`asv_value`).
+SCHEMA = "serkit-compare/3"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 NOISE_RULE = (
     "timings measured in several processes: faster or slower only when Welch's t-test on the "
@@ -151,10 +154,23 @@ class Pair:
     detectable: float | None = None
     # Whether either side's processes fell into separate modes (see serkit.stats.modes).
     multimodal: bool = False
+    # The per-process values the verdict judged a side (its typical processes); () where
+    # the pair was judged by its intervals. Shown values and spreads are drawn from these.
+    judged: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
 
     @property
     def commit(self) -> str:
         return self.a.commit
+
+    @property
+    def value_a(self) -> float | None:
+        """A's value as shown: the median of the processes judged, so that B/A is exactly
+        value_b / value_a; asv's value where no processes were judged."""
+        return statistics.median(self.judged[0]) if self.judged[0] else self.a.value
+
+    @property
+    def value_b(self) -> float | None:
+        return statistics.median(self.judged[1]) if self.judged[1] else self.b.value
 
 
 @dataclass(frozen=True)
@@ -304,6 +320,7 @@ class Verdict:
     detectable: float | None = None
     multimodal: bool = False
     ratio: float | None = None  # B/A as the test judged it (its typical processes)
+    judged: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())  # those processes
 
 
 def judge_pair(
@@ -329,7 +346,8 @@ def judge_pair(
         found = difference(on_a, on_b, floor=floor)
         multimodal = spread(on_a).multimodal or spread(on_b).multimodal
         verdict = WITHIN_NOISE if not found.differs else SLOWER if found.ratio > 1 else FASTER
-        return Verdict(verdict, found.detectable, multimodal, found.ratio)
+        judged = judged_processes(on_a, on_b)
+        return Verdict(verdict, found.detectable, multimodal, found.ratio, judged)
     return Verdict(judge_overlap(benchmark, a, b))
 
 
@@ -558,11 +576,11 @@ def _match(
     group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
     found = judge_pair(benchmark, a, b, (tree.processes(a), tree.processes(b)), result.floor)
     # The ratio the verdict judged, where processes were; asv's medians of every sample
-    # would count the processes a neighbour slowed down.
+    # would count the processes a neighbour slowed down. The values shown are the same
+    # processes' medians (Pair.value_a), so the table's B/A is its A and B columns'.
     ratio = found.ratio if found.ratio is not None else _ratio(a.value, b.value)
-    pair = Pair(
-        benchmark, named, env, a, b, ratio, found.verdict, group, found.detectable, found.multimodal
-    )
+    judged = (found.detectable, found.multimodal, found.judged)
+    pair = Pair(benchmark, named, env, a, b, ratio, found.verdict, group, *judged)
     result.pairs.append(pair)
 
 

@@ -45,11 +45,13 @@ def _processes(pair: Pair, m: Measurement) -> tuple[float, ...]:
     return tuple(p.value for p in process_states(pair.benchmark, m))
 
 
-def _spread_json(pair: Pair, m: Measurement) -> dict[str, list[float] | None]:
+def _spread_json(pair: Pair, m: Measurement, judged: Sequence[float]) -> dict[str, Any]:
     return {
         "ci_99": list(m.ci_99) if m.ci_99 else None,
         "iqr": list(m.iqr) if m.iqr else None,
         "processes": list(_processes(pair, m)) or None,  # one value per process, seconds
+        "judged": list(judged) or None,  # the processes the value and verdict come from
+        "asv_value": m.value,  # asv's median of every sample
     }
 
 
@@ -81,11 +83,11 @@ def _pair_json(pair: Pair, counted: Pair | None = None) -> dict[str, Any]:
         "commit": pair.commit,
         "kind": pair.benchmark.kind,
         "unit": pair.benchmark.unit,
-        "a": pair.a.value,
-        "b": pair.b.value,
+        "a": pair.value_a,
+        "b": pair.value_b,
         "ratio": pair.ratio,
-        "a_spread": _spread_json(pair, pair.a),
-        "b_spread": _spread_json(pair, pair.b),
+        "a_spread": _spread_json(pair, pair.a, pair.judged[0]),
+        "b_spread": _spread_json(pair, pair.b, pair.judged[1]),
         "verdict": pair.verdict,
         "detectable": pair.detectable,
         "multimodal": pair.multimodal,
@@ -164,17 +166,22 @@ def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str], markdown: bool
     return tabulate(cells, headers=headers, tablefmt="github", disable_numparse=True)
 
 
-def _spread_text(pair: Pair, m: Measurement, interval: Interval | None, kind: str) -> str:
-    """Between processes where recorded (quartiles, count, modes), else the interval judged."""
+def _spread_text(
+    pair: Pair, m: Measurement, judged: Sequence[float], interval: Interval | None, kind: str
+) -> str:
+    """The quartiles of the processes the shown value is the median of (the typical ones
+    the verdict judged), with how many of how many and any modes; else the interval."""
     processes = _processes(pair, m)
     unit = pair.benchmark.unit
     if len(processes) == 1:
         return "single sample (1 process)"
-    if len(processes) >= 2:
-        found = spread(processes)
-        modes = f", {len(found.modes)} modes" if found.multimodal else ""
+    if len(processes) >= 2 and judged:
+        found = spread(judged)
+        modes = spread(processes).modes
+        split = f", {len(modes)} modes" if len(modes) > 1 else ""
+        of = f"{len(judged)} typical of {len(processes)}" if len(judged) < len(processes) else ""
         text = _interval_text((found.q1, found.q3), unit)
-        return f"{text} (IQR of {len(processes)} processes{modes})"
+        return f"{text} (IQR of {of or len(processes)} processes{split})"
     if interval is None:
         return _interval_text(None, unit)
     return _interval_text(interval, unit) + ("" if kind == CI_99 else f" ({kind})")
@@ -191,10 +198,10 @@ def _pair_rows(
         row = [
             p.benchmark.name,
             _params_text(p.params),
-            format_value(p.a.value, unit),
-            _spread_text(p, p.a, a_spread, kind),
-            format_value(p.b.value, unit),
-            _spread_text(p, p.b, b_spread, kind),
+            format_value(p.value_a, unit),
+            _spread_text(p, p.a, p.judged[0], a_spread, kind),
+            format_value(p.value_b, unit),
+            _spread_text(p, p.b, p.judged[1], b_spread, kind),
             decimal(p.ratio),
             "-" if p.detectable is None else percent(p.detectable),
             p.verdict,

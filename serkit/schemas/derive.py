@@ -8,7 +8,10 @@ objects of their fields, tuples as arrays, dates and datetimes as formatted stri
 reads the result as a :class:`~serkit.schemas.types.Schema`:
 
 - an object whose keys are all field names (identifiers not starting with `_`) is a
-  record; any other object (ids, numbers, `{}`) is a map of its merged values;
+  record; any other object (ids, numbers, `{}`) is a map of its merged values, unless
+  those values differ in kind and its string keys are few (MOST_NAMED_FIELDS): then it is
+  a record whose field names are its keys (`$ref`, `bom-ref`), which a codec needing
+  identifiers renames or refuses;
 - a place that was sometimes null is nullable; a key some dicts lacked is optional;
 - a place that held two kinds of value besides null (a str here, an int there) fits no
   record type: :class:`~serkit.errors.NoSchema`, with the place and the kinds.
@@ -27,6 +30,9 @@ from serkit.schemas.types import Field, ListOf, MapOf, Nullable, Record, Scalar,
 INFERENCE_LIBRARY = "genson"
 NOT_INSTALLED = "not installed"  # inference_version() without it
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+# A dict with more keys than this whose values differ in kind is refused, not read as a
+# record: so many fixed keys are data (ids, names), and a type per key would fit no other.
+MOST_NAMED_FIELDS = 64
 _SCALARS = {"boolean": "bool", "integer": "int", "number": "float", "string": "str"}
 _FORMATS = {"date": "date", "date-time": "datetime"}
 
@@ -113,10 +119,33 @@ def json_schema(obj: Any) -> dict[str, Any]:
 
 
 def _merged(schemas: list[Any]) -> dict[str, Any]:
+    """One schema for the values of a map, merged from each key's (see `_explicit`)."""
     builder = _builder_class()(schema_uri=None)
     for schema in schemas:
-        builder.add_schema(schema)
+        builder.add_schema(_explicit(schema))
     return dict(builder.to_schema())
+
+
+def _explicit(schema: Any) -> Any:
+    """`schema` with every object's `required` written out, `[]` where none was.
+
+    GenSON leaves `required` out of an object schema whose keys were all optional (an
+    empty dict, or dicts with no key in common), and when it merges schemas it intersects
+    only the `required` lists it is given: a value without one would leave the other
+    values' keys required, and the derived types would then refuse that value.
+    """
+    if isinstance(schema, list):
+        return [_explicit(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _explicit(value) for key, value in schema.items()}
+    kinds = schema.get("type")
+    is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds)
+    if is_object and "required" not in out:
+        out["required"] = []
+    if "properties" in schema:  # names, not schemas: never read a key as a keyword
+        out["properties"] = {k: _explicit(v) for k, v in schema["properties"].items()}
+    return out
 
 
 def _camel(text: str) -> str:
@@ -146,13 +175,16 @@ class SchemaReader:
 class _Reader(SchemaReader):
     """Reads GenSON's schema of a document into a type tree."""
 
-    def read(self, schema: Mapping[str, Any], path: str, label: str) -> Type:
+    def read(self, schema: Mapping[str, Any], path: str, label: str, element: bool = False) -> Type:
         options = _options(schema)
         nullable = any(option.get("type") == "null" for option in options)
         others = [option for option in options if option.get("type") != "null"]
         if not others:
             self.notes.append(f"{path or 'the document'}: only ever null, typed null")
-            return Scalar("null")
+            # A list's item or a map's value that was null is a null in a container, which
+            # a codec must be able to hold as such (proto3 cannot); an always empty list
+            # or dict, which held nothing, stays Scalar("null").
+            return Nullable(Scalar("null")) if element else Scalar("null")
         if len(others) > 1:
             kinds = ", ".join(sorted({str(option.get("type")) for option in others}))
             raise NoSchema(f"{path or 'the document'} holds values of several types ({kinds})")
@@ -168,7 +200,7 @@ class _Reader(SchemaReader):
                     f"{path or 'the document'}: a list always empty, items typed null"
                 )
                 return ListOf(Scalar("null"))
-            return ListOf(self.read(items, f"{path}[]", f"{label} item"))
+            return ListOf(self.read(items, f"{path}[]", f"{label} item", element=True))
         if kind == "object":
             return self._object(schema, path, label)
         if kind == "string" and "format" in schema:
@@ -180,13 +212,7 @@ class _Reader(SchemaReader):
     def _object(self, schema: Mapping[str, Any], path: str, label: str) -> Type:
         properties: Mapping[Any, Any] = schema.get("properties", {})
         if properties and all(_is_field_name(key) for key in properties):
-            required = set(schema.get("required", ()))
-            name = self.name(label)
-            fields = tuple(
-                Field(key, self.read(sub, f"{path}[{key!r}]", key), key in required)
-                for key, sub in properties.items()
-            )
-            return Record(name, fields)
+            return self._record(schema, path, label)
         key_types = {type(key) for key in properties}
         if len(key_types) > 1 or not key_types <= {str, int}:
             raise NoSchema(f"{path or 'the document'} has dict keys of several types")
@@ -195,7 +221,27 @@ class _Reader(SchemaReader):
             self.notes.append(f"{path or 'the document'}: a dict always empty, values typed null")
             return MapOf(key, Scalar("null"))
         value = _merged(list(properties.values()))
-        return MapOf(key, self.read(value, f"{path}[*]", f"{label} value"))
+        names, notes = set(self.names), list(self.notes)
+        try:
+            return MapOf(key, self.read(value, f"{path}[*]", f"{label} value", element=True))
+        except NoSchema:
+            if key != "str" or len(properties) > MOST_NAMED_FIELDS:
+                raise
+        # Values of several kinds under string keys that are not all identifiers ("$ref",
+        # "bom-ref", "Content-Type"): a record whose field names are those keys. A codec
+        # that needs identifiers keeps them under other names, or refuses with the name.
+        self.names, self.notes = names, notes  # the map reading's guesses are not the record's
+        return self._record(schema, path, label)
+
+    def _record(self, schema: Mapping[str, Any], path: str, label: str) -> Record:
+        properties: Mapping[str, Any] = schema["properties"]
+        required = set(schema.get("required", ()))
+        name = self.name(label)
+        fields = tuple(
+            Field(key, self.read(sub, f"{path}[{key!r}]", key), key in required)
+            for key, sub in properties.items()
+        )
+        return Record(name, fields)
 
 
 def _options(schema: Mapping[str, Any]) -> list[Mapping[str, Any]]:

@@ -1,0 +1,201 @@
+"""`serkit try --save DIR`: a trial written as an asv results tree, which `serkit compare` reads.
+
+So "my data, tomorrow, on another machine" needs no fixture: each run saves under its own
+machine name (`--machine`, by default the name `serkit bench` files results under), and
+`serkit compare NAME_A NAME_B --results DIR` pairs the two by codec, document and the
+releases each codec ran with, as it pairs two hosts' suite results.
+
+What is written, in asv's results format version 2 (serkit.results.tree reads it):
+
+- `DIR/benchmarks.json`: three benchmarks, `serkit_try.time_dumps` and
+  `serkit_try.time_loads` (seconds per call) and `serkit_try.track_bytes` (the encoded
+  size), each over the parameters `codec` and `document` (the file's name).
+- `DIR/<machine>/machine.json`: the host, as asv's own profile has it (left as it is when
+  present).
+- `DIR/<machine>/<commit>-try-<when>.json`: one file per run, never overwritten, so nothing
+  measured before is lost; of several at one commit, `serkit compare` takes the newest.
+
+A timing's value is the median of its samples and its spread their quartiles. The samples
+are rounds within one process, not processes, so they are declared with no fixed count per
+process and `serkit compare` judges them by their interquartile ranges. A call timed only
+once (too slow for a sample in its share) has no spread, and no verdict. The commit is the
+trial method's own (TRIAL_METHOD), not the checkout's: two saves pair whichever serkit
+commit made them, unless the way `try` samples changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import sys
+import time
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from serkit.codecs.registry import registry
+from serkit.codecs.spec import STDLIB
+from serkit.errors import SerkitError
+from serkit.replicate.measure import Timing
+from serkit.results.hosts import UNREADABLE, cpu_model
+from serkit.results.tree import BENCHMARKS_FILE, MACHINE_FILE, RESULTS_VERSION
+from serkit.run.libraries import companions
+from serkit.trial.measure import CodecTrial, DocumentTrial
+
+# Changing how `try` samples (serkit.trial.measure) changes this: results of another
+# method are then not compared (asv's benchmark version differs), never silently paired.
+TRIAL_METHOD = "serkit-try/1: interleaved samples of about 10 ms, median and quartiles"
+COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
+CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()
+PARAM_NAMES = ["codec", "document"]
+TIMES = {"dumps": "serkit_try.time_dumps", "loads": "serkit_try.time_loads"}
+SIZE = "serkit_try.track_bytes"
+BENCHMARKS: dict[str, dict[str, Any]] = {
+    **{
+        name: {"name": name, "type": "time", "unit": "seconds", "param_names": PARAM_NAMES}
+        for name in TIMES.values()
+    },
+    SIZE: {"name": SIZE, "type": "track", "unit": "bytes", "param_names": PARAM_NAMES},
+}
+COLUMNS = ["result", "params", "version", "started_at", "stats_q_25", "stats_q_75", "samples"]
+SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")  # a document's name as a parameter asv can keep
+
+
+def check_target(into: Path) -> None:
+    """Refuse, before anything is measured, a folder `serkit try` cannot save into."""
+    if into.exists() and not into.is_dir():
+        raise SerkitError(f"--save {into}: not a folder")
+    described = into / BENCHMARKS_FILE
+    if not described.is_file():
+        return
+    try:
+        known = json.loads(described.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SerkitError(f"--save {into}: cannot read its {BENCHMARKS_FILE} ({exc})") from None
+    others = sorted(set(known) - set(BENCHMARKS) - {"version"}) if isinstance(known, dict) else []
+    if not isinstance(known, dict) or others:
+        raise SerkitError(
+            f"--save {into}: it holds another suite's results ({BENCHMARKS_FILE} describes "
+            f"{others[0] if others else 'something else'}): save to a folder of its own"
+        )
+
+
+def document_names(trials: Sequence[DocumentTrial]) -> list[str]:
+    """Each document's parameter: its file name in safe characters, made unique."""
+    names: list[str] = []
+    for trial in trials:
+        base = SAFE_NAME.sub("_", Path(trial.path).name)[:120] or "document"
+        name, n = base, 2
+        while name in names:
+            name, n = f"{base}-{n}", n + 1
+        names.append(name)
+    return names
+
+
+def _requirements(codecs: Sequence[CodecTrial]) -> dict[str, str]:
+    """Every installed release a codec ran with: its library and what it needs beside it."""
+    found: dict[str, str] = {}
+    for trial in codecs:
+        if trial.round_trip_s is None:
+            continue
+        library = registry.spec(trial.codec).library
+        if library == STDLIB:
+            continue
+        for name in (library, *companions(library)):
+            try:
+                found[name] = metadata.version(name)
+            except metadata.PackageNotFoundError:
+                continue
+    return dict(sorted(found.items()))
+
+
+def _profile(machine: str) -> dict[str, Any]:
+    cpu = cpu_model()
+    return {
+        "machine": machine,
+        "os": f"{platform.system()} {platform.release()}",
+        "arch": platform.machine(),
+        "cpu": "" if cpu == UNREADABLE else cpu,
+        "num_cpu": str(os.cpu_count() or ""),
+        "ram": "",
+        "version": 1,
+    }
+
+
+def _timing_cells(timing: Timing | None) -> tuple[Any, Any, Any, Any]:
+    """value, Q1, Q3 and samples; no spread from a single first call."""
+    if timing is None:
+        return None, None, None, None
+    if timing.first_call_only or len(timing.samples) < 2:
+        return timing.samples[0], None, None, list(timing.samples)
+    q1, median, q3 = timing.quartiles
+    return median, q1, q3, list(timing.samples)
+
+
+def results_file(
+    trials: Sequence[DocumentTrial], machine: str, now_ms: int
+) -> tuple[str, dict[str, Any]]:
+    """The name and content of one run's asv results file."""
+    names = document_names(trials)
+    codecs = list(dict.fromkeys(c.codec for t in trials for c in t.codecs))
+    by_pair = {(c.codec, name): c for t, name in zip(trials, names) for c in t.codecs}
+    axes = [[repr(c) for c in codecs], [repr(n) for n in names]]
+    grid = [(c, n) for c in codecs for n in names]  # asv's order: itertools.product(*axes)
+    rows: dict[str, list[Any]] = {}
+    for operation, benchmark in TIMES.items():
+        cells = [
+            _timing_cells(getattr(by_pair[key], operation) if key in by_pair else None)
+            for key in grid
+        ]
+        rows[benchmark] = [
+            [c[0] for c in cells],
+            axes,
+            CODE_VERSION,
+            now_ms,
+            [c[1] for c in cells],
+            [c[2] for c in cells],
+            [c[3] for c in cells],
+        ]
+    sizes = [by_pair[key].fidelity.bytes if key in by_pair else None for key in grid]
+    rows[SIZE] = [sizes, axes, CODE_VERSION, now_ms, None, None, None]
+    requirements = _requirements([c for t in trials for c in t.codecs])
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now_ms / 1000))
+    env_name = f"try-py{python}-{stamp}"
+    data = {
+        "version": RESULTS_VERSION,
+        "commit_hash": COMMIT,
+        "env_name": env_name,
+        "date": now_ms,
+        "params": {"machine": machine, "python": python, **requirements},
+        "python": python,
+        "requirements": requirements,
+        "env_vars": {},
+        "result_columns": COLUMNS,
+        "results": rows,
+        "durations": {},
+    }
+    return f"{COMMIT[:8]}-{env_name}.json", data
+
+
+def save(trials: Sequence[DocumentTrial], into: Path, machine: str) -> Path:
+    """Write `trials` into the results tree at `into` under `machine`; the file written."""
+    check_target(into)
+    folder = into / machine
+    folder.mkdir(parents=True, exist_ok=True)
+    (into / BENCHMARKS_FILE).write_text(json.dumps({**BENCHMARKS, "version": 2}, indent=1))
+    if not (folder / MACHINE_FILE).is_file():
+        (folder / MACHINE_FILE).write_text(json.dumps(_profile(machine), indent=1))
+    now_ms = int(time.time() * 1000)
+    name, data = results_file(trials, machine, now_ms)
+    path = folder / name
+    while path.exists():  # two saves in one second: neither is lost
+        now_ms += 1000
+        name, data = results_file(trials, machine, now_ms)
+        path = folder / name
+    path.write_text(json.dumps(data, indent=1))
+    return path
