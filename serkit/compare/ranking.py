@@ -22,8 +22,9 @@ bench` all rank with this module, by these rules (stated once, here):
 - Sizes are counts (encoded bytes, or those bytes compressed): equal sizes tie, others
   are ordered; they have no noise.
 - The margin between two groups is the ratio of their leaders' medians, ± twice the
-  standard error of that ratio (from each leader's standard error of the mean log,
-  serkit.stats.standard_error): about a 95 % interval.
+  standard error of that ratio (from each leader's standard error of the mean log over
+  the processes the verdict test judged, serkit.stats.judged_processes): about a 95 %
+  interval.
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
 from serkit.errors import SerkitError
-from serkit.stats import ALPHA, difference, standard_error, typical_processes
+from serkit.stats import ALPHA, difference, judged_processes, log_std, typical_processes
 from serkit.suite.cases import COMPRESSORS
 from serkit.units import bytes_binary, percent, seconds, significant
 
@@ -54,6 +56,7 @@ MEASURE_WORDS = {
 UNKNOWN = "fidelity not recorded"
 # The classes, in the order they are ranked.
 CLASSES = (EXACT, KEY_ORDER_ONLY, LOSSY, UNKNOWN)
+VERDICT_NAMES = 4  # a one-line verdict names at most this many codecs of a group
 TIE_TEST = "Welch's t-test on the logs of the typical processes"
 
 
@@ -157,12 +160,12 @@ def _tied(leader: Sequence[float], other: Sequence[float], measure: str) -> bool
 
 def _margin(leader: Sequence[float], follower: Sequence[float], measure: str) -> Margin:
     ratio = _centre(follower) / _centre(leader)
-    if measure not in TIMINGS:
+    if measure not in TIMINGS or len(leader) < 2 or len(follower) < 2:
         return Margin(ratio, None)
-    error_a, error_b = standard_error(leader), standard_error(follower)
-    if error_a is None or error_b is None:
-        return Margin(ratio, None)
-    return Margin(ratio, 2 * ratio * math.hypot(error_a, error_b))
+    # The processes the verdict test judged, each side's mean log's standard error.
+    judged = judged_processes(leader, follower)
+    error = math.hypot(*(log_std(side) / math.sqrt(len(side)) for side in judged))
+    return Margin(ratio, 2 * ratio * error)
 
 
 def _tier(fidelity: str, entries: list[tuple[str, tuple[float, ...]]], measure: str) -> Tier:
@@ -203,18 +206,32 @@ def rank(
     return Ranking(measure, tiers, tuple(left_out), exact_only)
 
 
+def ranking_dict(ranking: Ranking) -> dict[str, Any]:
+    """The ranking for JSON: its classes, groups and margins, and its lines in words."""
+    return {
+        **asdict(ranking),
+        "left_out": [{"codec": codec, "why": why} for codec, why in ranking.left_out],
+        "verdict": verdict_line(ranking),
+        "lines": ranking_lines(ranking),
+        "rule": rule_text(ranking.measure, ranking.exact_only),
+    }
+
+
 # --- in words -------------------------------------------------------------------------
 
 
-def _names(codecs: Sequence[str]) -> str:
+def _names(codecs: Sequence[str], most: int | None = None) -> str:
+    if most is not None and len(codecs) > most:
+        return f"{', '.join(codecs[:most])} and {len(codecs) - most} more"
     if len(codecs) == 1:
         return codecs[0]
     return f"{', '.join(codecs[:-1])} and {codecs[-1]}"
 
 
-def group_text(group: Group) -> str:
-    """`orjson and msgspec-json: tied`, or one codec's name."""
-    names = _names(group.codecs)
+def group_text(group: Group, most: int | None = None) -> str:
+    """`orjson and msgspec-json: tied`, or one codec's name; with `most`, at most that many
+    names, and how many more."""
+    names = _names(group.codecs, most)
     return f"{names}: tied" if len(group.codecs) > 1 else names
 
 
@@ -227,7 +244,7 @@ def margin_text(margin: Margin, measure: str) -> str:
         return f"{margin.ratio:.{places}f}x ± {margin.plus_minus:.{places}f} {word}"
     ratio = f"{significant(margin.ratio, 3)}x"
     if measure in TIMINGS:
-        return f"{ratio} {word} (untested: under 2 processes a side)"
+        return f"{ratio} {word} (untested: one process or sample)"
     return f"{ratio} {word}"
 
 
@@ -235,15 +252,19 @@ def value_text(value: float, measure: str) -> str:
     return seconds(value) if measure in TIMINGS else bytes_binary(value)
 
 
-def tier_text(tier: Tier, measure: str, *, limit: int | None = None) -> str:
-    """`orjson and msgspec-json: tied; 1.9x ± 0.1 faster than ujson; ujson 1.2x ...`.
+def tier_text(
+    tier: Tier, measure: str, *, limit: int | None = None, most: int | None = None
+) -> str:
+    """`orjson and msgspec-json: tied (1.00 µs); 1.9x ± 0.1 faster than ujson; ujson 1.2x ...`.
 
-    With `limit`, only the first `limit` groups, and how many codecs follow."""
+    With `limit`, only the first `limit` groups, and how many codecs follow; with `most`,
+    at most that many names a group."""
     shown = tier.groups if limit is None else tier.groups[:limit]
-    parts = [f"{group_text(shown[0])} ({value_text(shown[0].median, measure)})"]
+    parts = [f"{group_text(shown[0], most)} ({value_text(shown[0].median, measure)})"]
     for i, group in enumerate(shown[1:], start=1):
         lead = "" if i == 1 else f"{tier.groups[i - 1].codecs[0]} "
-        parts.append(f"{lead}{margin_text(tier.margins[i - 1], measure)} than {group_text(group)}")
+        margin = margin_text(tier.margins[i - 1], measure)
+        parts.append(f"{lead}{margin} than {group_text(group, most)}")
     rest = sum(len(g.codecs) for g in tier.groups[len(shown) :])
     text = "; ".join(parts)
     return text + (f"; then {rest} more" if rest else "")
@@ -265,7 +286,7 @@ def verdict_line(ranking: Ranking) -> str:
     first = ranking.tiers[0]
     best = "fastest" if ranking.measure in TIMINGS else "smallest"
     head = f"{best} {class_words(first.fidelity)}, by {MEASURE_WORDS[ranking.measure]}: "
-    text = head + tier_text(first, ranking.measure, limit=2)
+    text = head + tier_text(first, ranking.measure, limit=2, most=VERDICT_NAMES)
     # A lossy class's leader ahead of the winner is worth knowing: it is ranked apart.
     ahead = [
         f"{tier.groups[0].codecs[0]} ({class_words(tier.fidelity)})"

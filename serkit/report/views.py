@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from serkit.checks.conformance import RAN, CodecConformance, MatrixRow
@@ -137,6 +138,7 @@ class SnapshotRow:
     key_order_only: bool | None = None
     # Each process's value of "dumps" and "loads", in the order asv ran them.
     processes: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    not_run: str = ""  # why the row has no value, where its declaration tells (not_run_reason)
 
     @property
     def fidelity_class(self) -> str | None:
@@ -162,6 +164,7 @@ class SnapshotRow:
             timed("dumps", self.dumps),
             timed("loads", self.loads),
             {name: size for name, size in sizes.items() if size is not None},
+            why_not=self.not_run or "not measured",
         )
 
     @property
@@ -201,6 +204,11 @@ class SnapshotTable:
         """The codecs in order by `measure` (serkit.compare.ranking's rules)."""
         return rank([row.candidate() for row in self.rows], measure, exact_only=exact_only)
 
+    @cached_property
+    def verdict(self) -> Ranking:
+        """The report's ranking: by the round trip (dumps + loads), every class."""
+        return self.ranking()
+
     @property
     def has_instructions(self) -> bool:
         """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
@@ -224,6 +232,17 @@ def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
         return NO_SCHEMA_RECORDED, None
     supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
     return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
+
+
+def not_run_reason(codec: str, fixture: str) -> str:
+    """Why a default run does not time `codec` on `fixture`, as the codec declares
+    (CodecSpec.fixtures: the schema codecs, on record-shaped fixtures); "" where it does."""
+    spec = registry.specs.get(codec)
+    if spec is None or spec.fixtures is None or fixture in spec.fixtures:
+        return ""
+    named = "only on fixtures a run names"
+    where = f"on {', '.join(spec.fixtures)} only" if spec.fixtures else named
+    return f"timed {where} by default; SERKIT_BENCH_FIXTURES={fixture} times it here"
 
 
 def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[float, ...]:
@@ -282,6 +301,7 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 schema_sha256=schema_sha256,
                 format=registry.specs[codec].format if codec in registry.specs else "",
                 key_order_only=_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture)),
+                not_run=not_run_reason(codec, fixture),
                 processes={
                     operation: _processes(run, TIME[operation], codec, fixture)
                     for operation in ("dumps", "loads")
