@@ -16,7 +16,9 @@ bench` all rank with this module, by these rules (stated once, here):
   (serkit.stats.difference: Welch's t-test on the logs of both sides' typical processes,
   at serkit.stats.ALPHA) cannot tell it from that group's leader, its fastest; else it
   leads a group of its own. Measured against the leader, not the last member, so a chain
-  of small steps cannot tie a slow codec to a fast one.
+  of small steps cannot tie a slow codec to a fast one. A tie states the largest
+  difference the test could have missed (its `detectable`): few or scattered samples
+  tie codecs far apart, and the words say so.
 - A pair with fewer than two processes a side cannot be tested: its order stands, and
   its margin says "untested".
 - Sizes are counts (encoded bytes, or those bytes compressed): equal sizes tie, others
@@ -92,6 +94,9 @@ class Group:
 
     codecs: tuple[str, ...]
     median: float  # the leader's: seconds, or bytes
+    # Of a tied timing group: the largest difference from the leader the test could have
+    # missed (Difference.detectable, 0.5: 50 %), so a tie says how blind it was.
+    within: float | None = None
 
 
 @dataclass(frozen=True)
@@ -146,16 +151,20 @@ def _centre(values: Sequence[float]) -> float:
     return statistics.median(kept)
 
 
-def _tied(leader: Sequence[float], other: Sequence[float], measure: str) -> bool | None:
-    """Whether the verdict test cannot tell `other` from `leader`; None when untestable."""
+def _tied(
+    leader: Sequence[float], other: Sequence[float], measure: str
+) -> tuple[bool, float | None]:
+    """Whether the verdict test cannot tell `other` from `leader` (False when untestable),
+    and the smallest difference it could have told (None for sizes, or untested)."""
     if measure not in TIMINGS:
-        return leader[0] == other[0]
+        return leader[0] == other[0], None
     if len(leader) < 2 or len(other) < 2:
-        return None
+        return False, None
     try:
-        return not difference(leader, other).differs
+        found = difference(leader, other)
     except SerkitError:  # scipy missing: the order stands, untested
-        return None
+        return False, None
+    return not found.differs, found.detectable
 
 
 def _margin(leader: Sequence[float], follower: Sequence[float], measure: str) -> Margin:
@@ -172,15 +181,21 @@ def _tier(fidelity: str, entries: list[tuple[str, tuple[float, ...]]], measure: 
     entries.sort(key=lambda entry: (_centre(entry[1]), entry[0]))
     groups: list[list[str]] = []
     leaders: list[tuple[float, ...]] = []
+    blind: list[float | None] = []  # per group: the largest difference its test could miss
     for codec, values in entries:
-        if leaders and _tied(leaders[-1], values, measure):
-            groups[-1].append(codec)
-            continue
+        if leaders:
+            tied, detectable = _tied(leaders[-1], values, measure)
+            if tied:
+                groups[-1].append(codec)
+                if detectable is not None:
+                    blind[-1] = max(blind[-1] or 0.0, detectable)
+                continue
         groups.append([codec])
         leaders.append(values)
+        blind.append(None)
     return Tier(
         fidelity,
-        tuple(Group(tuple(g), _centre(v)) for g, v in zip(groups, leaders)),
+        tuple(Group(tuple(g), _centre(v), b) for g, v, b in zip(groups, leaders, blind)),
         tuple(_margin(a, b, measure) for a, b in zip(leaders, leaders[1:])),
     )
 
@@ -229,10 +244,14 @@ def _names(codecs: Sequence[str], most: int | None = None) -> str:
 
 
 def group_text(group: Group, most: int | None = None) -> str:
-    """`orjson and msgspec-json: tied`, or one codec's name; with `most`, at most that many
-    names, and how many more."""
+    """`orjson and msgspec-json: tied`, with `within 12 %` where the test could miss up to
+    that; or one codec's name. With `most`, at most that many names, and how many more."""
     names = _names(group.codecs, most)
-    return f"{names}: tied" if len(group.codecs) > 1 else names
+    if len(group.codecs) == 1:
+        return names
+    if group.within is None:
+        return f"{names}: tied"
+    return f"{names}: tied within {percent(group.within)}"
 
 
 def margin_text(margin: Margin, measure: str) -> str:
