@@ -495,6 +495,6 @@ def test_a_fixture_page_ranks_every_codec_and_says_why_a_schema_codec_did_not_ru
     assert '<div class="wide">' in twitter  # the wide table scrolls, no column is cut
     small = (written.folder / "fixture-small-dict.html").read_text()
     assert "not run: timed on twitter only by default; SERKIT_BENCH_FIXTURES=small-dict" in small
-    assert "not ranked: msgspec-struct-json (timed on twitter only by default" in small
+    assert "not ranked: msgspec-struct-json and protobuf (timed on twitter only by default" in small
     table = small[small.index('<div class="wide">') :]
     assert "no schema recorded" not in table[: table.index("</div>")]

@@ -325,8 +325,12 @@ def ranking_lines(ranking: Ranking) -> list[str]:
         for tier in ranking.tiers
     ]
     if ranking.left_out:
+        by_why: dict[str, list[str]] = {}
+        for codec, why in ranking.left_out:
+            by_why.setdefault(why, []).append(codec)
         lines.append(
-            "not ranked: " + "; ".join(f"{codec} ({why})" for codec, why in ranking.left_out)
+            "not ranked: "
+            + "; ".join(f"{_names(codecs)} ({why})" for why, codecs in by_why.items())
         )
     return lines
 
