@@ -1,4 +1,5 @@
-"""`serkit try` for people: one table per document, fastest first, every number with its unit."""
+"""`serkit try` for people: per document, the ranked verdict, then one table in its order, every
+number with its unit."""
 
 from __future__ import annotations
 
