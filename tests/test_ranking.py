@@ -147,3 +147,19 @@ def test_fidelity_class_tells_key_order_from_other_losses() -> None:
     assert FidelityResult("c", "d", LOSSY, both).fidelity_class == LOSSY
     assert FidelityResult("c", "d", EXACT).fidelity_class == EXACT
     assert FidelityResult("c", "d", "error").fidelity_class is None
+
+
+def test_a_tie_of_scattered_samples_says_it_cannot_tell() -> None:
+    # Three samples a side, scattered 2x: no test at 0.5 % can order a 1.5x difference.
+    wild = (1.0, 2.0, 1.4)
+    ranking = rank(
+        [
+            Candidate("a", EXACT, tuple(1e-6 * f for f in wild), tuple(1e-6 * f for f in wild)),
+            Candidate("b", EXACT, tuple(1.5e-6 * f for f in wild), tuple(1.5e-6 * f for f in wild)),
+        ],
+        ROUND_TRIP,
+    )
+    (tier,) = ranking.tiers
+    assert [g.codecs for g in tier.groups] == [("a", "b")]
+    assert ranking.scattered
+    assert tier_text(tier, ROUND_TRIP).startswith("a and b: tied, too scattered to tell apart")

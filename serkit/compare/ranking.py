@@ -58,6 +58,9 @@ MEASURE_WORDS = {
 UNKNOWN = "fidelity not recorded"
 # The classes, in the order they are ranked.
 CLASSES = (EXACT, KEY_ORDER_ONLY, LOSSY, UNKNOWN)
+# A tie whose test could miss a difference this large (1.0: 100 %, twice as slow) tells
+# nothing of the order: it is worded so, and `scattered` reports it.
+BLIND = 1.0
 VERDICT_NAMES = 4  # a one-line verdict names at most this many codecs of a group
 TIE_TEST = "Welch's t-test on the logs of the typical processes"
 
@@ -132,6 +135,12 @@ class Ranking:
         """The codecs ranked first: the first group of the exact class; () with none exact."""
         first = self.tiers[0] if self.tiers else None
         return first.groups[0].codecs if first and first.fidelity == EXACT else ()
+
+    @property
+    def scattered(self) -> bool:
+        """Whether some tie could miss a difference of BLIND or more: samples too few or
+        too scattered (a loaded machine) to order those codecs."""
+        return any(g.within is not None and g.within >= BLIND for t in self.tiers for g in t.groups)
 
     def tier(self, fidelity: str) -> Tier | None:
         return next((t for t in self.tiers if t.fidelity == fidelity), None)
@@ -251,6 +260,8 @@ def group_text(group: Group, most: int | None = None) -> str:
         return names
     if group.within is None:
         return f"{names}: tied"
+    if group.within >= BLIND:
+        return f"{names}: tied, too scattered to tell apart"
     return f"{names}: tied within {percent(group.within)}"
 
 

@@ -74,11 +74,13 @@ def summary_table(
     tree = read_tree(results, [machine] if machine else None)
     runs = [run for run in latest_runs(tree) if machine is None or run.machine == machine]
     rows = []
+    scattered = False
     for run in baseline_runs(runs):
         for fixture in in_registry_order(run.fixtures, fixture_names()):
             table = snapshot(run, fixture)
             if any(row.measured for row in table.rows):
                 ranked = table.ranking(measure, exact_only=exact_only)
+                scattered = scattered or ranked.scattered
                 where = run.env.python if machine else f"{run.machine}, {run.env.python}"
                 rows.append(_row(fixture, where, ranked))
     if not rows:
@@ -86,5 +88,11 @@ def summary_table(
     best = "fastest" if measure in TIMINGS else "smallest"
     title = f"The answer: the {best} codec per fixture, by {MEASURE_WORDS[measure]}"
     table_text = tabulate(rows, headers=HEADERS, maxcolwidths=WIDTHS, disable_numparse=True)
-    rule = textwrap.fill(rule_text(measure, exact_only), RULE_WIDTH)
+    rule = rule_text(measure, exact_only)
+    if scattered:
+        rule += (
+            " Some ties are of timings too scattered to order (one process, or a loaded "
+            "machine): serkit bench --full takes more processes."
+        )
+    rule = textwrap.fill(rule, RULE_WIDTH)
     return f"{title}\n\n{table_text}\n\n{rule}"

@@ -224,6 +224,12 @@ def render(
         said = schema_line(document)
         if said:
             lines.append(said)
+        if ranked.scattered:
+            lines.append(
+                "Some codecs are tied because their samples are too few or too scattered to "
+                "order them (a loaded machine): a larger --budget, or a quieter machine, "
+                "tells them apart."
+            )
         table = tabulate(
             [
                 _row(t, smallest_sizes(document), document.no_schema)
