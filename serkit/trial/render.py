@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
-from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, NO_SCHEMA
+from serkit.checks.fidelity import ERROR, EXACT, KEY_ORDER_ONLY, NO_SCHEMA
 from serkit.codecs.registry import registry
 from serkit.compare.ranking import (
     DEFAULT_MEASURE,
@@ -90,8 +90,15 @@ def candidate(trial: CodecTrial) -> Candidate:
         trial.dumps.samples if measured and trial.dumps else (),
         trial.loads.samples if measured and trial.loads else (),
         {name: size for name, size in sizes.items() if size is not None},
-        why_not=trial.status,
+        why_not=_why_not(trial),
     )
+
+
+def _why_not(trial: CodecTrial) -> str:
+    """In a few words, for the verdict's "not ranked" (the table's row says it in full)."""
+    if trial.status == ERROR and "share of the" in trial.fidelity.detail:
+        return "not measured within the time budget"
+    return trial.status
 
 
 def ranking(
