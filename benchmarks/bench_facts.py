@@ -47,6 +47,19 @@ class Fidelity(FactsBenchmark):
         return found.exact
 
 
+class KeyOrder(FactsBenchmark):
+    unit = "1 = lossy in dict key order only, 0 = other losses"
+
+    def track_key_order_only(
+        self, facts: Mapping[tuple[str, str], PairFacts], codec: str, fixture: str
+    ) -> int:
+        """Of a lossy round trip, 1 when it lost dict key order and nothing else."""
+        found = self.pair(facts, codec, fixture)
+        if found.key_order_only is None:  # exact, or no verdict at all
+            raise SkipNotImplemented(found.not_judged or "exact: nothing lost")
+        return found.key_order_only
+
+
 class Schema(CaseBenchmark):
     """The schema a schema codec ran under: a new inference shows here as a new value."""
 

@@ -147,6 +147,9 @@ def test_facts_are_recorded_beside_the_timings(slice_results: dict[str, dict[str
     exact = _cells(slice_results["bench_facts.Fidelity.track_exact"])
     assert exact["json", "random-dicts-10"] == 0  # int keys come back as str
     assert exact["orjson", "small-dict"] == 1
+    key_order_only = _cells(slice_results["bench_facts.KeyOrder.track_key_order_only"])
+    assert key_order_only["json", "random-dicts-10"] == 0  # lost more than key order
+    assert not _measured(key_order_only["orjson", "small-dict"])  # exact: skipped
     imports = _cells(slice_results["bench_import.ImportTime.timeraw_import"])
     assert all(_measured(imports[(c,)]) for c in CODECS)
     assert not _measured(imports[("ujson",)])  # outside the slice: skipped

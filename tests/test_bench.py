@@ -244,6 +244,29 @@ def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds
     assert "give it alone" in capsys.readouterr().err
 
 
+def test_bench_ends_with_the_summary_table_read_from_the_results_tree(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from results_factory import verdict_tree
+
+    import serkit.cli.bench as bench_command
+
+    results = verdict_tree(tmp_path / "results", machine="kind-1")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(bench, "run", lambda root, plan, **run: 0)
+    monkeypatch.setattr(hostinfo, "record_host", lambda *args, **kwargs: tmp_path)
+    monkeypatch.setattr(bench_command, "results_dir", lambda root: results)
+    argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
+    assert main([*argv, "--rank-by", "dumps", "--", "--machine", "kind-1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("The answer: the fastest codec per fixture, by dumps")
+    rows = {line.split()[0]: line for line in out.splitlines() if line[:1].isalpha()}
+    assert "orjson and msgspec-json: tied" in rows["twitter"]
+    assert "2.00x ± 0.01 faster than ujson" in rows["twitter"]
+    assert "msgspec-struct-json (lossy in dict" in rows["twitter"]
+    assert out.rstrip().endswith("each class ranked apart.")
+
+
 def _stored_point(store: Path, machine: str, env: Any, commit: str, run_at: int) -> str:
     """One run of a matrix environment in a store, as `serkit bench` files it: its name."""
     from results_factory import results_file

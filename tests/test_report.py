@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from results_factory import TWITTER_SCHEMA, typed_tree, write_machine
+from results_factory import TWITTER_SCHEMA, typed_tree, verdict_tree, write_machine
 from results_factory import serkit_tree as write_tree
 
 from serkit.cli import main
@@ -440,3 +440,64 @@ def test_a_schema_the_user_supplied_is_named_so(tmp_path: Path) -> None:
     assert rows["json"].schema == "none"
     assert rows["pydantic-json"].schema == "user-supplied" and rows["pydantic-json"].typed
     assert rows["pydantic-json"].schema_sha256 == TWITTER_SCHEMA
+
+
+# --- the ranked verdict -----------------------------------------------------------------
+
+
+def test_the_verdict_ranks_exact_codecs_first_with_ties_and_lossy_ones_apart(
+    tmp_path: Path,
+) -> None:
+    from serkit.compare.ranking import DUMPS as BY_DUMPS
+    from serkit.compare.ranking import verdict_line
+
+    data = gather(read_tree(verdict_tree(tmp_path / "results")))
+    (table,) = data.snapshots["twitter"]
+    ranking = table.verdict
+    assert [t.fidelity for t in ranking.tiers] == ["exact", "key order only", "lossy"]
+    exact = ranking.tiers[0]
+    assert [g.codecs for g in exact.groups] == [("orjson", "msgspec-json"), ("ujson",), ("json",)]
+    assert [round(m.ratio, 2) for m in exact.margins] == [2.0, 2.0]
+    assert ranking.leaders == ("orjson", "msgspec-json")
+    assert verdict_line(ranking).startswith(
+        "fastest exact, by round trip (dumps + loads): orjson and msgspec-json: tied within 1 % "
+        "(500 µs); "
+        "2.00x ± 0.01 faster than ujson; then 1 more. Faster, but not exact, so ranked apart: "
+        "msgspec-struct-json (lossy in dict key order only), protobuf (lossy)"
+    )
+    # By dumps alone, and exact only: the lossy ones are listed, not ranked.
+    dumps_only = table.ranking(BY_DUMPS, exact_only=True)
+    assert [t.fidelity for t in dumps_only.tiers] == ["exact"]
+    assert {codec for codec, _ in dumps_only.left_out} == {"msgspec-struct-json", "protobuf"}
+
+
+def test_the_overview_opens_with_one_verdict_line_per_fixture(tmp_path: Path) -> None:
+    results = verdict_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    block = overview[overview.index('<ul class="verdict">') :]
+    block = block[: block.index("</ul>")]
+    lines = re.findall(r"<li>(.*?)</li>", block, re.S)
+    assert len(lines) == 2  # small-dict and twitter, one machine
+    small, twitter = (re.sub(r"<[^>]+>", "", line) for line in lines)
+    assert small.startswith("small-dict: fastest exact, by round trip (dumps + loads): ")
+    assert "orjson and msgspec-json: tied" in small
+    assert twitter.startswith("twitter: fastest exact, by round trip (dumps + loads): orjson")
+    assert "msgspec-struct-json (lossy in dict key order only), protobuf (lossy)" in twitter
+    assert "Ranked by the median of the typical processes" in overview
+
+
+def test_a_fixture_page_ranks_every_codec_and_says_why_a_schema_codec_did_not_run(
+    tmp_path: Path,
+) -> None:
+    results = verdict_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    twitter = (written.folder / "fixture-twitter.html").read_text()
+    assert "lossy in dict key order only: msgspec-struct-json" in twitter
+    assert '<span class="lossy">lossy in dict key order only</span>' in twitter
+    assert '<div class="wide">' in twitter  # the wide table scrolls, no column is cut
+    small = (written.folder / "fixture-small-dict.html").read_text()
+    assert "not run: timed on twitter only by default; SERKIT_BENCH_FIXTURES=small-dict" in small
+    assert "not ranked: msgspec-struct-json and protobuf (timed on twitter only by default" in small
+    table = small[small.index('<div class="wide">') :]
+    assert "no schema recorded" not in table[: table.index("</div>")]

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from history_factory import weekly_store
-from results_factory import TWITTER_SCHEMA, python_baselines, serkit_tree, typed_tree
+from results_factory import TWITTER_SCHEMA, python_baselines, serkit_tree, typed_tree, verdict_tree
 
 from serkit.replicate import posts as replicate
 from serkit.report import html as report_html
@@ -207,3 +207,51 @@ def test_asvs_machine_tooltip_shows_a_profiles_markup_as_text(tmp_path: Path) ->
     finally:
         server.shutdown()
     assert ran == [], "a payload ran"
+
+
+# A wide desktop window and a phone's.
+WIDTHS = (1400, 400)
+
+
+def test_the_verdict_lines_fit_the_window_and_the_wide_table_scrolls(tmp_path: Path) -> None:
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    written = report_html.write_report(
+        tmp_path, verdict_tree(tmp_path / "results"), tmp_path / "reports", asv_runner=None
+    )
+    handler = functools.partial(QuietHandler, directory=str(tmp_path / "reports"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}/{written.folder.name}"
+    # Per verdict block: its right edge, the window's width, and whether it scrolls itself.
+    measure = """() => [...document.querySelectorAll('.verdict')].map(el => [
+        el.getBoundingClientRect().right, window.innerWidth, el.scrollWidth > el.clientWidth])"""
+    seen: dict[tuple[str, int], Any] = {}
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            try:
+                for width in WIDTHS:
+                    page = browser.new_page(viewport={"width": width, "height": 900})
+                    for name in ("index.html", "fixture-twitter.html"):
+                        page.goto(f"{base}/{name}", wait_until="load")
+                        lines = page.locator(".verdict li").all_inner_texts()
+                        wide = page.locator(".wide").evaluate_all(
+                            "els => els.map(el => getComputedStyle(el).overflowX)"
+                        )
+                        seen[name, width] = (lines, page.evaluate(measure), wide)
+                    page.close()
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+    for (name, width), (lines, blocks, wide) in seen.items():
+        assert blocks, f"{name} at {width} px has no verdict"
+        for right, window, scrolls in blocks:
+            assert right <= window and not scrolls, f"{name} at {width} px: the verdict overflows"
+        if name == "index.html":
+            assert [line.split(":")[0] for line in lines] == ["small-dict", "twitter"]
+            assert all("fastest exact, by round trip (dumps + loads)" in line for line in lines)
+        else:
+            assert wide == ["auto"]  # the fixture table scrolls in its box
+            assert "lossy in dict key order only: msgspec-struct-json" in " ".join(lines)

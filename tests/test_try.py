@@ -13,15 +13,23 @@ import yaml
 
 import serkit.trial.measure as trial
 from serkit import Binding, CodecSpec, Config
-from serkit.checks.fidelity import EXACT, LOSSY, NOT_INSTALLED, UNSUPPORTED
+from serkit.checks.fidelity import (
+    EXACT,
+    LOSSY,
+    NO_SCHEMA,
+    NOT_INSTALLED,
+    UNSUPPORTED,
+    Difference,
+    FidelityResult,
+)
 from serkit.cli import main
 from serkit.codecs.registry import get_codec, registry
 from serkit.errors import DocumentError, UnknownCodec
 from serkit.inputs.documents import read_document
 from serkit.replicate.measure import Timing
 from serkit.suite.cases import COMPRESSORS
-from serkit.trial.measure import plan_samples, try_document, try_paths
-from serkit.trial.render import implementation_text, timing_text
+from serkit.trial.measure import CodecTrial, DocumentTrial, plan_samples, try_document, try_paths
+from serkit.trial.render import implementation_text, render, timing_text
 
 DOC: dict[str, Any] = {"users": [{"id": i, "name": f"user {i}", "score": i / 7} for i in range(50)]}
 FAST = dict(budget_s=5.0, max_rounds=5, min_sampling_s=0.2)  # preparing a tiny document fits
@@ -231,9 +239,11 @@ def test_serkit_try_prints_a_table_with_units(
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].startswith(f"{path}: json, ") and " codecs in " in lines[0]
+    # The verdict opens the document, then its table.
+    assert lines[2].startswith("  fastest exact, by round trip (dumps + loads): ")
     headers = ["codec", "impl", "dumps", "loads", "size", "gzip-6", "zstd-3", "fidelity"]
-    assert lines[2].split() == headers
-    rows = [line.split() for line in lines[4:6]]
+    at = next(i for i, line in enumerate(lines) if line.split() == headers)
+    rows = [line.split() for line in lines[at + 2 : at + 4]]
     assert {row[0] for row in rows} == {"json", "pickle-p5"}
     for row in rows:
         assert row[3] in {"ns", "µs", "ms", "s"} and row[4].startswith("±") and row[5] == "%"
@@ -241,7 +251,8 @@ def test_serkit_try_prints_a_table_with_units(
         assert {unit.rstrip("*") for unit in units} <= {"B", "KiB"} and row[-1] == "exact"
     for column in (-6, -4, -2):  # the smallest size in each column is marked
         assert any(row[column].endswith("*") for row in rows)
-    assert "*: the smallest in its column" in out
+    assert "*: the smallest of the exact codecs in its column" in out
+    assert out.count("Ranked by the median of the typical processes") == 1
     assert "(1 sample): time for a single sample only" in out
     assert "UNSAFE on untrusted input" in out and "pickle-p5: runs code" in out
 
@@ -284,3 +295,91 @@ def test_serkit_try_mistakes_are_one_error_line(
     assert captured.err.count("\n") == 1
     monkeypatch.chdir(tmp_path)
     assert main(["try", "doc.pkl", "--allow-pickle", "--codec", "json", "--budget", "0.3"]) == 0
+
+
+# --- the ranked verdict, on trials whose answer is known (no measuring) ------------------
+
+SHAPE = (0.99, 0.995, 1.0, 1.0, 1.005, 1.01)
+
+
+def _trial(
+    codec: str,
+    seconds: float | None,
+    status: str = EXACT,
+    size: int | None = 100,
+    differences: tuple[Difference, ...] = (),
+    detail: str = "",
+) -> CodecTrial:
+    fidelity = FidelityResult(codec, "doc.json", status, differences, bytes=size, detail=detail)
+    timing = Timing(tuple(seconds * f for f in SHAPE), 100) if seconds else None
+    compressed = {name: size for name in COMPRESSORS} if size else {}
+    return CodecTrial(codec, "json", "lib", fidelity, False, timing, timing, compressed)
+
+
+def _known(no_schema: str = "") -> DocumentTrial:
+    order = (Difference("key-order", 3, "['a']"),)
+    lost = (Difference("value-changed", 14, "['b']"),)
+    codecs = (
+        _trial("protobuf", 1e-6, LOSSY, 40, lost, "value-changed: 14, first at ['b']"),
+        _trial("msgspec-struct-json", 2e-6, LOSSY, 80, order, "key-order: 3, first at ['a']"),
+        _trial("orjson", 4e-6, EXACT, 120),
+        _trial("json", 12e-6, EXACT, 130),
+        *(
+            _trial(name, None, NO_SCHEMA, None, detail=no_schema)
+            for name in ("fastavro", "pydantic-json")
+            if no_schema
+        ),
+    )
+    return DocumentTrial("doc.json", "json", 1000, None, codecs, 1.0, 5.0, 15, 2.0, None, no_schema)
+
+
+def test_only_an_exact_codec_is_ranked_first_and_lossy_ones_are_ranked_apart() -> None:
+    out = render([_known()])
+    lines = out.splitlines()
+    flat = " ".join(out.split())  # the verdict's lines wrap
+    assert lines[2].startswith("  fastest exact, by round trip (dumps + loads): orjson (8.00 µs)")
+    assert "orjson (8.00 µs); 3.00x ± 0.02 faster than json. Faster, but not exact" in flat
+    assert "ranked apart: msgspec-struct-json (lossy in dict key order only), protobuf" in flat
+    assert "lossy in dict key order only: msgspec-struct-json (4.00 µs)" in flat
+    assert "lossy: protobuf (2.00 µs)" in flat
+    table = lines[lines.index(next(line for line in lines if line.startswith("codec"))) + 2 :]
+    assert [row.split()[0] for row in table[:4]] == [
+        "orjson",
+        "json",
+        "msgspec-struct-json",
+        "protobuf",
+    ]
+    # The smallest size is protobuf's, but it lost values: the star goes to orjson.
+    stars = [row.split()[0] for row in table[:4] if "*" in row]
+    assert stars == ["orjson"]
+    assert "key order only: key-order: 3" in out
+
+
+def test_rank_by_size_and_exact_only() -> None:
+    out = render([_known()], measure="size", exact_only=True)
+    flat = " ".join(out.split())
+    assert "smallest exact, by encoded size: orjson (120 B); 1.08x smaller than json" in flat
+    assert "not ranked: protobuf (lossy: left out by exact-only)" in flat
+
+
+def test_a_refused_schema_is_said_once_not_per_codec() -> None:
+    why = "['meta'][*] holds values of several types (integer, string)"
+    out = render([_known(no_schema=why)])
+    flat = " ".join(out.split())
+    assert flat.count(why) == 1
+    assert "Schema codecs not run (2: fastavro, pydantic-json): no schema could be derived" in flat
+    assert out.count("no schema: not run (see above)") == 2
+
+
+def test_serkit_try_json_holds_the_ranking(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(_document(tmp_path).path)
+    args = ["try", path, "--codec", "json,orjson", "--budget", "3", "--format", "json"]
+    assert main([*args, "--rank-by", "dumps", "--exact-only"]) == 0
+    (document,) = json.loads(capsys.readouterr().out)
+    ranking = document["ranking"]
+    assert ranking["measure"] == "dumps" and ranking["exact_only"] is True
+    assert ranking["verdict"].startswith("fastest exact, by dumps: ")
+    ranked = [c for tier in ranking["tiers"] for g in tier["groups"] for c in g["codecs"]]
+    assert sorted(ranked) == ["json", "orjson"]

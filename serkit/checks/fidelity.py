@@ -47,6 +47,11 @@ STATUSES: Mapping[str, str] = MappingProxyType(
         ACCEPTED_CHANGED: "validation probe: loads accepted it, and gave back something else",
     }
 )
+# A lossy round trip whose only difference is dict key order: its own class (fidelity_class),
+# between exact and lossy, since code that reads keys by name loses nothing. Not a status:
+# the pair is LOSSY, and every reader of statuses keeps its meaning.
+KEY_ORDER = "key-order"
+KEY_ORDER_ONLY = "key order only"
 # Schema codecs give back typed objects: fidelity compares them once converted back.
 TYPED_COMPARISON = "compared as plain data, converted back from the codec's typed objects"
 
@@ -101,8 +106,27 @@ class FidelityResult:
     schema_sha256: str | None = None  # a schema codec's: the schema it was bound to
     compared: str = ""  # how the decoded value was compared, when not as it came back
 
+    @property
+    def key_order_only(self) -> bool:
+        """Lossy, and only in dict key order."""
+        return key_order_only(self.status, self.differences)
+
+    @property
+    def fidelity_class(self) -> str | None:
+        """EXACT, KEY_ORDER_ONLY or LOSSY; None for a pair that did not round-trip."""
+        if self.status == EXACT:
+            return EXACT
+        if self.status == LOSSY:
+            return KEY_ORDER_ONLY if self.key_order_only else LOSSY
+        return None
+
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def key_order_only(status: str, differences: Iterable[Difference]) -> bool:
+    """Whether a round trip's status and differences say: lossy in dict key order alone."""
+    return status == LOSSY and {d.kind for d in differences} == {KEY_ORDER}
 
 
 # --- documents: fixtures and probes share one namespace ---------------------------------
@@ -352,7 +376,7 @@ def _walk_dict_keys(a: Any, b: Any, path: _Path, tally: _Tally) -> None:
         tally.add("value-changed", path)  # entries were added
     order = [matched[key] for key in a if key in matched]
     if any(earlier > later for earlier, later in zip(order, order[1:])):
-        tally.add("key-order", path)
+        tally.add(KEY_ORDER, path)
     for key in a:
         if key in matched:
             _walk(a[key], b[decoded_keys[matched[key]]], (path, key), tally)

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import git_commit, project_root, reports_dir, results_dir
-from serkit.cli.common import warn
+from serkit.cli.common import add_ranking, warn
 from serkit.cli.results import write_report
 from serkit.errors import SerkitError
+from serkit.report.summary import summary_table
 from serkit.results import history
 from serkit.run import runner
 from serkit.run.lock import check_free
@@ -105,6 +106,7 @@ def add_commands(commands: Any) -> None:
     bench.add_argument(
         "--no-report", action="store_true", help="skip the HTML report (serkit report)"
     )
+    add_ranking(bench)  # the summary table that ends the run
     bench.add_argument(
         "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
     )
@@ -293,6 +295,9 @@ def _bench(args: argparse.Namespace) -> int:
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:
         write_report(root, results_dir(root), reports_dir(root), with_asv=True)
+    ranked = {"measure": args.rank_by, "exact_only": args.exact_only}
+    if summary := summary_table(results_dir(root), machine, **ranked):
+        print(summary)  # the answer, last
     if status == 2:
         # asv also exits 2 when it refuses its arguments; its own message says which.
         print(

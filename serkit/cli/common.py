@@ -17,6 +17,7 @@ from typing import Any
 from tabulate import tabulate
 
 from serkit.checkout import project_root, results_dir
+from serkit.compare.ranking import DEFAULT_MEASURE, MEASURE_WORDS, MEASURES
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import (
     FIXTURES,
@@ -29,6 +30,22 @@ from serkit.suite.cases import split_ids
 from serkit.text import markdown_cell, terminal
 
 FORMATS = ("table", "json", "markdown")
+
+
+def add_ranking(parser: argparse.ArgumentParser) -> None:
+    """--rank-by and --exact-only: what the ranked verdict counts (serkit.compare.ranking)."""
+    words = "; ".join(f"{name}: {MEASURE_WORDS[name]}" for name in MEASURES)
+    parser.add_argument(
+        "--rank-by",
+        choices=MEASURES,
+        default=DEFAULT_MEASURE,
+        help=f"what the verdict ranks codecs by ({words}; default: {DEFAULT_MEASURE})",
+    )
+    parser.add_argument(
+        "--exact-only",
+        action="store_true",
+        help="rank only codecs whose round trip is exact; list the others as not ranked",
+    )
 
 
 def print_json(data: Any) -> None:

@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from serkit.cli.common import add_format, codec_parent, print_hazards, print_json
+from serkit.cli.common import add_format, add_ranking, codec_parent, print_hazards, print_json
 from serkit.cli.documents import document_parent, granted
 from serkit.codecs.registry import check_codecs
+from serkit.compare.ranking import ranking_dict
 from serkit.errors import SerkitError
 from serkit.run import runner
 from serkit.trial.measure import TARGET_S, DocumentTrial, try_paths
-from serkit.trial.render import hazards, render
+from serkit.trial.render import hazards, ranking, render
 from serkit.trial.save import check_target, save
 
 MOST_SECONDS = 86_400.0
@@ -43,7 +44,9 @@ def add_commands(commands: Any) -> None:
             "Time every codec's dumps and loads on your documents (JSON, YAML, msgpack, or "
             "pickle with --allow-pickle; chosen by extension, else by content), in this "
             "process, with their encoded and compressed sizes, whether each gives back "
-            "what it was given, and the implementation that ran. Fastest first. "
+            "what it was given, and the implementation that ran. Each document's table "
+            "opens with a ranked verdict: exact codecs first, ties grouped by serkit's "
+            "verdict test, lossy ones ranked apart (--rank-by, --exact-only). "
             "A document over a limit (file size, nodes, depth, aliases) is refused, "
             "unless you raise the limit here."
         ),
@@ -70,6 +73,7 @@ def add_commands(commands: Any) -> None:
         metavar="NAME",
         help="the name --save files this run under (default: the name serkit bench uses here)",
     )
+    add_ranking(trial)
     add_format(trial)
     trial.set_defaults(run=granted(run_try))
 
@@ -92,9 +96,15 @@ def run_try(args: argparse.Namespace) -> int:
         check_target(into)  # before minutes of measuring, not after
     documents = try_paths(args.paths, codecs, allow_pickle=args.allow_pickle, budget_s=args.budget)
     if args.format == "json":
-        print_json([d.as_dict() for d in documents])
+        print_json(
+            [
+                {**d.as_dict(), "ranking": ranking_dict(ranking(d, args.rank_by, args.exact_only))}
+                for d in documents
+            ]
+        )
     else:
-        print(render(documents, markdown=args.format == "markdown"))
+        markdown = args.format == "markdown"
+        print(render(documents, markdown, measure=args.rank_by, exact_only=args.exact_only))
         print_hazards(
             hazards(documents),
             "\nUNSAFE on untrusted input: never give their loads bytes you did not write",

@@ -27,6 +27,7 @@ from typing import Any
 
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
+from serkit.compare import ranking
 from serkit.compare.render import beside_text
 from serkit.errors import SerkitError
 from serkit.report.charts import (
@@ -188,6 +189,13 @@ def _environment() -> Any:
     )
     # A timing's instruction count, looked up by the pair (Comparison.instructions_beside).
     env.globals.update(object_id=id, beside_text=beside_text)
+    # The ranked verdict, in words (serkit.compare.ranking).
+    env.globals.update(
+        verdict_line=ranking.verdict_line,
+        ranking_lines=ranking.ranking_lines,
+        verdict_rule=ranking.rule_text(ranking.DEFAULT_MEASURE),
+        class_words=ranking.class_words,
+    )
     return env
 
 

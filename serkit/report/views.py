@@ -25,18 +25,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from serkit.checks.conformance import RAN, CodecConformance, MatrixRow
 from serkit.checks.conformance import findings as conformance_findings
 from serkit.checks.conformance import matrix as conformance_matrix
 from serkit.checks.conformance import verdict as conformance_verdict
+from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
 from serkit.codecs.registry import registry
 from serkit.compare.comparison import (
     Comparison,
     NothingToCompare,
     compare,
 )
+from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
+from serkit.compare.ranking import SIZE as SIZE_MEASURE
 from serkit.inputs.fixtures import fixture_names
 
 # Re-exported: the report's pages read every view from here.
@@ -66,6 +70,7 @@ from serkit.suite.benchmark_names import (
     PEAK,
     ROUND_TRIP,
     ROUND_TRIP_EXACT,
+    ROUND_TRIP_KEY_ORDER_ONLY,
     SCHEMA,
     SCHEMA_SUPPLIED,
     SIZE,
@@ -89,6 +94,7 @@ READ_BENCHMARKS = (
     *INSTRUCTIONS.values(),
     COMPILED,
     ROUND_TRIP_EXACT,
+    ROUND_TRIP_KEY_ORDER_ONLY,
     SCHEMA,
     SCHEMA_SUPPLIED,
     IMPORT,
@@ -128,6 +134,38 @@ class SnapshotRow:
     schema: str = "none"
     schema_sha256: str | None = None  # its first digits, as the results recorded them
     format: str = ""  # the codec's format, where this serkit knows the codec
+    # Of a lossy round trip: whether dict key order was all it lost (None: not recorded).
+    key_order_only: bool | None = None
+    # Each process's value of "dumps" and "loads", in the order asv ran them.
+    processes: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    not_run: str = ""  # why the row has no value, where its declaration tells (not_run_reason)
+
+    @property
+    def fidelity_class(self) -> str | None:
+        """EXACT, KEY_ORDER_ONLY or LOSSY (fidelity_class); None where not recorded."""
+        if self.exact is None:
+            return None
+        if self.exact:
+            return EXACT
+        return KEY_ORDER_ONLY if self.key_order_only else LOSSY
+
+    def candidate(self) -> Candidate:
+        """This row as the ranking reads it (serkit.compare.ranking)."""
+
+        def timed(operation: str, found: Measurement | None) -> tuple[float, ...]:
+            if found is None or found.value is None:
+                return ()
+            return self.processes.get(operation) or (found.value,)
+
+        sizes = {SIZE_MEASURE: self.size, **self.compressed}
+        return Candidate(
+            self.codec,
+            self.fidelity_class,
+            timed("dumps", self.dumps),
+            timed("loads", self.loads),
+            {name: size for name, size in sizes.items() if size is not None},
+            why_not=self.not_run or "not measured",
+        )
 
     @property
     def typed(self) -> bool:
@@ -162,6 +200,15 @@ class SnapshotTable:
         }
         return bool(formats[True] & formats[False])
 
+    def ranking(self, measure: str = DEFAULT_MEASURE, *, exact_only: bool = False) -> Ranking:
+        """The codecs in order by `measure` (serkit.compare.ranking's rules)."""
+        return rank([row.candidate() for row in self.rows], measure, exact_only=exact_only)
+
+    @cached_property
+    def verdict(self) -> Ranking:
+        """The report's ranking: by the round trip (dumps + loads), every class."""
+        return self.ranking()
+
     @property
     def has_instructions(self) -> bool:
         """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
@@ -185,6 +232,25 @@ def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
         return NO_SCHEMA_RECORDED, None
     supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
     return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
+
+
+def not_run_reason(codec: str, fixture: str) -> str:
+    """Why a default run does not time `codec` on `fixture`, as the codec declares
+    (CodecSpec.fixtures: the schema codecs, on record-shaped fixtures); "" where it does."""
+    spec = registry.specs.get(codec)
+    if spec is None or spec.fixtures is None or fixture in spec.fixtures:
+        return ""
+    named = "only on fixtures a run names"
+    where = f"on {', '.join(spec.fixtures)} only" if spec.fixtures else named
+    return f"timed {where} by default; SERKIT_BENCH_FIXTURES={fixture} times it here"
+
+
+def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[float, ...]:
+    """Each process's value, in the order asv ran them; () where asv kept no samples."""
+    found, described = run.get(benchmark, codec, fixture), run.benchmarks.get(benchmark)
+    if found is None or described is None:
+        return ()
+    return described.per_process(found.samples)
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -234,6 +300,12 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 schema=schema,
                 schema_sha256=schema_sha256,
                 format=registry.specs[codec].format if codec in registry.specs else "",
+                key_order_only=_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture)),
+                not_run=not_run_reason(codec, fixture),
+                processes={
+                    operation: _processes(run, TIME[operation], codec, fixture)
+                    for operation in ("dumps", "loads")
+                },
             )
         )
     return SnapshotTable(fixture, run, rows)

@@ -29,6 +29,8 @@ MEMORY_CHECK = {
 }
 COMPILED = "bench_facts.Implementation.track_compiled"
 ROUND_TRIP_EXACT = "bench_facts.Fidelity.track_exact"
+# Of a lossy round trip: 1 when dict key order was all it lost (fidelity.KEY_ORDER_ONLY).
+ROUND_TRIP_KEY_ORDER_ONLY = "bench_facts.KeyOrder.track_key_order_only"
 # A schema codec's schema on a fixture: its sha256, as serkit.schemas.types.hash_number.
 SCHEMA = "bench_facts.Schema.track_schema_sha256"
 SCHEMA_SUPPLIED = "bench_facts.SchemaOrigin.track_user_supplied"  # 1: the user's, 0: derived

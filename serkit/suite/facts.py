@@ -46,7 +46,7 @@ from serkit.suite.cases import (
 
 FACTS_DIR_ENV = "SERKIT_FACTS_DIR"  # where the facts are kept; "off" measures every time
 # Part of every key: a change to what is measured or how makes every stored fact stale.
-FACTS_FORMAT = 1
+FACTS_FORMAT = 2  # 2: key_order_only
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class PairFacts:
     encoded_bytes: int | None = None
     compressed_bytes: dict[str, int] = field(default_factory=dict)
     exact: int | None = None  # 1: exact round trip, 0: lossy
+    key_order_only: int | None = None  # of a lossy one, 1: only dict key order was lost
     not_encoded: str = ""  # why there is no size
     not_judged: str = ""  # why there is no fidelity verdict ("unsupported: ...", "error: ...")
 
@@ -104,7 +105,9 @@ def measure_pair(codec: str, fixture: str) -> PairFacts:
         sizes = {"encoded_bytes": len(case.payload), "compressed_bytes": compressed}
     checked = check_round_trip(codec, fixture, load_granted(fixture))
     if checked.status in (EXACT, LOSSY):
-        return PairFacts(**sizes, exact=int(checked.status == EXACT))
+        exact = checked.status == EXACT
+        only_order = None if exact else int(checked.key_order_only)
+        return PairFacts(**sizes, exact=int(exact), key_order_only=only_order)
     return PairFacts(**sizes, not_judged=f"{checked.status}: {checked.detail}")
 
 

@@ -1,13 +1,24 @@
-"""`serkit try` for people: one table per document, fastest first, every number with its unit."""
+"""`serkit try` for people: per document, the ranked verdict, then one table in its order, every
+number with its unit."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from tabulate import tabulate
 
-from serkit.checks.fidelity import EXACT
+from serkit.checks.fidelity import ERROR, EXACT, KEY_ORDER_ONLY, NO_SCHEMA
 from serkit.codecs.registry import registry
+from serkit.compare.ranking import (
+    DEFAULT_MEASURE,
+    Candidate,
+    Ranking,
+    rank,
+    ranking_lines,
+    rule_text,
+    verdict_line,
+)
 from serkit.replicate.measure import Timing
 from serkit.suite.cases import COMPRESSORS
 from serkit.text import markdown_cell, terminal
@@ -15,6 +26,7 @@ from serkit.trial.measure import CodecTrial, DocumentTrial
 from serkit.units import bytes_binary, percent, seconds
 
 FIDELITY_WIDTH = 46  # characters; a longer reason wraps
+VERDICT_WIDTH = 100  # characters; the verdict's lines wrap
 IMPLEMENTATIONS = {"c": "C", "python": "Python"}
 
 
@@ -40,15 +52,20 @@ def implementation_text(trial: CodecTrial) -> str:
     return text
 
 
-def fidelity_text(trial: CodecTrial) -> str:
+def fidelity_text(trial: CodecTrial, no_schema: str = "") -> str:
+    """The status and why; a schema codec refused for the document's `no_schema` (said
+    once, above the table) points there rather than repeat it."""
     result = trial.fidelity
-    text = result.status if not result.detail else f"{result.status}: {result.detail}"
+    if result.status == NO_SCHEMA and no_schema:
+        return f"{NO_SCHEMA}: not run (see above)"
+    status = KEY_ORDER_ONLY if result.fidelity_class == KEY_ORDER_ONLY else result.status
+    text = status if not result.detail else f"{status}: {result.detail}"
     if result.options:
         text += f" (with {result.options})"
     return text
 
 
-SMALLEST = "*"  # after the smallest size in a size column
+SMALLEST = "*"  # after the smallest size an exact codec made, in a size column
 
 
 def _sizes(trial: CodecTrial) -> list[int | None]:
@@ -57,14 +74,57 @@ def _sizes(trial: CodecTrial) -> list[int | None]:
 
 
 def smallest_sizes(document: DocumentTrial) -> list[int | None]:
-    """Per size column, the smallest size any codec made (None when none made one)."""
-    columns = zip(*(_sizes(trial) for trial in document.codecs), strict=True)
+    """Per size column, the smallest size an exact codec made (None when none made one): a
+    lossy codec's bytes do not hold the same document, so it cannot win on size."""
+    exact = [_sizes(trial) for trial in document.codecs if trial.status == EXACT]
+    columns = zip(*exact, strict=True) if exact else [()] * (1 + len(COMPRESSORS))
     return [min((n for n in column if n is not None), default=None) for column in columns]
 
 
-def _row(trial: CodecTrial, smallest: Sequence[int | None]) -> list[str]:
+def candidate(trial: CodecTrial) -> Candidate:
+    """One row as the ranking reads it: its samples, round by round, and its sizes."""
+    sizes = {"size": trial.fidelity.bytes, **trial.compressed}
+    measured = trial.dumps is not None and trial.loads is not None
+    return Candidate(
+        trial.codec,
+        trial.fidelity.fidelity_class,
+        trial.dumps.samples if measured and trial.dumps else (),
+        trial.loads.samples if measured and trial.loads else (),
+        {name: size for name, size in sizes.items() if size is not None},
+        why_not=_why_not(trial),
+    )
+
+
+def _why_not(trial: CodecTrial) -> str:
+    """In a few words, for the verdict's "not ranked" (the table's row says it in full)."""
+    if trial.status == ERROR and "share of the" in trial.fidelity.detail:
+        return "not measured within the time budget"
+    return trial.status
+
+
+def ranking(
+    document: DocumentTrial, measure: str = DEFAULT_MEASURE, exact_only: bool = False
+) -> Ranking:
+    """The document's codecs in order by `measure` (serkit.compare.ranking's rules)."""
+    return rank([candidate(t) for t in document.codecs], measure, exact_only=exact_only)
+
+
+def in_ranked_order(document: DocumentTrial, ranked: Ranking) -> list[CodecTrial]:
+    """The rows in the ranking's order; those it left out after, as measure.py ordered them."""
+    placed = {
+        codec: (tier, group, member)
+        for tier, t in enumerate(ranked.tiers)
+        for group, g in enumerate(t.groups)
+        for member, codec in enumerate(g.codecs)
+    }
+    last = (len(placed) + 1, 0, 0)
+    return sorted(document.codecs, key=lambda trial: placed.get(trial.codec, last))
+
+
+def _row(trial: CodecTrial, smallest: Sequence[int | None], no_schema: str = "") -> list[str]:
     sizes = [
-        bytes_binary(size) + (SMALLEST if size is not None and size == least else "")
+        bytes_binary(size)
+        + (SMALLEST if trial.status == EXACT and size is not None and size == least else "")
         for size, least in zip(_sizes(trial), smallest, strict=True)
     ]
     return [
@@ -73,7 +133,7 @@ def _row(trial: CodecTrial, smallest: Sequence[int | None]) -> list[str]:
         timing_text(trial.dumps),
         timing_text(trial.loads),
         *sizes,
-        fidelity_text(trial),
+        fidelity_text(trial, no_schema),
     ]
 
 
@@ -85,11 +145,20 @@ def heading(document: DocumentTrial) -> str:
     pinned = f", content sha256 {document.content_sha256[:12]}…" if document.content_sha256 else ""
     if document.schema_sha256:
         pinned += f", derived schema sha256 {document.schema_sha256[:12]}…"
-    elif document.no_schema:
-        pinned += f", no schema ({document.no_schema})"
     return (
         f"{document.path}: {document.format}, {bytes_binary(document.bytes)}{pinned}; "
         f"{codecs} codec{'s' if codecs != 1 else ''} in {seconds(document.wall_s)}"
+    )
+
+
+def schema_line(document: DocumentTrial) -> str | None:
+    """Once per document: the schema codecs not run because no schema was derived, and why."""
+    refused = [t.codec for t in document.codecs if t.status == NO_SCHEMA]
+    if not document.no_schema or not refused:
+        return None
+    return (
+        f"Schema codecs not run ({len(refused)}: {', '.join(refused)}): no schema could be "
+        f"derived from this document: {document.no_schema}"
     )
 
 
@@ -98,20 +167,22 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
     cap = seconds(documents[0].key_cap_s) if documents else "-"
     rounds = documents[0].max_rounds if documents else 0
     lines = [
-        "Fastest round trip (dumps + loads) first. dumps, loads: the median time per call, "
-        "± half the interquartile range over the median,",
+        "Rows in the ranking's order (the verdict above each table). dumps, loads: the "
+        "median time per call, ± half the interquartile range over the median,",
         f"of up to {rounds} samples interleaved round by round across the codecs, within "
         f"about {budget} per document and {cap} per call;",
         "(1st call): too slow to sample within its share of that time, so the time of its "
         "first call, which preparing made.",
         "(1 sample): time for a single sample only, so no spread is shown.",
         f"size: encoded bytes; {' and '.join(COMPRESSORS)}: those bytes compressed (each "
-        f"tool's default level); {SMALLEST}: the smallest in its column. "
+        f"tool's default level); {SMALLEST}: the smallest of the exact codecs in its "
+        "column (a lossy codec's bytes do not hold the whole document). "
         "impl: the implementation that ran.",
         f"A codec that could not finish within its share of the budget ({budget} here), "
         "or ran out of memory or stack, says so in one line and is not measured.",
-        f"fidelity: {EXACT} if the codec gives back the same types and values, else what "
-        "changed (see `serkit fidelity`).",
+        f"fidelity: {EXACT} if the codec gives back the same types and values; "
+        f"{KEY_ORDER_ONLY} if it lost dict key order and nothing else; else what changed "
+        "(see `serkit fidelity`).",
     ]
     if any(d.schema_sha256 or d.no_schema for d in documents):
         lines.append(
@@ -135,8 +206,22 @@ def hazards(documents: Sequence[DocumentTrial]) -> dict[str, str]:
     return found
 
 
-def render(documents: Sequence[DocumentTrial], markdown: bool = False) -> str:
-    """Every document's table, then one legend for all of them."""
+def verdict(
+    document: DocumentTrial, measure: str = DEFAULT_MEASURE, exact_only: bool = False
+) -> list[str]:
+    """The ranked verdict's lines for one document: the answer first, then every class."""
+    ranked = ranking(document, measure, exact_only)
+    return [verdict_line(ranked), *ranking_lines(ranked)]
+
+
+def render(
+    documents: Sequence[DocumentTrial],
+    markdown: bool = False,
+    *,
+    measure: str = DEFAULT_MEASURE,
+    exact_only: bool = False,
+) -> str:
+    """Every document's verdict and table, then one legend for all of them."""
     tablefmt = "github" if markdown else "simple"
     widths = [None] * (len(HEADERS) - 1) + [FIDELITY_WIDTH]
     parts = []
@@ -144,12 +229,34 @@ def render(documents: Sequence[DocumentTrial], markdown: bool = False) -> str:
         # A document's name and keys are the user's: text in Markdown and on a terminal.
         escape = markdown_cell if markdown else terminal
         title = f"**{escape(heading(document))}**" if markdown else escape(heading(document))
+        ranked = ranking(document, measure, exact_only)
+        lines = [verdict_line(ranked), *ranking_lines(ranked)]
+        said = schema_line(document)
+        if said:
+            lines.append(escape(said))
+        if ranked.scattered:
+            lines.append(
+                "Some codecs are tied because their samples are too few or too scattered to "
+                "order them (a loaded machine): a larger --budget, or a quieter machine, "
+                "tells them apart."
+            )
         table = tabulate(
-            [[escape(c) for c in _row(t, smallest_sizes(document))] for t in document.codecs],
+            [
+                [escape(c) for c in _row(t, smallest_sizes(document), document.no_schema)]
+                for t in in_ranked_order(document, ranked)
+            ],
             headers=HEADERS,
             tablefmt=tablefmt,
             maxcolwidths=None if markdown else widths,
             disable_numparse=True,
         )
-        parts.append(f"{title}\n\n{table}")
-    return "\n\n".join([*parts, "\n".join(legend(documents))])
+        if markdown:
+            verdict_text = "\n".join(f"- {line}" for line in lines)
+        else:  # wrapped, each line hanging under its first
+            verdict_text = "\n".join(
+                textwrap.fill(line, VERDICT_WIDTH, initial_indent="  ", subsequent_indent="    ")
+                for line in lines
+            )
+        parts.append(f"{title}\n\n{verdict_text}\n\n{table}")
+    rule = rule_text(measure, exact_only)
+    return "\n\n".join([*parts, "\n".join([rule, *legend(documents)])])

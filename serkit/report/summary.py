@@ -1,0 +1,98 @@
+"""The table that ends `serkit bench`: each fixture's ranked verdict, read from the results tree.
+
+It reads what the run wrote, as the report does (serkit.report.views.snapshot, ranked by
+serkit.compare.ranking), never the run's own state: the table is what any later `serkit
+report` of the same tree would say at the top of each fixture's page.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from tabulate import tabulate
+
+from serkit.compare.ranking import (
+    DEFAULT_MEASURE,
+    MEASURE_WORDS,
+    TIMINGS,
+    Ranking,
+    class_words,
+    group_text,
+    margin_text,
+    rule_text,
+    value_text,
+)
+from serkit.inputs.fixtures import fixture_names
+from serkit.report.runs import baseline_runs, in_registry_order, latest_runs
+from serkit.report.views import snapshot
+from serkit.results.tree import read_tree
+
+HEADERS = ["fixture", "Python", "ranked first", "", "ahead of the next", "not exact, ahead"]
+NAMES = 3  # at most this many names of a tied group in a cell
+WIDTHS = [None, None, 36, None, 40, 36]  # characters; longer cells wrap
+RULE_WIDTH = 100
+
+
+def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
+    if not ranking.tiers:
+        return [fixture, python, "no codec measured", "", "", ""]
+    first = ranking.tiers[0]
+    best = first.groups[0]
+    label = group_text(best, NAMES)
+    if first.fidelity != "exact":
+        label += f" ({class_words(first.fidelity)}: no exact codec ranked)"
+    ahead = ""
+    if first.margins:
+        nxt = first.groups[1]
+        ahead = f"{margin_text(first.margins[0], ranking.measure)} than {group_text(nxt, NAMES)}"
+    others = [
+        f"{tier.groups[0].codecs[0]} ({class_words(tier.fidelity)})"
+        for tier in ranking.tiers[1:]
+        if tier.groups[0].median < best.median
+    ]
+    return [
+        fixture,
+        python,
+        label,
+        value_text(best.median, ranking.measure),
+        ahead,
+        "not ranked (exact only)" if ranking.exact_only else ", ".join(others) or "none",
+    ]
+
+
+def summary_table(
+    results: Path,
+    machine: str | None = None,
+    *,
+    measure: str = DEFAULT_MEASURE,
+    exact_only: bool = False,
+) -> str:
+    """Per fixture and Python, what ranked first on `machine` (every machine: None), by
+    how much, and any codec that is not exact but was ahead; then the rule. "" when the
+    tree holds nothing to rank."""
+    tree = read_tree(results, [machine] if machine else None)
+    runs = [run for run in latest_runs(tree) if machine is None or run.machine == machine]
+    rows = []
+    scattered = False
+    for run in baseline_runs(runs):
+        for fixture in in_registry_order(run.fixtures, fixture_names()):
+            table = snapshot(run, fixture)
+            if any(row.measured for row in table.rows):
+                ranked = table.ranking(measure, exact_only=exact_only)
+                scattered = scattered or ranked.scattered
+                where = run.env.python if machine else f"{run.machine}, {run.env.python}"
+                rows.append(_row(fixture, where, ranked))
+    if not rows:
+        return ""
+    best = "fastest" if measure in TIMINGS else "smallest"
+    title = f"The answer: the {best} codec per fixture, by {MEASURE_WORDS[measure]}"
+    table_text = tabulate(rows, headers=HEADERS, maxcolwidths=WIDTHS, disable_numparse=True)
+    rule = rule_text(measure, exact_only)
+    if scattered:
+        rule += (
+            " Some ties are of timings too scattered to order (one process, or a loaded "
+            "machine): serkit bench --full takes more processes."
+        )
+    rule = textwrap.fill(rule, RULE_WIDTH)
+    return f"{title}\n\n{table_text}\n\n{rule}"

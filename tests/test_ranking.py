@@ -1,0 +1,165 @@
+"""The ranked verdict (serkit.compare.ranking) on samples whose answer is known."""
+
+from __future__ import annotations
+
+import pytest
+
+from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY, Difference, FidelityResult
+from serkit.compare.ranking import (
+    DUMPS,
+    LOADS,
+    ROUND_TRIP,
+    SIZE,
+    UNKNOWN,
+    Candidate,
+    rank,
+    ranking_lines,
+    tier_text,
+    verdict_line,
+)
+
+# Eight processes around a median, spread about ±1 %: fixed, so every run reads the same.
+SHAPE = (0.990, 0.994, 0.997, 1.0, 1.0, 1.003, 1.006, 1.010)
+
+
+def processes(median: float) -> tuple[float, ...]:
+    return tuple(median * f for f in SHAPE)
+
+
+def timed(codec: str, dumps: float, loads: float | None = None, fidelity: str = EXACT) -> Candidate:
+    return Candidate(codec, fidelity, processes(dumps), processes(loads or dumps))
+
+
+def test_a_clear_order_has_one_codec_per_group_and_margins_above_one() -> None:
+    ranking = rank([timed("json", 4e-6), timed("orjson", 1e-6), timed("ujson", 2e-6)], DUMPS)
+    (tier,) = ranking.tiers
+    assert [g.codecs for g in tier.groups] == [("orjson",), ("ujson",), ("json",)]
+    assert [round(m.ratio, 3) for m in tier.margins] == [2.0, 2.0]
+    assert all(m.plus_minus is not None and m.plus_minus < 0.1 for m in tier.margins)
+    assert ranking.leaders == ("orjson",)
+
+
+def test_codecs_the_test_cannot_tell_apart_are_tied_with_the_leader() -> None:
+    # msgspec-json 0.2 % slower than orjson, well inside ±1 % spreads: tied; ujson 2x.
+    ranking = rank(
+        [timed("ujson", 2e-6), timed("msgspec-json", 1.002e-6), timed("orjson", 1e-6)], DUMPS
+    )
+    (tier,) = ranking.tiers
+    assert [g.codecs for g in tier.groups] == [("orjson", "msgspec-json"), ("ujson",)]
+    text = tier_text(tier, DUMPS)
+    assert (
+        text == "orjson and msgspec-json: tied within 1 % (1.00 µs); 2.00x ± 0.01 faster than ujson"
+    )
+
+
+def test_ties_are_judged_against_the_leader_so_small_steps_do_not_chain() -> None:
+    # Each 0.6 % behind the one before: b ties a, c (1.2 % behind a) is apart... and so on.
+    steps = [timed(name, 1e-6 * 1.006**i) for i, name in enumerate("abcdefgh")]
+    (tier,) = rank(steps, DUMPS).tiers
+    assert len(tier.groups) > 1
+    for group in tier.groups:  # nobody in a group is far from its leader
+        members = [c for c in steps if c.codec in group.codecs]
+        assert members[-1].dumps[3] / members[0].dumps[3] < 1.02
+
+
+def test_lossy_codecs_are_ranked_apart_and_never_first() -> None:
+    ranking = rank(
+        [
+            timed("json", 3e-6),
+            timed("protobuf", 0.5e-6, fidelity=LOSSY),
+            timed("msgspec-struct-json", 0.8e-6, fidelity=KEY_ORDER_ONLY),
+            timed("orjson", 1e-6),
+            Candidate("yaml", None, processes(9e-6), processes(9e-6)),
+        ],
+        ROUND_TRIP,
+    )
+    assert [t.fidelity for t in ranking.tiers] == [EXACT, KEY_ORDER_ONLY, LOSSY, UNKNOWN]
+    assert ranking.tiers[0].codecs == ["orjson", "json"]
+    assert ranking.leaders == ("orjson",)
+    line = verdict_line(ranking)
+    assert line.startswith("fastest exact, by round trip (dumps + loads): orjson (2.00 µs)")
+    assert "msgspec-struct-json (lossy in dict key order only), protobuf (lossy)" in line
+
+
+def test_exact_only_leaves_the_others_out_and_says_why() -> None:
+    ranking = rank(
+        [timed("orjson", 1e-6), timed("protobuf", 0.5e-6, fidelity=LOSSY)],
+        DUMPS,
+        exact_only=True,
+    )
+    assert [t.fidelity for t in ranking.tiers] == [EXACT]
+    assert ranking.left_out == (("protobuf", "lossy: left out by exact-only"),)
+    assert ranking_lines(ranking)[-1] == "not ranked: protobuf (lossy: left out by exact-only)"
+
+
+def test_no_exact_codec_means_no_leader() -> None:
+    ranking = rank([timed("protobuf", 0.5e-6, fidelity=LOSSY)], DUMPS)
+    assert ranking.leaders == ()
+    assert verdict_line(ranking).startswith("fastest lossy,")
+
+
+def test_round_trip_sums_each_rounds_dumps_and_loads() -> None:
+    # a: fast dumps, slow loads; b the other way round; the sums decide.
+    a = timed("a", 1e-6, 5e-6)
+    b = timed("b", 3e-6, 2e-6)
+    assert rank([a, b], DUMPS).tiers[0].codecs == ["a", "b"]
+    assert rank([a, b], LOADS).tiers[0].codecs == ["b", "a"]
+    assert rank([a, b], ROUND_TRIP).tiers[0].codecs == ["b", "a"]
+    assert a.values(ROUND_TRIP)[0] == pytest.approx(a.dumps[0] + a.loads[0])
+
+
+def test_sizes_tie_only_when_equal() -> None:
+    sized = [
+        Candidate("json", EXACT, sizes={SIZE: 1762}),
+        Candidate("orjson", EXACT, sizes={SIZE: 1700}),
+        Candidate("ujson", EXACT, sizes={SIZE: 1700}),
+        Candidate("msgpack", EXACT, sizes={"gzip-6": 900}),
+    ]
+    ranking = rank(sized, SIZE)
+    (tier,) = ranking.tiers
+    assert [g.codecs for g in tier.groups] == [("orjson", "ujson"), ("json",)]
+    assert tier.margins[0].plus_minus is None
+    assert tier_text(tier, SIZE) == "orjson and ujson: tied (1.66 KiB); 1.04x smaller than json"
+    assert ranking.left_out == (("msgpack", "not measured"),)
+
+
+def test_one_process_a_side_keeps_the_order_untested() -> None:
+    one = [Candidate("a", EXACT, (1e-6,), (1e-6,)), Candidate("b", EXACT, (1.001e-6,), (1e-6,))]
+    (tier,) = rank(one, DUMPS).tiers
+    assert [g.codecs for g in tier.groups] == [("a",), ("b",)]
+    assert "untested" in tier_text(tier, DUMPS)
+
+
+def test_unmeasured_codecs_are_listed_with_their_reason() -> None:
+    ranking = rank([timed("orjson", 1e-6), Candidate("avro", EXACT, why_not="no schema")], DUMPS)
+    assert ranking.left_out == (("avro", "no schema"),)
+
+
+def test_unknown_measure_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown measure"):
+        rank([], "speed")
+
+
+def test_fidelity_class_tells_key_order_from_other_losses() -> None:
+    order = (Difference("key-order", 3, "[0]"),)
+    assert FidelityResult("c", "d", LOSSY, order).fidelity_class == KEY_ORDER_ONLY
+    both = (*order, Difference("value-changed", 1, "[1]"))
+    assert FidelityResult("c", "d", LOSSY, both).fidelity_class == LOSSY
+    assert FidelityResult("c", "d", EXACT).fidelity_class == EXACT
+    assert FidelityResult("c", "d", "error").fidelity_class is None
+
+
+def test_a_tie_of_scattered_samples_says_it_cannot_tell() -> None:
+    # Three samples a side, scattered 2x: no test at 0.5 % can order a 1.5x difference.
+    wild = (1.0, 2.0, 1.4)
+    ranking = rank(
+        [
+            Candidate("a", EXACT, tuple(1e-6 * f for f in wild), tuple(1e-6 * f for f in wild)),
+            Candidate("b", EXACT, tuple(1.5e-6 * f for f in wild), tuple(1.5e-6 * f for f in wild)),
+        ],
+        ROUND_TRIP,
+    )
+    (tier,) = ranking.tiers
+    assert [g.codecs for g in tier.groups] == [("a", "b")]
+    assert ranking.scattered
+    assert tier_text(tier, ROUND_TRIP).startswith("a and b: tied, too scattered to tell apart")
