@@ -23,6 +23,7 @@ PYTHONS_DIR = f"{ASV_DIR}/pythons"
 BENCH_LOCK = f"{ASV_DIR}/bench.lock"
 BENCH_STATE = f"{ASV_DIR}/bench-run.json"
 BENCH_NOTES = f"{ASV_DIR}/bench-notes"
+BENCH_LOGS = f"{ASV_DIR}/logs"  # asv's output of each `serkit bench`
 # ... and the asv config it runs with: the checkout's, narrowed to that run's environments.
 RUN_CONFIG = f"{ASV_DIR}/run-config.json"
 # `serkit replicate` saves its document beside the results, where `serkit report` reads it.

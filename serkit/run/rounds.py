@@ -49,6 +49,7 @@ from serkit.results.builds import BUILDS_ENV, read_builds
 from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
+from serkit.run.console import AsvConsole
 from serkit.run.process import Interrupted, run_in_session
 from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
@@ -339,6 +340,7 @@ class _Round:
     parts: list[list[str]]  # the first round's, one `asv run` each
     rest: list[str]  # the user's other asv arguments
     state_path: Path
+    console: AsvConsole | None = None  # asv's output: a log and a bar (None: the terminal)
     # By extra round, the pairs short of precision in any environment as it began.
     short: dict[int, dict[str, set[tuple[str, ...]]]] = field(default_factory=dict)
 
@@ -394,25 +396,28 @@ class _Round:
             if name == next(n for n in state.environments if n not in state.failed):
                 print(
                     f"serkit: {plural(pairs, 'pair')} still short of precision after "
-                    f"{round_index - state.rounds} extra round(s), {before} before the last: "
-                    f"more processes do not help on a machine this busy (load average "
+                    f"{plural(round_index - state.rounds, 'extra round')}, {before} before "
+                    f"the last: more processes do not help on a machine this busy (load average "
                     f"{load_text()})",
                     file=sys.stderr,
                 )
             return None
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         if not extra:
-            print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
+            label = f"round {round_index + 1} of {state.rounds}{where}"
+            print(f"serkit: {label}", file=sys.stderr)
         else:
+            label = (
+                f"extra round {round_index + 1 - state.rounds} of at most "
+                f"{state.extra_rounds}{where}"
+            )
             print(
-                f"serkit: extra round {round_index + 1 - state.rounds} of at most "
-                f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} short of "
-                f"{TYPICAL_PROCESSES} typical processes or of a {state.precision:.1%} "
-                "standard error",
+                f"serkit: {label}: {plural(pairs, 'pair')} short of {TYPICAL_PROCESSES} "
+                f"typical processes or of a {state.precision:.1%} standard error",
                 file=sys.stderr,
             )
         with _durations_kept(results):
-            return self._asv(name, args, env)
+            return self._asv(name, args, env, label)
 
     def _first_round(self, name: str, args: list[str], env: dict[str, str], where: str) -> int:
         """The first round, part by part (FIRST_ROUND_PARTS; the user's -b as one part),
@@ -424,20 +429,29 @@ class _Round:
             if (name, index) in state.first_round_parts:
                 continue
             of = f", part {index + 1} of {len(parts)}" if len(parts) > 1 else ""
-            print(f"serkit: round 1 of {state.rounds}{where}{of}", file=sys.stderr)
+            label = f"round 1 of {state.rounds}{where}{of}"
+            print(f"serkit: {label}", file=sys.stderr)
             selected = [part for regex in regexes for part in ("-b", regex)]
-            status = max(status, self._asv(name, [*args, *selected], env))
+            status = max(status, self._asv(name, [*args, *selected], env, label))
             if name in state.failed:
                 return 2
             state.first_round_parts.append((name, index))
             state.save(self.state_path)
         return status
 
-    def _asv(self, name: str, args: list[str], env: dict[str, str]) -> int:
+    def _asv(self, name: str, args: list[str], env: dict[str, str], label: str) -> int:
         """One `asv run`: its status; 2, noted in the state, when the environment was not built."""
         state = self.state
         command = [sys.executable, "-m", "asv", *args, *self.rest]
-        code = run_in_session(command, cwd=self.root, env=env)
+        console = self.console
+        if console is not None:
+            console.start(label)
+        try:
+            output = console.line if console is not None else None
+            code = run_in_session(command, cwd=self.root, env=env, output=output)
+        finally:
+            if console is not None:
+                console.close_bar()
         failure = read_builds(self.builds).get(name)
         if failure is not None:
             others = len(state.environments) - len(state.failed) > 1
@@ -446,7 +460,12 @@ class _Round:
             state.failed[name] = failure.cause
             return 2
         if code not in (0, 2):
-            raise SerkitError(f"asv run failed (exit {code}); see its output above")
+            where = "above"
+            if console is not None:
+                where = f"in {console.log}"
+                if not console.verbose:  # its last lines here, the rest in the log
+                    sys.stderr.write("".join(f"  {line}\n" for line in console.tail()))
+            raise SerkitError(f"asv run failed (exit {code}); see its output {where}")
         return code
 
 
@@ -487,11 +506,16 @@ def _restore_durations(path: Path, durations: Mapping[str, Any]) -> None:
 
 
 def drive(
-    root: Path, state: RunState, base_env: Mapping[str, str], labels: Mapping[str, str]
+    root: Path,
+    state: RunState,
+    base_env: Mapping[str, str],
+    labels: Mapping[str, str],
+    console: AsvConsole | None = None,
 ) -> int:
     """Run every round not yet done, saving `state` after each; 0 or 2, as asv exits.
 
-    `base_env` is asv's environment; `labels` names each environment for people.
+    `base_env` is asv's environment; `labels` names each environment for people; asv's
+    output goes to `console` (a log and a progress bar), or without one to the terminal.
     Raises Interrupted, its message saying what was kept, on SIGINT or SIGTERM.
     """
     builds = Path(base_env[BUILDS_ENV])
@@ -505,7 +529,16 @@ def drive(
         parts = [[regex] for regex in FIRST_ROUND_PARTS]
     state_path = root / BENCH_STATE
     rounds = _Round(
-        root, state, dict(base_env), builds, dict(labels), regexes, parts, rest, state_path
+        root,
+        state,
+        dict(base_env),
+        builds,
+        dict(labels),
+        regexes,
+        parts,
+        rest,
+        state_path,
+        console,
     )
     status, where = 0, (0, "")
     # Both signals, between asv runs too: a process started in the background inherits
