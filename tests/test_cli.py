@@ -507,3 +507,31 @@ def test_every_commands_help_is_printed(capsys: pytest.CaptureFixture[str]) -> N
             main([*words, "--help"])
         out = capsys.readouterr().out
         assert stopped.value.code == 0 and out.startswith("usage: serkit"), words
+
+
+def test_after_a_run_the_console_names_only_its_own_host_without_a_noise_floor(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The same warnings about unrelated hosts printed after every command; the report's
+    pages still name every host."""
+    from results_factory import serkit_tree
+
+    from serkit.cli.results import write_report
+
+    tree = serkit_tree(tmp_path / "results", machines=("box-a", "box-b", "box-c"))
+    write_report(
+        Path(__file__).resolve().parents[1],
+        tree,
+        tmp_path / "reports",
+        with_asv=False,
+        hosts=["box-a"],
+    )
+    err = capsys.readouterr().err
+    assert err.count("box-a has no noise measurement") == 1
+    assert "box-b has" not in err and "box-c has" not in err
+    assert "2 other hosts in the results have no noise measurement" in err
+    write_report(
+        Path(__file__).resolve().parents[1], tree, tmp_path / "reports", with_asv=False
+    )  # `serkit report`: all
+    err = capsys.readouterr().err
+    assert all(err.count(f"box-{x} has no noise measurement") == 1 for x in "abc")

@@ -243,7 +243,7 @@ def _bench(args: argparse.Namespace) -> int:
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:
-        write_report(root, results_dir(root), reports_dir(root), with_asv=True)
+        write_report(root, results_dir(root), reports_dir(root), with_asv=True, hosts=[machine])
     if status == 2:
         # asv also exits 2 when it refuses its arguments; its own message says which.
         failed = list(console.failed)

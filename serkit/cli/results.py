@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from serkit.checkout import project_root, reports_dir, results_dir
 from serkit.cli.common import add_format, print_json, warn
 from serkit.errors import SerkitError
 from serkit.run import runner
+from serkit.units import plural
 
 
 def add_commands(commands: Any) -> None:
@@ -73,9 +75,18 @@ def _results_dir(args: argparse.Namespace) -> Path:
 
 
 def write_report(
-    root: Path, results: Path, output: Path, *, with_asv: bool, replication: Path | None = None
+    root: Path,
+    results: Path,
+    output: Path,
+    *,
+    with_asv: bool,
+    replication: Path | None = None,
+    hosts: Sequence[str] | None = None,
 ) -> None:
-    """The HTML report, and one line on stderr saying where it is."""
+    """The HTML report, and one line on stderr saying where it is. With `hosts` (the
+    machines the command measured), a host without a noise measurement is named on the
+    console only among them: the report's pages name every one."""
+    from serkit.compare.comparison import no_noise_host
     from serkit.report.html import write_report as write_html
 
     def quiet_asv(where: Path, asv_args: list[str]) -> int:
@@ -89,7 +100,15 @@ def write_report(
         asv_runner=quiet_asv if with_asv else None,
         replication=replication,
     )
-    warn(written.warnings)
+    shown = written.warnings
+    if hosts is not None:
+        shown = [w for w in shown if no_noise_host(w) in (None, *hosts)]
+        if others := len(written.warnings) - len(shown):
+            shown.append(
+                f"{plural(others, 'other host')} in the results {'has' if others == 1 else 'have'} "
+                "no noise measurement (the report's pages name them)"
+            )
+    warn(shown)
     print(
         f"serkit: report: {written.folder / 'index.html'} ({len(written.pages)} pages"
         f"{', with asv' + chr(39) + 's pages' if written.asv_pages else ''}); "
