@@ -535,3 +535,24 @@ def test_after_a_run_the_console_names_only_its_own_host_without_a_noise_floor(
     )  # `serkit report`: all
     err = capsys.readouterr().err
     assert all(err.count(f"box-{x} has no noise measurement") == 1 for x in "abc")
+
+
+def test_every_command_has_a_description() -> None:
+    """12 of 20 commands printed only their usage and options under --help."""
+    import argparse
+
+    from serkit.cli import build_parser
+
+    def parsers(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> list[Any]:
+        found = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found.append(((*path, name), sub))
+                    found += parsers(sub, (*path, name))
+        return found
+
+    every = parsers(build_parser(), ())
+    assert len(every) >= 20
+    lacking = [" ".join(words) for words, sub in every if len(sub.description or "") < 40]
+    assert lacking == []

@@ -437,3 +437,163 @@ def test_a_schema_the_user_supplied_is_named_so(tmp_path: Path) -> None:
     assert rows["json"].schema == "none"
     assert rows["pydantic-json"].schema == "user-supplied" and rows["pydantic-json"].typed
     assert rows["pydantic-json"].schema_sha256 == TWITTER_SCHEMA
+
+
+# ---- Every pointer leads somewhere real -------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+# A pointer to the manual, as pages and help texts write one: docs/page.md#heading.
+DOCS_POINTER = re.compile(r"docs/([\w-]+\.md)(?:#([\w-]+))?")
+
+
+def _slug(heading: str) -> str:
+    """The anchor mkdocs gives a heading (Python-Markdown's toc slugify)."""
+    text = re.sub(r"[^\w\s-]", "", heading).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def broken_docs_pointers(text: str) -> list[str]:
+    """Each docs/page.md#anchor in `text` whose page or heading does not exist."""
+    broken = []
+    for page, anchor in DOCS_POINTER.findall(text):
+        path = DOCS / page
+        if not path.is_file():
+            broken.append(f"docs/{page}")
+            continue
+        headings = re.findall(r"^#+\s+(.*?)\s*$", path.read_text(), flags=re.M)
+        if anchor and anchor not in {_slug(h) for h in headings}:
+            broken.append(f"docs/{page}#{anchor}")
+    return broken
+
+
+def broken_links(folder: Path) -> list[str]:
+    """Each href or src of every page under `folder` that leads nowhere: a file that is not
+    there, an #anchor no element has, or an address off this machine."""
+    from html.parser import HTMLParser
+
+    class Page(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.links: list[str] = []
+            self.ids: set[str] = set()
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            for name, value in attrs:
+                if name in ("href", "src") and value:
+                    self.links.append(value)
+                if name in ("id", "name") and value:
+                    self.ids.add(value)
+
+    pages: dict[Path, Page] = {}
+    for path in sorted(folder.rglob("*.html")):
+        page = Page()
+        page.feed(path.read_text(encoding="utf-8"))
+        pages[path.resolve()] = page
+    broken = []
+    for path, page in pages.items():
+        for link in page.links:
+            if link.startswith(("data:", "mailto:")):
+                continue
+            where = f"{path.relative_to(folder.resolve())}: {link}"
+            if re.match(r"^[a-z]+:", link) or link.startswith("//"):
+                broken.append(f"{where} (leaves the report)")
+                continue
+            target, _, anchor = link.partition("#")
+            resolved = (path.parent / target).resolve() if target else path
+            if not resolved.exists():
+                broken.append(f"{where} (no such file)")
+            elif anchor and resolved in pages and anchor not in pages[resolved].ids:
+                broken.append(f"{where} (no such anchor)")
+        text = re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8"))
+        broken += [f"{path.name}: {p}" for p in broken_docs_pointers(text)]
+    return broken
+
+
+def test_every_link_of_a_built_report_leads_somewhere_real(tmp_path: Path) -> None:
+    """Three pointers led to README sections that do not exist."""
+    for machines in (("box-a", "box-b"), ("only-box",)):
+        results = write_tree(tmp_path / machines[0] / "results", machines=machines)
+        written = report_html.write_report(
+            tmp_path, results, tmp_path / machines[0] / "reports", asv_runner=None
+        )
+        assert len(written.pages) > 3
+        assert broken_links(written.folder.parent) == [], machines
+    assert "README" not in (written.folder / "hosts.html").read_text()
+
+
+def test_the_link_walk_finds_a_broken_link(tmp_path: Path) -> None:
+    (tmp_path / "a.html").write_text(
+        '<a href="b.html#top">b</a> <a href="c.html">c</a> <a href="https://x.org/">x</a>'
+        '<p id="here">see docs/report.md#no-such-heading and docs/nowhere.md</p>'
+        '<a href="#here">here</a>'
+    )
+    (tmp_path / "b.html").write_text('<h1 id="bottom">b</h1>')
+    assert broken_links(tmp_path) == [
+        "a.html: b.html#top (no such anchor)",
+        "a.html: c.html (no such file)",
+        "a.html: https://x.org/ (leaves the report)",
+        "a.html: docs/report.md#no-such-heading",
+        "a.html: docs/nowhere.md",
+    ]
+
+
+def test_every_help_text_that_points_at_the_manual_leads_somewhere_real(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from test_cli import _every_command
+
+    from serkit.cli import build_parser
+
+    pointed = 0
+    for words in _every_command(build_parser()):
+        with pytest.raises(SystemExit):
+            main([*words, "--help"])
+        out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+        # ... and may break a pointer after a hyphen
+        while (joined := re.sub(r"(docs/[\w.#-]*-) (?=\w)", r"\1", out)) != out:
+            out = joined
+        assert not re.search(r"see (the )?README", out, flags=re.I), words  # no such sections
+        assert broken_docs_pointers(out) == [], words
+        pointed += bool(DOCS_POINTER.search(out))
+    assert pointed >= 10
+
+
+def test_a_page_with_nothing_to_show_is_out_of_the_menu_and_says_what_fills_it(
+    tmp_path: Path,
+) -> None:
+    results = write_tree(tmp_path / "results", machines=("only-box",))
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    menu = re.search(r"<nav>.*?</nav>", overview, flags=re.S)
+    assert menu is not None
+    assert 'href="versions.html"' in menu.group(0)  # a ujson release axis: filled
+    assert 'href="history.html"' not in menu.group(0) and 'href="pythons.html"' not in menu.group(0)
+    assert (
+        '<a href="pythons.html">Python versions</a> (filled by <code>serkit bench --matrix</code>)'
+        in overview
+    )
+    assert (
+        '<a href="history.html">History</a> (filled by <code>serkit bench</code> run a second time)'
+        in overview
+    )
+    history = (written.folder / "history.html").read_text()
+    assert "a second <code>serkit bench</code> fills this page" in history
+
+
+def test_the_overview_says_how_to_serve_asvs_pages_which_need_the_network(
+    tmp_path: Path,
+) -> None:
+    """asv's pages load jQuery and flot from CDNs; no maintained PyPI package ships them."""
+
+    def fake_asv(where: Path, args: list[str]) -> int:
+        config = json.loads(Path(args[args.index("--config") + 1]).read_text())
+        Path(config["html_dir"]).mkdir()
+        (Path(config["html_dir"]) / "index.html").write_text("asv")
+        return 0
+
+    results = write_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=fake_asv)
+    overview = " ".join((written.folder / "index.html").read_text().split())
+    assert "They need internet access" in overview
+    serve = f"python -m http.server -b 127.0.0.1 -d {written.folder / 'asv'}"
+    assert f"<code>{serve}</code>" in overview

@@ -30,7 +30,8 @@ def add_commands(commands: Any) -> None:
             "each value is compared at the newest commit both hosts measured it at. A "
             "difference is within noise when the 99% confidence intervals overlap (the "
             "interquartile ranges where either has none). Sizes (track_* in bytes, but "
-            "not memory) must be equal: a difference exits 1. See README, Comparing hosts."
+            "not memory) must be equal: a difference exits 1. See "
+            "docs/comparing-hosts.md#what-is-compared-with-what."
         ),
     )
     compare.add_argument("host_a", metavar="HOST_A", help="machine name: A, the baseline")
@@ -43,6 +44,9 @@ def add_commands(commands: Any) -> None:
         "hosts",
         parents=[results],
         help="the machines in the results: CPU, governor, turbo, Python builds, OS",
+        description="Each machine in the results tree with the facts that move its timings "
+        "(CPU, governor, turbo, Python builds, OS, load during its runs), as recorded "
+        "with each run (docs/comparing-hosts.md#serkit-hosts).",
     )
     add_format(hosts)
     hosts.set_defaults(run=run_hosts)

@@ -236,10 +236,29 @@ def write_pages(
     (folder / PLOTLY_JS).write_text(get_plotlyjs(), encoding="utf-8")
     nav = [("index.html", "Overview")]
     nav += [(page_name(f), f) for f in data.snapshots]
-    nav += [("versions.html", "Library versions"), ("pythons.html", "Python versions")]
-    nav += [("history.html", "History")]
-    nav += [("hosts.html", "Hosts")]
-    nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
+    # A page these results leave empty stays out of the nav; it is still written, saying
+    # in one line what fills it, and the overview names it with that command.
+    empty = {
+        href: (label, command, when)
+        for href, label, command, when, shown in (
+            ("versions.html", "Library versions", "serkit bench --matrix", "", data.libraries),
+            ("pythons.html", "Python versions", "serkit bench --matrix", "", data.pythons),
+            ("history.html", "History", "serkit bench", " run a second time", data.history),
+            ("fidelity.html", "Fidelity", "serkit bench", "", data.fidelity),
+            ("overhead.html", "Adapter overhead", "serkit bench --full", "", data.overhead),
+        )
+        if not shown
+    }
+    for href, label in (
+        ("versions.html", "Library versions"),
+        ("pythons.html", "Python versions"),
+        ("history.html", "History"),
+        ("hosts.html", "Hosts"),
+        ("fidelity.html", "Fidelity"),
+        ("overhead.html", "Adapter overhead"),
+    ):
+        if href not in empty:
+            nav.append((href, label))
     if conformance is not None:
         nav.append(("conformance.html", "JSON conformance"))
     if replication is not None:
@@ -254,7 +273,15 @@ def write_pages(
         return path
 
     written = [
-        render("index.html", "overview.html", "Overview", data=data, page_name=page_name),
+        render(
+            "index.html",
+            "overview.html",
+            "Overview",
+            data=data,
+            page_name=page_name,
+            empty=empty,
+            asv_folder=folder / "asv",
+        ),
     ]
     for i, (fixture, tables) in enumerate(data.snapshots.items()):
         charts = [snapshot_chart(t, f"snapshot-{i}-{j}") for j, t in enumerate(tables)]
