@@ -597,3 +597,49 @@ def test_the_overview_says_how_to_serve_asvs_pages_which_need_the_network(
     assert "They need internet access" in overview
     serve = f"python -m http.server -b 127.0.0.1 -d {written.folder / 'asv'}"
     assert f"<code>{serve}</code>" in overview
+
+
+def _axes(figure: Any) -> dict[str, Any]:
+    """Each x axis of a figure by its trace name (x, x2, ...)."""
+    layout = figure.layout
+    return {name.replace("axis", ""): layout[name] for name in layout if name.startswith("xaxis")}
+
+
+def test_charts_never_draw_bars_on_a_log_axis_and_read_in_one_unit(tmp_path: Path) -> None:
+    """Log bars made a 2.6x difference look 20x; ticks mixed 10µ, 100µ and 0.001."""
+    from serkit.report.charts import snapshot_figure, typed_figure
+
+    typed = gather(read_tree(typed_tree(tmp_path / "typed")))
+    plain = gather(read_tree(write_tree(tmp_path / "plain")))
+    figures = [snapshot_figure(t) for tables in plain.snapshots.values() for t in tables]
+    figures += [snapshot_figure(t) for tables in typed.snapshots.values() for t in tables]
+    figures += [f for t in typed.snapshots["twitter"] if (f := typed_figure(t)) is not None]
+    assert len(figures) >= 3
+    for figure in figures:
+        axes = _axes(figure)
+        for trace in figure.data:
+            axis = axes[trace.xaxis]
+            if trace.type == "bar":
+                assert axis.type != "log" and axis.rangemode == "tozero", trace.name
+            # One unit, written out: no SI prefixes on the ticks, the unit in the title.
+            assert axis.exponentformat == "none", trace.name
+            assert axis.title.text, trace.name
+    times = snapshot_figure(plain.snapshots["small-dict"][0])
+    dumps = next(t for t in times.data if t.name == "dumps")
+    assert dumps.mode == "markers"
+    unit = _axes(times)[dumps.xaxis].title.text
+    assert unit == "µs per call (log scale)"  # the fixtures' times are 5-10 µs
+    assert min(v for v in dumps.x if v) >= 1 and max(v for v in dumps.x if v) < 1000
+    assert dumps.customdata[0].endswith("µs")
+
+
+def test_the_size_chart_shows_the_compressed_sizes(tmp_path: Path) -> None:
+    from serkit.report.charts import snapshot_figure
+
+    data = gather(read_tree(write_tree(tmp_path)))
+    table = data.snapshots["small-dict"][0]
+    figure = snapshot_figure(table)
+    sizes = {t.name: list(t.x) for t in figure.data if t.name.startswith("size")}
+    assert set(sizes) == {"size: encoded", "size: gzip-6", "size: zstd-3"}
+    for name, compressor in (("size: gzip-6", "gzip-6"), ("size: zstd-3", "zstd-3")):
+        assert sizes[name] == [r.compressed[compressor] for r in table.rows if r.measured]
