@@ -108,7 +108,7 @@ def test_instruction_counts_are_shown_beside_the_times(tmp_path: Path) -> None:
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     html = (written.folder / "fixture-small-dict.html").read_text()
     times = html.index(
-        "<th>round trip</th><th>instructions, dumps</th><th>instructions, loads</th>"
+        "<th>round trip time</th><th>instructions, dumps</th><th>instructions, loads</th>"
     )
     assert times < html.index("<th>size</th>")
     assert "<td>281,425</td><td>245,293</td>" in html and "compare work, not speed" in html
@@ -643,3 +643,49 @@ def test_the_size_chart_shows_the_compressed_sizes(tmp_path: Path) -> None:
     assert set(sizes) == {"size: encoded", "size: gzip-6", "size: zstd-3"}
     for name, compressor in (("size: gzip-6", "gzip-6"), ("size: zstd-3", "zstd-3")):
         assert sizes[name] == [r.compressed[compressor] for r in table.rows if r.measured]
+
+
+def test_small_slips_one_word_per_meaning_units_and_plurals(tmp_path: Path) -> None:
+    """'-', 'not run' and 'n/a' meant the same; two columns were titled 'round trip'; the
+    commit date read 'newest'; RAM read 25276063744; '1 runs'."""
+    results = write_tree(tmp_path / "results")
+    profile = json.loads((results / "box-a" / "machine.json").read_text())
+    profile["ram"] = "25276063744"
+    (results / "box-a" / "machine.json").write_text(json.dumps(profile))
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    pages = {p.name: p.read_text() for p in written.folder.glob("*.html")}
+    for name, page in pages.items():
+        assert "n/a" not in page, name  # "not run", "-" and "not recorded" each say one thing
+        assert not re.search(r"\b1 (runs|files|environments)\b", page), name
+    snapshot = pages["fixture-small-dict.html"]
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", snapshot)
+    assert "round trip fidelity" in headers and "round trip time" in headers
+    assert "round trip" not in headers
+    assert ", commit date 20" in snapshot and ", newest 20" not in snapshot
+    assert (
+        "<em>not run</em>: the codec did not run" in snapshot and "<em>-</em>: no value" in snapshot
+    )
+    hosts = pages["hosts.html"]
+    assert "23.5 GiB" in hosts and "25276063744" not in hosts
+
+
+def test_the_fidelity_page_names_the_fixtures_nothing_ran_on_instead_of_empty_columns(
+    tmp_path: Path,
+) -> None:
+    """A quick run's fidelity grid was 9 of 14 columns of blanks."""
+    import itertools
+
+    from serkit.suite.benchmark_names import ROUND_TRIP_EXACT
+
+    results = write_tree(tmp_path / "results", machines=("only-box",))
+    for path in (results / "only-box").glob("*-env-*.json"):  # nothing ran on random-dicts-10
+        data = json.loads(path.read_text())
+        row = data["results"][ROUND_TRIP_EXACT]
+        combos = list(itertools.product(*row[1]))
+        row[0] = [None if "random-dicts-10" in c[1] else v for c, v in zip(combos, row[0])]
+        path.write_text(json.dumps(data))
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    page = (written.folder / "fidelity.html").read_text()
+    assert "<th>random-dicts-10</th>" not in page and "<th>small-dict</th>" in page
+    assert "Not run here: random-dicts-10 (<code>serkit bench --full</code>" in page
+    assert "not run</td>" not in page  # every cell shown holds exact or lossy

@@ -46,7 +46,7 @@ from serkit.report.views import (
     gather,
 )
 from serkit.results.host_file import mixed_cpu_warnings
-from serkit.results.hosts import NOT_MEASURED, describe_hosts
+from serkit.results.hosts import NOT_MEASURED, asv_field_text, describe_hosts
 from serkit.results.noise import SAME_RUN
 from serkit.results.tree import Measurement, ResultsTree, publishable_copy, read_tree
 from serkit.stats import Spread
@@ -186,7 +186,9 @@ def _environment() -> Any:
         moment=moment_text,
     )
     # A timing's instruction count, looked up by the pair (Comparison.instructions_beside).
-    env.globals.update(object_id=id, beside_text=beside_text)
+    env.globals.update(
+        object_id=id, beside_text=beside_text, asv_field_text=asv_field_text, plural=units.plural
+    )
     return env
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import yaml
 
+from serkit.units import plural
+
 HOST_FILE = "serkit-host.yaml"
 # Not asv's `version` key: `asv update` rewrites any file in the results tree whose
 # `version` is below its own, and asv only warns about a file without one.
@@ -138,7 +140,7 @@ def mixed_cpu_warnings(rows: Iterable[Mapping[str, Any]]) -> list[str]:
         cpus = row.get("cpus") or []
         if len(cpus) > 1:
             each = "; ".join(
-                f"{c['cpu_model']} x{c['logical_cpus']} ({c['runs']} runs, shards "
+                f"{c['cpu_model']} x{c['logical_cpus']} ({plural(c['runs'], 'run')}, shards "
                 f"{', '.join(c['shards'])}, commits {', '.join(c['commits'])})"
                 for c in cpus
             )
