@@ -399,8 +399,9 @@ def _processes(count: int) -> str:
 
 
 def _listed(names: Sequence[str]) -> str:
-    shown = ", ".join(names[:LISTED])
-    return f"{shown} and {len(names) - LISTED} more" if len(names) > LISTED else shown
+    if len(names) <= LISTED + 1:  # "and 1 more" would say no less than the name
+        return ", ".join(names)
+    return f"{', '.join(names[:LISTED])} and {len(names) - LISTED} more"
 
 
 def plan_lines(
@@ -436,7 +437,7 @@ def plan_lines(
         lines.append(f"{kind} run of the benchmarks your -b selects; each pair: {sampling}")
     elif chosen is not None:
         codecs = list(dict.fromkeys(codec for codec, _ in chosen.pairs))
-        fixtures = list(dict.fromkeys(fixture for _, fixture in chosen.pairs))
+        fixtures = chosen.as_record()["fixtures"]  # in the registry's order
         lines.append(
             f"{kind} run: {plural(len(chosen.pairs), 'pair')} of {plural(len(codecs), 'codec')} "
             f"on {_listed(fixtures)}: dumps, loads, sizes and fidelity"
@@ -449,7 +450,9 @@ def plan_lines(
                 f"left to --full: {plural(len(pairs), 'pair')} predicted over the "
                 f"{QUICK_BUDGET_S:g} s budget ({_listed(pairs)})"
             )
-        lines.extend(chosen.notes)
+        lines.extend(chosen.notes[:LISTED])
+        if len(chosen.notes) > LISTED:
+            lines.append(f"and {plural(len(chosen.notes) - LISTED, 'more pair')} not predicted")
     else:
         selection = Selection.from_env()
         codecs = list(selection.codecs or registry.names())
