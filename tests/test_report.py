@@ -663,7 +663,8 @@ def test_small_slips_one_word_per_meaning_units_and_plurals(tmp_path: Path) -> N
     assert "round trip" not in headers
     assert ", commit date 20" in snapshot and ", newest 20" not in snapshot
     assert (
-        "<em>not run</em>: the codec did not run" in snapshot and "<em>-</em>: no value" in snapshot
+        "<em>not run</em>: the codec did not run" in snapshot
+        and "<em>-</em>: no value:" in snapshot
     )
     hosts = pages["hosts.html"]
     assert "23.5 GiB" in hosts and "25276063744" not in hosts
