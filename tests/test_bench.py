@@ -21,6 +21,7 @@ from serkit.run.interpreters import expose, find_python
 from serkit.run.libraries import companions
 from serkit.run.matrix import EVERY_LIBRARY, newest_set
 from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
+from serkit.units import plural
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -262,7 +263,7 @@ def test_bench_measures_only_new_points(
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert ran == [[first.label]]
-    assert f"{len(rest)} environment(s) already measured on kind-1" in err
+    assert f"{plural(len(rest), 'environment')} already measured on kind-1" in err
     assert f"serkit: measuring {first.label}: never measured here" in err
     # The first measured too: nothing is left, and nothing runs.
     names.append(_stored_point(tmp_path, "kind-1", first, older, 1_700_000_100_000))
@@ -319,7 +320,7 @@ def test_each_finished_run_is_filed_as_a_point_of_its_own(
     earlier, this = dated_name(name, 1_700_000_000_000), dated_name(name, 1_700_600_000_000)
     assert sorted(p.name for p in folder.iterdir()) == sorted([earlier, this])
     assert recorded["filed"] == [this]  # the host record names the run's own file
-    assert "1 results file(s) of an earlier run that did not finish" in capsys.readouterr().err
+    assert "1 results file of an earlier run that did not finish" in capsys.readouterr().err
 
 
 def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None:
@@ -824,7 +825,7 @@ def test_asv_output_goes_to_the_log_and_moves_the_bar(
 
     class Bar:
         def __init__(self, **kw: Any) -> None:
-            self.total, self.n, self.closed = kw["total"], 0, False
+            self.total, self.n, self.closed = kw.get("total"), 0, False
             bars.append(self)
 
         def update(self, n: int) -> None:
@@ -836,6 +837,9 @@ def test_asv_output_goes_to_the_log_and_moves_the_bar(
         def close(self) -> None:
             self.closed = True
 
+        def refresh(self) -> None:
+            pass
+
     monkeypatch.setattr(console_module, "progress", lambda **kw: Bar(**kw))
     shown: list[str] = []
     log = tmp_path / "logs" / "bench.log"
@@ -846,7 +850,8 @@ def test_asv_output_goes_to_the_log_and_moves_the_bar(
         out.line(line)
     out.close()
     assert shown == []  # nothing of asv's on the console: a bar stands for it
-    assert [(b.total, b.n, b.closed) for b in bars] == [(3, 3, True)]
+    # asv's set-up (building, discovering), then its benchmarks one by one.
+    assert [(b.total, b.n, b.closed) for b in bars] == [(None, 0, True), (3, 3, True)]
     assert log.read_text().splitlines() == ["=== serkit: round 1 of 5", *ASV_ROUND]
     assert list(out.failed) == ["bench_time.Dumps.time_dumps"]
     assert out.tail()[-1] == ASV_ROUND[-1]

@@ -142,8 +142,9 @@ def _only_new_points(
         print(f"serkit: warning: {warning}", file=sys.stderr)
     if plan.measured:
         print(
-            f"serkit: {len(plan.measured)} environment(s) already measured on {machine} with "
-            f"these releases, Pythons, host and benchmark code, in {store}: left out",
+            f"serkit: {plural(len(plan.measured), 'environment')} already measured on "
+            f"{machine} with these releases, Pythons, host and benchmark code, in {store}: "
+            "left out",
             file=sys.stderr,
         )
     for label, reason in why.items():
@@ -199,8 +200,8 @@ def _bench(args: argparse.Namespace) -> int:
     folder = results_dir(root) / machine
     if not args.resume and (left := history.file_runs(folder, files)):
         print(
-            f"serkit: {len(left)} results file(s) of an earlier run that did not finish kept "
-            "as that run's own point",
+            f"serkit: {plural(len(left), 'results file')} of an earlier run that did not "
+            "finish kept as that run's own point",
             file=sys.stderr,
         )
     try:

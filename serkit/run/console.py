@@ -71,6 +71,10 @@ class AsvConsole:
             self._file = self.log.open("a", encoding="utf-8")
         self._file.write(f"=== serkit: {desc}\n")
         self._file.flush()
+        if not self.verbose:  # until asv counts its benchmarks: its set-up, time ticking
+            self._bar = progress(
+                desc=f"{desc}: asv setting up,", unit="benchmark", bar_format="{desc} {elapsed}"
+            )
 
     def line(self, text: str) -> None:
         """One line of asv's output."""
@@ -90,6 +94,8 @@ class AsvConsole:
             self._bar = progress(desc=self._desc, unit="benchmark", total=total)
             return
         name = found.group(1) if found else None
+        if name is None and self._bar is not None and self._bar.total is None:
+            self._bar.refresh()  # the set-up's time, moved on by each of its lines
         if name is not None and self._bar is not None:
             self._bar.set_postfix_str(name.split(".", 1)[-1], refresh=False)
             self._bar.update(1)
