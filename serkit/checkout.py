@@ -25,6 +25,7 @@ BENCH_STATE = f"{ASV_DIR}/bench-run.json"
 BENCH_NOTES = f"{ASV_DIR}/bench-notes"
 # The canary's least probe per host and Python: the fast state, for waiting out the slow one.
 CANARY_PROBE = f"{ASV_DIR}/canary-probe.json"
+BENCH_LOGS = f"{ASV_DIR}/logs"  # asv's output of each `serkit bench`
 # ... and the asv config it runs with: the checkout's, narrowed to that run's environments.
 RUN_CONFIG = f"{ASV_DIR}/run-config.json"
 # `serkit replicate` saves its document beside the results, where `serkit report` reads it.

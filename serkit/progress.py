@@ -18,8 +18,17 @@ def progress(
     unit: str,
     total: int | None = None,
     leave: bool = False,
+    bar_format: str | None = None,
 ) -> Any:
-    """A tqdm bar over `items` (or a manual one of `total` steps) that hides itself off a tty."""
+    """A tqdm bar over `items` (or a manual one of `total` steps) that hides itself off a
+    tty; `bar_format` as tqdm's (e.g. "{desc} {elapsed}" for a wait with nothing to count)."""
     return tqdm(
-        items, total=total, desc=desc, unit=unit, file=sys.stderr, disable=None, leave=leave
+        items,
+        total=total,
+        desc=desc,
+        unit=unit,
+        file=sys.stderr,
+        disable=None,
+        leave=leave,
+        bar_format=bar_format,
     )

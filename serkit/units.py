@@ -61,6 +61,31 @@ def seconds(value: float | None) -> str:
     raise AssertionError("unreachable: the last unit takes every value")
 
 
+def _median(values: Iterable[float | None]) -> float | None:
+    present = sorted(v for v in values if v is not None and not _missing(v) and v > 0)
+    return present[len(present) // 2] if present else None
+
+
+def time_unit(values: Iterable[float | None]) -> tuple[float, str]:
+    """The one unit a chart's time axis shows all its values in (seconds per unit, name):
+    the one its median reads best in, as `seconds` would write it."""
+    middle = _median(values)
+    for scale, name in TIME_UNITS:
+        if middle is None or middle >= scale or scale == TIME_UNITS[-1][0]:
+            return scale, name
+    raise AssertionError("unreachable: the last unit takes every value")
+
+
+def size_unit(values: Iterable[float | None]) -> tuple[float, str]:
+    """The one unit a chart's size axis shows all its values in (bytes per unit, name):
+    the largest power of 1024 in which the median is at least 10."""
+    middle = _median(values) or 0.0
+    power = 0
+    while middle / 1024 ** (power + 1) >= 10 and power < len(BINARY_UNITS) - 1:
+        power += 1
+    return 1024.0**power, BINARY_UNITS[power]
+
+
 def bytes_exact(value: float | None) -> str:
     """A size to the byte, as encoded sizes are compared: 2,800 B."""
     return MISSING if value is None or _missing(value) else f"{value:,.0f} B"

@@ -21,6 +21,7 @@ from serkit.run.interpreters import expose, find_python
 from serkit.run.libraries import companions
 from serkit.run.matrix import EVERY_LIBRARY, newest_set
 from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
+from serkit.units import plural
 
 ROOT = Path(__file__).resolve().parents[1]
 CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -325,7 +326,7 @@ def test_bench_measures_only_new_points(
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert ran == [[first.label]]
-    assert f"{len(rest)} environment(s) already measured on kind-1" in err
+    assert f"{plural(len(rest), 'environment')} already measured on kind-1" in err
     assert f"serkit: measuring {first.label}: never measured here" in err
     # The first measured too: nothing is left, and nothing runs.
     names.append(_stored_point(tmp_path, "kind-1", first, older, 1_700_000_100_000))
@@ -382,7 +383,7 @@ def test_each_finished_run_is_filed_as_a_point_of_its_own(
     earlier, this = dated_name(name, 1_700_000_000_000), dated_name(name, 1_700_600_000_000)
     assert sorted(p.name for p in folder.iterdir()) == sorted([earlier, this])
     assert recorded["filed"] == [this]  # the host record names the run's own file
-    assert "1 results file(s) of an earlier run that did not finish" in capsys.readouterr().err
+    assert "1 results file of an earlier run that did not finish" in capsys.readouterr().err
 
 
 def test_machine_name_is_the_one_asv_files_results_under(tmp_path: Path) -> None:
@@ -402,7 +403,7 @@ def _fake_rounds(
     """Record each `asv run` serkit would start, in a checkout whose asv discovered `benchmarks`."""
     seen: list[tuple[list[str], dict[str, str]]] = []
 
-    def fake_session(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+    def fake_session(command: list[str], *, cwd: Path, env: dict[str, str], **_: Any) -> int:
         seen.append((list(command[3:]), dict(env)))
         return 0
 
@@ -472,7 +473,9 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
     seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
     plan = bench.plan(ROOT, matrix=False)
 
-    def first_round_times_yaml_once(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+    def first_round_times_yaml_once(
+        command: list[str], *, cwd: Path, env: dict[str, str], **_: Any
+    ) -> int:
         if not seen:  # the first round's process notes the pair it timed once
             pair = SingleSample("bench_time.Dumps", ("yaml", "random-dicts-1000"), 3.0, 3.0)
             note_single(Path(env[NOTES_ENV]), pair)
@@ -557,7 +560,7 @@ def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
     assert len(extra) == 1  # the second brought nothing within precision: no third
     err = capsys.readouterr().err
     assert "serkit: extra round 1 of at most 5: 1 pair short of 5 typical processes" in err
-    assert "1 pair still short of precision after 1 extra round(s), 1 before the last" in err
+    assert "1 pair still short of precision after 1 extra round, 1 before the last" in err
 
 
 LOOSE = "bench_time.Dumps.time_dumps"
@@ -857,3 +860,149 @@ def test_a_python_the_matrix_does_not_list_runs_with_the_releases_installed_besi
     (tmp_path / "asv.conf.json").write_text((ROOT / "asv.conf.json").read_text())
     written = json.loads(bench.write_run_config(tmp_path, plan).read_text())
     assert written["include"] == [env.as_include()] and (tmp_path / RUN_CONFIG).exists()
+
+
+# asv's own output of one round, as `asv run` printed it here (the grid rows shortened).
+ASV_ROUND = """\
+· Creating environments
+· Discovering benchmarks
+· Running 3 total benchmarks (1 commits * 1 environments * 3 benchmarks)
+[ 0.00%] · For serkit commit 15b576ff <main>:
+[ 0.00%] ·· Benchmarking virtualenv-py3.11-orjson3.13.0
+[33.33%] ··· Setting up suite.facts:177                                      ok
+[33.33%] ··· bench_facts.Fidelity.track_exact                                ok
+[33.33%] ··· ======================== ===================== =====
+                       bson              random-dicts-10     n/a
+                       json                 small-dict        1
+[66.67%] ··· bench_time.Dumps.time_dumps                                 failed
+[100.00%] ··· bench_size.EncodedSize.track_bytes                             ok
+""".splitlines()
+
+
+def test_asv_output_goes_to_the_log_and_moves_the_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from serkit.run import console as console_module
+
+    bars: list[Any] = []
+
+    class Bar:
+        def __init__(self, **kw: Any) -> None:
+            self.total, self.n, self.closed = kw.get("total"), 0, False
+            bars.append(self)
+
+        def update(self, n: int) -> None:
+            self.n += n
+
+        def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+            pass
+
+        def close(self) -> None:
+            self.closed = True
+
+        def refresh(self) -> None:
+            pass
+
+    monkeypatch.setattr(console_module, "progress", lambda **kw: Bar(**kw))
+    shown: list[str] = []
+    log = tmp_path / "logs" / "bench.log"
+    out = console_module.AsvConsole(log, stream=None)
+    monkeypatch.setattr("sys.stderr", type("E", (), {"write": shown.append, "flush": id})())
+    out.start("round 1 of 5")
+    for line in ASV_ROUND:
+        out.line(line)
+    out.close()
+    assert shown == []  # nothing of asv's on the console: a bar stands for it
+    # asv's set-up (building, discovering), then its benchmarks one by one.
+    assert [(b.total, b.n, b.closed) for b in bars] == [(None, 0, True), (3, 3, True)]
+    assert log.read_text().splitlines() == ["=== serkit: round 1 of 5", *ASV_ROUND]
+    assert list(out.failed) == ["bench_time.Dumps.time_dumps"]
+    assert out.tail()[-1] == ASV_ROUND[-1]
+
+
+def test_verbose_shows_asv_output_as_it_comes(tmp_path: Path) -> None:
+    import io
+
+    from serkit.run.console import AsvConsole
+
+    stream = io.StringIO()
+    out = AsvConsole(tmp_path / "bench.log", verbose=True, stream=stream)
+    out.start("round 1 of 5")
+    for line in ASV_ROUND:
+        out.line(line)
+    out.close()
+    assert stream.getvalue().splitlines() == ASV_ROUND
+    assert (tmp_path / "bench.log").read_text().splitlines()[1:] == ASV_ROUND
+
+
+def test_a_run_of_many_rounds_prints_a_few_lines_and_keeps_asv_output_in_its_log(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The main command printed 7,776 lines, mostly asv's `n/a` rows, again each round."""
+    from serkit.run.console import AsvConsole
+
+    grid = [f"{'codec':>20} {'fixture':>20}   n/a"] * 400
+
+    def asv_prints_the_grid(command: list[str], *, output: Any = None, **_: Any) -> int:
+        assert output is not None
+        for line in [*ASV_ROUND[:3], *grid, *ASV_ROUND[3:]]:
+            output(line)
+        return 0
+
+    _fake_rounds(monkeypatch, tmp_path, SUITE)
+    monkeypatch.setattr(rounds, "run_in_session", asv_prints_the_grid)
+    monkeypatch.setenv(ROUNDS_ENV, "5")
+    plan = bench.plan(ROOT, matrix=False)
+    log = tmp_path / ".asv" / "logs" / "bench.log"
+    console = AsvConsole(log)
+    assert bench.run(tmp_path, plan, quick=True, extra=["-b", "Dumps"], console=console) == 0
+    console.close()
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) <= 12, err  # a line per round or part, and no grid
+    assert not any("n/a" in line for line in err)
+    assert log.read_text().count("n/a") >= 400 * 5
+
+
+def test_a_failed_asv_run_shows_its_last_lines_and_names_the_log(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.run.console import AsvConsole
+
+    def asv_fails(command: list[str], *, output: Any = None, **_: Any) -> int:
+        output("· Discovering benchmarks")
+        output("asv: error: the config is broken")
+        return 1
+
+    _fake_rounds(monkeypatch, tmp_path, SUITE)
+    monkeypatch.setattr(rounds, "run_in_session", asv_fails)
+    plan = bench.plan(ROOT, matrix=False)
+    log = tmp_path / "bench.log"
+    with pytest.raises(SerkitError, match=f"see its output in {re.escape(str(log))}"):
+        bench.run(tmp_path, plan, quick=True, extra=["-b", "Dumps"], console=AsvConsole(log))
+    assert "asv: error: the config is broken" in capsys.readouterr().err
+
+
+def test_plan_lines_are_short_and_true_for_a_narrowed_slice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first line was a 600-character sentence naming every codec and five fixtures,
+    whatever SERKIT_BENCH_CODECS and SERKIT_BENCH_FIXTURES narrowed the run to."""
+    from serkit.run.quick import QuickPlan
+    from serkit.suite.cases import FIXTURES_ENV
+
+    monkeypatch.setenv(CODECS_ENV, "json,orjson")
+    monkeypatch.setenv(FIXTURES_ENV, "small-dict")
+    monkeypatch.delenv(ROUNDS_ENV, raising=False)
+    plan = bench.plan(ROOT, matrix=False)
+    chosen = QuickPlan((("json", "small-dict"), ("orjson", "small-dict")))
+    lines = bench.plan_lines(plan, "box", quick=True, chosen=chosen, extra=[])
+    assert 2 <= len(lines) <= 4 and all(len(line) <= 150 for line in lines), lines
+    text = "\n".join(lines)
+    assert "machine box: 1 environment (" in text
+    assert "2 pairs of 2 codecs on small-dict" in text
+    assert "every codec" not in text and "twitter" not in text
+    assert "5 processes of 5 samples" in text
+    full = bench.plan_lines(plan, "box", quick=False, chosen=None, extra=[])
+    assert "full run: 2 codecs on 1 fixture (small-dict)" in "\n".join(full)
+    asked = bench.plan_lines(plan, "box", quick=True, chosen=None, extra=["-b", "Dumps"])
+    assert "the benchmarks your -b selects" in asked[1]

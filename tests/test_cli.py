@@ -507,3 +507,52 @@ def test_every_commands_help_is_printed(capsys: pytest.CaptureFixture[str]) -> N
             main([*words, "--help"])
         out = capsys.readouterr().out
         assert stopped.value.code == 0 and out.startswith("usage: serkit"), words
+
+
+def test_after_a_run_the_console_names_only_its_own_host_without_a_noise_floor(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The same warnings about unrelated hosts printed after every command; the report's
+    pages still name every host."""
+    from results_factory import serkit_tree
+
+    from serkit.cli.results import write_report
+
+    tree = serkit_tree(tmp_path / "results", machines=("box-a", "box-b", "box-c"))
+    write_report(
+        Path(__file__).resolve().parents[1],
+        tree,
+        tmp_path / "reports",
+        with_asv=False,
+        hosts=["box-a"],
+    )
+    err = capsys.readouterr().err
+    assert err.count("box-a has no noise measurement") == 1
+    assert "box-b has" not in err and "box-c has" not in err
+    assert "2 other hosts in the results have no noise measurement" in err
+    write_report(
+        Path(__file__).resolve().parents[1], tree, tmp_path / "reports", with_asv=False
+    )  # `serkit report`: all
+    err = capsys.readouterr().err
+    assert all(err.count(f"box-{x} has no noise measurement") == 1 for x in "abc")
+
+
+def test_every_command_has_a_description() -> None:
+    """12 of 20 commands printed only their usage and options under --help."""
+    import argparse
+
+    from serkit.cli import build_parser
+
+    def parsers(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> list[Any]:
+        found = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found.append(((*path, name), sub))
+                    found += parsers(sub, (*path, name))
+        return found
+
+    every = parsers(build_parser(), ())
+    assert len(every) >= 20
+    lacking = [" ".join(words) for words, sub in every if len(sub.description or "") < 40]
+    assert lacking == []

@@ -286,3 +286,14 @@ def test_per_library_environments_make_one_point_per_run_and_a_workflows_shards_
     # The last run brought json's values only: only they are judged, and none moved.
     assert {c.codec for c in second_step.changes} == {"json"} and not second_step.called
     assert second_step.releases == []
+
+
+def test_the_chart_shows_the_noise_band_the_verdicts_use(store: Path) -> None:
+    """The y-axis auto-scaled to 0.86-1.0 with no band: a drop within noise looked real."""
+    (view,) = history_views(read_tree(store))
+    figure = history_figure(view)
+    bands = [s for s in figure.layout.shapes if s.type == "rect"]
+    assert len(bands) == 2  # dumps and loads time; sizes are counts
+    for band in bands:
+        assert band.y0 == pytest.approx(1 - view.floor) and band.y1 == pytest.approx(1 + view.floor)
+    assert any("noise floor ±10 %" in str(a.text) for a in figure.layout.annotations)

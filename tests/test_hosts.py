@@ -208,7 +208,7 @@ def test_mixed_cpus_are_flagged_per_machine_name() -> None:
     rows = [{"machine": "kind", "cpus": mixed}, {"machine": "fine", "cpus": same}]
     (warning,) = mixed_cpu_warnings(rows)
     assert warning.startswith("machine kind: its runs saw 2 different CPUs")
-    assert "Intel Xeon 8272CL x4 (1 runs, shards 2/2, commits 12345678)" in warning
+    assert "Intel Xeon 8272CL x4 (1 run, shards 2/2, commits 12345678)" in warning
     # The same model with fewer cores is other hardware too.
     assert len(cpus_seen(_runs_on([("AMD EPYC 7763", 4), ("AMD EPYC 7763", 2)]))) == 2
 
@@ -221,7 +221,7 @@ def test_hosts_flags_a_machine_whose_shards_saw_different_cpus(
     code, out, _ = run(capsys, "hosts", "--results", str(root))
     assert code == 0
     assert "MIXED CPUS: machine a: its runs saw 2 different CPUs" in out
-    assert "MIXED: AMD EPYC 7763 x4: 1 runs" in out
+    assert "MIXED: AMD EPYC 7763 x4: 1 run" in out
 
 
 def test_collect_records_each_given_python_in_version_order() -> None:
@@ -303,3 +303,12 @@ def test_a_ci_workflow_run_is_named_alike_in_every_shard() -> None:
     environ = {"GITHUB_REPOSITORY": "org/serkit", "GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "2"}
     assert ci_run(environ) == "org/serkit#7"  # a re-run of a failed shard: the same run
     assert ci_run({}) is None
+
+
+def test_asvs_ram_reads_in_binary_units() -> None:
+    from serkit.results.hosts import asv_field_text
+
+    assert asv_field_text("ram", "25276063744") == "23.5 GiB"
+    assert asv_field_text("ram", "16GB") == "16GB"  # not a count of bytes: as recorded
+    assert asv_field_text("ram", None) == "-"
+    assert asv_field_text("cpu", "AMD EPYC") == "AMD EPYC"

@@ -108,7 +108,7 @@ def test_instruction_counts_are_shown_beside_the_times(tmp_path: Path) -> None:
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     html = (written.folder / "fixture-small-dict.html").read_text()
     times = html.index(
-        "<th>round trip</th><th>instructions, dumps</th><th>instructions, loads</th>"
+        "<th>round trip time</th><th>instructions, dumps</th><th>instructions, loads</th>"
     )
     assert times < html.index("<th>size</th>")
     assert "<td>281,425</td><td>245,293</td>" in html and "compare work, not speed" in html
@@ -501,3 +501,256 @@ def test_a_fixture_page_ranks_every_codec_and_says_why_a_schema_codec_did_not_ru
     assert "not ranked: msgspec-struct-json and protobuf (timed on twitter only by default" in small
     table = small[small.index('<div class="wide">') :]
     assert "no schema recorded" not in table[: table.index("</div>")]
+
+
+# ---- Every pointer leads somewhere real -------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+# A pointer to the manual, as pages and help texts write one: docs/page.md#heading.
+DOCS_POINTER = re.compile(r"docs/([\w-]+\.md)(?:#([\w-]+))?")
+
+
+def _slug(heading: str) -> str:
+    """The anchor mkdocs gives a heading (Python-Markdown's toc slugify)."""
+    text = re.sub(r"[^\w\s-]", "", heading).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def broken_docs_pointers(text: str) -> list[str]:
+    """Each docs/page.md#anchor in `text` whose page or heading does not exist."""
+    broken = []
+    for page, anchor in DOCS_POINTER.findall(text):
+        path = DOCS / page
+        if not path.is_file():
+            broken.append(f"docs/{page}")
+            continue
+        headings = re.findall(r"^#+\s+(.*?)\s*$", path.read_text(), flags=re.M)
+        if anchor and anchor not in {_slug(h) for h in headings}:
+            broken.append(f"docs/{page}#{anchor}")
+    return broken
+
+
+def broken_links(folder: Path) -> list[str]:
+    """Each href or src of every page under `folder` that leads nowhere: a file that is not
+    there, an #anchor no element has, or an address off this machine."""
+    from html.parser import HTMLParser
+
+    class Page(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.links: list[str] = []
+            self.ids: set[str] = set()
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            for name, value in attrs:
+                if name in ("href", "src") and value:
+                    self.links.append(value)
+                if name in ("id", "name") and value:
+                    self.ids.add(value)
+
+    pages: dict[Path, Page] = {}
+    for path in sorted(folder.rglob("*.html")):
+        page = Page()
+        page.feed(path.read_text(encoding="utf-8"))
+        pages[path.resolve()] = page
+    broken = []
+    for path, page in pages.items():
+        for link in page.links:
+            if link.startswith(("data:", "mailto:")):
+                continue
+            where = f"{path.relative_to(folder.resolve())}: {link}"
+            if re.match(r"^[a-z]+:", link) or link.startswith("//"):
+                broken.append(f"{where} (leaves the report)")
+                continue
+            target, _, anchor = link.partition("#")
+            resolved = (path.parent / target).resolve() if target else path
+            if not resolved.exists():
+                broken.append(f"{where} (no such file)")
+            elif anchor and resolved in pages and anchor not in pages[resolved].ids:
+                broken.append(f"{where} (no such anchor)")
+        text = re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8"))
+        broken += [f"{path.name}: {p}" for p in broken_docs_pointers(text)]
+    return broken
+
+
+def test_every_link_of_a_built_report_leads_somewhere_real(tmp_path: Path) -> None:
+    """Three pointers led to README sections that do not exist."""
+    for machines in (("box-a", "box-b"), ("only-box",)):
+        results = write_tree(tmp_path / machines[0] / "results", machines=machines)
+        written = report_html.write_report(
+            tmp_path, results, tmp_path / machines[0] / "reports", asv_runner=None
+        )
+        assert len(written.pages) > 3
+        assert broken_links(written.folder.parent) == [], machines
+    assert "README" not in (written.folder / "hosts.html").read_text()
+
+
+def test_the_link_walk_finds_a_broken_link(tmp_path: Path) -> None:
+    (tmp_path / "a.html").write_text(
+        '<a href="b.html#top">b</a> <a href="c.html">c</a> <a href="https://x.org/">x</a>'
+        '<p id="here">see docs/report.md#no-such-heading and docs/nowhere.md</p>'
+        '<a href="#here">here</a>'
+    )
+    (tmp_path / "b.html").write_text('<h1 id="bottom">b</h1>')
+    assert broken_links(tmp_path) == [
+        "a.html: b.html#top (no such anchor)",
+        "a.html: c.html (no such file)",
+        "a.html: https://x.org/ (leaves the report)",
+        "a.html: docs/report.md#no-such-heading",
+        "a.html: docs/nowhere.md",
+    ]
+
+
+def test_every_help_text_that_points_at_the_manual_leads_somewhere_real(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from test_cli import _every_command
+
+    from serkit.cli import build_parser
+
+    pointed = 0
+    for words in _every_command(build_parser()):
+        with pytest.raises(SystemExit):
+            main([*words, "--help"])
+        out = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+        # ... and may break a pointer after a hyphen
+        while (joined := re.sub(r"(docs/[\w.#-]*-) (?=\w)", r"\1", out)) != out:
+            out = joined
+        assert not re.search(r"see (the )?README", out, flags=re.I), words  # no such sections
+        assert broken_docs_pointers(out) == [], words
+        pointed += bool(DOCS_POINTER.search(out))
+    assert pointed >= 10
+
+
+def test_a_page_with_nothing_to_show_is_out_of_the_menu_and_says_what_fills_it(
+    tmp_path: Path,
+) -> None:
+    results = write_tree(tmp_path / "results", machines=("only-box",))
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    menu = re.search(r"<nav>.*?</nav>", overview, flags=re.S)
+    assert menu is not None
+    assert 'href="versions.html"' in menu.group(0)  # a ujson release axis: filled
+    assert 'href="history.html"' not in menu.group(0) and 'href="pythons.html"' not in menu.group(0)
+    assert (
+        '<a href="pythons.html">Python versions</a> (filled by <code>serkit bench --matrix</code>)'
+        in overview
+    )
+    assert (
+        '<a href="history.html">History</a> (filled by <code>serkit bench</code> run a second time)'
+        in overview
+    )
+    history = (written.folder / "history.html").read_text()
+    assert "a second <code>serkit bench</code> fills this page" in history
+
+
+def test_the_overview_says_how_to_serve_asvs_pages_which_need_the_network(
+    tmp_path: Path,
+) -> None:
+    """asv's pages load jQuery and flot from CDNs; no maintained PyPI package ships them."""
+
+    def fake_asv(where: Path, args: list[str]) -> int:
+        config = json.loads(Path(args[args.index("--config") + 1]).read_text())
+        Path(config["html_dir"]).mkdir()
+        (Path(config["html_dir"]) / "index.html").write_text("asv")
+        return 0
+
+    results = write_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=fake_asv)
+    overview = " ".join((written.folder / "index.html").read_text().split())
+    assert "They need internet access" in overview
+    serve = f"python -m http.server -b 127.0.0.1 -d {written.folder / 'asv'}"
+    assert f"<code>{serve}</code>" in overview
+
+
+def _axes(figure: Any) -> dict[str, Any]:
+    """Each x axis of a figure by its trace name (x, x2, ...)."""
+    layout = figure.layout
+    return {name.replace("axis", ""): layout[name] for name in layout if name.startswith("xaxis")}
+
+
+def test_charts_never_draw_bars_on_a_log_axis_and_read_in_one_unit(tmp_path: Path) -> None:
+    """Log bars made a 2.6x difference look 20x; ticks mixed 10µ, 100µ and 0.001."""
+    from serkit.report.charts import snapshot_figure, typed_figure
+
+    typed = gather(read_tree(typed_tree(tmp_path / "typed")))
+    plain = gather(read_tree(write_tree(tmp_path / "plain")))
+    figures = [snapshot_figure(t) for tables in plain.snapshots.values() for t in tables]
+    figures += [snapshot_figure(t) for tables in typed.snapshots.values() for t in tables]
+    figures += [f for t in typed.snapshots["twitter"] if (f := typed_figure(t)) is not None]
+    assert len(figures) >= 3
+    for figure in figures:
+        axes = _axes(figure)
+        for trace in figure.data:
+            axis = axes[trace.xaxis]
+            if trace.type == "bar":
+                assert axis.type != "log" and axis.rangemode == "tozero", trace.name
+            # One unit, written out: no SI prefixes on the ticks, the unit in the title.
+            assert axis.exponentformat == "none", trace.name
+            assert axis.title.text, trace.name
+    times = snapshot_figure(plain.snapshots["small-dict"][0])
+    dumps = next(t for t in times.data if t.name == "dumps")
+    assert dumps.mode == "markers"
+    unit = _axes(times)[dumps.xaxis].title.text
+    assert unit == "µs per call (log scale)"  # the fixtures' times are 5-10 µs
+    assert min(v for v in dumps.x if v) >= 1 and max(v for v in dumps.x if v) < 1000
+    assert dumps.customdata[0].endswith("µs")
+
+
+def test_the_size_chart_shows_the_compressed_sizes(tmp_path: Path) -> None:
+    from serkit.report.charts import snapshot_figure
+
+    data = gather(read_tree(write_tree(tmp_path)))
+    table = data.snapshots["small-dict"][0]
+    figure = snapshot_figure(table)
+    sizes = {t.name: list(t.x) for t in figure.data if t.name.startswith("size")}
+    assert set(sizes) == {"size: encoded", "size: gzip-6", "size: zstd-3"}
+    for name, compressor in (("size: gzip-6", "gzip-6"), ("size: zstd-3", "zstd-3")):
+        assert sizes[name] == [r.compressed[compressor] for r in table.rows if r.measured]
+
+
+def test_small_slips_one_word_per_meaning_units_and_plurals(tmp_path: Path) -> None:
+    """'-', 'not run' and 'n/a' meant the same; two columns were titled 'round trip'; the
+    commit date read 'newest'; RAM read 25276063744; '1 runs'."""
+    results = write_tree(tmp_path / "results")
+    profile = json.loads((results / "box-a" / "machine.json").read_text())
+    profile["ram"] = "25276063744"
+    (results / "box-a" / "machine.json").write_text(json.dumps(profile))
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    pages = {p.name: p.read_text() for p in written.folder.glob("*.html")}
+    for name, page in pages.items():
+        assert "n/a" not in page, name  # "not run", "-" and "not recorded" each say one thing
+        assert not re.search(r"\b1 (runs|files|environments)\b", page), name
+    snapshot = pages["fixture-small-dict.html"]
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", snapshot)
+    assert "round trip fidelity" in headers and "round trip time" in headers
+    assert "round trip" not in headers
+    assert ", commit date 20" in snapshot and ", newest 20" not in snapshot
+    assert (
+        "<em>not run</em>: the codec did not run" in snapshot
+        and "<em>-</em>: no value:" in snapshot
+    )
+    hosts = pages["hosts.html"]
+    assert "23.5 GiB" in hosts and "25276063744" not in hosts
+
+
+def test_the_fidelity_page_names_the_fixtures_nothing_ran_on_instead_of_empty_columns(
+    tmp_path: Path,
+) -> None:
+    """A quick run's fidelity grid was 9 of 14 columns of blanks."""
+    import itertools
+
+    from serkit.suite.benchmark_names import ROUND_TRIP_EXACT
+
+    results = write_tree(tmp_path / "results", machines=("only-box",))
+    for path in (results / "only-box").glob("*-env-*.json"):  # nothing ran on random-dicts-10
+        data = json.loads(path.read_text())
+        row = data["results"][ROUND_TRIP_EXACT]
+        combos = list(itertools.product(*row[1]))
+        row[0] = [None if "random-dicts-10" in c[1] else v for c, v in zip(combos, row[0])]
+        path.write_text(json.dumps(data))
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    page = (written.folder / "fidelity.html").read_text()
+    assert "<th>random-dicts-10</th>" not in page and "<th>small-dict</th>" in page
+    assert "Not run here: random-dicts-10 (<code>serkit bench --full</code>" in page
+    assert "not run</td>" not in page  # every cell shown holds exact or lossy

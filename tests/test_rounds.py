@@ -352,7 +352,7 @@ def test_the_first_round_is_split_so_a_ctrl_c_keeps_its_finished_parts(
 
     asked: list[list[str]] = []
 
-    def fake_asv(command: list[str], *, cwd: Path, env: dict[str, str]) -> int:
+    def fake_asv(command: list[str], *, cwd: Path, env: dict[str, str], **_: Any) -> int:
         asked.append(command)
         if len(asked) == 2:  # Ctrl-C during the second part
             raise rounds.Interrupted(signal.SIGINT)

@@ -57,3 +57,14 @@ def test_ratios_percentages_and_counts() -> None:
 def test_missing_values_read_as_a_dash() -> None:
     assert units.seconds(None) == units.bytes_binary(math.nan) == units.times(None) == "-"
     assert units.number(None) == units.format_value(None, "seconds") == "-"
+
+
+def test_a_chart_axis_takes_the_unit_its_median_reads_best_in() -> None:
+    from serkit.units import size_unit, time_unit
+
+    assert time_unit([2e-7, 5e-6, 3e-3]) == (1e-6, "µs")
+    assert time_unit([0.02, 0.5, None, float("nan")]) == (1e-3, "ms")
+    assert time_unit([None]) == (1.0, "s")
+    assert size_unit([1762, 900, 2100]) == (1.0, "B")
+    assert size_unit([617_000, 40_000, 700_000]) == (1024.0, "KiB")
+    assert size_unit([]) == (1.0, "B")

@@ -17,6 +17,7 @@ from serkit.errors import SerkitError
 from serkit.report.summary import summary_table
 from serkit.results import history
 from serkit.run import runner
+from serkit.run.console import AsvConsole, new_log_path
 from serkit.run.lock import check_free
 from serkit.run.points import measured_as
 from serkit.run.process import Interrupted
@@ -31,6 +32,7 @@ from serkit.run.sentinel import (
 )
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
+from serkit.units import plural
 
 
 def _escaped(text: str) -> str:
@@ -108,6 +110,13 @@ def add_commands(commands: Any) -> None:
     )
     add_ranking(bench)  # the summary table that ends the run
     bench.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show asv's own output as it runs (always kept in a log under .asv/logs/; "
+        "without -v a progress bar per round stands for it)",
+    )
+    bench.add_argument(
         "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
     )
     bench.set_defaults(run=run_bench)
@@ -153,8 +162,9 @@ def _only_new_points(
         print(f"serkit: warning: {warning}", file=sys.stderr)
     if plan.measured:
         print(
-            f"serkit: {len(plan.measured)} environment(s) already measured on {machine} with "
-            f"these releases, Pythons, host and benchmark code, in {store}: left out",
+            f"serkit: {plural(len(plan.measured), 'environment')} already measured on "
+            f"{machine} with these releases, Pythons, host and benchmark code, in {store}: "
+            "left out",
             file=sys.stderr,
         )
     for label, reason in why.items():
@@ -228,21 +238,17 @@ def _bench(args: argparse.Namespace) -> int:
         if not plan.environments:
             print("serkit: nothing left to measure", file=sys.stderr)
             return 0
-    names = ", ".join(env.label for env in plan.environments)
-    if not args.resume:
-        mode = (
-            f"quick ({runner.QUICK_DESCRIPTION})" if quick else f"full ({runner.FULL_DESCRIPTION})"
-        )
-        shard = f", shard {plan.shard}" if plan.shard else ""
-        wheels = f"{plan.platform}'s wheels" if plan.platform else "any runner kind's wheels"
-
-        print(
-            f"serkit: machine {machine}{shard}: {len(plan.environments)} environment(s) "
-            f"({wheels}), {mode}: {names}",
-            file=sys.stderr,
-        )
-    started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     chosen = runner.quick_plan(extra) if quick and state is None else None
+    if not args.resume:
+        for line in runner.plan_lines(plan, machine, quick=quick, chosen=chosen, extra=extra):
+            print(f"serkit: {line}", file=sys.stderr)
+    console = AsvConsole(new_log_path(root), verbose=args.verbose)
+    shown = console.log.relative_to(root) if console.log.is_relative_to(root) else console.log
+    print(
+        f"serkit: asv's output: {shown}{'' if args.verbose else ' (-v shows it here)'}",
+        file=sys.stderr,
+    )
+    started_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     # Each run is a point of its own (serkit.results.history): asv's files under their
     # plain names, left by a run that did not finish, are filed as that run's first, so
     # that asv does not mix their values into this run's.
@@ -250,26 +256,30 @@ def _bench(args: argparse.Namespace) -> int:
     folder = results_dir(root) / machine
     if not args.resume and (left := history.file_runs(folder, files)):
         print(
-            f"serkit: {len(left)} results file(s) of an earlier run that did not finish kept "
-            "as that run's own point",
+            f"serkit: {plural(len(left), 'results file')} of an earlier run that did not "
+            "finish kept as that run's own point",
             file=sys.stderr,
         )
-    status = runner.run(
-        root,
-        plan,
-        quick=quick,
-        extra=extra,
-        memory=memory,
-        instructions=instructions,
-        state=state,
-        chosen=chosen,
-    )
+    try:
+        status = runner.run(
+            root,
+            plan,
+            quick=quick,
+            extra=extra,
+            memory=memory,
+            instructions=instructions,
+            state=state,
+            chosen=chosen,
+            console=console,
+        )
+    finally:
+        console.close()
     if state is not None:
         kept = state.plan
     else:
         kept = chosen.as_record() if chosen else {"kind": "quick" if quick else "full"}
     if status not in (0, 2):
-        raise SerkitError(f"asv run failed (exit {status}); see its output above")
+        raise SerkitError(f"asv run failed (exit {status}); see its output in {shown}")
     warnings: list[str] = []
     filed = history.file_runs(folder, files, warnings)
     for warning in warnings:
@@ -294,14 +304,16 @@ def _bench(args: argparse.Namespace) -> int:
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:
-        write_report(root, results_dir(root), reports_dir(root), with_asv=True)
+        write_report(root, results_dir(root), reports_dir(root), with_asv=True, hosts=[machine])
     ranked = {"measure": args.rank_by, "exact_only": args.exact_only}
     if summary := summary_table(results_dir(root), machine, **ranked):
         print(summary)  # the answer, last
     if status == 2:
         # asv also exits 2 when it refuses its arguments; its own message says which.
-        print(
-            "serkit: some benchmarks failed or an environment was not built (see above)",
-            file=sys.stderr,
-        )
+        failed = list(console.failed)
+        what = "a benchmark failed or an environment was not built"
+        if failed:
+            more = " ..." if len(failed) > 5 else ""
+            what = f"{plural(len(failed), 'benchmark')} failed ({', '.join(failed[:5])}{more})"
+        print(f"serkit: {what}; asv's output: {shown}", file=sys.stderr)
     return 0 if status == 0 else 1

@@ -26,6 +26,10 @@ def add_commands(commands: Any) -> None:
         "fidelity",
         parents=[mirror_parent(), codec_parent(), fixture_parent("fixture or probe ids")],
         help="what each codec gives back of each fixture and probe; --hostile: of bad input",
+        description="Round-trip each fixture and probe through each codec and say what came "
+        "back: exact, equal after a known conversion, lossy (and what was lost), or "
+        "refused; with --hostile, what each codec's loads does with bad bytes, in a "
+        "sandboxed worker (docs/fidelity.md).",
     )
     parser.add_argument(
         "--probes",

@@ -14,7 +14,11 @@ from serkit.suite.cases import FIXTURES_ENV
 
 def add_commands(commands: Any) -> None:
     listing = commands.add_parser(
-        "list", help="each codec: format, library, version, implementation"
+        "list",
+        help="each codec: format, library, version, implementation",
+        description="Each codec the suite knows: its format, library and installed version, "
+        "the implementation that runs here (C or pure Python, detected), and whether it "
+        "is safe for untrusted input (docs/codecs.md).",
     )
     add_format(listing)
     listing.set_defaults(run=run_list)

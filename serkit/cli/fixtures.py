@@ -48,18 +48,36 @@ from serkit.units import bytes_binary
 
 def add_commands(commands: Any) -> None:
     mirror, selection, documents = mirror_parent(), fixture_parent(), document_parent()
-    fixtures = commands.add_parser("fixtures", help="list, fetch and verify fixture documents")
+    fixtures = commands.add_parser(
+        "fixtures",
+        help="list, fetch and verify fixture documents",
+        description="The documents the suite times: list them, fetch their sources (each "
+        "pinned by sha256), verify them, or add one of yours (docs/fixtures.md).",
+    )
     actions = fixtures.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help="the fixtures")
+    listing = actions.add_parser(
+        "list",
+        help="the fixtures",
+        description="Each fixture: where it comes from, whether it is slow, its content "
+        "hash, the schema the schema codecs use on it, and what it holds.",
+    )
     add_format(listing)
     listing.set_defaults(run=run_fixtures_list)
     actions.add_parser(
-        "fetch", parents=[mirror], help="download sources from pinned URLs, check sha256"
+        "fetch",
+        parents=[mirror],
+        help="download sources from pinned URLs, check sha256",
+        description="Download each fixture's source (from --mirror or "
+        "SERKIT_FIXTURE_MIRROR when given) into the cache and check its pinned sha256; a "
+        "source already there and verified is left alone.",
     ).set_defaults(run=run_fixtures_fetch)
     actions.add_parser(
         "verify",
         parents=[mirror, selection, documents],
         help="check sources and fixture content hashes",
+        description="Check each fetched source against its pinned sha256, and each fixture's "
+        "content against its content hash: results are keyed by these hashes, so a "
+        "changed document is caught before it is measured.",
     ).set_defaults(run=granted(run_fixtures_verify))
     adding = actions.add_parser(
         "add",
@@ -93,6 +111,8 @@ def add_commands(commands: Any) -> None:
         "sizes",
         parents=[mirror, selection, codec_parent(), documents],
         help="encoded size of each fixture",
+        description="Encode each fixture with each codec and show the encoded size in "
+        "bytes: no timing, no asv (the report's fixture pages add gzip-6 and zstd-3).",
     )
     add_format(sizes)
     sizes.set_defaults(run=granted(run_sizes))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from serkit.cli.common import add_format, print_json, warn
 from serkit.compare.gate import DEFAULT_PERCENT, FailOn, parse_fail_on
 from serkit.errors import SerkitError
 from serkit.run import runner
+from serkit.units import plural
 
 # `serkit compare`'s exit statuses (docs/cli.md): a check that found a problem is told
 # apart from an error, so CI can gate on the first and page someone on the second.
@@ -43,7 +45,7 @@ def add_commands(commands: Any) -> None:
             "interquartile ranges where either has none). Sizes (track_* in bytes, but "
             "not memory) must be equal. Exit status: 0 ok; 1 the check found a problem (a "
             "size differs, or a timing fails --fail-on); 2 usage; 3 an error (no results, "
-            "nothing to compare). See docs/comparing-hosts.md."
+            "nothing to compare). See docs/comparing-hosts.md#what-is-compared-with-what."
         ),
     )
     compare.add_argument("host_a", metavar="HOST_A", help="machine name: A, the baseline")
@@ -65,6 +67,9 @@ def add_commands(commands: Any) -> None:
         "hosts",
         parents=[results],
         help="the machines in the results: CPU, governor, turbo, Python builds, OS",
+        description="Each machine in the results tree with the facts that move its timings "
+        "(CPU, governor, turbo, Python builds, OS, load during its runs), as recorded "
+        "with each run (docs/comparing-hosts.md#serkit-hosts).",
     )
     add_format(hosts)
     hosts.set_defaults(run=run_hosts)
@@ -97,9 +102,18 @@ def _results_dir(args: argparse.Namespace) -> Path:
 
 
 def write_report(
-    root: Path, results: Path, output: Path, *, with_asv: bool, replication: Path | None = None
+    root: Path,
+    results: Path,
+    output: Path,
+    *,
+    with_asv: bool,
+    replication: Path | None = None,
+    hosts: Sequence[str] | None = None,
 ) -> None:
-    """The HTML report, and one line on stderr saying where it is."""
+    """The HTML report, and one line on stderr saying where it is. With `hosts` (the
+    machines the command measured), a host without a noise measurement is named on the
+    console only among them: the report's pages name every one."""
+    from serkit.compare.comparison import no_noise_host
     from serkit.report.html import write_report as write_html
 
     def quiet_asv(where: Path, asv_args: list[str]) -> int:
@@ -113,7 +127,15 @@ def write_report(
         asv_runner=quiet_asv if with_asv else None,
         replication=replication,
     )
-    warn(written.warnings)
+    shown = written.warnings
+    if hosts is not None:
+        shown = [w for w in shown if no_noise_host(w) in (None, *hosts)]
+        if others := len(written.warnings) - len(shown):
+            shown.append(
+                f"{plural(others, 'other host')} in the results {'has' if others == 1 else 'have'} "
+                "no noise measurement (the report's pages name them)"
+            )
+    warn(shown)
     print(
         f"serkit: report: {written.folder / 'index.html'} ({len(written.pages)} pages"
         f"{', with asv' + chr(39) + 's pages' if written.asv_pages else ''}); "

@@ -15,7 +15,11 @@ from serkit.run import runner
 
 def add_commands(commands: Any) -> None:
     group = commands.add_parser(
-        "results", help="the results store: merge results trees from many hosts into one"
+        "results",
+        help="the results store: merge results trees from many hosts into one",
+        description="The results store: results trees of many hosts (CI artifacts, "
+        "checkouts) merged into one, which `serkit report` and `serkit compare` read "
+        "(docs/comparing-hosts.md#merging-results-serkit-results-merge).",
     )
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
     merging = actions.add_parser(

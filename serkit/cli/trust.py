@@ -20,11 +20,17 @@ from serkit.cli.common import (
 from serkit.codecs.registry import check_codecs
 from serkit.errors import SerkitError
 from serkit.results.hosts import load_average, load_text
+from serkit.units import plural
 
 
 def add_commands(commands: Any) -> None:
     agreement = commands.add_parser(
-        "agreement", help="check the asv suite's timing of one call against plain timeit"
+        "agreement",
+        help="check the asv suite's timing of one call against plain timeit",
+        description="Time one codec, fixture and operation through the asv suite and with "
+        "plain timeit in the same interpreter, ROUNDS times each, and say whether the two "
+        "agree within their spread: the suite adds nothing of its own to a timing "
+        "(docs/trust.md#agreement-with-pyperf).",
     )
     agreement.add_argument("--codec", default="orjson")
     agreement.add_argument("--fixture", default="small-dict")
@@ -34,7 +40,12 @@ def add_commands(commands: Any) -> None:
     agreement.set_defaults(run=run_agreement)
 
     validate = commands.add_parser(
-        "validate", help="check the asv suite's timings of a fixed panel of calls against pyperf"
+        "validate",
+        help="check the asv suite's timings of a fixed panel of calls against pyperf",
+        description="Time a fixed panel of codec and fixture pairs through the asv suite and "
+        "through pyperf (its own worker processes), and show each pair's ratio with a "
+        "verdict: where they disagree, the suite's number is suspect "
+        "(docs/trust.md#agreement-with-pyperf).",
     )
     validate.add_argument("--rounds", type=positive_int, default=3)
     validate.add_argument(
@@ -47,6 +58,9 @@ def add_commands(commands: Any) -> None:
         "overhead",
         parents=[codec_parent()],
         help="what serkit's adapter adds over the direct library call (asv, small-dict)",
+        description="Time each codec's adapter call against the library's own call on "
+        "small-dict, rounds interleaved in asv, and say whether the adapter's cost can be "
+        "told from noise (docs/trust.md#adapter-overhead).",
     )
     overhead.add_argument(
         "--rounds", type=positive_int, default=5, help="asv runs, one round each (default 5)"
@@ -55,7 +69,12 @@ def add_commands(commands: Any) -> None:
     overhead.set_defaults(run=run_overhead)
 
     doctor = commands.add_parser(
-        "doctor", help="the state of this machine and Python that matters for benchmarking"
+        "doctor",
+        help="the state of this machine and Python that matters for benchmarking",
+        description="Read what moves timings on this machine (CPU governor, turbo, load, "
+        "pinning, the Python build, each codec's implementation) and warn about each "
+        "state that makes timings noisier; measures nothing "
+        "(docs/trust.md#a-stable-setup).",
     )
     add_format(doctor)
     doctor.set_defaults(run=run_doctor)
@@ -63,6 +82,10 @@ def add_commands(commands: Any) -> None:
     noise = commands.add_parser(
         "noise",
         help="A/A-run a fixed panel (about a minute) and record this host's noise floor",
+        description="Run a fixed panel of pairs twice, A against A, and record the "
+        "difference two runs of the same code show here (serkit-noise.yaml beside the "
+        "machine's results): every verdict on this host then uses that floor "
+        "(docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
     )
     noise.add_argument(
         "--machine", help="the machine name to file it under (default: as `serkit bench` picks)"
@@ -77,6 +100,9 @@ def add_commands(commands: Any) -> None:
         "aa",
         parents=[codec_parent(), fixture_parent()],
         help="run a slice of the suite twice and count the verdicts that call it different",
+        description="Run a slice of the suite twice in a row and judge the second run "
+        "against the first by `serkit compare`'s rule: every verdict of a difference is a "
+        "false one (docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
     )
     aa.add_argument(
         "--processes", type=positive_int, default=None, help="processes per pair and run"
@@ -94,6 +120,10 @@ def add_commands(commands: Any) -> None:
         "power",
         parents=[codec_parent(), fixture_parent()],
         help="measure what verdicts here can see: known slowdowns that really run, and an A/A",
+        description="Inject known slowdowns into a slice of the suite (each timed body makes "
+        "that share more calls than its timer counts), run them beside an A/A pair, and "
+        "record the share of pairs the verdicts call at each size "
+        "(docs/trust.md#what-a-verdict-can-see-here).",
     )
     power.add_argument(
         "--sizes",
@@ -254,7 +284,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     rows = [[i.name, i.value, f"WARNING: {i.warning}" if i.warning else ""] for i in items]
     print_table(rows, ["", "state", "for benchmarking"], args.format, disable_numparse=True)
     count = sum(1 for i in items if i.warning)
-    print(f"\n{count} warning(s). See README, Measurement you can trust, for a stable setup.")
+    print(f"\n{plural(count, 'warning')}. A stable setup: docs/trust.md#a-stable-setup")
     return 0
 
 

@@ -373,6 +373,15 @@ def judge_overlap(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
     return LOWER if below else HIGHER
 
 
+_NO_NOISE = " has no noise measurement: "
+
+
+def no_noise_host(warning: str) -> str | None:
+    """The host a warning of host_floor's says has no noise measurement; None for another."""
+    host, found, _ = warning.partition(_NO_NOISE)
+    return host if found else None
+
+
 def host_floor(tree: ResultsTree, hosts: Sequence[str], warnings: list[str]) -> float:
     """The larger of the hosts' measured noise floors; the default, said, where one has none."""
     floors = []
@@ -380,7 +389,7 @@ def host_floor(tree: ResultsTree, hosts: Sequence[str], warnings: list[str]) -> 
         record = read_noise(tree.root / host, warnings)
         if record is None:
             said = (
-                f"{host} has no noise measurement: timing verdicts assume a floor of "
+                f"{host}{_NO_NOISE}timing verdicts assume a floor of "
                 f"{DEFAULT_FLOOR:.0%} (run `serkit noise --machine {host}` on that host)"
             )
             if said not in warnings:  # once per host, however many views compare it

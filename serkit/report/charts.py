@@ -11,7 +11,7 @@ from serkit.report.history import HistoryStep, HistoryView, moment_iso
 from serkit.report.pythons import PythonView
 from serkit.report.steps import INSTRUCTION_NAMES, MEASURE_NAMES, Point
 from serkit.report.versions import LibraryView
-from serkit.report.views import ReportData, SnapshotTable
+from serkit.report.views import COMPRESSORS, ReportData, SnapshotTable
 from serkit.results.tree import Measurement
 from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
 
@@ -36,64 +36,101 @@ def _figure_html(figure: Any, div_id: str) -> str:
     )
 
 
-def _error(values: Sequence[Measurement | None], side: int) -> list[float | None]:
+def _error(
+    values: Sequence[Measurement | None], side: int, scale: float = 1.0
+) -> list[float | None]:
     out: list[float | None] = []
     for m in values:
         if m is None or m.value is None or m.iqr is None:
             out.append(None)
         else:
-            out.append(abs(m.iqr[side] - m.value))
+            out.append(abs(m.iqr[side] - m.value) / scale)
     return out
 
 
+def _scaled(values: Sequence[float | None], scale: float) -> list[float | None]:
+    return [None if v is None else v / scale for v in values]
+
+
+def _value(m: Measurement | None) -> float | None:
+    return None if m is None else m.value
+
+
+# Every axis reads in one unit, written out in full: never plotly's SI prefixes (10µ,
+# 100µ, 0.001 on one axis), and thousands separated.
+_PLAIN_TICKS = {"exponentformat": "none", "separatethousands": True}
+
+
 def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
+    """snapshot_figure, drawn into the page."""
+    return _figure_html(snapshot_figure(table), div_id)
+
+
+def snapshot_figure(table: SnapshotTable) -> Any:
+    """Per codec: the times as dots on a log axis (they span orders of magnitude; a bar on
+    a log axis would start nowhere), and the encoded and compressed sizes as bars from zero."""
     from plotly import graph_objects as go
     from plotly.subplots import make_subplots
 
     rows = [r for r in table.rows if r.measured]
     codecs = [r.codec for r in rows]
-    titles = ["time per call (log scale; bars: interquartile range)", "encoded size"]
+    times = [_value(getattr(r, name)) for r in rows for name in ("dumps", "loads")]
+    scale, unit = units.time_unit(times)
+    sizes = [r.size for r in rows] + [v for r in rows for v in r.compressed.values()]
+    byte_scale, byte_unit = units.size_unit(sizes)
+    titles = [
+        "time per call: dots on a log scale, lines the interquartile range",
+        "encoded size, and compressed (bars from zero)",
+    ]
     if table.has_memory:
-        titles.append("peak memory ÷ encoded size (log scale)")
+        titles.append("peak memory ÷ encoded size: dots on a log scale")
     figure = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, horizontal_spacing=0.1)
-    for name in ("dumps", "loads"):
+    for name, symbol in (("dumps", "circle"), ("loads", "diamond")):
         values: list[Measurement | None] = [getattr(r, name) for r in rows]
         figure.add_trace(
-            go.Bar(
+            go.Scatter(
                 name=name,
                 y=codecs,
-                x=[None if m is None else m.value for m in values],
-                orientation="h",
+                x=_scaled([_value(m) for m in values], scale),
+                mode="markers",
+                marker={"symbol": symbol, "size": 9},
                 error_x={
                     "type": "data",
                     "symmetric": False,
-                    "array": _error(values, 1),
-                    "arrayminus": _error(values, 0),
+                    "array": _error(values, 1, scale),
+                    "arrayminus": _error(values, 0, scale),
                 },
-                hovertemplate="%{y} " + name + ": %{x:.3s}s<extra></extra>",
+                customdata=[units.seconds(_value(m)) for m in values],
+                hovertemplate="%{y} " + name + ": %{customdata}<extra></extra>",
             ),
             row=1,
             col=1,
         )
-    figure.add_trace(
-        go.Bar(
-            name="size",
-            y=codecs,
-            x=[r.size for r in rows],
-            orientation="h",
-            hovertemplate="%{y}: %{x:,} B<extra></extra>",
-        ),
-        row=1,
-        col=2,
-    )
+    for label, sized in (
+        ("encoded", [r.size for r in rows]),
+        *((name, [r.compressed.get(name) for r in rows]) for name in COMPRESSORS),
+    ):
+        figure.add_trace(
+            go.Bar(
+                name=f"size: {label}",
+                y=codecs,
+                x=_scaled(sized, byte_scale),
+                orientation="h",
+                customdata=[units.bytes_exact(v) for v in sized],
+                hovertemplate="%{y} " + label + ": %{customdata}<extra></extra>",
+            ),
+            row=1,
+            col=2,
+        )
     if table.has_memory:
-        for operation in ("dumps", "loads"):
+        for operation, symbol in (("dumps", "circle"), ("loads", "diamond")):
             figure.add_trace(
-                go.Bar(
+                go.Scatter(
                     name=f"{operation} peak",
                     y=codecs,
                     x=[r.peak_per_byte(operation) for r in rows],
-                    orientation="h",
+                    mode="markers",
+                    marker={"symbol": symbol, "size": 9},
                     customdata=[units.bytes_binary(r.peak.get(operation)) for r in rows],
                     hovertemplate="%{y} " + operation + ": %{x:.3g}x the encoded size "
                     "(peak %{customdata})<extra></extra>",
@@ -101,20 +138,31 @@ def snapshot_chart(table: SnapshotTable, div_id: str) -> str:
                 row=1,
                 col=3,
             )
-        figure.update_xaxes(type="log", title_text="x encoded size", row=1, col=3)
-    figure.update_xaxes(type="log", title_text="seconds per call", row=1, col=1)
-    figure.update_xaxes(title_text="bytes", row=1, col=2)
+        figure.update_xaxes(
+            type="log", title_text="x the encoded size (log scale)", row=1, col=3, **_PLAIN_TICKS
+        )
+    figure.update_xaxes(
+        type="log", title_text=f"{unit} per call (log scale)", row=1, col=1, **_PLAIN_TICKS
+    )
+    size_title = "bytes" if byte_unit == "B" else byte_unit
+    figure.update_xaxes(title_text=size_title, rangemode="tozero", row=1, col=2, **_PLAIN_TICKS)
     figure.update_yaxes(autorange="reversed")
     figure.update_layout(
-        barmode="group", height=140 + 34 * len(rows), margin={"t": 40, "l": 10, "r": 10}
+        barmode="group", height=140 + 40 * len(rows), margin={"t": 40, "l": 10, "r": 10}
     )
-    return _figure_html(figure, div_id)
+    return figure
 
 
 def typed_chart(table: SnapshotTable, div_id: str) -> str | None:
+    """typed_figure, drawn into the page; None where it has nothing to draw."""
+    figure = typed_figure(table)
+    return None if figure is None else _figure_html(figure, div_id)
+
+
+def typed_figure(table: SnapshotTable) -> Any:
     """Decode time of the schema codecs beside the schemaless ones of the same format: what
-    decoding into typed, validated objects costs against decoding plain data. None when no
-    format has both measured on this fixture."""
+    decoding into typed, validated objects costs against decoding plain data, as bars from
+    zero (a 2.6x difference looks 2.6x). None when no format has both measured here."""
     from plotly import graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -129,11 +177,13 @@ def typed_chart(table: SnapshotTable, div_id: str) -> str | None:
         horizontal_spacing=0.15,
     )
     for col, fmt in enumerate(formats, start=1):
+        shown = [r for r in rows if r.format == fmt]
+        scale, unit = units.time_unit(_value(r.loads) for r in shown)
         for typed, label, colour in (
             (False, "untyped (plain data)", "#8c8c8c"),
             (True, "typed (schema derived)", "#d62728"),
         ):
-            chosen = [r for r in rows if r.format == fmt and r.typed == typed]
+            chosen = [r for r in shown if r.typed == typed]
             chosen.sort(key=lambda r: r.loads.value if r.loads and r.loads.value else 0.0)
             values: list[Measurement | None] = [r.loads for r in chosen]
             figure.add_trace(
@@ -143,24 +193,27 @@ def typed_chart(table: SnapshotTable, div_id: str) -> str | None:
                     showlegend=col == 1,
                     marker_color=colour,
                     y=[r.codec for r in chosen],
-                    x=[None if m is None else m.value for m in values],
+                    x=_scaled([_value(m) for m in values], scale),
                     orientation="h",
                     error_x={
                         "type": "data",
                         "symmetric": False,
-                        "array": _error(values, 1),
-                        "arrayminus": _error(values, 0),
+                        "array": _error(values, 1, scale),
+                        "arrayminus": _error(values, 0, scale),
                     },
-                    hovertemplate="%{y} loads: %{x:.3s}s<extra></extra>",
+                    customdata=[units.seconds(_value(m)) for m in values],
+                    hovertemplate="%{y} loads: %{customdata}<extra></extra>",
                 ),
                 row=1,
                 col=col,
             )
-        figure.update_xaxes(type="log", title_text="seconds per call", row=1, col=col)
+        figure.update_xaxes(
+            title_text=f"{unit} per call", rangemode="tozero", row=1, col=col, **_PLAIN_TICKS
+        )
     figure.update_yaxes(autorange="reversed")
     height = 140 + 30 * max(sum(r.format == f for r in rows) for f in formats)
     figure.update_layout(height=height, margin={"t": 40, "l": 10, "r": 10})
-    return _figure_html(figure, div_id)
+    return figure
 
 
 def library_chart(view: LibraryView, div_id: str) -> str:
@@ -351,6 +404,29 @@ def history_figure(view: HistoryView) -> Any:
                 col=col,
             )
             in_legend.add((codec, fixture))
+    # What two runs of the same code differ by here: a point inside the band is noise.
+    # Times only: sizes are counts, the same in every run.
+    for col in (1, 2):
+        figure.add_hrect(
+            y0=1 - view.floor,
+            y1=1 + view.floor,
+            fillcolor="#6b7385",
+            opacity=0.15,
+            line_width=0,
+            row=1,
+            col=col,
+        )
+    figure.add_annotation(
+        x=0,
+        xref="x domain",
+        y=1 - view.floor,
+        yref="y",
+        yanchor="top",
+        xanchor="left",
+        text=f"band: noise floor ±{units.percent(view.floor)} (differences within it are noise)",
+        showarrow=False,
+        font={"size": 10, "color": "#6b7385"},
+    )
     for step in view.steps:
         _mark(figure, moment_iso(step.after.run.moment), step)
     figure.update_xaxes(type="date", title_text="run (UTC)")

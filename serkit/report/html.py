@@ -47,7 +47,7 @@ from serkit.report.views import (
     gather,
 )
 from serkit.results.host_file import mixed_cpu_warnings
-from serkit.results.hosts import NOT_MEASURED, describe_hosts
+from serkit.results.hosts import NOT_MEASURED, asv_field_text, describe_hosts
 from serkit.results.noise import SAME_RUN
 from serkit.results.tree import Measurement, ResultsTree, publishable_copy, read_tree
 from serkit.state import STATE_RULE
@@ -188,7 +188,9 @@ def _environment() -> Any:
         moment=moment_text,
     )
     # A timing's instruction count, looked up by the pair (Comparison.instructions_beside).
-    env.globals.update(object_id=id, beside_text=beside_text)
+    env.globals.update(
+        object_id=id, beside_text=beside_text, asv_field_text=asv_field_text, plural=units.plural
+    )
     # The ranked verdict, in words (serkit.compare.ranking).
     env.globals.update(
         verdict_line=ranking.verdict_line,
@@ -245,10 +247,29 @@ def write_pages(
     (folder / PLOTLY_JS).write_text(get_plotlyjs(), encoding="utf-8")
     nav = [("index.html", "Overview")]
     nav += [(page_name(f), f) for f in data.snapshots]
-    nav += [("versions.html", "Library versions"), ("pythons.html", "Python versions")]
-    nav += [("history.html", "History")]
-    nav += [("hosts.html", "Hosts")]
-    nav += [("fidelity.html", "Fidelity"), ("overhead.html", "Adapter overhead")]
+    # A page these results leave empty stays out of the nav; it is still written, saying
+    # in one line what fills it, and the overview names it with that command.
+    empty = {
+        href: (label, command, when)
+        for href, label, command, when, shown in (
+            ("versions.html", "Library versions", "serkit bench --matrix", "", data.libraries),
+            ("pythons.html", "Python versions", "serkit bench --matrix", "", data.pythons),
+            ("history.html", "History", "serkit bench", " run a second time", data.history),
+            ("fidelity.html", "Fidelity", "serkit bench", "", data.fidelity),
+            ("overhead.html", "Adapter overhead", "serkit bench --full", "", data.overhead),
+        )
+        if not shown
+    }
+    for href, label in (
+        ("versions.html", "Library versions"),
+        ("pythons.html", "Python versions"),
+        ("history.html", "History"),
+        ("hosts.html", "Hosts"),
+        ("fidelity.html", "Fidelity"),
+        ("overhead.html", "Adapter overhead"),
+    ):
+        if href not in empty:
+            nav.append((href, label))
     if conformance is not None:
         nav.append(("conformance.html", "JSON conformance"))
     if replication is not None:
@@ -270,6 +291,8 @@ def write_pages(
             data=data,
             page_name=page_name,
             state_rule=STATE_RULE,
+            empty=empty,
+            asv_folder=folder / "asv",
         ),
     ]
     for i, (fixture, tables) in enumerate(data.snapshots.items()):

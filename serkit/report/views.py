@@ -316,23 +316,31 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
 
 @dataclass(frozen=True)
 class FidelityGrid:
-    """Exact (True), lossy (False) or not measured (None), per codec and fixture."""
+    """Exact (True), lossy (False) or not run (None), per codec and fixture."""
 
     run: Run
-    fixtures: list[str]
+    fixtures: list[str]  # those any codec's round trip was recorded on
     cells: dict[str, list[bool | None]]  # by codec, in `fixtures` order
+    not_run: list[str] = field(default_factory=list)  # the suite's fixtures no codec ran on
 
 
 def fidelity_grids(runs: Sequence[Run]) -> list[FidelityGrid]:
+    """Each baseline's round trips; a fixture no codec ran on is named, not a column of
+    blanks (a quick run's grid was 9 of 14 columns empty)."""
     grids = []
     for run in baseline_runs(runs):
-        fixtures = run.fixtures
-        cells = {
-            codec: [_fact(run.value(ROUND_TRIP_EXACT, codec, f)) for f in fixtures]
+        every = {
+            codec: [_fact(run.value(ROUND_TRIP_EXACT, codec, f)) for f in run.fixtures]
             for codec in run.codecs
         }
-        if any(v is not None for row in cells.values() for v in row):
-            grids.append(FidelityGrid(run, fixtures, cells))
+        kept = [
+            i for i in range(len(run.fixtures)) if any(row[i] is not None for row in every.values())
+        ]
+        if not kept:
+            continue
+        cells = {codec: [row[i] for i in kept] for codec, row in every.items()}
+        not_run = [f for i, f in enumerate(run.fixtures) if i not in kept]
+        grids.append(FidelityGrid(run, [run.fixtures[i] for i in kept], cells, not_run))
     return grids
 
 

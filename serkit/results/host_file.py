@@ -22,6 +22,7 @@ import yaml
 
 from serkit.errors import RefusedFile
 from serkit.inputs.documents import read_record
+from serkit.units import plural
 
 HOST_FILE = "serkit-host.yaml"
 # Not asv's `version` key: `asv update` rewrites any file in the results tree whose
@@ -192,7 +193,7 @@ def mixed_cpu_warnings(rows: Iterable[Mapping[str, Any]]) -> list[str]:
         cpus = row.get("cpus") or []
         if len(cpus) > 1:
             each = "; ".join(
-                f"{c['cpu_model']} x{c['logical_cpus']} ({c['runs']} runs, shards "
+                f"{c['cpu_model']} x{c['logical_cpus']} ({plural(c['runs'], 'run')}, shards "
                 f"{', '.join(c['shards'])}, commits {', '.join(c['commits'])})"
                 for c in cpus
             )

@@ -54,6 +54,7 @@ from serkit.results.tree import (
     version_order,
 )
 from serkit.text import markdown_cell, terminal
+from serkit.units import MISSING, bytes_binary, plural
 
 CPU_ROOT = Path("/sys/devices/system/cpu")
 # Configure flags that change how fast the same Python code runs.
@@ -365,6 +366,16 @@ def _text(value: Any) -> str:
     return "-" if value in (None, "") else str(value)
 
 
+def asv_field_text(key: str, value: Any) -> str:
+    """A field of asv's machine profile as people read it: the RAM, which asv records as a
+    number of bytes (25276063744), in binary units (23.5 GiB); "-" where not recorded."""
+    if value is None or value == "":
+        return MISSING
+    if key == "ram" and str(value).strip().isdigit():
+        return bytes_binary(int(str(value).strip()))
+    return str(value)
+
+
 def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
     """One column per machine, so that hosts compare side by side (or a GitHub table)."""
     fields: list[tuple[str, Any]] = [
@@ -372,7 +383,7 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
         ("asv: num_cpu", lambda r: r["asv"]["num_cpu"]),
         ("asv: arch", lambda r: r["asv"]["arch"]),
         ("asv: os", lambda r: r["asv"]["os"]),
-        ("asv: ram", lambda r: r["asv"]["ram"]),
+        ("asv: ram", lambda r: asv_field_text("ram", r["asv"]["ram"])),
         ("cpu model", lambda r: r["host"] and r["host"].get("cpu_model")),
         ("cpus (usable)", _cpus),
         ("governor", lambda r: r["host"] and r["host"].get("governor")),
@@ -425,7 +436,9 @@ def _cpus_seen(row: Mapping[str, Any]) -> str | None:
     cpus = row["cpus"]
     if not cpus:
         return None
-    shown = "\n".join(f"{c['cpu_model']} x{c['logical_cpus']}: {c['runs']} runs" for c in cpus)
+    shown = "\n".join(
+        f"{c['cpu_model']} x{c['logical_cpus']}: {plural(c['runs'], 'run')}" for c in cpus
+    )
     return ("MIXED: " if len(cpus) > 1 else "") + shown
 
 

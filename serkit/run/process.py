@@ -21,10 +21,12 @@ import ctypes
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import IO
 
 from serkit.errors import SerkitError
 
@@ -102,13 +104,26 @@ def _signals() -> Iterator[signal.Signals]:
     yield signal.SIGTERM
 
 
+def _pump(stream: IO[bytes], output: Callable[[str], None]) -> None:
+    """Each line of `stream` to `output`, until every writer of the pipe has closed it."""
+    with stream:
+        for raw in stream:
+            output(raw.decode("utf-8", "replace").rstrip("\r\n"))
+
+
 def run_in_session(
-    command: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None
+    command: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    output: Callable[[str], None] | None = None,
 ) -> int:
     """Run `command` in a session of its own and return its exit status.
 
     Raises Interrupted once a SIGINT or SIGTERM has stopped it and every process it
-    started; its output goes to the user's terminal as usual.
+    started. Its output goes to the user's terminal, or, given `output`, line by line to
+    that (stdout and stderr together, read in a thread so that a signal is still handled
+    at once).
     """
     received: list[int] = []
     process = subprocess.Popen(
@@ -117,7 +132,13 @@ def run_in_session(
         env=dict(env) if env is not None else None,
         start_new_session=True,
         preexec_fn=_die_with_parent,
+        stdout=subprocess.PIPE if output is not None else None,
+        stderr=subprocess.STDOUT if output is not None else None,
     )
+    reader = None
+    if output is not None and process.stdout is not None:
+        reader = threading.Thread(target=_pump, args=(process.stdout, output), daemon=True)
+        reader.start()
 
     def forward(signum: int, frame: FrameType | None) -> None:
         received.append(signum)
@@ -138,6 +159,9 @@ def run_in_session(
         kill_session(process.pid)
         return status
     finally:
+        if reader is not None:
+            # Every writer is gone (the session is emptied above): the last lines arrive.
+            reader.join(timeout=0.5)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 

@@ -50,6 +50,7 @@ from serkit.results.canary import attach, notes_of, params_key, sample_canaries
 from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
+from serkit.run.console import AsvConsole
 from serkit.run.machine_state import StateWatch, wait_budget_s
 from serkit.run.process import Interrupted, run_in_session
 from serkit.state import process_values, reference
@@ -359,6 +360,7 @@ class _Round:
     rest: list[str]  # the user's other asv arguments
     state_path: Path
     watch: StateWatch  # the machine's state between rounds: extra rounds wait out its slow state
+    console: AsvConsole | None = None  # asv's output: a log and a bar (None: the terminal)
     # By extra round, the pairs short of precision in any environment as it began.
     short: dict[int, dict[str, set[tuple[str, ...]]]] = field(default_factory=dict)
 
@@ -422,8 +424,8 @@ class _Round:
                 )
                 print(
                     f"serkit: {plural(pairs, 'pair')} still short of precision after "
-                    f"{round_index - state.rounds} extra round(s), {before} before the last: "
-                    f"more processes do not help while {why}",
+                    f"{plural(round_index - state.rounds, 'extra round')}, {before} before "
+                    f"the last: more processes do not help while {why}",
                     file=sys.stderr,
                 )
             return None
@@ -431,17 +433,20 @@ class _Round:
             self.watch.wait_for_fast(f"extra round {round_index + 1 - state.rounds}")
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         if not extra:
-            print(f"serkit: round {round_index + 1} of {state.rounds}{where}", file=sys.stderr)
+            label = f"round {round_index + 1} of {state.rounds}{where}"
+            print(f"serkit: {label}", file=sys.stderr)
         else:
+            label = (
+                f"extra round {round_index + 1 - state.rounds} of at most "
+                f"{state.extra_rounds}{where}"
+            )
             print(
-                f"serkit: extra round {round_index + 1 - state.rounds} of at most "
-                f"{state.extra_rounds}{where}: {plural(pairs, 'pair')} short of "
-                f"{TYPICAL_PROCESSES} typical processes or of a {state.precision:.1%} "
-                "standard error",
+                f"serkit: {label}: {plural(pairs, 'pair')} short of {TYPICAL_PROCESSES} "
+                f"typical processes or of a {state.precision:.1%} standard error",
                 file=sys.stderr,
             )
         with _durations_kept(results):
-            return self._asv(name, args, env)
+            return self._asv(name, args, env, label)
 
     def _first_round(self, name: str, args: list[str], env: dict[str, str], where: str) -> int:
         """The first round, part by part (FIRST_ROUND_PARTS; the user's -b as one part),
@@ -453,22 +458,30 @@ class _Round:
             if (name, index) in state.first_round_parts:
                 continue
             of = f", part {index + 1} of {len(parts)}" if len(parts) > 1 else ""
-            print(f"serkit: round 1 of {state.rounds}{where}{of}", file=sys.stderr)
+            label = f"round 1 of {state.rounds}{where}{of}"
+            print(f"serkit: {label}", file=sys.stderr)
             selected = [part for regex in regexes for part in ("-b", regex)]
-            status = max(status, self._asv(name, [*args, *selected], env))
+            status = max(status, self._asv(name, [*args, *selected], env, label))
             if name in state.failed:
                 return 2
             state.first_round_parts.append((name, index))
             state.save(self.state_path)
         return status
 
-    def _asv(self, name: str, args: list[str], env: dict[str, str]) -> int:
+    def _asv(self, name: str, args: list[str], env: dict[str, str], label: str) -> int:
         """One `asv run`: its status; 2, noted in the state, when the environment was not built."""
         state = self.state
         command = [sys.executable, "-m", "asv", *args, *self.rest]
+        console = self.console
+        if console is not None:
+            console.start(label)
         try:
-            code = run_in_session(command, cwd=self.root, env=env)
-        finally:  # asv rewrote the results file with its own keys only: the canary again
+            output = console.line if console is not None else None
+            code = run_in_session(command, cwd=self.root, env=env, output=output)
+        finally:
+            if console is not None:
+                console.close_bar()
+            # asv rewrote the results file with its own keys only: the canary again.
             results = self.builds.parent / results_file_name(state.commit, name)
             attach(results, Path(env[NOTES_ENV]))
         failure = read_builds(self.builds).get(name)
@@ -479,7 +492,12 @@ class _Round:
             state.failed[name] = failure.cause
             return 2
         if code not in (0, 2):
-            raise SerkitError(f"asv run failed (exit {code}); see its output above")
+            where = "above"
+            if console is not None:
+                where = f"in {console.log}"
+                if not console.verbose:  # its last lines here, the rest in the log
+                    sys.stderr.write("".join(f"  {line}\n" for line in console.tail()))
+            raise SerkitError(f"asv run failed (exit {code}); see its output {where}")
         return code
 
 
@@ -520,11 +538,16 @@ def _restore_durations(path: Path, durations: Mapping[str, Any]) -> None:
 
 
 def drive(
-    root: Path, state: RunState, base_env: Mapping[str, str], labels: Mapping[str, str]
+    root: Path,
+    state: RunState,
+    base_env: Mapping[str, str],
+    labels: Mapping[str, str],
+    console: AsvConsole | None = None,
 ) -> int:
     """Run every round not yet done, saving `state` after each; 0 or 2, as asv exits.
 
-    `base_env` is asv's environment; `labels` names each environment for people.
+    `base_env` is asv's environment; `labels` names each environment for people; asv's
+    output goes to `console` (a log and a progress bar), or without one to the terminal.
     Raises Interrupted, its message saying what was kept, on SIGINT or SIGTERM.
     """
     builds = Path(base_env[BUILDS_ENV])
@@ -539,7 +562,17 @@ def drive(
     state_path = root / BENCH_STATE
     watch = StateWatch(root, wait_budget_s(state.quick))
     rounds = _Round(
-        root, state, dict(base_env), builds, dict(labels), regexes, parts, rest, state_path, watch
+        root,
+        state,
+        dict(base_env),
+        builds,
+        dict(labels),
+        regexes,
+        parts,
+        rest,
+        state_path,
+        watch,
+        console,
     )
     status, where = 0, (0, "")
     # Both signals, between asv runs too: a process started in the background inherits

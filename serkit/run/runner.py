@@ -29,10 +29,12 @@ from serkit.checkout import (
 )
 from serkit.codecs.registry import registry
 from serkit.errors import SerkitError
+from serkit.inputs.fixtures import default_fixture_names
 from serkit.results.builds import BUILDS_ENV, BUILDS_FILE
 from serkit.results.history import stored_runs
 from serkit.results.hosts import host_facts, python_build
 from serkit.results.tree import BENCHMARKS_FILE
+from serkit.run.console import AsvConsole
 from serkit.run.index import platform_here
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
@@ -59,6 +61,7 @@ from serkit.suite.cases import (
 )
 from serkit.suite.instructions import opt_in_environment as instructions_environment
 from serkit.suite.memory import MEMORY_ENV
+from serkit.units import plural
 
 # Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
 # ROUNDS_ENV), one per round, the rounds interleaved over the grid: serkit runs them,
@@ -271,6 +274,7 @@ def run(
     instructions: bool = False,
     state: RunState | None = None,
     chosen: QuickPlan | None = None,
+    console: AsvConsole | None = None,
 ) -> int:
     """The suite over the plan's environments for the checked-out commit, round by round
     (serkit.run.rounds), filed under `machine_name` (serkit.run.naming's rule).
@@ -322,7 +326,7 @@ def run(
         if state.instructions or not state.quick:  # about 3-6 minutes for the default grid
             env.update(instructions_environment())
         labels = {e.asv_name: e.label for e in plan_.environments}
-        return drive(root, state, env, labels)
+        return drive(root, state, env, labels, console)
 
 
 def _with_config(extra: list[str]) -> list[str]:
@@ -378,17 +382,87 @@ def write_run_config(root: Path, plan_: Plan) -> Path:
 
 
 def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
-    """The quick run's own pairs (serkit.run.quick), with what it leaves to --full said once,
-    up front; None where the user's -b chooses what runs."""
+    """The quick run's own pairs (serkit.run.quick); None where the user's -b chooses what
+    runs. What it leaves to --full is said once, up front, by plan_lines."""
     if split_bench_args(extra)[0]:
         return None
     rounds = rounds_from_env() if os.environ.get(ROUNDS_ENV, "").strip() else QUICK_ROUNDS
-    chosen = plan_quick(Selection.from_env(), rounds=rounds, budget_s=QUICK_BUDGET_S)
-    for item in chosen.left_out:
-        print(f"serkit: left to --full: {item.in_words()}", file=sys.stderr)
-    for note in chosen.notes:
-        print(f"serkit: {note}", file=sys.stderr)
-    return chosen
+    return plan_quick(Selection.from_env(), rounds=rounds, budget_s=QUICK_BUDGET_S)
+
+
+# How many names a plan line lists before it counts the rest.
+LISTED = 4
+
+
+def _processes(count: int) -> str:
+    return f"{count} process{'' if count == 1 else 'es'}"
+
+
+def _listed(names: Sequence[str]) -> str:
+    if len(names) <= LISTED + 1:  # "and 1 more" would say no less than the name
+        return ", ".join(names)
+    return f"{', '.join(names[:LISTED])} and {len(names) - LISTED} more"
+
+
+def plan_lines(
+    plan_: Plan, machine: str, *, quick: bool, chosen: QuickPlan | None, extra: Sequence[str]
+) -> list[str]:
+    """A few short lines saying what this run measures, true for its slice: the machine and
+    environments, the pairs (counted from the run's own selection), how each is sampled,
+    and what a quick run leaves to --full."""
+    labels = [env.label for env in plan_.environments]
+    shard = f", shard {plan_.shard}" if plan_.shard else ""
+    wheels = f"{plan_.platform}'s wheels" if plan_.platform else "any runner kind's wheels"
+    lines = [
+        f"machine {machine}{shard}: {plural(len(labels), 'environment')} "
+        f"({_listed(labels)}; {wheels})"
+    ]
+    rounds = rounds_from_env() if os.environ.get(ROUNDS_ENV, "").strip() else None
+    if quick:
+        rounds = rounds or QUICK_ROUNDS
+        sampling = (
+            f"{_processes(rounds)} of {SAMPLES_PER_PROCESS} samples, up to {rounds} more "
+            f"where the pair is placed too loosely to see a {QUICK_SEES:.0%} change; "
+            f"{QUICK_WARMUP_S} s of warm-up"
+        )
+    else:
+        rounds = rounds or FULL_ROUNDS
+        sampling = (
+            f"{_processes(rounds)} of {SAMPLES_PER_PROCESS} samples, up to {rounds} more "
+            f"where the pair is placed too loosely to see a {FULL_SEES:.0%} change; "
+            "asv's warm-up"
+        )
+    kind = "quick" if quick else "full"
+    if split_bench_args(extra)[0]:
+        lines.append(f"{kind} run of the benchmarks your -b selects; each pair: {sampling}")
+    elif chosen is not None:
+        codecs = list(dict.fromkeys(codec for codec, _ in chosen.pairs))
+        fixtures = chosen.as_record()["fixtures"]  # in the registry's order
+        lines.append(
+            f"{kind} run: {plural(len(chosen.pairs), 'pair')} of {plural(len(codecs), 'codec')} "
+            f"on {_listed(fixtures)}: dumps, loads, sizes and fidelity"
+            + "".join(f", {name}" for name in chosen.asked)
+        )
+        lines.append(f"each pair: {sampling}")
+        if chosen.left_out:
+            pairs = [f"{item.codec} x {item.fixture}" for item in chosen.left_out]
+            lines.append(
+                f"left to --full: {plural(len(pairs), 'pair')} predicted over the "
+                f"{QUICK_BUDGET_S:g} s budget ({_listed(pairs)})"
+            )
+        lines.extend(chosen.notes[:LISTED])
+        if len(chosen.notes) > LISTED:
+            lines.append(f"and {plural(len(chosen.notes) - LISTED, 'more pair')} not predicted")
+    else:
+        selection = Selection.from_env()
+        codecs = list(selection.codecs or registry.names())
+        fixtures = list(selection.fixtures or default_fixture_names(slow=selection.slow))
+        lines.append(
+            f"{kind} run: {plural(len(codecs), 'codec')} on {plural(len(fixtures), 'fixture')} "
+            f"({_listed(fixtures)}): times, sizes, fidelity, memory per call and instructions"
+        )
+        lines.append(f"each pair: {sampling}")
+    return lines
 
 
 def _with_machine(root: Path, plan_: Plan, extra: Sequence[str]) -> list[str]:
