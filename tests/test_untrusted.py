@@ -324,7 +324,9 @@ def test_a_shared_folder_cannot_name_a_file_outside_itself_nor_replace_it(tmp_pa
         (store / MANIFEST).write_text(json.dumps({"fixtures": {"o": entry}}))
         listed = serkit("fixtures", "list", cwd=tmp_path, store=store)
         assert "leads outside" in listed.stderr and "5 B" not in listed.stdout, listed
-        verified = serkit("fixtures", "verify", cwd=tmp_path, store=store)
+        verified = serkit(
+            "fixtures", "verify", "--fixture", "small-dict", cwd=tmp_path, store=store
+        )
         digest = hashlib.sha256(b"keep\n").hexdigest()[:12]
         assert digest not in verified.stdout + verified.stderr
         assert "Traceback" not in verified.stderr and verified.returncode != 0
@@ -348,7 +350,10 @@ def test_a_fifo_is_refused_unopened_by_try_and_by_a_shared_folder(tmp_path: Path
     entry = {"file": "orders.json", "sha256": CONTENT_SHA256, "file_sha256": ZEROS}
     (store / MANIFEST).write_text(json.dumps({"fixtures": {"orders": entry}}))
     fixture = f"orders@{CONTENT_SHA256[:8]}"
-    for command in (["fixtures", "verify"], ["sizes", "--fixture", fixture, "--codec", "json"]):
+    for command in (
+        ["fixtures", "verify", "--fixture", fixture],
+        ["sizes", "--fixture", fixture, "--codec", "json"],
+    ):
         ran = serkit(*command, cwd=tmp_path, store=store)
         assert "Traceback" not in ran.stderr and ran.returncode != 0, ran.stderr
         assert "a FIFO, not a regular file" in ran.stdout + ran.stderr
@@ -410,10 +415,9 @@ def test_a_deep_json_schema_is_refused_in_one_line(tmp_path: Path) -> None:
     document = tmp_path / "doc.json"
     document.write_text('{"a": 1}')
     schema = tmp_path / "deep.schema.json"
-    nested: dict[str, Any] = {"type": "integer"}
-    for _ in range(900):
-        nested = {"type": "object", "properties": {"a": nested}}
-    schema.write_text(json.dumps(nested))
+    levels = 900  # written as text: json.dumps itself stops short of 900 levels here
+    opening = '{"type": "object", "properties": {"a": '
+    schema.write_text(opening * levels + '{"type": "integer"}' + "}}" * levels)
     store = tmp_path / "store"
     ran = serkit(
         "fixtures", "add", str(document), "--schema", str(schema), cwd=tmp_path, store=store

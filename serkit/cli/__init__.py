@@ -103,9 +103,9 @@ def os_failure(exc: OSError) -> str:
     """One line for a failed file operation: the file, the cause, and what was kept."""
     cause = _CAUSES.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
     code = errno.errorcode.get(exc.errno or 0, "")
-    where = exc.filename if exc.filename is not None else "a file"
+    where = f"{exc.filename}: " if exc.filename is not None else "the system refused: "
     return (
-        f"{where}: {cause}{f' ({code})' if code else ''}; results already written are kept "
+        f"{where}{cause}{f' ({code})' if code else ''}; results already written are kept "
         "whole (each is written beside its place, then renamed into it)"
     )
 
