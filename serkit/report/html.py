@@ -27,6 +27,7 @@ from typing import Any
 
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
+from serkit.compare.comparison import CYCLES_RULE
 from serkit.compare.render import beside_text
 from serkit.errors import SerkitError
 from serkit.report.charts import (
@@ -186,7 +187,7 @@ def _environment() -> Any:
         moment=moment_text,
     )
     # A timing's instruction count, looked up by the pair (Comparison.instructions_beside).
-    env.globals.update(object_id=id, beside_text=beside_text)
+    env.globals.update(object_id=id, beside_text=beside_text, cycles_rule=CYCLES_RULE)
     return env
 
 

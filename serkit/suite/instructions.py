@@ -84,6 +84,9 @@ _PASSED_THROUGH = (
 _GATE_RESULTS = "gate.jsonl"
 _DOCUMENTS = "documents.pickle"  # the documents built from a source, built natively
 NOT_SELECTED = "not selected in this run"
+REUSED = "counted in an earlier run: read from the store"
+# Part of every stored count's key: a change to how counts are made counts every pair afresh.
+COUNTS_FORMAT = 1
 
 
 def opt_in_environment() -> dict[str, str]:
@@ -133,6 +136,15 @@ class Counted:
             raise SerkitError(pair.skipped or f"{operation} of {codec} x {fixture} was not counted")
         return count.per_call
 
+    def cycles_per_call(self, codec: str, fixture: str, operation: str) -> float:
+        """Estimated cycles per call (serkit.suite.cachegrind.estimated_cycles); SerkitError
+        says why a pair has none."""
+        self.per_call(codec, fixture, operation)  # the pair's own reason, if it has none
+        cycles = self.pairs[codec, fixture].counts[operation].cycles
+        if cycles is None:
+            raise SerkitError(f"{operation} of {codec} x {fixture} was counted without cache-sim")
+        return cycles
+
 
 def count_selected(
     params: tuple[Sequence[str], Sequence[str]], environ: Mapping[str, str] = os.environ
@@ -157,8 +169,13 @@ def count_pairs(
     jobs: int | None = None,
     python: str = sys.executable,
     native_limit_s: float = NATIVE_LIMIT_S,
+    target: int = cachegrind.TARGET_INSTRUCTIONS,
 ) -> dict[tuple[str, str], PairCounts]:
     """Count dumps and loads of every pair; a pair that cannot be counted says why.
+
+    A pair counted before with the same codec release, Python build and document (and the
+    same way of counting: `counts_measure`) is read back from the facts store
+    (serkit.suite.facts) rather than counted again; every pair counted here is kept there.
 
     Never raises for a pair: a missing valgrind, a codec that is not installed, a pair
     too slow to count or a worker that fails each end as a skip with its reason.
@@ -166,11 +183,16 @@ def count_pairs(
     valgrind = valgrind_path()
     if valgrind is None:
         return {pair: PairCounts(*pair, {}, MISSING_VALGRIND) for pair in pairs}
+    measure = counts_measure(valgrind, target)
     with tempfile.TemporaryDirectory(prefix="serkit-instructions-") as scratch:
-        reasons = _run_gate(Path(scratch) / "gate", pairs, python, native_limit_s)
+        gated = _run_gate(Path(scratch) / "gate", pairs, python, native_limit_s, measure)
+        reasons = {pair: reason for pair, (reason, _) in gated.items()}
+        stored = _stored_counts({pair: key for pair, (reason, key) in gated.items() if not reason})
+        reasons.update((pair, REUSED) for pair in stored)
         documents = Path(scratch) / "gate" / _DOCUMENTS
         # One worker per codec, over every fixture of the grid in order: a pair that is
-        # not counted (not selected, or skipped by the gate) still takes its turn.
+        # not counted (not selected, skipped by the gate, or read from the store) still
+        # takes its turn.
         requests = {
             codec: [
                 (codec, fixture, reasons.get((codec, fixture), NOT_SELECTED) or None)
@@ -179,22 +201,79 @@ def count_pairs(
             for codec in dict.fromkeys(codec for codec, _ in pairs)
         }
         results = {pair: PairCounts(*pair, {}, reasons.get(pair) or NOT_SELECTED) for pair in pairs}
+        results.update(stored)
         wanted = [rows for rows in requests.values() if any(row[2] is None for row in rows)]
+        # The longest workers first, so that the two cores finish together.
+        wanted.sort(key=lambda rows: -sum(row[2] is None for row in rows))
 
         def count(rows: list[tuple[str, str, str | None]]) -> dict[tuple[str, str], PairCounts]:
             folder = Path(scratch) / rows[0][0]
-            return _run_worker(folder, rows, documents, valgrind, python)
+            return _run_worker(folder, rows, documents, valgrind, python, target)
 
         with ThreadPoolExecutor(max(1, jobs or min(2, os.cpu_count() or 1))) as pool:
             for counted in pool.map(count, wanted):
                 results.update((pair, row) for pair, row in counted.items() if pair in results)
+    _store_counts({pair: key for pair, (_, key) in gated.items() if key}, results, stored)
     return results
 
 
+def counts_measure(valgrind: str, target: int) -> dict[str, Any]:
+    """How this run counts, as part of each stored count's key: any change counts afresh."""
+    done = subprocess.run([valgrind, "--version"], capture_output=True, text=True, check=False)
+    return {
+        "measure": "cachegrind",
+        "format": COUNTS_FORMAT,
+        "valgrind": done.stdout.strip(),
+        "cache": list(cachegrind.CACHE_MODEL),
+        "target": target,
+        "tunables": _TUNABLES,
+        "grid": fixture_names(),  # each worker's order: what a pair's process starts from
+    }
+
+
+def _stored_counts(keys: Mapping[tuple[str, str], str]) -> dict[tuple[str, str], PairCounts]:
+    """The pairs whose counts the store holds under their key (with cycles: cache-sim)."""
+    from serkit.suite.facts import read_stored, stored_path
+
+    found = {}
+    for pair, key in keys.items():
+        path = stored_path(key)
+        data = read_stored(path) if path else None
+        try:
+            counted = PairCounts.from_dict(data) if isinstance(data, dict) else None
+        except (KeyError, TypeError, ValueError, IndexError):
+            counted = None  # unreadable: counted again, and written over
+        if counted is not None and counted.counts and (counted.codec, counted.fixture) == pair:
+            found[pair] = counted
+    return found
+
+
+def _store_counts(
+    keys: Mapping[tuple[str, str], str],
+    results: Mapping[tuple[str, str], PairCounts],
+    stored: Mapping[tuple[str, str], PairCounts],
+) -> None:
+    """Keep every pair counted in this run whole (both operations), under its key."""
+    from serkit.suite.facts import stored_path, write_stored
+
+    for pair, key in keys.items():
+        counted, path = results.get(pair), stored_path(key)
+        if path is None or counted is None or pair in stored or counted.skipped:
+            continue
+        if set(counted.counts) == set(cachegrind.OPERATIONS):
+            with contextlib.suppress(OSError):  # a read-only cache: counted again next time
+                write_stored(path, counted.as_dict())
+
+
 def _run_gate(
-    folder: Path, pairs: Sequence[tuple[str, str]], python: str, limit_s: float
-) -> dict[tuple[str, str], str]:
-    """Prepare every pair natively: why to skip it, or "" when it can be counted."""
+    folder: Path,
+    pairs: Sequence[tuple[str, str]],
+    python: str,
+    limit_s: float,
+    measure: Mapping[str, Any] | None = None,
+) -> dict[tuple[str, str], tuple[str, str]]:
+    """Prepare every pair natively: (why to skip it or "" when it can be counted, its key in
+    the store or "")."""
     folder.mkdir()
     from serkit.inputs.fixtures import get_fixture
 
@@ -205,7 +284,13 @@ def _run_gate(
     built = {f for f in fixture_names() if not get_fixture(f).slow}
     built |= {f for _, f in pairs}
     documents = sorted(f for f in built if get_fixture(f).source is not None)
-    request = {"pairs": pairs, "timeout_s": timeout_s, "limit_s": limit_s, "documents": documents}
+    request = {
+        "pairs": pairs,
+        "timeout_s": timeout_s,
+        "limit_s": limit_s,
+        "documents": documents,
+        "measure": measure,
+    }
     (folder / cachegrind.REQUEST).write_text(json.dumps(request))
     try:
         done: subprocess.CompletedProcess[str] | None = subprocess.run(
@@ -219,22 +304,23 @@ def _run_gate(
         )
     except subprocess.TimeoutExpired:
         done = None
-    reasons: dict[tuple[str, str], str] = {}
+    gated: dict[tuple[str, str], tuple[str, str]] = {}
     path = folder / _GATE_RESULTS
     for line in path.read_text().splitlines() if path.exists() else ():
         row = json.loads(line)
         pair = (row["codec"], row["fixture"])
-        reasons[pair] = row["skipped"] or ""
-        if not reasons[pair] and row["seconds"] > limit_s:
-            reasons[pair] = (
+        reason = row["skipped"] or ""
+        if not reason and row["seconds"] > limit_s:
+            reason = (
                 f"{TOO_SLOW}: one dumps and one loads take"
                 f" {row['seconds']:.2f} s here, over the {limit_s:g} s limit"
             )
+        gated[pair] = (reason, row.get("key") or "")
     if done is None or done.returncode != 0:
         last = _last_line(done.stderr) if done else f"over {timeout_s} s a pair"
         for pair in pairs:
-            reasons.setdefault(pair, f"the native measure failed: {last}")
-    return reasons
+            gated.setdefault(pair, (f"the native measure failed: {last}", ""))
+    return gated
 
 
 def _run_worker(
@@ -243,6 +329,7 @@ def _run_worker(
     documents: Path,
     valgrind: str,
     python: str,
+    target: int = cachegrind.TARGET_INSTRUCTIONS,
 ) -> dict[tuple[str, str], PairCounts]:
     """One valgrind process over `rows` (codec, fixture, why it is skipped or None)."""
     folder.mkdir()
@@ -250,12 +337,14 @@ def _run_worker(
         "count": len(rows),
         "budget_s": PAIR_BUDGET_S,
         "documents": str(documents) if documents.exists() else None,
+        "target": target,
     }
     (folder / cachegrind.REQUEST).write_text(json.dumps(request))
     for index, row in enumerate(rows):
         (folder / cachegrind.request_path(index)).write_text(json.dumps(row))
     command = [
-        *(valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=cg.%p", "-q"),
+        *(valgrind, "--tool=cachegrind", "--cache-sim=yes", *cachegrind.CACHE_MODEL),
+        *("--cachegrind-out-file=cg.%p", "-q"),
         *(python, "-c", "from serkit.suite.cachegrind import worker_main; worker_main()"),
     ]
     log = folder / "stderr.txt"
@@ -308,12 +397,13 @@ def gate_main() -> None:
     """Time one dumps and one loads of every pair of the request, natively."""
     request = json.loads(Path(cachegrind.REQUEST).read_text())
     timeout_s, limit_s = int(request["timeout_s"]), float(request["limit_s"])
+    measure = request.get("measure")
     _build_documents(request["documents"])
     for codec, fixture in request["pairs"]:
         pid = os.fork()
         if pid == 0:  # its own process: a pair too slow to prepare is stopped, not waited on
             signal.alarm(timeout_s)  # for preparing the pair
-            _write_line(_gate_one(codec, fixture, limit_s, timeout_s))
+            _write_line(_gate_one(codec, fixture, limit_s, timeout_s, measure))
             os._exit(0)
         _, status = os.waitpid(pid, 0)
         code = os.waitstatus_to_exitcode(status)
@@ -337,12 +427,17 @@ def _build_documents(names: Sequence[str]) -> None:
             pickle.dump(documents, stream, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _gate_one(codec: str, fixture: str, limit_s: float, timeout_s: int) -> dict[str, Any]:
+def _gate_one(
+    codec: str, fixture: str, limit_s: float, timeout_s: int, measure: Any = None
+) -> dict[str, Any]:
     from serkit.suite.cases import prepare  # deferred: the driver never imports codecs
+    from serkit.suite.facts import pair_key
 
     row: dict[str, Any] = {"codec": codec, "fixture": fixture, "skipped": None}
     try:
         case = prepare(codec, fixture)
+        # The pair's key in the store: its release, this Python's build, its document.
+        row["key"] = pair_key(codec, fixture, measure) if measure is not None else None
     except SerkitError as exc:  # not installed, or cannot encode or decode the fixture
         row["skipped"] = str(exc)
         return row
