@@ -3,9 +3,9 @@
 Cachegrind reports a process's total at its exit, and valgrind 3.19 has no way to read
 it earlier. So every count is a difference of totals. Starting Python under valgrind
 costs about 2.5 s of CPU, so the processes are forked, not started: the worker forks a
-process per pair, which prepares the pair with `prepare` (whose round trip is each
-call's warm-up) and then forks one counting process per measure. A forked process
-inherits its parent's total so far.
+process per codec, that one a process per pair, which prepares the pair with `prepare`
+(whose round trip is each call's warm-up) and then forks one counting process per
+measure. A forked process inherits its parent's total so far.
 
 A counting process first forks a twin that exits at once, then makes its calls: the
 difference of their totals is what the calls added, wherever that process stood. It
@@ -14,10 +14,10 @@ else: the fork, the loop's first rounds (the interpreter specialises them), the 
 call after the fork are alike in both. Each counting process starts from a full garbage
 collection, so the collector runs at the same calls in every run.
 
-A first round counts one call of each operation; n is then the largest step of a fixed
-ladder whose calls stay within TARGET_INSTRUCTIONS, so two runs pick the same n. A call
-above the target is counted by that first round alone: what else its process executes
-is under 0.05 % of it.
+A first round counts one call of each operation, less a process that makes none (the
+fork's own work is not alike in a process and its twin); n is then the largest step of a
+fixed ladder whose calls stay within TARGET_INSTRUCTIONS, so two runs pick the same n. A
+call above the target is counted by that first round alone.
 
 Cachegrind also simulates the caches (a fixed model, CACHE_MODEL, not the host's, so that
 every host simulates the same caches), and each count carries an estimated cycle count
@@ -66,7 +66,7 @@ LL_MISS_CYCLES = 100
 L1_MISSES = ("I1mr", "D1mr", "D1mw")
 LL_MISSES = ("ILmr", "DLmr", "DLmw")
 
-# in the worker's folder: {"count", "budget_s", "documents", "target"}
+# in the worker's folder: {"groups" (pairs per group), "budget_s", "documents", "target"}
 REQUEST = "request.json"
 _EVENTS = re.compile(rb"^events:[ \t]*(.*)$", re.MULTILINE)
 _SUMMARY = re.compile(rb"^summary:[ \t]*(.*)$", re.MULTILINE)
@@ -111,28 +111,31 @@ class PairCounts:
         return cls(data["codec"], data["fixture"], counts, data["skipped"], data["seconds"])
 
 
-def request_path(index: int) -> str:
-    return f"pair-{index}.request"
+def request_path(group: int, index: int) -> str:
+    return f"pair-{group}-{index}.request"
 
 
-def result_path(index: int) -> str:
-    return f"pair-{index}.json"
+def result_path(group: int, index: int) -> str:
+    return f"pair-{group}-{index}.json"
 
 
-def status_path(index: int) -> str:
-    return f"status-{index}"
+def status_path(group: int, index: int) -> str:
+    return f"status-{group}-{index}"
 
 
 def worker_main() -> None:
-    """Count every pair of the request in the current folder, each in a forked process.
+    """Count every group of pairs of the request in the current folder: one forked process
+    per group (a codec), which forks one per pair.
 
-    A worker counts one codec on every fixture of the grid, in the grid's order; a pair
+    Python starts once under valgrind (about 3 s of CPU) and adopts the documents once;
+    each codec's process then starts from that same state, whichever codecs came before
+    it. A codec's process takes every fixture of the grid, in the grid's order; a pair
     that is not counted still takes its turn and stops at once. So each pair's process
     starts where it did in any other run, whichever pairs were selected: the state it
-    inherits (what this process allocated before) moves some counts by up to 2 %.
+    inherits (what its codec's process allocated before) moves some counts by up to 2 %.
     """
     request = json.loads(Path(REQUEST).read_text())
-    count, budget_s = int(request["count"]), int(request["budget_s"])
+    groups, budget_s = list(request["groups"]), int(request["budget_s"])
     target = int(request.get("target", TARGET_INSTRUCTIONS))
     if request["documents"]:  # built natively: building them here would take 15 s
         from serkit.inputs.fixtures import adopt_built
@@ -140,21 +143,32 @@ def worker_main() -> None:
         with open(request["documents"], "rb") as stream:
             for name, document in pickle.load(stream).items():
                 adopt_built(name, document)
+    for group in range(len(groups)):
+        pid = os.fork()
+        if pid == 0:
+            _count_group(group, int(groups[group]), budget_s, target)
+            os._exit(0)
+        os.waitpid(pid, 0)
+        with contextlib.suppress(FileNotFoundError):  # the group's process's own report
+            os.unlink(f"cg.{pid}")
+
+
+def _count_group(group: int, count: int, budget_s: int, target: int) -> None:
     for index in range(count):
         pid = os.fork()
         if pid == 0:
             signal.alarm(budget_s)
-            _count_request(index, target)
+            _count_request(group, index, target)
         _, status = os.waitpid(pid, 0)
         if status != 0:
-            Path(status_path(index)).write_text(str(status))
+            Path(status_path(group, index)).write_text(str(status))
         with contextlib.suppress(FileNotFoundError):  # the pair's process's own report
             os.unlink(f"cg.{pid}")
 
 
-def _count_request(index: int, target: int) -> NoReturn:
+def _count_request(group: int, index: int, target: int) -> NoReturn:
     start = time.perf_counter()
-    codec, fixture, skipped = json.loads(Path(request_path(index)).read_text())
+    codec, fixture, skipped = json.loads(Path(request_path(group, index)).read_text())
     try:
         if skipped is None:
             counted = count_here(codec, fixture, target)
@@ -163,7 +177,7 @@ def _count_request(index: int, target: int) -> NoReturn:
     except Exception as exc:  # a bug or a crashing codec: report it, go on
         counted = PairCounts(codec, fixture, {}, f"counting failed: {exc!r}")
     row = {**counted.as_dict(), "seconds": time.perf_counter() - start}
-    Path(result_path(index)).write_text(json.dumps(row))
+    Path(result_path(group, index)).write_text(json.dumps(row))
     os._exit(0)
 
 
@@ -188,7 +202,11 @@ def count_calls(calls: Mapping[str, Call], target: int = TARGET_INSTRUCTIONS) ->
 
     Must run under cachegrind with `--cachegrind-out-file=cg.%p` in the current folder.
     """
-    ones = _added({name: (*call, 1) for name, call in calls.items()})
+    # One call, less what a counting process adds with no call at all: the fork's own
+    # work differs between the process and its twin (Python's after-fork handlers run in
+    # the twin), by some 20,000-60,000 instructions, which one call alone would carry.
+    first = _added({f"{name} {m}": (*call, m) for name, call in calls.items() for m in (0, 1)})
+    ones = {name: _less(first[f"{name} 1"], first[f"{name} 0"]) for name in calls}
     repeats = {name: calls_for(one["Ir"], target) for name, one in ones.items()}
     # n calls and 2n calls start alike (the loop's first rounds, the first call after the
     # fork): their difference is n calls and nothing else. A call over the target is
@@ -198,12 +216,16 @@ def count_calls(calls: Mapping[str, Call], target: int = TARGET_INSTRUCTIONS) ->
     added = _added(plan) if plan else {}
     per_call = dict(ones)
     for name, n in again.items():
-        twice, once = added[f"{name} 2"], added[f"{name} 1"]
-        per_call[name] = {event: (twice[event] - once.get(event, 0)) / n for event in twice}
+        added_n = _less(added[f"{name} 2"], added[f"{name} 1"])
+        per_call[name] = {event: value / n for event, value in added_n.items()}
     return {
         name: Count(per_call[name]["Ir"], repeats[name], estimated_cycles(per_call[name]))
         for name in calls
     }
+
+
+def _less(after: Mapping[str, float], before: Mapping[str, float]) -> dict[str, float]:
+    return {event: after[event] - before.get(event, 0) for event in after}
 
 
 def estimated_cycles(events: Mapping[str, float]) -> float | None:

@@ -5,9 +5,9 @@ call executes does not. So the suite can count them, beside the timings: opt-in
 (SERKIT_BENCH_INSTRUCTIONS=1), as the default grid takes about 3 minutes of CPU.
 
 Here is the driver, which runs natively. A gate prepares every pair natively and skips
-the ones that cannot be counted (not installed, unsupported, too slow under valgrind);
-then one valgrind worker per codec, two at a time, counts the rest
-(serkit.suite.cachegrind says how).
+the ones that cannot be counted (not installed, unsupported, too slow under valgrind) or
+that the store already holds; then one valgrind worker per core (two here), each over its
+share of the codecs, counts the rest (serkit.suite.cachegrind says how).
 
 What makes two runs agree:
 - Every worker gets the same environment: PYTHONHASHSEED=0, a fixed locale and PATH,
@@ -84,6 +84,7 @@ _PASSED_THROUGH = (
 _GATE_RESULTS = "gate.jsonl"
 _DOCUMENTS = "documents.pickle"  # the documents built from a source, built natively
 NOT_SELECTED = "not selected in this run"
+Rows = list[tuple[str, str, str | None]]  # one codec's (codec, fixture, why skipped or None)
 REUSED = "counted in an earlier run: read from the store"
 # Part of every stored count's key: a change to how counts are made counts every pair afresh.
 COUNTS_FORMAT = 1
@@ -203,18 +204,31 @@ def count_pairs(
         results = {pair: PairCounts(*pair, {}, reasons.get(pair) or NOT_SELECTED) for pair in pairs}
         results.update(stored)
         wanted = [rows for rows in requests.values() if any(row[2] is None for row in rows)]
-        # The longest workers first, so that the two cores finish together.
-        wanted.sort(key=lambda rows: -sum(row[2] is None for row in rows))
+        shares = _shares(wanted, max(1, jobs or min(2, os.cpu_count() or 1)))
 
-        def count(rows: list[tuple[str, str, str | None]]) -> dict[tuple[str, str], PairCounts]:
-            folder = Path(scratch) / rows[0][0]
-            return _run_worker(folder, rows, documents, valgrind, python, target)
+        def count(
+            share: list[list[tuple[str, str, str | None]]],
+        ) -> dict[tuple[str, str], PairCounts]:
+            folder = Path(scratch) / f"worker-{shares.index(share)}"
+            return _run_worker(folder, share, documents, valgrind, python, target)
 
-        with ThreadPoolExecutor(max(1, jobs or min(2, os.cpu_count() or 1))) as pool:
-            for counted in pool.map(count, wanted):
+        with ThreadPoolExecutor(len(shares) or 1) as pool:
+            for counted in pool.map(count, shares):
                 results.update((pair, row) for pair, row in counted.items() if pair in results)
     _store_counts({pair: key for pair, (_, key) in gated.items() if key}, results, stored)
     return results
+
+
+def _shares(groups: list[Rows], jobs: int) -> list[list[Rows]]:
+    """The codecs' groups dealt to `jobs` workers, the most pairs to count first, each to
+    the worker with the fewest so far: the workers finish close together."""
+    shares: list[list[Rows]] = [[] for _ in range(min(jobs, len(groups)))]
+    load = [0] * len(shares)
+    for rows in sorted(groups, key=lambda rows: -sum(row[2] is None for row in rows)):
+        least = load.index(min(load))
+        shares[least].append(rows)
+        load[least] += sum(row[2] is None for row in rows)
+    return shares
 
 
 def counts_measure(valgrind: str, target: int) -> dict[str, Any]:
@@ -325,23 +339,24 @@ def _run_gate(
 
 def _run_worker(
     folder: Path,
-    rows: Sequence[tuple[str, str, str | None]],
+    groups: Sequence[Rows],
     documents: Path,
     valgrind: str,
     python: str,
     target: int = cachegrind.TARGET_INSTRUCTIONS,
 ) -> dict[tuple[str, str], PairCounts]:
-    """One valgrind process over `rows` (codec, fixture, why it is skipped or None)."""
+    """One valgrind process over `groups`, each a codec's rows."""
     folder.mkdir()
     request = {
-        "count": len(rows),
+        "groups": [len(rows) for rows in groups],
         "budget_s": PAIR_BUDGET_S,
         "documents": str(documents) if documents.exists() else None,
         "target": target,
     }
     (folder / cachegrind.REQUEST).write_text(json.dumps(request))
-    for index, row in enumerate(rows):
-        (folder / cachegrind.request_path(index)).write_text(json.dumps(row))
+    for group, rows in enumerate(groups):
+        for index, row in enumerate(rows):
+            (folder / cachegrind.request_path(group, index)).write_text(json.dumps(row))
     command = [
         *(valgrind, "--tool=cachegrind", "--cache-sim=yes", *cachegrind.CACHE_MODEL),
         *("--cachegrind-out-file=cg.%p", "-q"),
@@ -358,7 +373,7 @@ def _run_worker(
             stderr=stream,
             start_new_session=True,  # its own process group: a timeout ends every fork
         )
-    counted = sum(1 for row in rows if row[2] is None)
+    counted = sum(1 for rows in groups for row in rows if row[2] is None)
     try:
         process.wait(timeout=PAIR_BUDGET_S * counted + 300)
         failure = "no result"
@@ -369,19 +384,20 @@ def _run_worker(
         process.wait()
         failure = "valgrind did not finish in time"
     results = {}
-    for index, (codec, fixture, _) in enumerate(rows):
-        path = folder / cachegrind.result_path(index)
-        status = folder / cachegrind.status_path(index)
-        if path.exists():
-            results[codec, fixture] = PairCounts.from_dict(json.loads(path.read_text()))
-            continue
-        reason = f"counting failed: {failure}"
-        if status.exists():
-            code = os.waitstatus_to_exitcode(int(status.read_text()))
-            reason = f"counting it under valgrind failed (exit status {code})"
-            if code == -signal.SIGALRM:
-                reason = f"counting it under valgrind took over {PAIR_BUDGET_S} s"
-        results[codec, fixture] = PairCounts(codec, fixture, {}, reason)
+    for group, rows in enumerate(groups):
+        for index, (codec, fixture, _) in enumerate(rows):
+            path = folder / cachegrind.result_path(group, index)
+            status = folder / cachegrind.status_path(group, index)
+            if path.exists():
+                results[codec, fixture] = PairCounts.from_dict(json.loads(path.read_text()))
+                continue
+            reason = f"counting failed: {failure}"
+            if status.exists():
+                code = os.waitstatus_to_exitcode(int(status.read_text()))
+                reason = f"counting it under valgrind failed (exit status {code})"
+                if code == -signal.SIGALRM:
+                    reason = f"counting it under valgrind took over {PAIR_BUDGET_S} s"
+            results[codec, fixture] = PairCounts(codec, fixture, {}, reason)
     return results
 
 
