@@ -182,7 +182,7 @@ def test_a_counted_pair_is_reused_from_the_store_by_release_python_and_document(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SERKIT_FACTS_DIR", str(tmp_path))
-    pair = ("json", "sensor-record")
+    pair = ("json", "random-dicts-100")  # one call of each operation is over the target: cheap
     first = count_pairs([pair])[pair]
     assert first.skipped is None and first.counts["dumps"].cycles is not None
     assert len(list(tmp_path.glob("*/*.json"))) == 1  # kept under the pair's key
@@ -197,3 +197,15 @@ def test_a_counted_pair_is_reused_from_the_store_by_release_python_and_document(
     monkeypatch.setenv("SERKIT_FACTS_DIR", str(tmp_path))
     again = count_pairs([pair], target=TARGET_INSTRUCTIONS // 10)[pair]
     assert again.skipped is None and len(list(tmp_path.glob("*/*.json"))) == 2
+
+
+def test_the_codecs_are_dealt_to_the_workers_so_that_they_finish_together() -> None:
+    def rows(codec: str, counted: int) -> list[tuple[str, str, str | None]]:
+        return [(codec, f"f{i}", None if i < counted else "not selected") for i in range(6)]
+
+    groups = [rows("a", 1), rows("b", 5), rows("c", 3), rows("d", 2)]
+    shares = instructions._shares(groups, 2)
+    counted = [sum(row[2] is None for rows in share for row in rows) for share in shares]
+    assert counted == [6, 5]  # the most pairs first, each to the emptier worker
+    assert [[rows[0][0] for rows in share] for share in shares] == [["b", "a"], ["c", "d"]]
+    assert instructions._shares(groups[:1], 2) == [[groups[0]]]  # one codec: one worker

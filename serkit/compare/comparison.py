@@ -115,12 +115,13 @@ INSTRUCTIONS_RULE = (
     "library), never that one host is faster; within 0.01% is the same"
 )
 OTHER_ARCHITECTURE = "instruction counts of different architectures count different instructions"
-# Two counts of the quick run's pairs agreed to within this on cycles (docs/instructions.md).
-CYCLES_TOLERANCE = 1e-3
+# Not yet measured between two runs across the grid: the bar `serkit aa` holds two runs'
+# instruction counts to (0.5 %), until an A/A run of the cycles says how close they come.
+CYCLES_TOLERANCE = 5e-3
 CYCLES_RULE = (
     "instructions plus 10 per L1 miss and 100 per last-level miss under cachegrind's simulation "
     "of one fixed cache model (callgrind's estimate): the machine's state cannot move them; "
-    "within 0.1% is the same"
+    "within 0.5% is the same"
 )
 # A time's change is the code's when its cycles moved the same way by at least this share
 # of it (on a log scale): the estimate weighs misses roughly, but a third it does not miss.

@@ -14,10 +14,10 @@ else: the fork, the loop's first rounds (the interpreter specialises them), the 
 call after the fork are alike in both. Each counting process starts from a full garbage
 collection, so the collector runs at the same calls in every run.
 
-A first round counts one call of each operation, less a process that makes none (the
-fork's own work is not alike in a process and its twin); n is then the largest step of a
-fixed ladder whose calls stay within TARGET_INSTRUCTIONS, so two runs pick the same n. A
-call above the target is counted by that first round alone.
+A first round counts one call of each operation; n is then the largest step of a fixed
+ladder whose calls stay within TARGET_INSTRUCTIONS, so two runs pick the same n. A call
+above the target is counted by that first round alone, less a process that makes no call
+(the fork's own work is not alike in a process and its twin).
 
 Cachegrind also simulates the caches (a fixed model, CACHE_MODEL, not the host's, so that
 every host simulates the same caches), and each count carries an estimated cycle count
@@ -207,7 +207,11 @@ def count_calls(calls: Mapping[str, Call], target: int = TARGET_INSTRUCTIONS) ->
     # the twin), by some 20,000-60,000 instructions, which one call alone would carry.
     first = _added({f"{name} {m}": (*call, m) for name, call in calls.items() for m in (0, 1)})
     ones = {name: _less(first[f"{name} 1"], first[f"{name} 0"]) for name in calls}
-    repeats = {name: calls_for(one["Ir"], target) for name, one in ones.items()}
+    # n is chosen from the one call's raw difference, short by the fork's handlers, as it
+    # always was: a call under about 60,000 instructions is repeated 2,000 times. The
+    # collector's occasional full collections need that many: 200 calls of cbor2 dumps of
+    # sensor-record read 2.2 % fewer instructions per call than 2,000 (docs/instructions.md).
+    repeats = {name: calls_for(first[f"{name} 1"]["Ir"], target) for name in calls}
     # n calls and 2n calls start alike (the loop's first rounds, the first call after the
     # fork): their difference is n calls and nothing else. A call over the target is
     # counted once: what else its process adds is under 0.05 % of it.
