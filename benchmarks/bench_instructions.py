@@ -1,7 +1,7 @@
-"""Instructions per call of dumps and loads, counted under valgrind's cachegrind.
+"""Instructions and estimated cycles per call of dumps and loads, under valgrind's cachegrind.
 
 Opt-in (SERKIT_BENCH_INSTRUCTIONS=1). One `setup_cache` counts every selected pair in a
-few valgrind processes; each track reads its pair's count back.
+few valgrind processes, with cache simulation; each track reads its pair's count back.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from serkit.errors import SerkitError
+from serkit.suite.benchmark_names import CYCLES_UNIT
 from serkit.suite.cases import CaseBenchmark
 from serkit.suite.instructions import SETUP_TIMEOUT_S, Counted, count_selected, unavailable
 
@@ -35,9 +36,23 @@ class Instructions(CaseBenchmark):
     def track_loads(self, counted: Counted, codec: str, fixture: str) -> float:
         return _per_call(counted, codec, fixture, "loads")
 
+    # Instructions plus weighted cache misses (serkit.suite.cachegrind.estimated_cycles).
+    def track_cycles_dumps(self, counted: Counted, codec: str, fixture: str) -> float:
+        return _per_call(counted, codec, fixture, "dumps", cycles=True)
 
-def _per_call(counted: Counted, codec: str, fixture: str, operation: str) -> float:
+    def track_cycles_loads(self, counted: Counted, codec: str, fixture: str) -> float:
+        return _per_call(counted, codec, fixture, "loads", cycles=True)
+
+    track_cycles_dumps.unit = CYCLES_UNIT  # type: ignore[attr-defined]  # asv reads it
+    track_cycles_loads.unit = CYCLES_UNIT  # type: ignore[attr-defined]
+
+
+def _per_call(
+    counted: Counted, codec: str, fixture: str, operation: str, cycles: bool = False
+) -> float:
     try:
+        if cycles:
+            return counted.cycles_per_call(codec, fixture, operation)
         return counted.per_call(codec, fixture, operation)
     except SerkitError as exc:  # not installed, unsupported, too slow: skipped, as elsewhere
         raise SkipNotImplemented(str(exc)) from exc

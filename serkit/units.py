@@ -135,6 +135,8 @@ def format_value(value: float | None, unit: str) -> str:
         return f"{whole(value)} allocations"
     if unit == "instructions":
         return f"{whole(value)} instructions"
+    if unit == "estimated cycles":
+        return f"{whole(value)} estimated cycles"
     return f"{value:g}"
 
 

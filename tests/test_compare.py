@@ -385,8 +385,11 @@ def test_json_output_is_documented_and_stable(
         *("benchmark", "params", "env", "commit", "kind", "unit", "a", "b", "ratio"),
         *("a_spread", "b_spread", "verdict", "detectable", "multimodal", "group"),
         "instructions",  # the same call's count on both hosts, or null where not counted
+        "cycles",  # likewise its estimated cycles
+        "disagreement",  # where time and cycles disagree about a change, why; else null
     }
-    assert pair["instructions"] is None
+    assert pair["instructions"] is None and pair["cycles"] is None
+    assert pair["disagreement"] is None
     # Matched by what orjson ran with, not by the rest its environment installed.
     assert pair["env"] == {"python": "3.11", "requirements": {"orjson": "3.10.18"}, "env_vars": {}}
     assert pair["a"] == TIMES[2] and pair["b"] == 2 * TIMES[2]

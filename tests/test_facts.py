@@ -63,7 +63,9 @@ def test_a_schema_codecs_key_holds_its_fixtures_schema(monkeypatch: pytest.Monke
     from serkit.schemas.pinned import fixture_schema
 
     seen: list[str | None] = []
-    monkeypatch.setattr(facts, "facts_key", lambda codec, doc, schema=None: seen.append(schema))
+    monkeypatch.setattr(
+        facts, "facts_key", lambda codec, doc, schema=None, measure=None: seen.append(schema)
+    )
     monkeypatch.setattr(facts, "_read", lambda path: facts.PairFacts(exact=1))
     gather([("json", "small-dict"), ("pydantic-json", "small-dict")])
     assert seen == [None, fixture_schema("small-dict").sha256]

@@ -144,6 +144,13 @@ def test_memory_and_instructions_asked_of_a_quick_run_measure_its_pairs() -> Non
     asked = plan.asking(memory=True, instructions=True)
     assert selected(asked.regexes(), counted) and selected(asked.regexes(), peak)
     assert not selected(asked.regexes(), counted.replace("json", "yaml"))  # over the budget
+    # Counted and measured in an `asv run` of their own, after the timings: never beside them.
+    timed, measured = asked.parts()
+    assert sorted(timed + measured) == sorted(asked.regexes()) and plan.parts() == [plan.regexes()]
+    assert selected(measured, counted) and selected(measured, peak)
+    timing = "bench_time.Dumps.time_dumps('json', 'twitter')"
+    assert selected(timed, timing) and not selected(measured, timing)
+    assert not selected(timed, counted) and not selected(timed, peak)
     record = asked.as_record()["left_to_full"]
     assert "instruction counts" not in record and "memory per call" not in record
     assert "instruction counts" in plan.as_record()["left_to_full"]

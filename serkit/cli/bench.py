@@ -77,8 +77,9 @@ def add_commands(commands: Any) -> None:
     bench.add_argument(
         "--instructions",
         action="store_true",
-        help="a quick run also counts instructions per call under valgrind (full runs "
-        "always do; about 3-6 min for the default grid)",
+        help="a quick run also counts instructions and estimated cycles per call under "
+        "valgrind, after its timings (full runs always do; minutes the first time, pairs "
+        "counted before are read back from the facts store)",
     )
     bench.add_argument(
         "--shard",

@@ -40,6 +40,13 @@ stated once here and in the README:
   architecture a count that differs means the code did different work (another build of
   Python or of the library), never that one host is faster. Between architectures they
   count different instructions and are not compared.
+- Estimated cycles per call (instructions plus weighted cache misses under cachegrind's
+  cache simulation of one fixed cache model) are counted beside the instructions, and
+  just as deterministic: within CYCLES_TOLERANCE is the same. The state of the machine
+  cannot move them, so beside each timing they say whether the time's verdict is the
+  code's: where the time calls a change the cycles do not show (or show the other way),
+  or the cycles move by at least what the time could have called and the time does not,
+  the two disagree (`disagreement`), in words.
 - Summary: the geometric mean of B/A over the timings, per codec (the `codec`
   parameter) or, for a benchmark without one, per benchmark, and over all of them.
 """
@@ -69,11 +76,13 @@ from serkit.results.tree import (
 )
 from serkit.run.libraries import companions
 from serkit.stats import difference, judged_processes, spread
-from serkit.suite.benchmark_names import INSTRUCTIONS, TIME
+from serkit.suite.benchmark_names import CYCLES, CYCLES_UNIT, INSTRUCTIONS, TIME
 from serkit.suite.cases import LIBRARY_ENV
 
 # Each timing's instruction count: the same operation, counted (bench_instructions).
 COUNTED_BESIDE = {TIME[operation]: name for operation, name in INSTRUCTIONS.items()}
+# Each timing's estimated cycles: the same operation, counted with the instructions.
+CYCLES_BESIDE = {TIME[operation]: name for operation, name in CYCLES.items()}
 
 # 2: timings judged between processes; pairs carry detectable, multimodal and processes.
 # 3: a pair's `a` and `b` are the medians of the processes judged (B/A is b / a), each
@@ -91,7 +100,7 @@ NOISE_RULE = (
 )
 GROUP_PARAM = "codec"
 # Timings first, what a reader came for, then the instruction counts beside them.
-KIND_ORDER = {"time": 0, "instructions": 0.5, "memory": 1, "track": 2}
+KIND_ORDER = {"time": 0, "instructions": 0.5, CYCLES_UNIT: 0.6, "memory": 1, "track": 2}
 # Memory tracks: never held to the size rule (resident memory, where recorded, differs
 # between hosts even when their code does not).
 MEMORY_NAME = re.compile(r"rss|mem|peak", re.IGNORECASE)
@@ -110,6 +119,18 @@ INSTRUCTIONS_RULE = (
     "library), never that one host is faster; within 0.01% is the same"
 )
 OTHER_ARCHITECTURE = "instruction counts of different architectures count different instructions"
+# Not yet measured between two runs across the grid: the bar `serkit aa` holds two runs'
+# instruction counts to (0.5 %), until an A/A run of the cycles says how close they come.
+CYCLES_TOLERANCE = 5e-3
+CYCLES_RULE = (
+    "instructions plus 10 per L1 miss and 100 per last-level miss under cachegrind's simulation "
+    "of one fixed cache model (callgrind's estimate): the machine's state cannot move them; "
+    "within 0.5% is the same"
+)
+# A time's change is the code's when its cycles moved the same way by at least this share
+# of it (on a log scale): the estimate weighs misses roughly, but a third it does not miss.
+EXPLAINED_SHARE = 1 / 3
+COUNTED_UNITS = (INSTRUCTIONS_UNIT, CYCLES_UNIT)  # deterministic counts of a call's work
 
 SAME = "same"
 WITHIN_NOISE = "within noise"
@@ -224,14 +245,36 @@ class Comparison:
     def instructions_beside(self) -> dict[int, Pair]:
         """By id() of a timing pair, the instruction count pair of the same call, where both
         hosts counted it: where time is within noise, the count still says if the work moved."""
+        return self._beside(INSTRUCTIONS_UNIT, COUNTED_BESIDE)
+
+    def cycle_summary(self) -> GroupSummary:
+        """The estimated cycles compared: how many, B/A's geometric mean, the verdicts."""
+        return _summarize("estimated cycles", [p for p in self.pairs if _is_cycles(p)])
+
+    def cycles_beside(self) -> dict[int, Pair]:
+        """By id() of a timing pair, the estimated cycles pair of the same call, where both
+        hosts counted them."""
+        return self._beside(CYCLES_UNIT, CYCLES_BESIDE)
+
+    def disagreements(self) -> list[tuple[Pair, str]]:
+        """Each timing whose verdict its simulated cycles contradict, with why in words."""
+        beside = self.cycles_beside()
+        found = []
+        for pair in self.pairs:
+            words = disagreement(pair, beside.get(id(pair)), self.floor)
+            if words:
+                found.append((pair, words))
+        return found
+
+    def _beside(self, unit: str, names: dict[str, str]) -> dict[int, Pair]:
         counted = {
             (p.benchmark.name, tuple(p.params.items()), p.env): p
             for p in self.pairs
-            if p.benchmark.unit == INSTRUCTIONS_UNIT
+            if p.benchmark.unit == unit
         }
         out = {}
         for pair in self.pairs:
-            name = COUNTED_BESIDE.get(pair.benchmark.name)
+            name = names.get(pair.benchmark.name)
             found = counted.get((name, tuple(pair.params.items()), pair.env)) if name else None
             if found is not None:
                 out[id(pair)] = found
@@ -244,6 +287,62 @@ class Comparison:
             groups[pair.group].append(pair)
         per_group = [_summarize(name, groups[name]) for name in sorted(groups)]
         return per_group, _summarize("overall", timed)
+
+
+def _is_cycles(pair: Pair) -> bool:
+    return pair.benchmark.kind == "track" and pair.benchmark.unit == CYCLES_UNIT
+
+
+def _percent(ratio: float) -> str:
+    return f"{(ratio - 1) * 100:+.1f} %"
+
+
+def disagreement(timing: Pair, cycles: Pair | None, floor: float = DEFAULT_FLOOR) -> str | None:
+    """Where a timing's verdict and its call's simulated cycles disagree, why, in words.
+
+    They disagree when the time calls a change (slower or faster) that the cycles do not
+    make in the same direction by at least EXPLAINED_SHARE of it, or when the cycles move
+    by at least what the time could have called (its `detectable`, else the noise floor)
+    and the time calls no change.
+    None where they agree, or where either has nothing to say (no cycles, no ratio).
+    """
+    if cycles is None or cycles.ratio is None or timing.ratio is None:
+        return None
+    time_words = f"time {_percent(timing.ratio)}"
+    cycle_words = f"simulated cycles {_percent(cycles.ratio)}"
+    if timing.verdict in (SLOWER, FASTER):
+        expected = HIGHER if timing.verdict == SLOWER else LOWER
+        called = f"the time was called {timing.verdict} ({time_words})"
+        if cycles.verdict == SAME:
+            return (
+                f"time and simulated cycles disagree: {called} but the simulated cycles did not "
+                f"move ({cycle_words}): the code did the same work, so the machine, not the "
+                "code, likely moved the time"
+            )
+        if cycles.verdict != expected:
+            return (
+                f"time and simulated cycles disagree: {called} but the simulated cycles went "
+                f"the other way ({cycle_words})"
+            )
+        share = math.log(cycles.ratio) / math.log(timing.ratio)
+        if share < EXPLAINED_SHARE:
+            return (
+                f"time and simulated cycles disagree: {called} but the simulated cycles moved "
+                f"only {cycle_words}, too little to account for it: most of the change is "
+                "the machine's, not the code's"
+            )
+        return None
+    if timing.verdict == WITHIN_NOISE and cycles.verdict in (HIGHER, LOWER):
+        could_see = timing.detectable if timing.detectable is not None else floor
+        if abs(cycles.ratio - 1) < could_see:
+            return None  # a change smaller than the time could see: no contradiction
+        more = "more" if cycles.verdict == HIGHER else "fewer"
+        return (
+            f"time and simulated cycles disagree: the simulated cycles moved ({cycle_words}, "
+            f"{more}), by at least the {could_see:.1%} the time could have called, but the time "
+            f"was within noise ({time_words})"
+        )
+    return None
 
 
 def is_exact_size(benchmark: Benchmark) -> bool:
@@ -265,6 +364,8 @@ def counted_verdict(benchmark: Benchmark, a: float, b: float) -> str | None:
         tolerance = 0.0
     elif benchmark.unit == INSTRUCTIONS_UNIT:
         tolerance = INSTRUCTIONS_TOLERANCE * a
+    elif benchmark.unit == CYCLES_UNIT:
+        tolerance = CYCLES_TOLERANCE * a
     elif benchmark.unit == "bytes" and PEAK_NAME.search(benchmark.name):
         tolerance = PEAK_TOLERANCE * a
     else:
@@ -577,7 +678,7 @@ def _match(
         result.not_comparable.append(OneSide(name, named, env, a.commit, None, reason=CODE_DIFFERS))
         return
     arch_a, arch_b = result.architectures
-    if benchmark.unit == INSTRUCTIONS_UNIT and arch_a and arch_b and arch_a != arch_b:
+    if benchmark.unit in COUNTED_UNITS and arch_a and arch_b and arch_a != arch_b:
         reason = f"{OTHER_ARCHITECTURE} ({arch_a}, {arch_b})"
         result.not_comparable.append(OneSide(name, named, env, a.commit, None, reason=reason))
         return
@@ -600,7 +701,7 @@ def _env_order(env: Environment) -> tuple[Any, ...]:
 def _key_order(tree: ResultsTree, key: Key) -> tuple[Any, ...]:
     name, _, env = key
     benchmark = tree.benchmark(name)
-    unit = INSTRUCTIONS_UNIT if benchmark.unit == INSTRUCTIONS_UNIT else benchmark.kind
+    unit = benchmark.unit if benchmark.unit in COUNTED_UNITS else benchmark.kind
     # By Python, then kind: a serkit codec's values are keyed by their own releases
     # (match_env), so the environment comes last, after the benchmark.
     kind = KIND_ORDER.get(unit, len(KIND_ORDER))

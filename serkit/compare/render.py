@@ -10,6 +10,7 @@ from tabulate import tabulate
 from serkit.compare.comparison import (
     CI_99,
     COMMIT_RULE,
+    CYCLES_RULE,
     INSTRUCTIONS_RULE,
     NOISE_RULE,
     SCHEMA,
@@ -75,7 +76,12 @@ def beside_text(counted: Pair | None) -> str:
     return f"{(counted.ratio - 1) * 100:+.2f} % ({counted.verdict})"
 
 
-def _pair_json(pair: Pair, counted: Pair | None = None) -> dict[str, Any]:
+def _pair_json(
+    pair: Pair,
+    counted: Pair | None = None,
+    cycles: Pair | None = None,
+    disagrees: str | None = None,
+) -> dict[str, Any]:
     return {
         "benchmark": pair.benchmark.name,
         "params": pair.params,
@@ -94,6 +100,10 @@ def _pair_json(pair: Pair, counted: Pair | None = None) -> dict[str, Any]:
         "group": pair.group,
         # The same call's instruction count on both hosts, where counted (a timing only).
         "instructions": _beside_json(counted),
+        # The same call's estimated cycles on both hosts, where counted (a timing only),
+        # and, where they contradict the time's verdict, why in words (else null).
+        "cycles": _beside_json(cycles),
+        "disagreement": disagrees,
     }
 
 
@@ -121,7 +131,8 @@ def _group_json(summary: GroupSummary) -> dict[str, Any]:
 def as_json(result: Comparison) -> dict[str, Any]:
     """The stable JSON form; its keys are documented in the README (`serkit compare`)."""
     groups, overall = result.summary()
-    beside = result.instructions_beside()
+    beside, cycles = result.instructions_beside(), result.cycles_beside()
+    disagreeing = {id(pair): words for pair, words in result.disagreements()}
     sides = {}
     for host in (result.host_a, result.host_b):
         sides[host] = {
@@ -142,7 +153,13 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "state_rule": STATE_RULE,
         "instructions_rule": INSTRUCTIONS_RULE,
         "instructions": _group_json(result.instruction_summary()),
-        "pairs": [_pair_json(p, beside.get(id(p))) for p in result.pairs],
+        "cycles_rule": CYCLES_RULE,
+        "cycles": _group_json(result.cycle_summary()),
+        "disagreements": len(disagreeing),
+        "pairs": [
+            _pair_json(p, beside.get(id(p)), cycles.get(id(p)), disagreeing.get(id(p)))
+            for p in result.pairs
+        ],
         "summary": {"groups": [_group_json(g) for g in groups], "overall": _group_json(overall)},
         "size_mismatches": len(result.size_mismatches),
         "only_a": sides[result.host_a],
@@ -188,7 +205,11 @@ def _spread_text(
 
 
 def _pair_rows(
-    pairs: Iterable[Pair], with_commit: bool, beside: dict[int, Pair] | None = None
+    pairs: Iterable[Pair],
+    with_commit: bool,
+    beside: dict[int, Pair] | None = None,
+    cycles: dict[int, Pair] | None = None,
+    disagreeing: dict[int, str] | None = None,
 ) -> list[list[str]]:
     rows = []
     for p in pairs:
@@ -208,6 +229,9 @@ def _pair_rows(
         ]
         if beside is not None:
             row.append(beside_text(beside.get(id(p))))
+        if cycles is not None:
+            marked = " DISAGREES" if disagreeing and id(p) in disagreeing else ""
+            row.append(beside_text(cycles.get(id(p))) + marked)
         rows.append([*row, p.commit[:8]] if with_commit else row)
     return rows
 
@@ -272,6 +296,13 @@ def render(result: Comparison, markdown: bool = False) -> str:
             f"Instructions per call: {INSTRUCTIONS_RULE}. Beside each timing, its count: where "
             "the time is within noise, the count still says whether the work moved."
         )
+    cycled = result.cycle_summary()
+    if cycled.timings:
+        out.append(
+            f"Estimated cycles per call: {CYCLES_RULE}. Beside each timing, its cycles: where "
+            "time and cycles disagree about a change, the row says DISAGREES and the list "
+            "below says how."
+        )
     out += _mismatch_lines(result)
     if markdown:  # each note its own paragraph
         out = [line if line.startswith("  - ") else line + "\n" for line in out]
@@ -280,7 +311,11 @@ def render(result: Comparison, markdown: bool = False) -> str:
     headers += ["verdict"]
     beside = result.instructions_beside() or None
     headers += ["instructions"] if beside else []
+    cycles = result.cycles_beside() or None
+    headers += ["cycles"] if cycles else []
     headers += ["commit"] if with_commit else []
+    disagreements = result.disagreements()
+    disagreeing = {id(pair): words for pair, words in disagreements}
     by_env: dict[Environment, list[Pair]] = {}
     for pair in result.pairs:
         by_env.setdefault(pair.env, []).append(pair)
@@ -289,7 +324,7 @@ def render(result: Comparison, markdown: bool = False) -> str:
         title = env.label if with_commit else f"{env.label} (commit {commits[0]})"
         out += [
             _heading(title, markdown),
-            _table(_pair_rows(pairs, with_commit, beside), headers, markdown),
+            _table(_pair_rows(pairs, with_commit, beside, cycles, disagreeing), headers, markdown),
         ]
     groups, overall = result.summary()
     if overall.timings:
@@ -304,10 +339,27 @@ def render(result: Comparison, markdown: bool = False) -> str:
             f"{counted.timings} counts compared, B/A geometric mean {decimal(counted.geomean)}: "
             f"{verdicts}."
         )
+    if cycled.timings:
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(cycled.verdicts.items()))
+        out.append(_heading("Estimated cycles per call", markdown))
+        out.append(
+            f"{cycled.timings} compared, B/A geometric mean {decimal(cycled.geomean)}: {verdicts}."
+        )
+        out += disagreement_lines(disagreements)
     out += _one_side_lines(result, markdown)
     text = "\n".join(out) + "\n"
     # Markdown passes raw HTML through: a host's or environment's name could carry markup.
     return markdown_text(text) if markdown else terminal(text)
+
+
+def disagreement_lines(disagreements: Sequence[tuple[Pair, str]]) -> list[str]:
+    """Each timing whose simulated cycles contradict its verdict, in words; or that none do."""
+    if not disagreements:
+        return ["Time and simulated cycles agree on every timing that has both."]
+    lines = [f"Time and simulated cycles disagree on {len(disagreements)} timing(s):"]
+    for pair, words in disagreements:
+        lines.append(f"  - {pair.benchmark.name} [{_params_text(pair.params)}]: {words}")
+    return lines
 
 
 def _one_side_lines(result: Comparison, markdown: bool) -> list[str]:

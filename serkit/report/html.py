@@ -28,6 +28,7 @@ from typing import Any
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.compare import ranking
+from serkit.compare.comparison import CYCLES_RULE
 from serkit.compare.render import beside_text
 from serkit.errors import SerkitError
 from serkit.report.charts import (
@@ -189,7 +190,11 @@ def _environment() -> Any:
     )
     # A timing's instruction count, looked up by the pair (Comparison.instructions_beside).
     env.globals.update(
-        object_id=id, beside_text=beside_text, asv_field_text=asv_field_text, plural=units.plural
+        object_id=id,
+        beside_text=beside_text,
+        cycles_rule=CYCLES_RULE,
+        asv_field_text=asv_field_text,
+        plural=units.plural,
     )
     # The ranked verdict, in words (serkit.compare.ranking).
     env.globals.update(

@@ -90,6 +90,16 @@ class QuickPlan:
         out.append(rf"^bench_facts\.Implementation\.\w+\((?:{codecs})\)$")
         return out
 
+    def parts(self) -> list[list[str]]:
+        """The first round's `asv run`s: the timings and facts, then, when asked, memory and
+        instruction counts in a run of their own. Counting runs two valgrind processes, one
+        per core: never beside a timed process, and a Ctrl-C while counting keeps the times."""
+        regexes = self.regexes()
+        asked = [f"^{ON_REQUEST[name]}\\." for name in self.asked]
+        timed = [r for r in regexes if not any(r.startswith(a) for a in asked)]
+        later = [r for r in regexes if r not in timed]
+        return [timed, later] if later else [timed]
+
     def environment(self) -> dict[str, str]:
         """SERKIT_BENCH_* for the run: its fixtures (only they are built before asv forks),
         and the pairs left out (so that no process measures their facts either)."""

@@ -309,7 +309,7 @@ def run(
                 shard=str(plan_.shard) if plan_.shard else None,
                 extra_rounds=rounds,
                 precision=precision_needed(QUICK_SEES if quick else FULL_SEES),
-                parts=[chosen.regexes()] if chosen else (),
+                parts=chosen.parts() if chosen else (),
                 plan=chosen.as_record() if chosen else {"kind": "quick" if quick else "full"},
             )
             if chosen:

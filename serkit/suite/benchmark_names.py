@@ -46,3 +46,10 @@ INSTRUCTIONS = {
     "dumps": "bench_instructions.Instructions.track_dumps",
     "loads": "bench_instructions.Instructions.track_loads",
 }
+# Estimated cycles per call (instructions plus weighted cache misses, under cachegrind's
+# cache simulation), by operation: counted with the instructions, in their own unit.
+CYCLES = {
+    "dumps": "bench_instructions.Instructions.track_cycles_dumps",
+    "loads": "bench_instructions.Instructions.track_cycles_loads",
+}
+CYCLES_UNIT = "estimated cycles"

@@ -73,10 +73,16 @@ def facts_dir() -> Path | None:
     return Path(platformdirs.user_cache_dir("serkit")) / "facts"
 
 
-def facts_key(codec: str, fixture_sha256: str, schema_sha256: str | None = None) -> str:
+def facts_key(
+    codec: str,
+    fixture_sha256: str,
+    schema_sha256: str | None = None,
+    measure: Mapping[str, Any] | None = None,
+) -> str:
     """What a pair's facts depend on, hashed: the codec's release, implementation and calls,
     this Python's build, the compressors' releases, the document's content hash and, for a
-    schema codec, its schema's."""
+    schema codec, its schema's. Another measure kept in the same store (instruction
+    counts) names itself and how it measures in `measure`: its keys never meet the facts'."""
     bound = get_codec(codec)
     described = {
         "format": FACTS_FORMAT,
@@ -90,6 +96,8 @@ def facts_key(codec: str, fixture_sha256: str, schema_sha256: str | None = None)
         "schema": schema_sha256,
         "compressors": compressor_versions(),
     }
+    if measure is not None:
+        described["measure"] = dict(measure)
     text = json.dumps(described, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -111,22 +119,60 @@ def measure_pair(codec: str, fixture: str) -> PairFacts:
     return PairFacts(**sizes, not_judged=f"{checked.status}: {checked.detail}")
 
 
-def _read(path: Path) -> PairFacts | None:
+def stored_path(key: str) -> Path | None:
+    """Where the value under `key` is kept; None when the store is turned off."""
+    store = facts_dir()
+    return store / key[:2] / f"{key}.json" if store else None
+
+
+def read_stored(path: Path) -> Any | None:
+    """The JSON kept at `path`; None when missing or unreadable (measured again, written over)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return PairFacts(**data)
-    except (OSError, ValueError, TypeError):
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_stored(path: Path, data: Any) -> None:
+    """Keep `data` at `path`, whole or not at all (a concurrent reader never sees half)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
+    partial.write_text(json.dumps(data), encoding="utf-8")
+    partial.replace(path)
+
+
+def document_sha256(fixture: str, hashes: dict[str, str] | None = None) -> str:
+    """The content hash of the document a pair runs on (`hashes` remembers it by fixture)."""
+    hashes = {} if hashes is None else hashes
+    if fixture not in hashes:
+        hashes[fixture] = content_hash(load_granted(fixture))
+    return hashes[fixture]
+
+
+def pair_key(
+    codec: str,
+    fixture: str,
+    measure: Mapping[str, Any] | None = None,
+    hashes: dict[str, str] | None = None,
+) -> str:
+    """`facts_key` of a pair of the grid; SerkitError when the codec or document is missing."""
+    document = document_sha256(fixture, hashes)
+    return facts_key(codec, document, schema_sha256(codec, fixture), measure)
+
+
+def _read(path: Path) -> PairFacts | None:
+    data = read_stored(path)
+    try:
+        return PairFacts(**data) if isinstance(data, dict) else None
+    except TypeError:
         return None  # missing or unreadable: measured again, and written over
 
 
 def _write(path: Path, facts: PairFacts) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
-    partial.write_text(json.dumps(asdict(facts)), encoding="utf-8")
-    partial.replace(path)
+    write_stored(path, asdict(facts))
 
 
-def _schema_sha256(codec: str, fixture: str) -> str | None:
+def schema_sha256(codec: str, fixture: str) -> str | None:
     """The schema a schema codec runs under on `fixture` (a user's replaced, or a derivation
     changed, is measured again); None for the others."""
     if not registry.spec(codec).needs_schema:
@@ -139,19 +185,15 @@ def _schema_sha256(codec: str, fixture: str) -> str | None:
 
 def gather(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], PairFacts]:
     """Every pair's facts: from the store where its key is there, else measured and stored."""
-    store = facts_dir()
     hashes: dict[str, str] = {}
     out: dict[tuple[str, str], PairFacts] = {}
     for codec, fixture in pairs:
         try:
-            if fixture not in hashes:
-                hashes[fixture] = content_hash(load_granted(fixture))
-            document = hashes[fixture]
-            key = facts_key(codec, document, _schema_sha256(codec, fixture))
+            key = pair_key(codec, fixture, hashes=hashes)
         except SerkitError as exc:  # not installed, or the document cannot be built
             out[codec, fixture] = PairFacts(not_encoded=str(exc), not_judged=str(exc))
             continue
-        path = store / key[:2] / f"{key}.json" if store else None
+        path = stored_path(key)
         found = _read(path) if path else None
         if found is None:
             found = measure_pair(codec, fixture)
