@@ -71,3 +71,20 @@ def test_the_budget_comes_from_the_environment_or_the_plan(
     monkeypatch.setenv(WAIT_ENV, "soon")
     with pytest.raises(SerkitError, match=WAIT_ENV):
         wait_budget_s(quick=True)
+
+
+def test_a_full_disk_under_asv_is_one_line_naming_it(tmp_path: Path) -> None:
+    """asv's own traceback on a full disk (issue 30) becomes serkit's one line, exit 3."""
+    from serkit.cli import os_failure
+    from serkit.run.rounds import disk_full
+
+    tail = [
+        "  File asv/util.py, line 900, in write_json",
+        "OSError: [Errno 28] No space left on device",
+    ]
+    found = disk_full(tmp_path, tail)
+    assert found is not None and found.errno == 28
+    line = os_failure(found)
+    assert line.startswith(f"{tmp_path}: ") and "(ENOSPC)" in line and "\n" not in line
+    # Another failure, on a disk with room: asv's own output says what happened.
+    assert disk_full(tmp_path, ["ImportError: no module named x"]) is None

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import itertools
 import json
@@ -492,6 +493,9 @@ class _Round:
             state.failed[name] = failure.cause
             return 2
         if code not in (0, 2):
+            full = disk_full(self.root, console.tail() if console is not None else ())
+            if full is not None:  # one line, not asv's traceback: the cause is the disk
+                raise full
             where = "above"
             if console is not None:
                 where = f"in {console.log}"
@@ -514,6 +518,26 @@ def _durations_kept(path: Path) -> Iterator[None]:
     finally:
         if before:
             _restore_durations(path, before)
+
+
+# Less free space than this where asv writes, after a failed `asv run`, is the cause.
+FULL_DISK_BYTES = 16 * 2**20
+
+
+def disk_full(root: Path, output: Iterable[str]) -> OSError | None:
+    """ENOSPC, naming the folder, when a failed `asv run` said so or left the disk holding
+    the checkout's `.asv` all but full; else None."""
+    said = any("No space left on device" in line or "ENOSPC" in line for line in output)
+    folder = results_dir(root)
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        free = None
+    if said or (free is not None and free < FULL_DISK_BYTES):
+        return OSError(errno.ENOSPC, "no space left on device", str(folder))
+    return None
 
 
 def _durations(path: Path) -> dict[str, Any]:
