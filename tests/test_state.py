@@ -213,3 +213,20 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     record_host(tmp_path, "b", state=state)
     table = render_hosts(describe_hosts(read_tree(tmp_path)))
     assert "machine state, last run" in table and "slow state in 83%" in table
+
+
+def test_the_report_shows_a_timing_inside_its_own_spread(tmp_path: Path) -> None:
+    """The fixture table's time is the median of the processes its spread is taken from
+    (by state), not asv's median of every sample, which a slow stretch pulls up."""
+    from results_factory import per_process_tree
+
+    from serkit.report.runs import latest_runs
+    from serkit.results.tree import read_tree
+
+    processes = [10e-6, 10.1e-6, 10.2e-6, 19e-6, 19.5e-6]  # two of five in the slow state
+    per_process_tree(tmp_path, [processes] * 4, [processes] * 4)
+    (run, *_) = latest_runs(read_tree(tmp_path))
+    benchmark, params = next(iter(run.values))
+    between = run.spread(benchmark, *params)
+    assert between is not None and run.time(benchmark, *params) == between.median
+    assert between.q1 <= run.time(benchmark, *params) <= between.q3

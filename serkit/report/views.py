@@ -127,6 +127,8 @@ class SnapshotRow:
     loads_vs_reference: float | None
     # Between the processes that timed "dumps", "loads" and "round_trip", where recorded.
     spreads: dict[str, Spread | None] = field(default_factory=dict)
+    # Each timing as shown: the median of its processes by state (Run.time), by operation.
+    times: dict[str, float | None] = field(default_factory=dict)
     # Instructions per call under cachegrind, by operation; None where not counted.
     instructions: dict[str, float | None] = field(default_factory=dict)
     # The report's schema column: NONE, DERIVED or SUPPLIED (with `schema_sha256`),
@@ -263,8 +265,8 @@ def _fact(value: float | None) -> bool | None:
 
 def snapshot(run: Run, fixture: str) -> SnapshotTable:
     """Every codec the run knows, on one fixture: one row each, measured or not."""
-    ref_dumps = run.value(DUMPS, REFERENCE_CODEC, fixture)
-    ref_loads = run.value(LOADS, REFERENCE_CODEC, fixture)
+    ref_dumps = run.time(DUMPS, REFERENCE_CODEC, fixture)
+    ref_loads = run.time(LOADS, REFERENCE_CODEC, fixture)
     rows = []
     registry.names()  # the specs are read on first use
     for codec in run.codecs:
@@ -289,8 +291,9 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                     op: _fact(run.value(MEMORY_CHECK[op], codec, fixture))
                     for op in MEMORY_OPERATIONS
                 },
-                dumps_vs_reference=_ratio(dumps.value if dumps else None, ref_dumps),
-                loads_vs_reference=_ratio(loads.value if loads else None, ref_loads),
+                dumps_vs_reference=_ratio(run.time(DUMPS, codec, fixture), ref_dumps),
+                loads_vs_reference=_ratio(run.time(LOADS, codec, fixture), ref_loads),
+                times={op: run.time(name, codec, fixture) for op, name in TIME.items()},
                 spreads={
                     operation: run.spread(name, codec, fixture) for operation, name in TIME.items()
                 },
