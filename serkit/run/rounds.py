@@ -421,7 +421,8 @@ class _Round:
                 why = (
                     f"the machine is in its slow state (canary x{slow:.2f} its fast reading)"
                     if slow is not None
-                    else f"the machine is this busy (load average {load_text()})"
+                    else f"its processes scatter this much here (load average {load_text()}; "
+                    "the canary reads the fast state now)"
                 )
                 print(
                     f"serkit: {plural(pairs, 'pair')} still short of precision after "
