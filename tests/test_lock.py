@@ -21,13 +21,17 @@ def test_a_second_holder_is_refused_saying_who_holds_it(tmp_path: Path) -> None:
         pass
 
 
-def test_a_second_serkit_bench_refuses_in_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # A checkout of its own, so that a real run in this one is never in the way.
+def _checkout_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout of its own, so that a real run in this one is never in the way."""
     shutil.copy(ROOT / "asv.conf.json", tmp_path / "asv.conf.json")
     (tmp_path / "benchmarks").mkdir()
     monkeypatch.chdir(tmp_path)
+
+
+def test_a_second_serkit_bench_refuses_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _checkout_of_its_own(tmp_path, monkeypatch)
     with bench_lock(tmp_path):
         assert main(["bench", "--no-report"]) == 1
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
@@ -39,9 +43,7 @@ def test_a_second_serkit_bench_refuses_in_one_line(
 def test_resume_while_another_run_holds_the_checkout_refuses_before_saying_it_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shutil.copy(ROOT / "asv.conf.json", tmp_path / "asv.conf.json")
-    (tmp_path / "benchmarks").mkdir()
-    monkeypatch.chdir(tmp_path)
+    _checkout_of_its_own(tmp_path, monkeypatch)
     with bench_lock(tmp_path):
         assert main(["bench", "--resume", "--no-report"]) == 1
     err = capsys.readouterr().err
