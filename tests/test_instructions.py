@@ -54,11 +54,14 @@ SYNTHETIC = textwrap.dedent(
         for _ in itertools.repeat(None, n):
             pass
 
-    spins = {"0": 0, "half": 1000, "k": 2000, "2k": 4000}
+    spins = {"0": 0, "half": 1000, "k": 2000, "2k": 4000, "50k": 50_000}
     counts = count_calls({name: (spin, n) for name, n in spins.items()})
+    # +20 %: 4 extra calls in every 20, as SERKIT_BENCH_INJECT=0.2 makes the timed bodies.
+    injected = count_calls({f"{k}+": (spin, spins[k]) for k in ("k", "50k")}, injected=4)
     added = _added({"10": (spin, 1000, 10), "20": (spin, 1000, 20)})
     ir = {name: events["Ir"] for name, events in added.items()}
-    print(json.dumps({**{k: [c.per_call, c.calls, c.cycles] for k, c in counts.items()}, **ir}))
+    counted = {**counts, **injected}
+    print(json.dumps({**{k: [c.per_call, c.calls, c.cycles] for k, c in counted.items()}, **ir}))
     """
 )
 
@@ -101,6 +104,19 @@ def test_n_calls_and_2n_calls_differ_by_n_calls(synthetic: dict[str, Any]) -> No
     # spin(1000) costs halfway between spin(0) and spin(2000), counted in other processes.
     halfway = (synthetic["0"][0] + synthetic["k"][0]) / 2
     assert synthetic["half"][0] == pytest.approx(halfway, rel=0.001)
+
+
+@needs_valgrind
+def test_an_injected_change_reaches_the_counts_by_calls_really_made(
+    synthetic: dict[str, Any],
+) -> None:
+    # A cheap call and one counted a few at a time (whole units of 20 under injection): both
+    # read the 20 % more calls their timed bodies would make, as 20 % more per call.
+    for name in ("k", "50k"):
+        plain, injected = synthetic[name], synthetic[f"{name}+"]
+        assert injected[1] % 20 == 0 and injected[1] >= 20
+        assert injected[0] == pytest.approx(1.2 * plain[0], rel=0.005)
+    assert synthetic["50k"][1] < 20  # uninjected, the ladder takes it a few at a time
 
 
 @needs_valgrind

@@ -25,6 +25,12 @@ per call: callgrind's rule of thumb, also the kind of model CodSpeed's "CPU simu
 runs on CI, cycles = Ir + 10 x (L1 misses) + 100 x (LL misses) (`estimated_cycles`).
 Misses are differenced the same way as instructions: the n calls' share of them.
 
+Under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env), the timed bodies make
+extra calls, e extra in every INJECTED_LOOPS, and are divided as if they made none. The
+counts do the same: a unit is INJECTED_LOOPS + e calls per INJECTED_LOOPS units, so n
+units (n a multiple of INJECTED_LOOPS) are that many calls more, and counted as n. An
+injected change then reaches the counts as it reaches the time, by calls really made.
+
 serkit.suite.instructions starts the worker and reads the results back.
 """
 
@@ -52,6 +58,9 @@ OPERATIONS = ("dumps", "loads")
 # cachegrind; 2n more are made in all): enough that small calls average over the
 # collector's runs.
 TARGET_INSTRUCTIONS = 10_000_000
+# The timed bodies' unit under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env):
+# declared here, where the counting can read it without importing the codecs.
+INJECTED_LOOPS = 20
 LADDER = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)
 
 # The caches cachegrind simulates: size in bytes, associativity, line size. Fixed rather
@@ -183,7 +192,10 @@ def _count_request(group: int, index: int, target: int) -> NoReturn:
 
 def count_here(codec: str, fixture: str, target: int = TARGET_INSTRUCTIONS) -> PairCounts:
     """Prepare the pair in this process and count its calls in forked ones."""
-    from serkit.suite.cases import prepare  # deferred: the driver never imports codecs
+    from serkit.suite.cases import (
+        injected_from_env,
+        prepare,
+    )  # deferred: the driver never imports codecs
 
     try:
         case = prepare(codec, fixture)  # its round trip is each operation's first call
@@ -193,12 +205,14 @@ def count_here(codec: str, fixture: str, target: int = TARGET_INSTRUCTIONS) -> P
         "dumps": (case.config.dumps, case.obj),
         "loads": (case.config.loads, case.payload),
     }
-    return PairCounts(codec, fixture, count_calls(calls, target))
+    return PairCounts(codec, fixture, count_calls(calls, target, injected_from_env() or 0))
 
 
-def count_calls(calls: Mapping[str, Call], target: int = TARGET_INSTRUCTIONS) -> dict[str, Count]:
+def count_calls(
+    calls: Mapping[str, Call], target: int = TARGET_INSTRUCTIONS, injected: int = 0
+) -> dict[str, Count]:
     """Instructions (and estimated cycles) per call of each `function(argument)`, counted
-    in forked processes.
+    in forked processes; with `injected` extra calls in every INJECTED_LOOPS (the module).
 
     Must run under cachegrind with `--cachegrind-out-file=cg.%p` in the current folder.
     """
@@ -215,8 +229,14 @@ def count_calls(calls: Mapping[str, Call], target: int = TARGET_INSTRUCTIONS) ->
     # n calls and 2n calls start alike (the loop's first rounds, the first call after the
     # fork): their difference is n calls and nothing else. A call over the target is
     # counted once: what else its process adds is under 0.05 % of it.
+    if injected:  # whole units only: n a multiple of INJECTED_LOOPS
+        repeats = {name: max(INJECTED_LOOPS, n - n % INJECTED_LOOPS) for name, n in repeats.items()}
     again = {name: n for name, n in repeats.items() if n > 1}
-    plan = {f"{name} {m}": (*calls[name], m * n) for name, n in again.items() for m in (1, 2)}
+    plan = {
+        f"{name} {m}": (*calls[name], m * n * (INJECTED_LOOPS + injected) // INJECTED_LOOPS)
+        for name, n in again.items()
+        for m in (1, 2)
+    }
     added = _added(plan) if plan else {}
     per_call = dict(ones)
     for name, n in again.items():

@@ -46,6 +46,7 @@ from serkit.inputs.limits import Grant, granting, limits_from_env
 from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
+from serkit.suite.cachegrind import INJECTED_LOOPS
 from serkit.suite.canary import CanaryClock, note_canary, notes_folder
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -99,11 +100,11 @@ def precision_needed(change: float) -> float:
     return math.log1p(change) / (_Z_LEVEL + _Z_POWER) / math.sqrt(2)
 
 
-# Set only by `serkit power`: every timed body makes this share more calls than its timer
-# counts, a known slowdown that really runs (the same calls, the same instruction mix).
+# Set only by `serkit power` and by hand: every timed body makes this share more calls
+# than its timer counts, a known slowdown that really runs (the same calls, the same
+# instruction mix), and the instruction counts make them too (serkit.suite.cachegrind).
 # Its bodies all repeat their call INJECTED_LOOPS times, so +5 % is one more call in 20.
 INJECT_ENV = "SERKIT_BENCH_INJECT"
-INJECTED_LOOPS = 20
 
 # How long one timed body should last; calls shorter than this are repeated inside it.
 INNER_TARGET_S = 20e-6

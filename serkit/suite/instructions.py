@@ -48,7 +48,7 @@ from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.suite import cachegrind
 from serkit.suite.cachegrind import PairCounts
-from serkit.suite.cases import INSTRUCTIONS_ENV, Selection
+from serkit.suite.cases import INJECT_ENV, INSTRUCTIONS_ENV, Selection, injected_from_env
 
 MISSING_VALGRIND = (
     "instruction counts need valgrind, which is not on PATH"
@@ -81,6 +81,7 @@ _TUNABLES = ":".join(
 _PASSED_THROUGH = (
     *("HOME", "PYTHONPATH", "XDG_CACHE_HOME"),
     *("SERKIT_DATA_DIR", "SERKIT_FIXTURE_MIRROR"),  # where the fixture sources are
+    INJECT_ENV,  # a known change the counts make too (serkit.suite.cachegrind)
 )
 _GATE_RESULTS = "gate.jsonl"
 _DOCUMENTS = "documents.pickle"  # the documents built from a source, built natively
@@ -243,6 +244,8 @@ def counts_measure(valgrind: str, target: int) -> dict[str, Any]:
         "target": target,
         "tunables": _TUNABLES,
         "grid": fixture_names(),  # each worker's order: what a pair's process starts from
+        # An injected run's counts include its extra calls: never reused for another run.
+        **({"injected": injected} if (injected := injected_from_env()) else {}),
     }
 
 
