@@ -4,6 +4,7 @@ and the simulated cycles disagree about a change."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -209,3 +210,37 @@ def test_compare_and_the_hosts_page_show_cycles_beside_time_and_the_disagreement
     assert "Time and simulated cycles disagree on 2 timing(s)" in hosts
     assert "likely moved the time" in hosts and "(disagrees)" in hosts
     assert "estimated cycles</th>" in hosts
+
+
+def test_fail_on_fails_only_the_slowdowns_the_simulated_cycles_confirm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _hosts(tmp_path)
+    # json small: x2 by time, cycles unchanged: the machine's, cleared. json large: x2 by
+    # time, x1.9 by cycles: the code's, failed. orjson: within noise by time, never failed.
+    code = main(["compare", "a", "b", "--results", str(tmp_path), "--fail-on", "slower:10"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "--fail-on slower:10: FAILED: 1 of 4 timing(s)" in err
+    failed, cleared = err.split("did not fail")
+    assert "[json, large]" in failed and "[json, small]" not in failed
+    assert "[json, small]" in cleared and "the machine, not the code" in cleared
+    assert "judged by time alone" not in err  # every timing had its cycles
+
+
+def test_fail_on_without_cycles_says_it_judged_by_time_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _hosts(tmp_path)
+    root = tmp_path / "time-only"
+    shutil.copytree(tmp_path, root, ignore=shutil.ignore_patterns("time-only"))
+    for path in root.glob("*/*.json"):  # b's and a's cycles gone: time alone
+        data = json.loads(path.read_text())
+        if isinstance(data.get("results"), dict):
+            data["results"].pop(CYCLES, None)
+            path.write_text(json.dumps(data))
+    code = main(["compare", "a", "b", "--results", str(root), "--fail-on", "slower:10"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "FAILED: 2 of 4 timing(s)" in err  # both json pairs, x2 by time
+    assert "4 of 4 timing(s) were judged by time alone" in err
