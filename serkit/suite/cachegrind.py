@@ -27,9 +27,10 @@ Misses are differenced the same way as instructions: the n calls' share of them.
 
 Under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env), the timed bodies make
 extra calls, e extra in every INJECTED_LOOPS, and are divided as if they made none. The
-counts do the same: a unit is INJECTED_LOOPS + e calls per INJECTED_LOOPS units, so n
-units (n a multiple of INJECTED_LOOPS) are that many calls more, and counted as n. An
-injected change then reaches the counts as it reaches the time, by calls really made.
+counts do the same: each pair is counted as before, and one more process makes the calls
+of its last process and e more; the difference, over INJECTED_LOOPS, is added to each
+call. An injected change then reaches the counts as it reaches the time, by calls really
+made, and each pair keeps its own way of counting.
 
 serkit.suite.instructions starts the worker and reads the results back.
 """
@@ -229,19 +230,27 @@ def count_calls(
     # n calls and 2n calls start alike (the loop's first rounds, the first call after the
     # fork): their difference is n calls and nothing else. A call over the target is
     # counted once: what else its process adds is under 0.05 % of it.
-    if injected:  # whole units only: n a multiple of INJECTED_LOOPS
-        repeats = {name: max(INJECTED_LOOPS, n - n % INJECTED_LOOPS) for name, n in repeats.items()}
     again = {name: n for name, n in repeats.items() if n > 1}
-    plan = {
-        f"{name} {m}": (*calls[name], m * n * (INJECTED_LOOPS + injected) // INJECTED_LOOPS)
-        for name, n in again.items()
-        for m in (1, 2)
-    }
+    plan = {f"{name} {m}": (*calls[name], m * n) for name, n in again.items() for m in (1, 2)}
+    # Injected: a process that makes the last entry's calls and `injected` more; their
+    # difference is what the extra calls add, spread over INJECTED_LOOPS calls, as the
+    # timed bodies spread them. Each pair keeps its own n and way of counting.
+    if injected:
+        last = {name: 2 * again[name] if name in again else 1 for name in calls}
+        plan.update({f"{name} more": (*calls[name], last[name] + injected) for name in calls})
     added = _added(plan) if plan else {}
     per_call = dict(ones)
     for name, n in again.items():
         added_n = _less(added[f"{name} 2"], added[f"{name} 1"])
         per_call[name] = {event: value / n for event, value in added_n.items()}
+    if injected:
+        for name in calls:
+            base = added[f"{name} 2"] if name in again else first[f"{name} 1"]
+            extra = _less(added[f"{name} more"], base)
+            per_call[name] = {
+                event: value + extra.get(event, 0.0) / INJECTED_LOOPS
+                for event, value in per_call[name].items()
+            }
     return {
         name: Count(per_call[name]["Ir"], repeats[name], estimated_cycles(per_call[name]))
         for name in calls
