@@ -516,7 +516,7 @@ def test_after_a_run_the_console_names_only_its_own_host_without_a_noise_floor(
     pages still name every host."""
     from results_factory import serkit_tree
 
-    from serkit.cli.results import write_report
+    from serkit.cli.report import write_report
 
     tree = serkit_tree(tmp_path / "results", machines=("box-a", "box-b", "box-c"))
     write_report(

@@ -218,10 +218,11 @@ def test_a_plugin_that_crashes_while_binding_gets_a_named_error(
     with pytest.raises(serkit.SerkitError, match="codec 'buggy' failed to load: RuntimeError"):
         fresh.get("buggy")
     # `serkit list` still lists every other codec, and says what is wrong with this one.
-    from serkit.cli import codecs, main
+    from serkit.cli import list as list_command
+    from serkit.cli import main
 
-    monkeypatch.setattr(codecs, "registry", fresh)
-    monkeypatch.setattr(codecs, "codec_names", fresh.names)
+    monkeypatch.setattr(list_command, "registry", fresh)
+    monkeypatch.setattr(list_command, "codec_names", fresh.names)
     assert main(["list", "--json"]) == 0
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
     assert rows["buggy"]["available"] is False and "plugin bug" in rows["buggy"]["reason"]

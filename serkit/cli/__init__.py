@@ -18,17 +18,19 @@ from types import FrameType
 from serkit import __version__
 from serkit.cli import (
     bench,
-    checks,
-    codecs,
+    compare,
     conformance,
+    fidelity,
     fixtures,
+    hosts,
     matrix,
     replicate,
+    report,
     results,
-    store,
     trial,
     trust,
 )
+from serkit.cli import list as list_command
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.run.process import Interrupted
@@ -36,16 +38,18 @@ from serkit.text import terminal
 
 # In `serkit --help` order.
 GROUPS = (
-    codecs,
+    list_command,
     fixtures,
     trial,
-    checks,
+    fidelity,
     conformance,
     matrix,
     bench,
     trust,
+    compare,
+    hosts,
+    report,
     results,
-    store,
     replicate,
 )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from serkit.checkout import git_commit, project_root, reports_dir, results_dir
 from serkit.cli.common import add_ranking, warn
-from serkit.cli.results import write_report
+from serkit.cli.report import write_report
 from serkit.errors import SerkitError
 from serkit.report.summary import summary_table
 from serkit.results import history

@@ -166,3 +166,16 @@ def save_target(
     except SerkitError as exc:
         print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
         return None
+
+
+def results_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--results", metavar="DIR", help="an asv results folder (default: .asv/results)"
+    )
+    return parent
+
+
+def results_dir_of(args: argparse.Namespace) -> Path:
+    """--results as given (relative to the working folder), or the checkout's asv results."""
+    return Path(args.results) if args.results else results_dir(project_root())
