@@ -78,7 +78,7 @@ def suite_prepares(fixture: str, cwd: Path, store: Path, **env: str) -> Ran:
 def assert_refused(ran: Ran, reason: str, marker: Path) -> None:
     assert "Traceback" not in ran.stderr, ran.stderr
     assert len(ran.lines("error")) == 1, ran.stderr
-    assert ran.returncode == 1, (ran.returncode, ran.stderr)
+    assert ran.returncode == 3, (ran.returncode, ran.stderr)
     assert reason in ran.stdout + ran.stderr, (ran.stdout, ran.stderr)
     assert not marker.exists(), "the payload ran"
     assert ran.wall_s < HANG_GUARD_S
@@ -333,7 +333,7 @@ def test_a_shared_folder_cannot_name_a_file_outside_itself_nor_replace_it(tmp_pa
         added = serkit(
             "fixtures", "add", str(new), "--name", "o", "--replace", cwd=tmp_path, store=store
         )
-        assert added.returncode == 1 and len(added.lines("error")) == 1, added.stderr
+        assert added.returncode == 3 and len(added.lines("error")) == 1, added.stderr
         assert "leads outside" in added.stderr
         assert victim.read_text() == "keep\n", f"{name}: the file outside was touched"
 
@@ -342,7 +342,7 @@ def test_a_fifo_is_refused_unopened_by_try_and_by_a_shared_folder(tmp_path: Path
     fifo = tmp_path / "f.json"
     os.mkfifo(fifo)
     ran = serkit("try", str(fifo), cwd=tmp_path, store=tmp_path / "none")
-    assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
+    assert ran.returncode == 3 and len(ran.lines("error")) == 1, ran.stderr
     assert "a FIFO, not a regular file" in ran.stderr
     store = tmp_path / "store"
     store.mkdir()
@@ -422,7 +422,7 @@ def test_a_deep_json_schema_is_refused_in_one_line(tmp_path: Path) -> None:
     ran = serkit(
         "fixtures", "add", str(document), "--schema", str(schema), cwd=tmp_path, store=store
     )
-    assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
+    assert ran.returncode == 3 and len(ran.lines("error")) == 1, ran.stderr
     assert "nests deeper than 64 levels" in ran.stderr and "Traceback" not in ran.stderr
 
 
@@ -484,7 +484,7 @@ def test_a_read_only_report_folder_is_one_line_exit_3(
 
     monkeypatch.setattr(Path, "mkdir", read_only)
     results = two_hosts(tmp_path / "results")
-    argv = ["report", "--results", str(results), "--output", str(output), "--no-asv"]
+    argv = ["report", "--results", str(results), "--into", str(output), "--no-asv"]
     assert main(argv) == 3
     err = capsys.readouterr().err
     (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]

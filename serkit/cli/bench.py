@@ -11,16 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import git_commit, project_root, reports_dir, results_dir
-from serkit.cli.common import add_ranking, warn
+from serkit.cli.common import print_json, warn
+from serkit.cli.exits import UsageError, checked
+from serkit.cli.options import add, add_all, escaped
 from serkit.cli.report import write_report
 from serkit.errors import SerkitError
-from serkit.report.summary import summary_table
+from serkit.report.summary import summary
 from serkit.results import history
 from serkit.run import runner
 from serkit.run.console import AsvConsole, new_log_path
 from serkit.run.lock import check_free
 from serkit.run.points import measured_as
-from serkit.run.process import Interrupted
 from serkit.run.releases import load, staleness
 from serkit.run.rounds import SELECTION, RunState
 from serkit.run.sentinel import (
@@ -33,11 +34,6 @@ from serkit.run.sentinel import (
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 from serkit.units import plural
-
-
-def _escaped(text: str) -> str:
-    """Help text built from prose: argparse reads a bare % as a format."""
-    return text.replace("%", "%%")
 
 
 def add_commands(commands: Any) -> None:
@@ -61,26 +57,26 @@ def add_commands(commands: Any) -> None:
         "--quick",
         action="store_true",
         default=None,
-        help=_escaped(f"{runner.QUICK_DESCRIPTION} (default alone)"),
+        help=escaped(f"{runner.QUICK_DESCRIPTION} (default alone)"),
     )
     speed.add_argument(
         "--full",
         dest="quick",
         action="store_false",
-        help=_escaped(f"{runner.FULL_DESCRIPTION} (default --matrix)"),
+        help=escaped(f"{runner.FULL_DESCRIPTION} (default --matrix)"),
     )
     bench.add_argument(
         "--memory",
         action="store_true",
         help="a quick run also measures memory per call (full runs always do; about 5 min)",
     )
-    bench.add_argument(
+    add(
+        bench,
         "--instructions",
-        action="store_true",
-        help="a quick run also counts instructions and estimated cycles per call under "
-        "valgrind, after its timings (full runs always do; minutes the first time, pairs "
-        "counted before are read back from the facts store)",
+        note="a quick run, after its timings (full runs always do; minutes the first time, "
+        "pairs counted before are read back from the facts store)",
     )
+    add(bench, "--machine", note="given to asv run")
     bench.add_argument(
         "--shard",
         type=_shard,
@@ -109,7 +105,7 @@ def add_commands(commands: Any) -> None:
     bench.add_argument(
         "--no-report", action="store_true", help="skip the HTML report (serkit report)"
     )
-    add_ranking(bench)  # the summary table that ends the run
+    add_all(bench, "--rank-by", "--exact-only", "--format")  # the summary that ends the run
     bench.add_argument(
         "-v",
         "--verbose",
@@ -130,19 +126,11 @@ def _shard(text: str) -> Shard:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def run_bench(args: argparse.Namespace) -> int:
-    try:
-        return _bench(args)
-    except Interrupted as exc:  # asv and its processes are stopped; exc says what was kept
-        print(f"serkit: {exc}", file=sys.stderr)
-        return exc.exit_status
-
-
 def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunState]:
     given = args.matrix or args.python or args.shard or args.skip_measured or args.asv_args
-    given = given or args.sentinel
+    given = given or args.sentinel or args.machine
     if given or args.quick is not None or args.memory or args.instructions:
-        raise SerkitError("--resume goes on as the interrupted run was started: give it alone")
+        raise UsageError("--resume goes on as the interrupted run was started: give it alone")
     check_free(root)  # refused before it says it resumes: another run holds the checkout
     plan, state = runner.resume(root)
     print(
@@ -178,14 +166,24 @@ def _sentinel_plan(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, l
     the SERKIT_BENCH_* settings the run keeps, so that --resume narrows it the same way)."""
     asked = args.matrix or args.python or args.shard or args.skip_measured or args.quick
     if asked or args.memory or args.instructions:
-        raise SerkitError("--sentinel measures the sentinel pairs as declared: give it alone")
+        raise UsageError("--sentinel measures the sentinel pairs as declared: give it alone")
     plan = runner.plan(root, matrix=True, pythons=[SENTINEL_PYTHON])
     wanted = sentinel_environment()
     if wanted not in plan.environments:
         raise SerkitError(f"--sentinel needs Python {SENTINEL_PYTHON}, not found here")
     os.environ.update(sentinel_selection())
-    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else list(args.asv_args)
-    return dataclasses.replace(plan, environments=(wanted,)), ["-b", SENTINEL_BENCHMARKS, *extra]
+    narrowed = dataclasses.replace(plan, environments=(wanted,))
+    return narrowed, ["-b", SENTINEL_BENCHMARKS, *_asv_args(args)]
+
+
+def _asv_args(args: argparse.Namespace) -> list[str]:
+    """What `asv run` is given: the arguments after --, and --machine."""
+    extra = list(args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args)
+    if args.machine is None:
+        return extra
+    if len(_without_machine(extra)) != len(extra):
+        raise UsageError("--machine is given twice: once before -- and once after it")
+    return [*extra, "--machine", args.machine]
 
 
 def _without_machine(extra: list[str]) -> list[str]:
@@ -202,7 +200,7 @@ def _without_machine(extra: list[str]) -> list[str]:
     return out
 
 
-def _bench(args: argparse.Namespace) -> int:
+def run_bench(args: argparse.Namespace) -> int:
     from serkit.results.hosts import record_host, run_state
 
     root = project_root()
@@ -220,7 +218,7 @@ def _bench(args: argparse.Namespace) -> int:
     else:
         quick = args.quick if args.quick is not None else not args.matrix
         plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
-        extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
+        extra = _asv_args(args)
         memory = args.memory
         instructions = args.instructions
         selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
@@ -306,9 +304,11 @@ def _bench(args: argparse.Namespace) -> int:
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:
         write_report(root, results_dir(root), reports_dir(root), with_asv=True, hosts=[machine])
-    ranked = {"measure": args.rank_by, "exact_only": args.exact_only}
-    if summary := summary_table(results_dir(root), machine, **ranked):
-        print(summary)  # the answer, last
+    found = summary(results_dir(root), machine, measure=args.rank_by, exact_only=args.exact_only)
+    if args.format == "json":
+        print_json(found.as_dict() if found is not None else None)
+    elif found is not None:
+        print(found.text(markdown=args.format == "markdown"))  # the answer, last
     if status == 2:
         # asv also exits 2 when it refuses its arguments; its own message says which.
         failed = list(console.failed)
@@ -317,4 +317,4 @@ def _bench(args: argparse.Namespace) -> int:
             more = " ..." if len(failed) > 5 else ""
             what = f"{plural(len(failed), 'benchmark')} failed ({', '.join(failed[:5])}{more})"
         print(f"serkit: {what}; asv's output: {shown}", file=sys.stderr)
-    return 0 if status == 0 else 1
+    return checked(status != 0)

@@ -6,13 +6,11 @@ import argparse
 import sys
 from typing import Any
 
-from serkit.cli.common import add_format, print_json, results_dir_of, results_parent, warn
+from serkit.cli import exits
+from serkit.cli.common import print_json, results_dir_of, warn
+from serkit.cli.options import add
 from serkit.compare.gate import DEFAULT_PERCENT, FailOn, parse_fail_on
 from serkit.errors import SerkitError
-
-# `serkit compare`'s exit statuses (docs/cli.md): a check that found a problem is told
-# apart from an error, so CI can gate on the first and page someone on the second.
-CHECK_FAILED, ERROR = 1, 3
 
 
 def _fail_on(text: str) -> FailOn:
@@ -24,10 +22,8 @@ def _fail_on(text: str) -> FailOn:
 
 
 def add_commands(commands: Any) -> None:
-    results = results_parent()
     compare = commands.add_parser(
         "compare",
-        parents=[results],
         help="compare the asv results of two machines: B/A per benchmark, noise, sizes",
         description=(
             "Compare two machines' asv results, matched by benchmark, parameters and "
@@ -52,7 +48,8 @@ def add_commands(commands: Any) -> None:
             f"by more than PCT %% (default {DEFAULT_PERCENT:g}), for CI"
         ),
     )
-    add_format(compare)
+    add(compare, "--results")
+    add(compare, "--format")
     compare.set_defaults(run=run_compare)
 
 
@@ -68,7 +65,7 @@ def run_compare(args: argparse.Namespace) -> int:
     except SerkitError as exc:
         warn(tree.warnings)  # a skipped file may be why nothing can be compared
         print(f"serkit: error: {exc}", file=sys.stderr)
-        return ERROR
+        return exits.ERROR  # the tree's warnings first: a skipped file may be why
     warn(result.warnings)
     if args.format == "json":
         print_json(as_json(result))
@@ -87,4 +84,4 @@ def run_compare(args: argparse.Namespace) -> int:
         for line in check_lines(found, args.host_a, args.host_b):
             print(f"serkit: {line}", file=sys.stderr)
         failed = not found.ok
-    return CHECK_FAILED if mismatches or failed else 0
+    return exits.checked(bool(mismatches) or failed)

@@ -14,15 +14,9 @@ from serkit.checkout import ASV_DIR, CONFORMANCE_FILE, conformance_path
 from serkit.checks import conformance
 from serkit.checks.conformance import CodecConformance, FileOutcome
 from serkit.checks.conformance_document import document, save
-from serkit.cli.common import (
-    add_format,
-    codec_parent,
-    mirror_parent,
-    positive_int,
-    print_json,
-    print_table,
-    save_target,
-)
+from serkit.cli.common import print_json, print_table, save_target
+from serkit.cli.exits import checked
+from serkit.cli.options import add_all, add_saving, positive_int, positive_seconds
 from serkit.codecs.registry import check_codecs, registry
 from serkit.errors import SerkitError
 from serkit.inputs import jsontestsuite
@@ -33,17 +27,18 @@ from serkit.progress import progress
 def add_commands(commands: Any) -> None:
     parser = commands.add_parser(
         "conformance",
-        parents=[mirror_parent(), codec_parent()],
         help="JSONTestSuite's parsing files against every JSON codec's loads",
         description=(
             "Decode each of JSONTestSuite's 318 test_parsing files with every JSON codec, each "
             "codec in capped worker subprocesses, and classify each result as accepted, "
             "rejected, crashed or hung. y_ files must be accepted, n_ files rejected, i_ files "
             "either. Run over every JSON codec, the matrix is also saved to "
-            f"{ASV_DIR}/{CONFORMANCE_FILE} in the checkout, for the report (see --save, --no-save)."
+            f"{ASV_DIR}/{CONFORMANCE_FILE} in the checkout, for the report (see --save, "
+            "--no-save). Exit status 1 when a codec accepts an invalid file, rejects a "
+            "valid one, crashes or hangs, or could not run."
         ),
     )
-    add_format(parser)
+    add_all(parser, "--mirror", "--codec", "--format")
     parser.add_argument(
         "--all-files",
         action="store_true",
@@ -51,25 +46,19 @@ def add_commands(commands: Any) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_seconds,
         default=conformance.DEFAULT_FILE_TIMEOUT,
         metavar="SECONDS",
         help=f"time limit per file (default {conformance.DEFAULT_FILE_TIMEOUT:g})",
     )
     parser.add_argument(
-        "--memory",
+        "--memory-limit",
         type=positive_int,
         default=conformance.DEFAULT_MEMORY_BYTES >> 20,
         metavar="MIB",
         help=f"address-space limit per worker (default {conformance.DEFAULT_MEMORY_BYTES >> 20})",
     )
-    saving = parser.add_mutually_exclusive_group()
-    saving.add_argument("--save", metavar="FILE", help="also write the JSON document to FILE")
-    saving.add_argument(
-        "--no-save",
-        action="store_true",
-        help=f"do not write {ASV_DIR}/{CONFORMANCE_FILE} after a run over every JSON codec",
-    )
+    add_saving(parser, f"{ASV_DIR}/{CONFORMANCE_FILE}", "a run over every JSON codec")
     parser.set_defaults(run=run_conformance)
 
 
@@ -96,12 +85,10 @@ def _target(args: argparse.Namespace) -> Path | None:
 
 
 def run_conformance(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise SerkitError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     codecs = json_codecs(args.codec)
     files = jsontestsuite.verified_files()  # a missing or changed file fails before any work
     target = _target(args)
-    memory = args.memory << 20
+    memory = args.memory_limit << 20
     started = time.monotonic()
     with progress(total=len(codecs), desc="conformance", unit="codec") as bar:
         results = conformance.run_conformance(
@@ -121,7 +108,7 @@ def run_conformance(args: argparse.Namespace) -> int:
         print(f"serkit: saved the conformance matrix to {target}", file=sys.stderr)
     if args.format == "json":
         print_json(doc)
-        return 0
+        return checked(bool(conformance.findings(results)))
     print_counts(results, args.format)
     print()
     print_matrix(results, args.format, all_files=args.all_files)
@@ -133,7 +120,7 @@ def run_conformance(args: argparse.Namespace) -> int:
         f"{units.bytes_binary(memory)} of address space, {units.seconds(args.timeout)} per file; "
         f"the run took {units.seconds(wall)}."
     )
-    return 0
+    return checked(bool(conformance.findings(results)))
 
 
 def _of(done: int, total: int) -> str:

@@ -5,20 +5,21 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from serkit.cli.common import add_format, print_json, results_dir_of, results_parent, warn
+from serkit.cli.common import print_json, results_dir_of, warn
+from serkit.cli.options import add
 from serkit.errors import SerkitError
 
 
 def add_commands(commands: Any) -> None:
     hosts = commands.add_parser(
         "hosts",
-        parents=[results_parent()],
         help="the machines in the results: CPU, governor, turbo, Python builds, OS",
         description="Each machine in the results tree with the facts that move its timings "
         "(CPU, governor, turbo, Python builds, OS, load during its runs), as recorded "
         "with each run (docs/comparing-hosts.md#serkit-hosts).",
     )
-    add_format(hosts)
+    add(hosts, "--results")
+    add(hosts, "--format")
     hosts.set_defaults(run=run_hosts)
 
 

@@ -6,7 +6,8 @@ import argparse
 import dataclasses
 from typing import Any
 
-from serkit.cli.common import add_format, print_hazards, print_json, print_table
+from serkit.cli.common import print_hazards, print_json, print_table
+from serkit.cli.options import add
 from serkit.codecs.registry import codec_names, registry
 from serkit.schemas.derive import INFERENCE_LIBRARY
 from serkit.suite.cases import FIXTURES_ENV
@@ -20,7 +21,7 @@ def add_commands(commands: Any) -> None:
         "the implementation that runs here (C or pure Python, detected), and whether it "
         "is safe for untrusted input (docs/codecs.md).",
     )
-    add_format(listing)
+    add(listing, "--format")
     listing.set_defaults(run=run_list)
 
 

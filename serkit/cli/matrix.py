@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import CONFIG_NAME, project_root, results_dir
-from serkit.cli.common import add_format, positive_int, print_json, print_table, warn
+from serkit.cli.common import print_json, print_table, warn
+from serkit.cli.exits import UsageError, checked
+from serkit.cli.options import add, positive_int
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
 from serkit.run.ci_plan import WORKFLOW, plan_of
@@ -32,7 +34,7 @@ def add_commands(commands: Any) -> None:
             "(serkit/run/releases.json); --refresh asks the package index again."
         ),
     )
-    add_format(matrix)
+    add(matrix, "--format")
     action = matrix.add_mutually_exclusive_group()
     action.add_argument(
         "--write-config", metavar="PATH", help="write the asv configuration (asv.conf.json)"
@@ -66,18 +68,13 @@ def add_commands(commands: Any) -> None:
     matrix.add_argument(
         "--index-url", metavar="URL", help="with --refresh: this simple index, not the file's"
     )
-    matrix.add_argument(
-        "--results", metavar="DIR", help="with --cost: the results tree (default .asv/results)"
-    )
-    matrix.add_argument(
-        "--machine", metavar="NAME", help="with --cost: this machine's results only"
-    )
-    matrix.add_argument(
+    add(matrix, "--results", note="with --cost")
+    add(matrix, "--machine", note="with --cost: this machine's results only")
+    add(
+        matrix,
         "--processes",
-        type=positive_int,
-        metavar="N",
-        help="with --cost: as if every timed pair ran N processes (a full run: 10), not "
-        "as many as the results recorded",
+        note="with --cost: as if every timed pair ran N (a full run: 10), not as many as "
+        "the results recorded",
     )
     matrix.add_argument(
         "--schedule",
@@ -128,13 +125,13 @@ def run_matrix(args: argparse.Namespace) -> int:
         from serkit.cli.cost import print_cost, print_weekly
 
         if args.durations and args.results:
-            raise SerkitError("--durations and --results are two sources: give one")
+            raise UsageError("--durations and --results are two sources: give one")
         if args.durations:
             results = Path(args.durations)
         else:
             results = Path(args.results) if args.results else results_dir(project_root())
         if args.detect is not None and args.durations:
-            raise SerkitError("--detect needs each pair's processes: --results, not --durations")
+            raise UsageError("--detect needs each pair's processes: --results, not --durations")
         precision = None if args.detect is None else precision_needed(args.detect / 100)
         if args.schedule == "weekly":
             return print_weekly(results, args.format, args.machine, args.processes, precision)
@@ -156,7 +153,7 @@ def _percent(text: str) -> float:
 
 def _ci_plan(args: argparse.Namespace) -> int:
     path = Path(args.workflow) if args.workflow else project_root() / WORKFLOW
-    checked = plan_of(path, load())
+    found = plan_of(path, load())
     if args.format == "json":
         print_json(
             {
@@ -170,10 +167,10 @@ def _ci_plan(args: argparse.Namespace) -> int:
                         "artifact": job.artifact,
                         "sentinel": job.sentinel,
                     }
-                    for job in checked.jobs
+                    for job in found.jobs
                 ],
-                "merged": checked.merged,
-                "problems": checked.problems,
+                "merged": found.merged,
+                "problems": found.problems,
             }
         )
     else:
@@ -182,23 +179,23 @@ def _ci_plan(args: argparse.Namespace) -> int:
                 job.name,
                 len(job.environments),
                 job.artifact or "-",
-                "yes" if job.artifact in checked.merged else "no",
+                "yes" if job.artifact in found.merged else "no",
                 "yes" if job.sentinel else "-",
             ]
-            for job in checked.jobs
+            for job in found.jobs
         ]
         headers = ["job", "environments", "artifact", "merged", "sentinel"]
         print_table(rows, headers, args.format, disable_numparse=True)
-        total = sum(len(job.environments) for job in checked.jobs)
+        total = sum(len(job.environments) for job in found.jobs)
         print(
-            f"{path}: {len(checked.jobs)} jobs, {total} environments measured across "
-            f"them, {len(checked.merged)} artifacts merged (releases as committed; the "
+            f"{path}: {len(found.jobs)} jobs, {total} environments measured across "
+            f"them, {len(found.merged)} artifacts merged (releases as committed; the "
             "workflow's matrix job refreshes them first)."
         )
-    for problem in checked.problems:
+    for problem in found.problems:
         print(f"serkit: problem: {problem}", file=sys.stderr)
-    if checked.problems:
-        return 1
+    if found.problems:
+        return checked(True)
     print("The workflow fits together: every environment in exactly one shard.", file=sys.stderr)
     return 0
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import project_root, reports_dir
-from serkit.cli.common import results_dir_of, results_parent, warn
+from serkit.cli.common import results_dir_of, warn
+from serkit.cli.options import add
 from serkit.run import runner
 from serkit.units import plural
 
@@ -17,17 +18,15 @@ from serkit.units import plural
 def add_commands(commands: Any) -> None:
     report = commands.add_parser(
         "report",
-        parents=[results_parent()],
         help="the HTML report: snapshots, library versions, hosts, fidelity (+ asv's pages)",
         description=(
             "Write a versioned HTML report from the asv results: asv publish's pages, and "
-            "serkit's own beside them. Each report goes to <output>/<serkit version>-"
-            "<commit>/, and <output>/index.html lists every version."
+            "serkit's own beside them. Each report goes to <DIR>/<serkit version>-"
+            "<commit>/ (DIR from --into), and <DIR>/index.html lists every version."
         ),
     )
-    report.add_argument(
-        "--output", metavar="DIR", help="where report versions are kept (default: .asv/reports)"
-    )
+    add(report, "--results")
+    add(report, "--into", note="where report versions are kept (default: .asv/reports)")
     report.add_argument("--no-asv", action="store_true", help="leave out asv publish's pages")
     report.add_argument(
         "--replication",
@@ -82,7 +81,7 @@ def write_report(
 
 def run_report(args: argparse.Namespace) -> int:
     root = project_root()
-    output = Path(args.output) if args.output else reports_dir(root)
+    output = Path(args.into) if args.into else reports_dir(root)
     replication = Path(args.replication) if args.replication else None
     write_report(
         root, results_dir_of(args), output, with_asv=not args.no_asv, replication=replication

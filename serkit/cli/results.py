@@ -9,6 +9,7 @@ from typing import Any
 
 from serkit.checkout import project_root
 from serkit.cli.common import warn
+from serkit.cli.options import add
 from serkit.results.merge import merge
 from serkit.run import runner
 
@@ -36,9 +37,7 @@ def add_commands(commands: Any) -> None:
         ),
     )
     merging.add_argument("sources", nargs="+", metavar="SRC", help="an asv results folder")
-    merging.add_argument(
-        "--into", metavar="DIR", required=True, help="the store: an asv results folder"
-    )
+    add(merging, "--into", note="the store, an asv results tree", required=True)
     merging.set_defaults(run=run_merge)
 
 
