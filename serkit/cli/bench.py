@@ -13,7 +13,7 @@ from typing import Any
 from serkit.checkout import git_commit, project_root, reports_dir, results_dir
 from serkit.cli.common import print_json, warn
 from serkit.cli.exits import UsageError, checked
-from serkit.cli.options import add, add_all, escaped
+from serkit.cli.options import Option, Use, command, escaped
 from serkit.cli.report import write_report
 from serkit.errors import SerkitError
 from serkit.report.summary import summary
@@ -36,21 +36,79 @@ from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 from serkit.units import plural
 
 
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except BadShard as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+OWN = (  # the options only this command takes; --quick and --full are one choice, below
+    Option(("--matrix",), "every environment of every Python found", action="store_true"),
+    Option(("--python",), "with --matrix: these Pythons only", type=split_ids, metavar="VERSIONS"),
+    Option(
+        ("--memory",),
+        "a quick run also measures memory per call (full runs always do; about 5 min)",
+        action="store_true",
+    ),
+    Option(
+        ("--shard",),
+        "with --matrix: the K-th of N disjoint slices of the environments (2/3)",
+        type=_shard,
+        metavar="K/N",
+    ),
+    Option(
+        ("--skip-measured",),
+        "measure only new points: leave out each environment that DIR, a results tree "
+        "(the CI store), holds a run of on this machine with the same library releases, "
+        "Python, host identity and benchmark code, at any suite commit",
+        metavar="DIR",
+    ),
+    Option(
+        ("--sentinel",),
+        "the sentinel pairs only (serkit/run/sentinel.py), full, in their environment, "
+        "filed under this machine's name with -sentinel, "
+        "measured on every scheduled run whatever the store holds: the runners' own drift",
+        action="store_true",
+    ),
+    Option(
+        ("--resume",),
+        "go on with the run that was interrupted in this checkout, as it was started",
+        action="store_true",
+    ),
+    Option(("--no-report",), "skip the HTML report (serkit report)", action="store_true"),
+    Option(
+        ("-v", "--verbose"),
+        "show asv's own output as it runs (always kept in a log under .asv/logs/; "
+        "without -v a progress bar per round stands for it)",
+        action="store_true",
+    ),
+)
+
+
 def add_commands(commands: Any) -> None:
-    bench = commands.add_parser(
+    bench = command(
+        commands,
         "bench",
+        run_bench,
         help="run the asv suite: quick on this Python, or the whole matrix; then the report",
         description=(
             "Run the asv suite for the checked-out commit, record this host's facts beside "
             "the results, then write the HTML report (serkit report). "
             f"Narrow the grid with {CODECS_ENV}, {FIXTURES_ENV} and {SLOW_ENV}."
         ),
-    )
-    bench.add_argument(
-        "--matrix", action="store_true", help="every environment of every Python found"
-    )
-    bench.add_argument(
-        "--python", type=split_ids, action="extend", help="with --matrix: these Pythons only"
+        options=(
+            Use(
+                "--instructions",
+                note="a quick run, after its timings (full runs always do; minutes the first "
+                "time, pairs counted before are read back from the facts store)",
+            ),
+            Use("--machine", note="given to asv run"),
+            "--rank-by",  # the summary that ends the run
+            "--exact-only",
+            "--format",
+            *OWN,
+        ),
     )
     speed = bench.add_mutually_exclusive_group()
     speed.add_argument(
@@ -66,64 +124,8 @@ def add_commands(commands: Any) -> None:
         help=escaped(f"{runner.FULL_DESCRIPTION} (default --matrix)"),
     )
     bench.add_argument(
-        "--memory",
-        action="store_true",
-        help="a quick run also measures memory per call (full runs always do; about 5 min)",
-    )
-    add(
-        bench,
-        "--instructions",
-        note="a quick run, after its timings (full runs always do; minutes the first time, "
-        "pairs counted before are read back from the facts store)",
-    )
-    add(bench, "--machine", note="given to asv run")
-    bench.add_argument(
-        "--shard",
-        type=_shard,
-        metavar="K/N",
-        help="with --matrix: the K-th of N disjoint slices of the environments (2/3)",
-    )
-    bench.add_argument(
-        "--skip-measured",
-        metavar="DIR",
-        help="measure only new points: leave out each environment that DIR, a results tree "
-        "(the CI store), holds a run of on this machine with the same library releases, "
-        "Python, host identity and benchmark code, at any suite commit",
-    )
-    bench.add_argument(
-        "--sentinel",
-        action="store_true",
-        help="the sentinel pairs only (serkit/run/sentinel.py), full, in their environment, "
-        "filed under this machine's name with -sentinel, "
-        "measured on every scheduled run whatever the store holds: the runners' own drift",
-    )
-    bench.add_argument(
-        "--resume",
-        action="store_true",
-        help="go on with the run that was interrupted in this checkout, as it was started",
-    )
-    bench.add_argument(
-        "--no-report", action="store_true", help="skip the HTML report (serkit report)"
-    )
-    add_all(bench, "--rank-by", "--exact-only", "--format")  # the summary that ends the run
-    bench.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="show asv's own output as it runs (always kept in a log under .asv/logs/; "
-        "without -v a progress bar per round stands for it)",
-    )
-    bench.add_argument(
         "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
     )
-    bench.set_defaults(run=run_bench)
-
-
-def _shard(text: str) -> Shard:
-    try:
-        return Shard.parse(text)
-    except BadShard as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunState]:

@@ -76,6 +76,19 @@ def chosen_fixtures(args: argparse.Namespace) -> list[str]:
     return names
 
 
+def save_document(
+    save: Callable[[Any, Path], Any], document: Any, target: Path | None, what: str
+) -> None:
+    """--save's document written to `target` (None: nowhere), and a line saying where."""
+    if target is None:
+        return
+    try:
+        save(document, target)
+    except OSError as exc:
+        raise SerkitError(f"cannot write {target}: {exc}") from exc
+    print(f"serkit: saved the {what} to {target}", file=sys.stderr)
+
+
 def save_target(
     args: argparse.Namespace, default: Callable[[Path], Path], *, partial: bool
 ) -> Path | None:

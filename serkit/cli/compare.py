@@ -8,7 +8,7 @@ from typing import Any
 
 from serkit.cli import exits
 from serkit.cli.common import print_json, results_dir_of, warn
-from serkit.cli.options import add
+from serkit.cli.options import command
 from serkit.compare.gate import DEFAULT_PERCENT, FailOn, parse_fail_on
 from serkit.errors import SerkitError
 
@@ -22,8 +22,10 @@ def _fail_on(text: str) -> FailOn:
 
 
 def add_commands(commands: Any) -> None:
-    compare = commands.add_parser(
+    compare = command(
+        commands,
         "compare",
+        run_compare,
         help="compare the asv results of two machines: B/A per benchmark, noise, sizes",
         description=(
             "Compare two machines' asv results, matched by benchmark, parameters and "
@@ -35,6 +37,7 @@ def add_commands(commands: Any) -> None:
             "size differs, or a timing fails --fail-on); 2 usage; 3 an error (no results, "
             "nothing to compare). See docs/comparing-hosts.md#what-is-compared-with-what."
         ),
+        options=("--results", "--format"),
     )
     compare.add_argument("host_a", metavar="HOST_A", help="machine name: A, the baseline")
     compare.add_argument("host_b", metavar="HOST_B", help="machine name: B, compared with A")
@@ -48,9 +51,6 @@ def add_commands(commands: Any) -> None:
             f"by more than PCT %% (default {DEFAULT_PERCENT:g}), for CI"
         ),
     )
-    add(compare, "--results")
-    add(compare, "--format")
-    compare.set_defaults(run=run_compare)
 
 
 def run_compare(args: argparse.Namespace) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,19 +13,33 @@ from serkit.checkout import ASV_DIR, CONFORMANCE_FILE, conformance_path
 from serkit.checks import conformance
 from serkit.checks.conformance import CodecConformance, FileOutcome
 from serkit.checks.conformance_document import document, save
-from serkit.cli.common import print_json, print_table, save_target
+from serkit.cli.common import print_json, print_table, save_document, save_target
 from serkit.cli.exits import checked
-from serkit.cli.options import add_all, add_saving, positive_int, positive_seconds
+from serkit.cli.options import Option, add_saving, command, positive_int, positive_seconds
 from serkit.codecs.registry import check_codecs, registry
 from serkit.errors import SerkitError
 from serkit.inputs import jsontestsuite
 from serkit.inputs.jsontestsuite import ACCEPT, EITHER, REJECT
 from serkit.progress import progress
 
+OWN = (  # the options only this command takes
+    Option(
+        ("--all-files",),
+        "show every file in the matrix, not only those where codecs differ or fail",
+        action="store_true",
+    ),
+    Option(("--timeout",), "time limit per file", type=positive_seconds, metavar="SECONDS",
+           default=conformance.DEFAULT_FILE_TIMEOUT),
+    Option(("--memory-limit",), "address-space limit per worker", type=positive_int,
+           metavar="MIB", default=conformance.DEFAULT_MEMORY_BYTES >> 20),
+)  # fmt: skip
+
 
 def add_commands(commands: Any) -> None:
-    parser = commands.add_parser(
+    parser = command(
+        commands,
         "conformance",
+        run_conformance,
         help="JSONTestSuite's parsing files against every JSON codec's loads",
         description=(
             "Decode each of JSONTestSuite's 318 test_parsing files with every JSON codec, each "
@@ -37,29 +50,9 @@ def add_commands(commands: Any) -> None:
             "--no-save). Exit status 1 when a codec accepts an invalid file, rejects a "
             "valid one, crashes or hangs, or could not run."
         ),
-    )
-    add_all(parser, "--mirror", "--codec", "--format")
-    parser.add_argument(
-        "--all-files",
-        action="store_true",
-        help="show every file in the matrix, not only those where codecs differ or fail",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=positive_seconds,
-        default=conformance.DEFAULT_FILE_TIMEOUT,
-        metavar="SECONDS",
-        help=f"time limit per file (default {conformance.DEFAULT_FILE_TIMEOUT:g})",
-    )
-    parser.add_argument(
-        "--memory-limit",
-        type=positive_int,
-        default=conformance.DEFAULT_MEMORY_BYTES >> 20,
-        metavar="MIB",
-        help=f"address-space limit per worker (default {conformance.DEFAULT_MEMORY_BYTES >> 20})",
+        options=("--mirror", "--codec", "--format", *OWN),
     )
     add_saving(parser, f"{ASV_DIR}/{CONFORMANCE_FILE}", "a run over every JSON codec")
-    parser.set_defaults(run=run_conformance)
 
 
 def json_codecs(chosen: list[str] | None) -> list[str]:
@@ -100,12 +93,7 @@ def run_conformance(args: argparse.Namespace) -> int:
         )
     wall = time.monotonic() - started
     doc = document(results, timeout=args.timeout, memory=memory, wall_s=wall)
-    if target is not None:
-        try:
-            save(doc, target)
-        except OSError as exc:
-            raise SerkitError(f"cannot write {target}: {exc}") from exc
-        print(f"serkit: saved the conformance matrix to {target}", file=sys.stderr)
+    save_document(save, doc, target, "conformance matrix")
     if args.format == "json":
         print_json(doc)
         return checked(bool(conformance.findings(results)))

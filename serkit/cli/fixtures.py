@@ -10,7 +10,7 @@ from serkit.checks.sizes import EXACT, LOSSY, SizeResult, measure_fixture
 from serkit.cli.common import chosen_fixtures, print_json, print_table
 from serkit.cli.documents import granted
 from serkit.cli.exits import checked
-from serkit.cli.options import add, add_all, add_document_limits
+from serkit.cli.options import LIMITS, command
 from serkit.codecs.registry import check_codecs, codec_names
 from serkit.errors import DocumentError, FixtureChanged, NoSchema, SerkitError
 from serkit.inputs import jsontestsuite, user_fixtures
@@ -48,36 +48,53 @@ def add_commands(commands: Any) -> None:
         "pinned by sha256), verify them, or add one of yours (docs/fixtures.md).",
     )
     actions = fixtures.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser(
+    command(
+        actions,
         "list",
+        run_fixtures_list,
         help="the fixtures",
         description="Each fixture: where it comes from, whether it is slow, its content "
         "hash, the schema the schema codecs use on it, and what it holds.",
+        options=("--format",),
     )
-    add(listing, "--format")
-    listing.set_defaults(run=run_fixtures_list)
-    fetch = actions.add_parser(
+    command(
+        actions,
         "fetch",
+        run_fixtures_fetch,
         help="download sources from pinned URLs, check sha256",
         description="Download each fixture's source (from --mirror or "
         "SERKIT_FIXTURE_MIRROR when given) into the cache and check its pinned sha256; a "
         "source already there and verified is left alone.",
+        options=("--mirror",),
     )
-    add(fetch, "--mirror")
-    fetch.set_defaults(run=run_fixtures_fetch)
-    verify = actions.add_parser(
+    command(
+        actions,
         "verify",
+        granted(run_fixtures_verify),
         help="check sources and fixture content hashes",
         description="Check each fetched source against its pinned sha256, and each fixture's "
         "content against its content hash: results are keyed by these hashes, so a "
         "changed document is caught before it is measured. Exit status 1 when any check "
         "fails (the FAIL lines).",
+        options=("--mirror", "--fixture", "--slow", LIMITS),
     )
-    add_all(verify, "--mirror", "--fixture", "--slow")
-    add_document_limits(verify)
-    verify.set_defaults(run=granted(run_fixtures_verify))
-    adding = actions.add_parser(
+    _add_add(actions)
+    command(
+        commands,
+        "sizes",
+        granted(run_sizes),
+        help="encoded size of each fixture",
+        description="Encode each fixture with each codec and show the encoded size in "
+        "bytes: no timing, no asv (the report's fixture pages add gzip-6 and zstd-3).",
+        options=("--mirror", "--fixture", "--slow", "--codec", "--format", LIMITS),
+    )
+
+
+def _add_add(actions: Any) -> None:
+    adding = command(
+        actions,
         "add",
+        granted(run_fixtures_add),
         help="make one of your documents a fixture of the suite, pinned by its content hash",
         description=(
             "Copy a document (JSON, YAML, msgpack, or pickle with --allow-pickle) into this "
@@ -85,6 +102,7 @@ def add_commands(commands: Any) -> None:
             "there. Its id is NAME@HASH, the first 8 hex digits of its content sha256: a "
             "changed document is a new fixture, never new results under an old id."
         ),
+        options=(LIMITS,),
     )
     adding.add_argument("path", metavar="PATH", help="the document file")
     adding.add_argument("--name", help="the fixture's name (default: from the file name)")
@@ -101,18 +119,6 @@ def add_commands(commands: Any) -> None:
         help="let changed content or another schema take a declared name "
         "(the old id's results stay under it)",
     )
-    add_document_limits(adding)
-    adding.set_defaults(run=granted(run_fixtures_add))
-
-    sizes = commands.add_parser(
-        "sizes",
-        help="encoded size of each fixture",
-        description="Encode each fixture with each codec and show the encoded size in "
-        "bytes: no timing, no asv (the report's fixture pages add gzip-6 and zstd-3).",
-    )
-    add_all(sizes, "--mirror", "--fixture", "--slow", "--codec", "--format")
-    add_document_limits(sizes)
-    sizes.set_defaults(run=granted(run_sizes))
 
 
 def run_fixtures_list(args: argparse.Namespace) -> int:

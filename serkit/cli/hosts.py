@@ -6,21 +6,21 @@ import argparse
 from typing import Any
 
 from serkit.cli.common import print_json, results_dir_of, warn
-from serkit.cli.options import add
+from serkit.cli.options import command
 from serkit.errors import SerkitError
 
 
 def add_commands(commands: Any) -> None:
-    hosts = commands.add_parser(
+    command(
+        commands,
         "hosts",
+        run_hosts,
         help="the machines in the results: CPU, governor, turbo, Python builds, OS",
         description="Each machine in the results tree with the facts that move its timings "
         "(CPU, governor, turbo, Python builds, OS, load during its runs), as recorded "
         "with each run (docs/comparing-hosts.md#serkit-hosts).",
+        options=("--results", "--format"),
     )
-    add(hosts, "--results")
-    add(hosts, "--format")
-    hosts.set_defaults(run=run_hosts)
 
 
 def run_hosts(args: argparse.Namespace) -> int:

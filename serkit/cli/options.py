@@ -27,6 +27,8 @@ MACHINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}")
 
 # An argparse parser, or a group of one (a titled group, a mutually exclusive one).
 Target = Union[argparse.ArgumentParser, "argparse._ArgumentGroup"]
+# argparse's action: a name ("store_true") or a class (BooleanOptionalAction).
+ActionKind = Union[str, type[argparse.Action]]
 
 
 def positive_int(value: str) -> int:
@@ -72,13 +74,14 @@ def document_size(value: str) -> int:
 
 @dataclass(frozen=True)
 class Option:
-    """One option's declaration: every command that takes it takes this."""
+    """One option's declaration: in OPTIONS, what every command that takes it takes; in a
+    command's own options, what that one command takes."""
 
     flags: tuple[str, ...]
     help: str  # the meaning, word for word the same on every command
     type: Callable[[str], Any] | None = None
     metavar: str | None = None
-    action: str | None = None
+    action: ActionKind | None = None
     choices: tuple[str, ...] | None = None
     default: Any = None
 
@@ -202,11 +205,22 @@ def add(
     target: Target, name: str, *, default: Any = _UNSET, note: str = "", required: bool = False
 ) -> argparse.Action:
     """The table's `name` on `target`, with this command's default and note (if any)."""
-    option = OPTIONS[name]
+    return add_option(target, OPTIONS[name], default=default, note=note, required=required)
+
+
+def add_option(
+    target: Target,
+    option: Option,
+    *,
+    default: Any = _UNSET,
+    note: str = "",
+    required: bool = False,
+) -> argparse.Action:
+    """`option` on `target`: its help, then the note, then the default in words."""
     value = option.default if default is _UNSET else default
     words = option.help + (f"; {note}" if note else "")
-    if value is not None and option.action is None and not isinstance(value, list):
-        words += f" (default: {value})"
+    if value not in (None, "") and option.action is None and not isinstance(value, list):
+        words += f" (default: {value:g})" if isinstance(value, float) else f" (default: {value})"
     settings: dict[str, Any] = {"help": escaped(words)}
     if option.action is not None:
         settings["action"] = option.action  # a switch: off unless given
@@ -218,6 +232,45 @@ def add(
     if option.type is split_ids:
         settings["action"] = "extend"  # --codec a,b --codec c: all three
     return target.add_argument(*option.flags, **settings)
+
+
+@dataclass(frozen=True)
+class Use:
+    """A table option as one command takes it: its own default, a note, required or not."""
+
+    name: str
+    default: Any = _UNSET
+    note: str = ""
+    required: bool = False
+
+
+def command(
+    commands: Any,
+    name: str,
+    run: Callable[[argparse.Namespace], int],
+    *,
+    help: str,
+    description: str,
+    options: tuple[str | Use | Option, ...] = (),
+) -> argparse.ArgumentParser:
+    """A command: its parser, its options (the table's by name, its own as an Option),
+    and the function it runs."""
+    parser: argparse.ArgumentParser = commands.add_parser(name, help=help, description=description)
+    for use in options:
+        if isinstance(use, Option):
+            add_option(parser, use)
+            continue
+        use = Use(use) if isinstance(use, str) else use
+        if use.name == LIMITS:
+            add_document_limits(parser)
+            continue
+        add(parser, use.name, default=use.default, note=use.note, required=use.required)
+    parser.set_defaults(run=run)
+    return parser
+
+
+# In a command's options: every flag of DOCUMENT_LIMITS, under their heading.
+LIMITS = "--allow-pickle"
 
 
 def add_all(target: Target, *names: str) -> None:

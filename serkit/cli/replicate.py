@@ -8,17 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import ASV_DIR, REPLICATION_FILE, replication_path
-from serkit.cli.common import print_json, save_target
+from serkit.cli.common import print_json, save_document, save_target
 from serkit.cli.exits import UsageError
-from serkit.cli.options import add, add_saving
-from serkit.errors import SerkitError
+from serkit.cli.options import Use, add_saving, command
 
 
 def add_commands(commands: Any) -> None:
     from serkit.replicate.posts import DEFAULT_ROUNDS, MIN_ROUNDS, SLOW_DEFAULT_ROUNDS, post_ids
 
-    replicate = commands.add_parser(
+    replicate = command(
+        commands,
         "replicate",
+        run_replicate,
         help="the posts' published tables beside today's measurements, with verdicts",
         description=(
             "Re-run the experiments of the posts serkit grew from (and, as post 005, the "
@@ -27,6 +28,16 @@ def add_commands(commands: Any) -> None:
             "and now, and a verdict on each claim. Run with every post, the JSON document is "
             f"also saved to {ASV_DIR}/{REPLICATION_FILE} in the checkout (see --save, --no-save)."
         ),
+        options=(
+            "--mirror",
+            "--format",
+            Use("--slow", note="post 000's 10,000 and 100,000 records, GBs of memory"),
+            Use(
+                "--rounds",
+                note=f"per measurement, at least {MIN_ROUNDS} "
+                f"(default {DEFAULT_ROUNDS}, or {SLOW_DEFAULT_ROUNDS} with --slow)",
+            ),
+        ),
     )
     replicate.add_argument(
         "post",
@@ -34,17 +45,7 @@ def add_commands(commands: Any) -> None:
         metavar="POST",
         help=f"one post: {', '.join(post_ids())} (000 and 001 are one post); default all",
     )
-    add(replicate, "--mirror")
-    add(replicate, "--format")
-    add(replicate, "--slow", note="post 000's 10,000 and 100,000 records, GBs of memory")
-    add(
-        replicate,
-        "--rounds",
-        note=f"per measurement, at least {MIN_ROUNDS} "
-        f"(default {DEFAULT_ROUNDS}, or {SLOW_DEFAULT_ROUNDS} with --slow)",
-    )
     add_saving(replicate, f"{ASV_DIR}/{REPLICATION_FILE}", "a run of every post")
-    replicate.set_defaults(run=run_replicate)
 
 
 def replication_target(args: argparse.Namespace) -> Path | None:
@@ -70,12 +71,7 @@ def run_replicate(args: argparse.Namespace) -> int:
     target = replication_target(args)
     rounds = args.rounds or (SLOW_DEFAULT_ROUNDS if args.slow else DEFAULT_ROUNDS)
     document = run(posts, Options(rounds=rounds, slow=args.slow))
-    if target is not None:
-        try:
-            save(document, target)
-        except OSError as exc:
-            raise SerkitError(f"cannot write {target}: {exc}") from exc
-        print(f"serkit: saved the replication document to {target}", file=sys.stderr)
+    save_document(save, document, target, "replication document")
     if args.format == "json":
         print_json(document)
     else:

@@ -10,30 +10,33 @@ from typing import Any
 
 from serkit.checkout import project_root, reports_dir
 from serkit.cli.common import results_dir_of, warn
-from serkit.cli.options import add
+from serkit.cli.options import Use, command
 from serkit.run import runner
 from serkit.units import plural
 
 
 def add_commands(commands: Any) -> None:
-    report = commands.add_parser(
+    report = command(
+        commands,
         "report",
+        run_report,
         help="the HTML report: snapshots, library versions, hosts, fidelity (+ asv's pages)",
         description=(
             "Write a versioned HTML report from the asv results: asv publish's pages, and "
             "serkit's own beside them. Each report goes to <DIR>/<serkit version>-"
             "<commit>/ (DIR from --into), and <DIR>/index.html lists every version."
         ),
+        options=(
+            "--results",
+            Use("--into", note="where report versions are kept (default: .asv/reports)"),
+        ),
     )
-    add(report, "--results")
-    add(report, "--into", note="where report versions are kept (default: .asv/reports)")
     report.add_argument("--no-asv", action="store_true", help="leave out asv publish's pages")
     report.add_argument(
         "--replication",
         metavar="FILE",
         help="serkit replicate's saved JSON (default: replication.json beside the results)",
     )
-    report.set_defaults(run=run_report)
 
 
 def write_report(

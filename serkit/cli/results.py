@@ -9,7 +9,7 @@ from typing import Any
 
 from serkit.checkout import project_root
 from serkit.cli.common import warn
-from serkit.cli.options import add
+from serkit.cli.options import Use, command
 from serkit.results.merge import merge
 from serkit.run import runner
 
@@ -23,8 +23,10 @@ def add_commands(commands: Any) -> None:
         "(docs/comparing-hosts.md#merging-results-serkit-results-merge).",
     )
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
-    merging = actions.add_parser(
+    merging = command(
+        actions,
         "merge",
+        run_merge,
         help="merge asv results trees (CI artifacts, checkouts, rsync'd folders) into one",
         description=(
             "Merge asv results trees into the store DIR (created if missing). Every results "
@@ -35,10 +37,9 @@ def add_commands(commands: Any) -> None:
             "benchmarks.json is written from this checkout's suite, never copied. "
             "See docs, Comparing hosts."
         ),
+        options=(Use("--into", note="the store, an asv results tree", required=True),),
     )
     merging.add_argument("sources", nargs="+", metavar="SRC", help="an asv results folder")
-    add(merging, "--into", note="the store, an asv results tree", required=True)
-    merging.set_defaults(run=run_merge)
 
 
 def run_merge(args: argparse.Namespace) -> int:

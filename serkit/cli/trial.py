@@ -10,7 +10,7 @@ from typing import Any
 from serkit.cli.common import print_hazards, print_json
 from serkit.cli.documents import granted
 from serkit.cli.exits import UsageError
-from serkit.cli.options import add, add_all, add_document_limits, positive_seconds
+from serkit.cli.options import LIMITS, Use, command, positive_seconds
 from serkit.codecs.registry import check_codecs
 from serkit.compare.ranking import ranking_dict
 from serkit.errors import SerkitError
@@ -21,8 +21,10 @@ from serkit.trial.save import check_target, save
 
 
 def add_commands(commands: Any) -> None:
-    trial = commands.add_parser(
+    trial = command(
+        commands,
         "try",
+        granted(run_try),
         help="every codec on your own documents: time, size, fidelity (no asv)",
         description=(
             "Time every codec's dumps and loads on your documents (JSON, YAML, msgpack, or "
@@ -34,9 +36,21 @@ def add_commands(commands: Any) -> None:
             "A document over a limit (file size, nodes, depth, aliases) is refused, "
             "unless you raise the limit here."
         ),
+        options=(
+            "--codec",
+            Use(
+                "--into",
+                note="the timings and sizes, as an asv results tree under --machine, which "
+                "`serkit compare NAME_A NAME_B --results DIR` reads",
+            ),
+            Use("--machine", note="with --into"),
+            "--rank-by",
+            "--exact-only",
+            "--format",
+            LIMITS,
+        ),
     )
     trial.add_argument("paths", nargs="+", metavar="PATH", help="document files")
-    add(trial, "--codec")
     trial.add_argument(
         "--budget",
         type=positive_seconds,
@@ -44,16 +58,6 @@ def add_commands(commands: Any) -> None:
         metavar="SECONDS",
         help=f"time to spend on each document, preparing included (default: {TARGET_S:g})",
     )
-    add(
-        trial,
-        "--into",
-        note="the timings and sizes, as an asv results tree under --machine, which "
-        "`serkit compare NAME_A NAME_B --results DIR` reads",
-    )
-    add(trial, "--machine", note="with --into")
-    add_all(trial, "--rank-by", "--exact-only", "--format")
-    add_document_limits(trial)
-    trial.set_defaults(run=granted(run_try))
 
 
 def run_try(args: argparse.Namespace) -> int:

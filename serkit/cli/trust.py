@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from serkit.checkout import project_root, results_dir
 from serkit.cli.common import print_json, print_table
 from serkit.cli.exits import UsageError, checked
-from serkit.cli.options import add, add_all
+from serkit.cli.options import Use, command
 from serkit.codecs.registry import check_codecs
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures
@@ -27,97 +27,116 @@ PROCESSES_NOTE = "in each of the two runs, at least 2 (default: the quick run's)
 
 
 def add_commands(commands: Any) -> None:
-    agreement = commands.add_parser(
+    agreement = command(
+        commands,
         "agreement",
+        run_agreement,
         help="check the asv suite's timing of one call against plain timeit",
-        description="Time one codec, fixture and operation through the asv suite and with "
-        "plain timeit in the same interpreter, ROUNDS times each, and say whether the two "
-        "agree within their spread: the suite adds nothing of its own to a timing "
-        "(docs/trust.md#agreement-with-pyperf). Each codec is timed on each fixture; exit "
-        "status 1 when a pair disagrees.",
+        description="Time each codec on each fixture, one operation, through the asv suite "
+        "and with plain timeit in the same interpreter, ROUNDS times each, and say whether "
+        "the two agree within their spread: the suite adds nothing of its own to a timing "
+        "(docs/trust.md#agreement-with-pyperf). Exit status 1 when a pair disagrees.",
+        options=(
+            Use("--codec", note=f"default {AGREEMENT_CODEC}"),
+            Use("--fixture", note=f"default {AGREEMENT_FIXTURE}"),
+            Use("--rounds", default=5),
+            "--format",
+        ),
     )
-    add(agreement, "--codec", note=f"default {AGREEMENT_CODEC}")
-    add(agreement, "--fixture", note=f"default {AGREEMENT_FIXTURE}")
     agreement.add_argument(
         "--operation",
         choices=["dumps", "loads", "round_trip"],
         default="dumps",
         help="the call timed (default: dumps)",
     )
-    add(agreement, "--rounds", default=5)
-    add(agreement, "--format")
-    agreement.set_defaults(run=run_agreement)
-
-    validate = commands.add_parser(
+    command(
+        commands,
         "validate",
+        run_validate,
         help="check the asv suite's timings of a fixed panel of calls against pyperf",
         description="Time a fixed panel of codec and fixture pairs through the asv suite and "
         "through pyperf (its own worker processes), and show each pair's ratio with a "
         "verdict: where they disagree, the suite's number is suspect "
         "(docs/trust.md#agreement-with-pyperf).",
+        options=(
+            Use("--rounds", default=3),
+            Use("--processes", default=10, note="pyperf's worker processes"),
+            "--format",
+        ),
     )
-    add(validate, "--rounds", default=3)
-    add(validate, "--processes", default=10, note="pyperf's worker processes")
-    add(validate, "--format")
-    validate.set_defaults(run=run_validate)
-
-    overhead = commands.add_parser(
+    command(
+        commands,
         "overhead",
+        run_overhead,
         help="what serkit's adapter adds over the direct library call (asv, small-dict)",
         description="Time each codec's adapter call against the library's own call on "
         "small-dict, rounds interleaved in asv, and say whether the adapter's cost can be "
         "told from noise (docs/trust.md#adapter-overhead).",
+        options=("--codec", Use("--rounds", default=5, note="one asv run each"), "--format"),
     )
-    add(overhead, "--codec")
-    add(overhead, "--rounds", default=5, note="one asv run each")
-    add(overhead, "--format")
-    overhead.set_defaults(run=run_overhead)
-
-    doctor = commands.add_parser(
+    command(
+        commands,
         "doctor",
+        run_doctor,
         help="the state of this machine and Python that matters for benchmarking",
         description="Read what moves timings on this machine (CPU governor, turbo, load, "
         "pinning, the Python build, each codec's implementation) and warn about each "
         "state that makes timings noisier; measures nothing "
         "(docs/trust.md#a-stable-setup). Exit status 1 when it warns of anything.",
+        options=("--format",),
     )
-    add(doctor, "--format")
-    doctor.set_defaults(run=run_doctor)
-
-    noise = commands.add_parser(
+    command(
+        commands,
         "noise",
+        run_noise,
         help="A/A-run a fixed panel (about a minute) and record this host's noise floor",
         description="Run a fixed panel of pairs twice, A against A, and record the "
         "difference two runs of the same code show here (serkit-noise.yaml beside the "
         "machine's results): every verdict on this host then uses that floor "
         "(docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
+        options=(
+            Use("--machine", note="the noise floor is filed under it"),
+            Use("--processes", note=PROCESSES_NOTE),
+            "--format",
+        ),
     )
-    add(noise, "--machine", note="the noise floor is filed under it")
-    add(noise, "--processes", note=PROCESSES_NOTE)
-    add(noise, "--format")
-    noise.set_defaults(run=run_noise)
-
-    aa = commands.add_parser(
+    command(
+        commands,
         "aa",
+        run_aa,
         help="run a slice of the suite twice and count the verdicts that call it different",
         description="Run a slice of the suite twice in a row and judge the second run "
         "against the first by `serkit compare`'s rule: every verdict of a difference is a "
         "false one (docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
+        options=(
+            "--codec",
+            "--fixture",
+            "--slow",
+            Use("--processes", note=PROCESSES_NOTE),
+            Use("--machine", note="its recorded noise floor judges the verdicts"),
+            Use("--instructions", note="in both runs, and say how far they agree"),
+            "--format",
+        ),
     )
-    add_all(aa, "--codec", "--fixture", "--slow")
-    add(aa, "--processes", note=PROCESSES_NOTE)
-    add(aa, "--machine", note="its recorded noise floor judges the verdicts")
-    add(aa, "--instructions", note="in both runs, and say how far they agree")
-    add(aa, "--format")
-    aa.set_defaults(run=run_aa)
+    _add_power(commands)
 
-    power = commands.add_parser(
+
+def _add_power(commands: Any) -> None:
+    power = command(
+        commands,
         "power",
+        run_power,
         help="measure what verdicts here can see: known slowdowns that really run, and an A/A",
         description="Inject known slowdowns into a slice of the suite (each timed body makes "
         "that share more calls than its timer counts), run them beside an A/A pair, and "
         "record the share of pairs the verdicts call at each size "
         "(docs/trust.md#what-a-verdict-can-see-here).",
+        options=(
+            "--codec",
+            "--fixture",
+            Use("--machine", note="the result is filed under it, and its noise floor judges"),
+            "--format",
+        ),
     )
     power.add_argument(
         "--sizes",
@@ -139,8 +158,6 @@ def add_commands(commands: Any) -> None:
         help="sample each arm as a quick run (5 processes a pair, aiming at a 10 %% change) or "
         "as a full or matrix run (10, aiming at 5 %%; default)",
     )
-    add_all(power, "--codec", "--fixture")
-    add(power, "--machine", note="the result is filed under it, and its noise floor judges")
     power.add_argument(
         "--space",
         type=_space,
@@ -154,8 +171,6 @@ def add_commands(commands: Any) -> None:
         metavar="DIR",
         help="copy each arm's asv results tree into DIR/<mode>/<arm>, for a closer look",
     )
-    add(power, "--format")
-    power.set_defaults(run=run_power)
 
 
 def _seconds(value: float) -> str:
