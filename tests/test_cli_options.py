@@ -140,8 +140,9 @@ def test_exit_1_when_the_check_found_a_problem(
         (["frobnicate"], "invalid choice"),  # argparse's own
         (["power", "--sizes", "3"], "argument --sizes: give percents"),  # a bad value
         (["try", "x.json", "--machine", "m"], "give --into DIR too"),  # options that clash
+        (["bench", "--machine", "a", "--", "--machine", "b"], "--machine is given twice"),
     ],
-    ids=["unknown command", "bad value", "options that clash"],
+    ids=["unknown command", "bad value", "options that clash", "a name given twice"],
 )
 def test_exit_2_on_usage(capsys: pytest.CaptureFixture[str], argv: list[str], says: str) -> None:
     assert status_of(argv) == 2

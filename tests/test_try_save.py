@@ -97,7 +97,7 @@ def test_another_suites_results_folder_is_refused(
     document.write_text('{"a": 1}')
     code = main(["try", str(document), "--codec", "json", "--into", str(tmp_path)])
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 3
     assert "another suite's results" in err and "Traceback" not in err
 
 
@@ -123,7 +123,7 @@ def test_machine_without_save_and_a_bad_machine_name(
     document = tmp_path / "doc.json"
     document.write_text("[1]")
     assert main(["try", str(document), "--machine", "m"]) == 2
-    assert "--save" in capsys.readouterr().err
+    assert "--into" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exited:
         main(["try", str(document), "--into", str(tmp_path), "--machine", "../up"])
     assert exited.value.code == 2

@@ -219,8 +219,8 @@ def run_bench(args: argparse.Namespace) -> int:
         selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
     else:
         quick = args.quick if args.quick is not None else not args.matrix
+        extra = _asv_args(args)  # a usage error, before any work
         plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
-        extra = _asv_args(args)
         memory = args.memory
         instructions = args.instructions
         selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
