@@ -249,7 +249,7 @@ def test_nothing_to_report_is_one_clear_error(
     make(results)
     args = ("report", "--results", str(results), "--into", str(tmp_path / "r"), "--no-asv")
     code, _, err = run(capsys, *args)
-    assert code == 1 and f"serkit: error: {message}" in err
+    assert code == 3 and f"serkit: error: {message}" in err
     assert "Traceback" not in err and not (tmp_path / "r").exists()
 
 
