@@ -84,6 +84,17 @@ def assert_refused(ran: Ran, reason: str, marker: Path) -> None:
     assert ran.wall_s < HANG_GUARD_S
 
 
+def assert_verify_fails(ran: Ran, reason: str, marker: Path) -> None:
+    """fixtures verify: a FAIL line saying why, exit 1 (the check found a problem), and
+    nothing run."""
+    assert "Traceback" not in ran.stderr, ran.stderr
+    assert ran.returncode == 1, (ran.returncode, ran.stderr)
+    fails = [line for line in ran.stdout.splitlines() if line.startswith("FAIL ")]
+    assert fails and any(reason in line for line in fails), ran.stdout
+    assert not marker.exists(), "the payload ran"
+    assert ran.wall_s < HANG_GUARD_S
+
+
 def assert_suite_skips(ran: Ran, fixture: str, reason: str, marker: Path) -> None:
     assert "Traceback" not in ran.stderr, ran.stderr
     assert ran.returncode == 0, ran.stderr  # the pair is skipped, saying why; the rest run
@@ -96,11 +107,10 @@ def assert_fixture_readers_refuse(
     fixture: str, reason: str, marker: Path, cwd: Path, store: Path, *flags: str, **env: str
 ) -> None:
     """verify, sizes and the suite's preparation, each refusing declared `fixture`."""
-    for command in (
-        ["fixtures", "verify", "--fixture", fixture, *flags],
-        ["sizes", "--fixture", fixture, "--codec", "json", *flags],
-    ):
-        assert_refused(serkit(*command, cwd=cwd, store=store), reason, marker)
+    verify = ["fixtures", "verify", "--fixture", fixture, *flags]
+    assert_verify_fails(serkit(*verify, cwd=cwd, store=store), reason, marker)
+    sizes = ["sizes", "--fixture", fixture, "--codec", "json", *flags]
+    assert_refused(serkit(*sizes, cwd=cwd, store=store), reason, marker)
     ran = suite_prepares(fixture, cwd, store, **env)
     assert_suite_skips(ran, fixture, reason, marker)
 
@@ -153,7 +163,7 @@ def test_a_fixtures_file_that_allows_its_own_pickle_is_refused_and_nothing_runs(
         ran = serkit(
             "fixtures", "verify", "--fixture", "small-dict", *allowed, cwd=tmp_path, store=store
         )
-        assert_refused(ran, "allow_pickle is refused: a file cannot allow itself", marker)
+        assert_verify_fails(ran, "allow_pickle is refused: a file cannot allow itself", marker)
         # The registry leaves your fixtures out, saying so once, for every command.
         assert len(ran.lines("warning")) == 1
 
