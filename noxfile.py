@@ -32,7 +32,8 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff (lint and format) and mypy, strict on the package."""
+    """ruff (lint and format), mypy strict on the package, the layers, the workflow, and
+    docs/cli.md against the parser it is written from."""
     stubs = ("types-PyYAML", "types-tabulate", "types-tqdm", "types-jsonschema", "types-protobuf")
     session.install("-e", RUNNER, "ruff", "mypy", "import-linter", *stubs)
     session.run("ruff", "check", ".")
@@ -40,6 +41,9 @@ def lint(session: nox.Session) -> None:
     session.run("mypy", "serkit")
     # The layers and the no-circle rule declared in pyproject.toml ([tool.importlinter]).
     session.run("lint-imports")
+    # docs/cli.md is written from the parser (serkit/cli/docs.py): a change to a command
+    # that did not rewrite it fails here.
+    session.run("python", "-m", "serkit.cli.docs", "--check")
     install_actionlint(session)
     session.run("actionlint", ".github/workflows/bench.yml")
 

@@ -95,7 +95,7 @@ def test_bench_refuses_a_mistyped_codec_before_building_anything(
 ) -> None:
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv(CODECS_ENV, "orjsn")
-    assert main(["bench", "--no-report"]) == 1
+    assert main(["bench", "--no-report"]) == 3
     err = capsys.readouterr().err
     assert err.startswith("serkit: error: unknown codec 'orjsn'")
     assert "Traceback" not in err
@@ -105,7 +105,7 @@ def test_bench_refuses_a_python_outside_the_matrix(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(ROOT)
-    assert main(["bench", "--matrix", "--python", "2.7"]) == 1
+    assert main(["bench", "--matrix", "--python", "2.7"]) == 3
     assert "not in the matrix: Python 2.7" in capsys.readouterr().err
 
 
@@ -113,7 +113,7 @@ def test_bench_outside_a_checkout_says_where_to_run_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["report"]) == 1
+    assert main(["report"]) == 3
     assert "run this in a serkit checkout" in capsys.readouterr().err
 
 
@@ -241,7 +241,7 @@ def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds
     how = str(seen["measured_as"])
     assert how.startswith("full, ") and "json,marshal,pickle-p5" in how and "asv -b" in how
     capsys.readouterr()
-    assert main(["bench", "--sentinel", "--matrix", "--no-report"]) == 1
+    assert main(["bench", "--sentinel", "--matrix", "--no-report"]) == 2
     assert "give it alone" in capsys.readouterr().err
 
 

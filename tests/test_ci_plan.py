@@ -96,7 +96,8 @@ def test_a_file_that_is_not_the_workflow_is_one_error_line(
 ) -> None:
     path = tmp_path / "bench.yml"
     path.write_text("jobs: [1, 2]\n")
-    assert main(["matrix", "--ci-plan", "--workflow", str(path)]) == 1
+    # The command could not look: an error (3), not a finding (1).
+    assert main(["matrix", "--ci-plan", "--workflow", str(path)]) == 3
     err = capsys.readouterr().err
     assert "no jobs" in err and "Traceback" not in err
 

@@ -42,7 +42,7 @@ def test_list_table_shows_every_codec(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_list_json_is_for_tools(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "list", "--json")
+    code, out, _ = run(capsys, "list", "--format", "json")
     rows = json.loads(out)
     assert code == 0 and [row["id"] for row in rows] == codec_names() and len(rows) == 27
     assert set(rows[0]) >= {"id", "format", "library", "version", "implementation", "available"}
@@ -56,7 +56,7 @@ def test_list_json_is_for_tools(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_fixtures_list_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "fixtures", "list", "--json")
+    code, out, _ = run(capsys, "fixtures", "list", "--format", "json")
     rows = {row["id"]: row for row in json.loads(out)}
     assert code == 0
     assert rows["senate-bios"]["source"] == SENATE_SOURCE.url
@@ -66,8 +66,9 @@ def test_fixtures_list_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_sizes_json_reports_post_002_record(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
-        capsys, "sizes", "--codec", "msgpack-ext,orjson", "--fixture", "sensor-record", "--json"
-    )
+        capsys, "sizes", "--codec", "msgpack-ext,orjson", "--fixture", "sensor-record",
+        "--format", "json",
+    )  # fmt: skip
     rows = {row["codec"]: row for row in json.loads(out)}
     assert code == 0
     assert rows["msgpack-ext"] == {
@@ -124,7 +125,7 @@ def test_conformance_names_what_each_codec_gets_wrong_and_saves_the_matrix(
     code, out, err = run(
         capsys, "conformance", "--codec", "json,orjson", "--save", str(saved), "--timeout", "10"
     )
-    assert code == 0, err
+    assert code == 1, err  # json accepts invalid files: the check found a problem
     lines = out.splitlines()
     rows = {line.split()[0]: line for line in lines[3:5]}  # under the title, headers and rule
     assert "95/95" in rows["json"] and "185/188" in rows["json"]
@@ -163,7 +164,9 @@ def test_fidelity_json_has_a_status_for_every_codec_fixture_and_probe(
     data = json.loads(out)
     cells = {(c["codec"], c["fixture"]): c for c in data["cells"]}
     documents = fixtures + probes
-    assert code == 0
+    # Some schema codecs cannot decode their own output of nan-infinity: a problem, exit 1.
+    assert cells["msgspec-struct-json", "nan-infinity"]["status"] == "error"
+    assert code == 1
     assert len(data["cells"]) == len(cells)
     assert set(cells) == {(c, d) for c in codec_names() for d in documents}
     kinds = {**dict.fromkeys(fixtures, "fixture"), **dict.fromkeys(PROBES, "probe")}
@@ -263,14 +266,13 @@ def test_fidelity_hostile_adds_a_column_and_an_object_per_codec(
         (["fixtures", "fetch", "--mirror", "/nonexistent"], "is missing from mirror /nonexistent"),
         (["conformance", "--codec", "json,msgpack"], "JSON codecs only (msgpack is msgpack)"),
         (["conformance", "--codec", "json"], "run `serkit fixtures fetch`"),
-        (["conformance", "--timeout", "0"], "--timeout must be a positive number of seconds"),
     ],
 )
-def test_user_mistakes_get_one_line_and_exit_1(
+def test_user_mistakes_get_one_line_and_exit_3(
     capsys: pytest.CaptureFixture[str], isolated_data: Path, argv: list[str], message: str
 ) -> None:
     code, out, err = run(capsys, *argv)
-    assert code == 1
+    assert code == 3
     assert err.startswith("serkit: error: ") and message in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err + out
@@ -282,7 +284,10 @@ def test_user_mistakes_get_one_line_and_exit_1(
         ["frobnicate"],
         ["fidelity", "--format", "xml"],
         ["fidelity", "--hostile-count", "0"],
-        ["conformance", "--memory", "0"],
+        ["conformance", "--memory-limit", "0"],
+        ["conformance", "--timeout", "0"],
+        ["power", "--sizes", "3"],
+        ["list", "--json"],  # the alias of --format json, gone before 0.1.0 was released
     ],
 )
 def test_bad_arguments_exit_2_with_usage(
@@ -301,7 +306,7 @@ def test_console_script_runs() -> None:
     assert done.stdout.startswith("serkit ")
 
 
-# --- one convention: --format table|json|markdown, --json deprecated, positive counts -------
+# --- one convention: --format table|json|markdown, positive counts --------------------------
 
 # Cheap runs of every command that prints results; the asv-driven ones are faked below.
 PRINTING = [
@@ -312,8 +317,13 @@ PRINTING = [
     ["matrix"],
     ["doctor"],
     ["replicate", "002", "--rounds", "3", "--no-save"],
-    ["conformance", "--codec", "json,orjson", "--no-save"],
+    ["conformance", "--codec", "orjson", "--no-save"],
 ]
+
+
+def ok(argv: list[str], code: int) -> bool:
+    """0, or for doctor 1 too: it exits 1 when this machine's state earns a warning."""
+    return code == 0 or (argv[0] == "doctor" and code == 1)
 
 
 def assert_github_table(out: str) -> None:
@@ -377,7 +387,7 @@ def test_markdown_is_a_github_table(
     capsys: pytest.CaptureFixture[str], fake_asv: None, argv: list[str]
 ) -> None:
     code, out, err = run(capsys, *argv, "--format", "markdown")
-    assert code == 0, err
+    assert ok(argv, code), err
     assert_github_table(out)
 
 
@@ -391,20 +401,12 @@ def test_markdown_of_results(
 
 
 @pytest.mark.parametrize("argv", PRINTING + FAKED, ids=" ".join)
-def test_json_and_the_deprecated_alias_agree(
+def test_json_is_one_document_on_stdout(
     capsys: pytest.CaptureFixture[str], fake_asv: None, argv: list[str]
 ) -> None:
     code, out, err = run(capsys, *argv, "--format", "json")
-    assert code == 0, err
-    document = json.loads(out)
-    assert "deprecated" not in err
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0
-    again = json.loads(out)
-    if argv[0] in ("replicate", "doctor", "conformance"):  # measured anew: compare the shape
-        document, again = sorted(document), sorted(again)
-    assert again == document
-    assert "serkit: --json is deprecated; use --format json" in err.splitlines()
+    assert ok(argv, code), err
+    assert json.loads(out) is not None
 
 
 @pytest.mark.parametrize("command", ["compare", "hosts"])
@@ -413,9 +415,8 @@ def test_json_of_results(capsys: pytest.CaptureFixture[str], tmp_path: Path, com
     code, out, _ = run(capsys, *argv, "--format", "json")
     assert code == 0
     document = json.loads(out)
-    code, out, err = run(capsys, *argv, "--json")
+    code, out, _ = run(capsys, *argv, "--format", "json")
     assert code == 0 and json.loads(out) == document
-    assert "--json is deprecated" in err
 
 
 def test_validate_json_keeps_its_document(
@@ -516,7 +517,7 @@ def test_after_a_run_the_console_names_only_its_own_host_without_a_noise_floor(
     pages still name every host."""
     from results_factory import serkit_tree
 
-    from serkit.cli.results import write_report
+    from serkit.cli.report import write_report
 
     tree = serkit_tree(tmp_path / "results", machines=("box-a", "box-b", "box-c"))
     write_report(

@@ -166,7 +166,7 @@ def test_without_matrix_results_the_cost_command_says_what_to_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "results").mkdir()
-    assert main(["matrix", "--cost", "--results", str(tmp_path / "results")]) == 1
+    assert main(["matrix", "--cost", "--results", str(tmp_path / "results")]) == 3
     assert "run `serkit bench --matrix`" in capsys.readouterr().err
 
 
@@ -238,7 +238,7 @@ def test_a_durations_table_that_is_not_one_is_a_one_line_error(
 ) -> None:
     path = tmp_path / "durations.json"
     path.write_text(json.dumps({"environments": [{"python": "3.12"}]}))
-    assert main(["matrix", "--cost", "--durations", str(path)]) == 1
+    assert main(["matrix", "--cost", "--durations", str(path)]) == 3
     assert "not a durations table" in capsys.readouterr().err
 
 
@@ -282,7 +282,7 @@ def test_detect_needs_results_with_samples(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = str(_pinned(tmp_path))
-    assert main(["matrix", "--cost", "--durations", path, "--detect", "5"]) == 1
+    assert main(["matrix", "--cost", "--durations", path, "--detect", "5"]) == 2
     assert "--detect needs each pair's processes" in capsys.readouterr().err
     files = [_file("3.12", "ujson", "6.1.0", processes=10)]
     root = _tree(tmp_path / "results", files)

@@ -91,13 +91,25 @@ def test_a_compiled_codec_that_fell_back_to_python_is_warned_about(
     assert "pure Python" in items["codec msgpack"].warning
 
 
-def test_doctor_prints_every_item_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["doctor", "--json"]) == 0
+def test_doctor_prints_every_item_and_exits_1_on_a_warning(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["doctor", "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     names = [item["name"] for item in data["items"]]
     for expected in ("cpu model", "governor", "turbo / boost", "load average", "pinned"):
         assert expected in names
     assert "python build" in names and "codec orjson" in names
     assert data["warnings"] == sum(1 for item in data["items"] if item["warning"])
-    assert main(["doctor"]) == 0
+    assert code == (1 if data["warnings"] else 0)  # this machine's state: either is right
+    assert main(["doctor"]) == code
     assert "governor" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("warning", "status"), [("", 0), ("turbo is on", 1)])
+def test_doctor_exits_1_when_it_warns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, warning: str, status: int
+) -> None:
+    monkeypatch.setattr(doctor, "diagnose", lambda: [doctor.Item("turbo / boost", "on", warning)])
+    assert main(["doctor"]) == status
+    assert ("1 warning." in capsys.readouterr().out) == bool(warning)

@@ -147,7 +147,7 @@ def test_serkit_report_with_real_asv_on_a_broken_profile_shows_no_traceback(
     root = _with_hostile_rows(tmp_path / "results")
     (root / "a" / "machine.json").write_text('["not", "a", "profile"]')
     output = tmp_path / "reports"
-    assert main(["report", "--results", str(root), "--output", str(output)]) == 0
+    assert main(["report", "--results", str(root), "--into", str(output)]) == 0
     captured = capsys.readouterr()
     assert "Traceback" not in captured.out + captured.err, sys.executable
     assert captured.err.count("serkit: writing the report") == 1
@@ -269,6 +269,6 @@ def test_a_file_name_with_an_escape_sequence_is_shown_not_obeyed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     name = tmp_path / "\x1b[2Jorders.json"
-    assert main(["try", str(name)]) == 1
+    assert main(["try", str(name)]) == 3
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\\x1b[2Jorders.json: no such file" in err

@@ -293,7 +293,7 @@ def test_a_broken_host_file_is_a_warning(
 
 def test_hosts_without_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "hosts", "--results", str(tmp_path))
-    assert code == 1 and err.startswith("serkit: error: no asv results in")
+    assert code == 3 and err.startswith("serkit: error: no asv results in")
     assert len(err.splitlines()) == 1
 
 

@@ -33,7 +33,7 @@ def test_a_second_serkit_bench_refuses_in_one_line(
 ) -> None:
     _checkout_of_its_own(tmp_path, monkeypatch)
     with bench_lock(tmp_path):
-        assert main(["bench", "--no-report"]) == 1
+        assert main(["bench", "--no-report"]) == 3
     errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
     assert len(errors) == 1
     assert "another `serkit bench` is running in this checkout" in errors[0]
@@ -45,6 +45,6 @@ def test_resume_while_another_run_holds_the_checkout_refuses_before_saying_it_re
 ) -> None:
     _checkout_of_its_own(tmp_path, monkeypatch)
     with bench_lock(tmp_path):
-        assert main(["bench", "--resume", "--no-report"]) == 1
+        assert main(["bench", "--resume", "--no-report"]) == 3
     err = capsys.readouterr().err
     assert "resuming" not in err and "another `serkit bench` is running" in err

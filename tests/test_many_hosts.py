@@ -111,9 +111,7 @@ def test_the_report_shows_every_host(
 ) -> None:
     monkeypatch.chdir(ROOT)
     output = tmp_path / "reports"
-    code, _, err = run(
-        capsys, "report", "--results", str(store), "--output", str(output), "--no-asv"
-    )
+    code, _, err = run(capsys, "report", "--results", str(store), "--into", str(output), "--no-asv")
     assert code == 0, err
     (version,) = [p for p in output.iterdir() if p.is_dir()]
     hosts_page = (version / "hosts.html").read_text()
@@ -155,9 +153,7 @@ def test_the_report_flags_mixed_cpus_and_keeps_older_hosts_in_the_index(
     runs = read_runs(mixed / ARM, []) or []
     runs[0]["cpu_model"] = "ARM Neoverse-N1 (0x41:0xd0c)"
     write_runs(mixed / ARM / HOST_FILE, ARM, runs)
-    code, _, err = run(
-        capsys, "report", "--results", str(mixed), "--output", str(output), "--no-asv"
-    )
+    code, _, err = run(capsys, "report", "--results", str(mixed), "--into", str(output), "--no-asv")
     assert code == 0, err
     (version,) = [p for p in output.iterdir() if p.is_dir() and p != older]
     hosts_page = (version / "hosts.html").read_text()

@@ -257,7 +257,7 @@ def test_a_config_that_cannot_be_written_is_one_error_line(
 ) -> None:
     from serkit.cli import main
 
-    assert main(["matrix", "--write-config", str(tmp_path / "no" / "such" / "x.json")]) == 1
+    assert main(["matrix", "--write-config", str(tmp_path / "no" / "such" / "x.json")]) == 3
     err = capsys.readouterr().err
     assert err.startswith("serkit: error: cannot write ") and "Traceback" not in err
 

@@ -114,6 +114,8 @@ def test_the_record_says_how_many_arms_sampled_in_the_slow_state(tmp_path: Path)
 
 
 def test_sizes_must_be_whole_extra_calls(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["power", "--sizes", "3"]) == 1
-    (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("serkit: error: --sizes '3'")
+    with pytest.raises(SystemExit) as stopped:  # a bad value is a usage error, as argparse's
+        main(["power", "--sizes", "3"])
+    assert stopped.value.code == 2
+    (line,) = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert line.startswith("serkit power: error: argument --sizes: give percents")

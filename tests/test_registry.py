@@ -97,8 +97,8 @@ def test_pure_yaml_is_reported_as_python() -> None:
 
 
 def _list_json(env: dict[str, str], code: str = "") -> dict[str, Any]:
-    """`serkit list --json` in a fresh interpreter, after running `code` there."""
-    script = f"{code}\nfrom serkit.cli import main; main(['list', '--json'])"
+    """`serkit list --format json` in a fresh interpreter, after running `code` there."""
+    script = f"{code}\nfrom serkit.cli import main; main(['list', '--format', 'json'])"
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
     ).stdout
@@ -218,11 +218,12 @@ def test_a_plugin_that_crashes_while_binding_gets_a_named_error(
     with pytest.raises(serkit.SerkitError, match="codec 'buggy' failed to load: RuntimeError"):
         fresh.get("buggy")
     # `serkit list` still lists every other codec, and says what is wrong with this one.
-    from serkit.cli import codecs, main
+    from serkit.cli import list as list_command
+    from serkit.cli import main
 
-    monkeypatch.setattr(codecs, "registry", fresh)
-    monkeypatch.setattr(codecs, "codec_names", fresh.names)
-    assert main(["list", "--json"]) == 0
+    monkeypatch.setattr(list_command, "registry", fresh)
+    monkeypatch.setattr(list_command, "codec_names", fresh.names)
+    assert main(["list", "--format", "json"]) == 0
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
     assert rows["buggy"]["available"] is False and "plugin bug" in rows["buggy"]["reason"]
     assert rows["orjson"]["available"] is True

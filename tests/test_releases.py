@@ -370,7 +370,7 @@ def test_an_index_without_the_project_is_one_error_and_the_file_is_kept(
 ) -> None:
     url, _ = index  # it serves no project at all: 404
     before = (checkout / "serkit/run/releases.json").read_text()
-    assert main(["matrix", "--refresh", "--index-url", url]) == 1
+    assert main(["matrix", "--refresh", "--index-url", url]) == 3
     err = capsys.readouterr().err
     assert f"serkit: error: could not read {url}msgpack/: Not Found" in err
     assert "Traceback" not in err

@@ -282,12 +282,12 @@ def test_a_difference_inside_the_noise_is_no_win() -> None:
 def test_unknown_post_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["replicate", "007", "--no-save"])
     out, err = capsys.readouterr()
-    assert code == 1 and out == ""
+    assert code == 3 and out == ""
     assert err.startswith("serkit: error: unknown post '007'") and err.count("\n") == 1
 
 
 def test_too_few_rounds_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["replicate", "002", "--rounds", "2", "--no-save"]) == 1
+    assert main(["replicate", "002", "--rounds", "2", "--no-save"]) == 2
     assert "at least 3" in capsys.readouterr().err
 
 

@@ -122,7 +122,7 @@ def test_report_writes_versioned_pages_and_keeps_older_ones(
 ) -> None:
     results, output = write_tree(tmp_path / "results"), tmp_path / "reports"
     monkeypatch.setattr(report_html, "git_commit", lambda root: "a" * 40)
-    args = ("report", "--results", str(results), "--output", str(output), "--no-asv")
+    args = ("report", "--results", str(results), "--into", str(output), "--no-asv")
     code, _, err = run(capsys, *args)
     assert code == 0, err
     first = output / f"0.1.0-{'a' * 12}"
@@ -226,7 +226,7 @@ def test_a_corrupt_results_file_is_named_and_the_rest_is_reported(
     results = write_tree(tmp_path / "results")
     broken = next((results / "box-b").glob("*-env-0.json"))
     broken.write_text(broken.read_text()[:100])  # cut short
-    args = ("report", "--results", str(results), "--output", str(tmp_path / "r"), "--no-asv")
+    args = ("report", "--results", str(results), "--into", str(tmp_path / "r"), "--no-asv")
     code, _, err = run(capsys, *args)
     assert code == 0
     assert f"skipped {broken}: not valid JSON" in err
@@ -247,9 +247,9 @@ def test_nothing_to_report_is_one_clear_error(
 ) -> None:
     results = tmp_path / "results"
     make(results)
-    args = ("report", "--results", str(results), "--output", str(tmp_path / "r"), "--no-asv")
+    args = ("report", "--results", str(results), "--into", str(tmp_path / "r"), "--no-asv")
     code, _, err = run(capsys, *args)
-    assert code == 1 and f"serkit: error: {message}" in err
+    assert code == 3 and f"serkit: error: {message}" in err
     assert "Traceback" not in err and not (tmp_path / "r").exists()
 
 

@@ -288,7 +288,7 @@ def test_serkit_try_mistakes_are_one_error_line(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "doc.json").write_text("[1]")
     (tmp_path / "doc.pkl").write_bytes(pickle.dumps([1], protocol=5))
-    assert main(["try", *args]) == 1
+    assert main(["try", *args]) == 3
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith("serkit: error: ") and message in captured.err

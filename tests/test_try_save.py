@@ -1,4 +1,4 @@
-"""`serkit try --save DIR`: a trial saved as an asv results tree that `serkit compare` reads,
+"""`serkit try --into DIR`: a trial saved as an asv results tree that `serkit compare` reads,
 so a user's own document compares across days and machines without becoming a fixture."""
 
 from __future__ import annotations
@@ -95,9 +95,9 @@ def test_another_suites_results_folder_is_refused(
     (tmp_path / "benchmarks.json").write_text(json.dumps({"bench_time.Dumps.time_dumps": {}}))
     document = tmp_path / "doc.json"
     document.write_text('{"a": 1}')
-    code = main(["try", str(document), "--codec", "json", "--save", str(tmp_path)])
+    code = main(["try", str(document), "--codec", "json", "--into", str(tmp_path)])
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 3
     assert "another suite's results" in err and "Traceback" not in err
 
 
@@ -109,7 +109,7 @@ def test_serkit_try_save_then_compare(tmp_path: Path, capsys: pytest.CaptureFixt
     saved = tmp_path / "saved"
     for machine in ("monday", "tuesday"):
         args = ["try", str(document), "--codec", "json,orjson", "--budget", "2"]
-        assert main([*args, "--save", str(saved), "--machine", machine]) == 0
+        assert main([*args, "--into", str(saved), "--machine", machine]) == 0
         assert f"serkit compare {machine} OTHER --results {saved}" in capsys.readouterr().err
     code, data, err = compare(capsys, saved)
     assert code == 0, err  # no speed is asserted: only that the two runs pair up
@@ -122,8 +122,8 @@ def test_machine_without_save_and_a_bad_machine_name(
 ) -> None:
     document = tmp_path / "doc.json"
     document.write_text("[1]")
-    assert main(["try", str(document), "--machine", "m"]) == 1
-    assert "--save" in capsys.readouterr().err
+    assert main(["try", str(document), "--machine", "m"]) == 2
+    assert "--into" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exited:
-        main(["try", str(document), "--save", str(tmp_path), "--machine", "../up"])
+        main(["try", str(document), "--into", str(tmp_path), "--machine", "../up"])
     assert exited.value.code == 2

@@ -78,8 +78,19 @@ def suite_prepares(fixture: str, cwd: Path, store: Path, **env: str) -> Ran:
 def assert_refused(ran: Ran, reason: str, marker: Path) -> None:
     assert "Traceback" not in ran.stderr, ran.stderr
     assert len(ran.lines("error")) == 1, ran.stderr
-    assert ran.returncode == 1, (ran.returncode, ran.stderr)
+    assert ran.returncode == 3, (ran.returncode, ran.stderr)
     assert reason in ran.stdout + ran.stderr, (ran.stdout, ran.stderr)
+    assert not marker.exists(), "the payload ran"
+    assert ran.wall_s < HANG_GUARD_S
+
+
+def assert_verify_fails(ran: Ran, reason: str, marker: Path) -> None:
+    """fixtures verify: a FAIL line saying why, exit 1 (the check found a problem), and
+    nothing run."""
+    assert "Traceback" not in ran.stderr, ran.stderr
+    assert ran.returncode == 1, (ran.returncode, ran.stderr)
+    fails = [line for line in ran.stdout.splitlines() if line.startswith("FAIL ")]
+    assert fails and any(reason in line for line in fails), ran.stdout
     assert not marker.exists(), "the payload ran"
     assert ran.wall_s < HANG_GUARD_S
 
@@ -96,11 +107,10 @@ def assert_fixture_readers_refuse(
     fixture: str, reason: str, marker: Path, cwd: Path, store: Path, *flags: str, **env: str
 ) -> None:
     """verify, sizes and the suite's preparation, each refusing declared `fixture`."""
-    for command in (
-        ["fixtures", "verify", "--fixture", fixture, *flags],
-        ["sizes", "--fixture", fixture, "--codec", "json", *flags],
-    ):
-        assert_refused(serkit(*command, cwd=cwd, store=store), reason, marker)
+    verify = ["fixtures", "verify", "--fixture", fixture, *flags]
+    assert_verify_fails(serkit(*verify, cwd=cwd, store=store), reason, marker)
+    sizes = ["sizes", "--fixture", fixture, "--codec", "json", *flags]
+    assert_refused(serkit(*sizes, cwd=cwd, store=store), reason, marker)
     ran = suite_prepares(fixture, cwd, store, **env)
     assert_suite_skips(ran, fixture, reason, marker)
 
@@ -153,7 +163,7 @@ def test_a_fixtures_file_that_allows_its_own_pickle_is_refused_and_nothing_runs(
         ran = serkit(
             "fixtures", "verify", "--fixture", "small-dict", *allowed, cwd=tmp_path, store=store
         )
-        assert_refused(ran, "allow_pickle is refused: a file cannot allow itself", marker)
+        assert_verify_fails(ran, "allow_pickle is refused: a file cannot allow itself", marker)
         # The registry leaves your fixtures out, saying so once, for every command.
         assert len(ran.lines("warning")) == 1
 
@@ -333,7 +343,7 @@ def test_a_shared_folder_cannot_name_a_file_outside_itself_nor_replace_it(tmp_pa
         added = serkit(
             "fixtures", "add", str(new), "--name", "o", "--replace", cwd=tmp_path, store=store
         )
-        assert added.returncode == 1 and len(added.lines("error")) == 1, added.stderr
+        assert added.returncode == 3 and len(added.lines("error")) == 1, added.stderr
         assert "leads outside" in added.stderr
         assert victim.read_text() == "keep\n", f"{name}: the file outside was touched"
 
@@ -342,7 +352,7 @@ def test_a_fifo_is_refused_unopened_by_try_and_by_a_shared_folder(tmp_path: Path
     fifo = tmp_path / "f.json"
     os.mkfifo(fifo)
     ran = serkit("try", str(fifo), cwd=tmp_path, store=tmp_path / "none")
-    assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
+    assert ran.returncode == 3 and len(ran.lines("error")) == 1, ran.stderr
     assert "a FIFO, not a regular file" in ran.stderr
     store = tmp_path / "store"
     store.mkdir()
@@ -422,7 +432,7 @@ def test_a_deep_json_schema_is_refused_in_one_line(tmp_path: Path) -> None:
     ran = serkit(
         "fixtures", "add", str(document), "--schema", str(schema), cwd=tmp_path, store=store
     )
-    assert ran.returncode == 1 and len(ran.lines("error")) == 1, ran.stderr
+    assert ran.returncode == 3 and len(ran.lines("error")) == 1, ran.stderr
     assert "nests deeper than 64 levels" in ran.stderr and "Traceback" not in ran.stderr
 
 
@@ -484,7 +494,7 @@ def test_a_read_only_report_folder_is_one_line_exit_3(
 
     monkeypatch.setattr(Path, "mkdir", read_only)
     results = two_hosts(tmp_path / "results")
-    argv = ["report", "--results", str(results), "--output", str(output), "--no-asv"]
+    argv = ["report", "--results", str(results), "--into", str(output), "--no-asv"]
     assert main(argv) == 3
     err = capsys.readouterr().err
     (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]

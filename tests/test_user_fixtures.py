@@ -538,7 +538,7 @@ def test_serkit_fixtures_add_takes_a_schema_and_says_what_it_pinned(
     out = capsys.readouterr().out
     assert f"schema: user-supplied, sha256 {from_json_schema(ORDERS_SCHEMA).sha256}" in out
     bad = _json_file(tmp_path / "bad.schema.json", {"$ref": "#/x"})
-    assert main(["fixtures", "add", str(path), "--schema", str(bad), "--replace"]) == 1
+    assert main(["fixtures", "add", str(path), "--schema", str(bad), "--replace"]) == 3
     err = capsys.readouterr().err
     assert err.startswith("serkit: error: ") and "cannot say $ref" in err
     assert err.count("\n") == 1  # one line, no traceback

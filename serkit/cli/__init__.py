@@ -1,6 +1,7 @@
 """The `serkit` command line: one module per command group, each with `add_commands`.
 
-Every user mistake ends in one `serkit: error: ...` line on stderr, not a traceback.
+Every user mistake ends in one `serkit: error: ...` line on stderr, not a traceback, and
+every exit status has one meaning (serkit.cli.exits).
 """
 
 from __future__ import annotations
@@ -18,17 +19,21 @@ from types import FrameType
 from serkit import __version__
 from serkit.cli import (
     bench,
-    checks,
-    codecs,
+    compare,
     conformance,
+    exits,
+    fidelity,
     fixtures,
+    hosts,
     matrix,
     replicate,
+    report,
     results,
-    store,
     trial,
     trust,
 )
+from serkit.cli import list as list_command
+from serkit.cli.exits import UsageError
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.run.process import Interrupted
@@ -36,16 +41,18 @@ from serkit.text import terminal
 
 # In `serkit --help` order.
 GROUPS = (
-    codecs,
+    list_command,
     fixtures,
     trial,
-    checks,
+    fidelity,
     conformance,
     matrix,
     bench,
     trust,
+    compare,
+    hosts,
+    report,
     results,
-    store,
     replicate,
 )
 
@@ -88,8 +95,6 @@ def _signals_owned() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-# The exit status when the system refused a file operation (1 is serkit's own refusal).
-OS_FAILURE = 3
 _CAUSES = {
     errno.ENOSPC: "no space left on the device",
     errno.EDQUOT: "the disk quota is used up",
@@ -126,17 +131,20 @@ def _main(argv: Sequence[str] | None) -> int:
     except Interrupted as exc:  # SIGTERM, or a run that says what it kept
         print(f"serkit: {exc}", file=sys.stderr)
         return exc.exit_status
+    except UsageError as exc:
+        print(f"serkit {args.command}: error: {terminal(exc)}", file=sys.stderr)
+        return exits.USAGE
     except SerkitError as exc:
         print(f"serkit: error: {terminal(exc)}", file=sys.stderr)
-        return 1
+        return exits.ERROR
     except KeyboardInterrupt:
         print("serkit: interrupted", file=sys.stderr)
-        return 130
+        return exits.INTERRUPTED
     except BrokenPipeError:  # `serkit list | head`
-        return 0
+        return exits.OK
     except OSError as exc:  # a full disk, a read-only folder, a permission: the system's
         print(f"serkit: error: {terminal(os_failure(exc))}", file=sys.stderr)
-        return OS_FAILURE
+        return exits.ERROR
     finally:  # main() is also called in-process, by tests and other tools
         if saved_mirror is None:
             os.environ.pop(MIRROR_ENV, None)

@@ -11,16 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import git_commit, project_root, reports_dir, results_dir
-from serkit.cli.common import add_ranking, warn
-from serkit.cli.results import write_report
+from serkit.cli.common import print_json, warn
+from serkit.cli.exits import UsageError, checked
+from serkit.cli.options import Option, Use, command, escaped
+from serkit.cli.report import write_report
 from serkit.errors import SerkitError
-from serkit.report.summary import summary_table
+from serkit.report.summary import summary
 from serkit.results import history
 from serkit.run import runner
 from serkit.run.console import AsvConsole, new_log_path
 from serkit.run.lock import check_free
 from serkit.run.points import measured_as
-from serkit.run.process import Interrupted
 from serkit.run.releases import load, staleness
 from serkit.run.rounds import SELECTION, RunState
 from serkit.run.sentinel import (
@@ -35,94 +36,6 @@ from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 from serkit.units import plural
 
 
-def _escaped(text: str) -> str:
-    """Help text built from prose: argparse reads a bare % as a format."""
-    return text.replace("%", "%%")
-
-
-def add_commands(commands: Any) -> None:
-    bench = commands.add_parser(
-        "bench",
-        help="run the asv suite: quick on this Python, or the whole matrix; then the report",
-        description=(
-            "Run the asv suite for the checked-out commit, record this host's facts beside "
-            "the results, then write the HTML report (serkit report). "
-            f"Narrow the grid with {CODECS_ENV}, {FIXTURES_ENV} and {SLOW_ENV}."
-        ),
-    )
-    bench.add_argument(
-        "--matrix", action="store_true", help="every environment of every Python found"
-    )
-    bench.add_argument(
-        "--python", type=split_ids, action="extend", help="with --matrix: these Pythons only"
-    )
-    speed = bench.add_mutually_exclusive_group()
-    speed.add_argument(
-        "--quick",
-        action="store_true",
-        default=None,
-        help=_escaped(f"{runner.QUICK_DESCRIPTION} (default alone)"),
-    )
-    speed.add_argument(
-        "--full",
-        dest="quick",
-        action="store_false",
-        help=_escaped(f"{runner.FULL_DESCRIPTION} (default --matrix)"),
-    )
-    bench.add_argument(
-        "--memory",
-        action="store_true",
-        help="a quick run also measures memory per call (full runs always do; about 5 min)",
-    )
-    bench.add_argument(
-        "--instructions",
-        action="store_true",
-        help="a quick run also counts instructions and estimated cycles per call under "
-        "valgrind, after its timings (full runs always do; minutes the first time, pairs "
-        "counted before are read back from the facts store)",
-    )
-    bench.add_argument(
-        "--shard",
-        type=_shard,
-        metavar="K/N",
-        help="with --matrix: the K-th of N disjoint slices of the environments (2/3)",
-    )
-    bench.add_argument(
-        "--skip-measured",
-        metavar="DIR",
-        help="measure only new points: leave out each environment that DIR, a results tree "
-        "(the CI store), holds a run of on this machine with the same library releases, "
-        "Python, host identity and benchmark code, at any suite commit",
-    )
-    bench.add_argument(
-        "--sentinel",
-        action="store_true",
-        help="the sentinel pairs only (serkit/run/sentinel.py), full, in their environment, "
-        "filed under this machine's name with -sentinel, "
-        "measured on every scheduled run whatever the store holds: the runners' own drift",
-    )
-    bench.add_argument(
-        "--resume",
-        action="store_true",
-        help="go on with the run that was interrupted in this checkout, as it was started",
-    )
-    bench.add_argument(
-        "--no-report", action="store_true", help="skip the HTML report (serkit report)"
-    )
-    add_ranking(bench)  # the summary table that ends the run
-    bench.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="show asv's own output as it runs (always kept in a log under .asv/logs/; "
-        "without -v a progress bar per round stands for it)",
-    )
-    bench.add_argument(
-        "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
-    )
-    bench.set_defaults(run=run_bench)
-
-
 def _shard(text: str) -> Shard:
     try:
         return Shard.parse(text)
@@ -130,19 +43,96 @@ def _shard(text: str) -> Shard:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def run_bench(args: argparse.Namespace) -> int:
-    try:
-        return _bench(args)
-    except Interrupted as exc:  # asv and its processes are stopped; exc says what was kept
-        print(f"serkit: {exc}", file=sys.stderr)
-        return exc.exit_status
+OWN = (  # the options only this command takes; --quick and --full are one choice, below
+    Option(("--matrix",), "every environment of every Python found", action="store_true"),
+    Option(("--python",), "with --matrix: these Pythons only", type=split_ids, metavar="VERSIONS"),
+    Option(
+        ("--memory",),
+        "a quick run also measures memory per call (full runs always do; about 5 min)",
+        action="store_true",
+    ),
+    Option(
+        ("--shard",),
+        "with --matrix: the K-th of N disjoint slices of the environments (2/3)",
+        type=_shard,
+        metavar="K/N",
+    ),
+    Option(
+        ("--skip-measured",),
+        "measure only new points: leave out each environment that DIR, a results tree "
+        "(the CI store), holds a run of on this machine with the same library releases, "
+        "Python, host identity and benchmark code, at any suite commit",
+        metavar="DIR",
+    ),
+    Option(
+        ("--sentinel",),
+        "the sentinel pairs only (serkit/run/sentinel.py), full, in their environment, "
+        "filed under this machine's name with -sentinel, "
+        "measured on every scheduled run whatever the store holds: the runners' own drift",
+        action="store_true",
+    ),
+    Option(
+        ("--resume",),
+        "go on with the run that was interrupted in this checkout, as it was started",
+        action="store_true",
+    ),
+    Option(("--no-report",), "skip the HTML report (serkit report)", action="store_true"),
+    Option(
+        ("-v", "--verbose"),
+        "show asv's own output as it runs (always kept in a log under .asv/logs/; "
+        "without -v a progress bar per round stands for it)",
+        action="store_true",
+    ),
+)
+
+
+def add_commands(commands: Any) -> None:
+    bench = command(
+        commands,
+        "bench",
+        run_bench,
+        help="run the asv suite: quick on this Python, or the whole matrix; then the report",
+        description=(
+            "Run the asv suite for the checked-out commit, record this host's facts beside "
+            "the results, then write the HTML report (serkit report). "
+            f"Narrow the grid with {CODECS_ENV}, {FIXTURES_ENV} and {SLOW_ENV}."
+        ),
+        options=(
+            Use(
+                "--instructions",
+                note="a quick run, after its timings (full runs always do; minutes the first "
+                "time, pairs counted before are read back from the facts store)",
+            ),
+            Use("--machine", note="given to asv run"),
+            "--rank-by",  # the summary that ends the run
+            "--exact-only",
+            "--format",
+            *OWN,
+        ),
+    )
+    speed = bench.add_mutually_exclusive_group()
+    speed.add_argument(
+        "--quick",
+        action="store_true",
+        default=None,
+        help=escaped(f"{runner.QUICK_DESCRIPTION} (default alone)"),
+    )
+    speed.add_argument(
+        "--full",
+        dest="quick",
+        action="store_false",
+        help=escaped(f"{runner.FULL_DESCRIPTION} (default --matrix)"),
+    )
+    bench.add_argument(
+        "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
+    )
 
 
 def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunState]:
     given = args.matrix or args.python or args.shard or args.skip_measured or args.asv_args
-    given = given or args.sentinel
+    given = given or args.sentinel or args.machine
     if given or args.quick is not None or args.memory or args.instructions:
-        raise SerkitError("--resume goes on as the interrupted run was started: give it alone")
+        raise UsageError("--resume goes on as the interrupted run was started: give it alone")
     check_free(root)  # refused before it says it resumes: another run holds the checkout
     plan, state = runner.resume(root)
     print(
@@ -178,14 +168,24 @@ def _sentinel_plan(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, l
     the SERKIT_BENCH_* settings the run keeps, so that --resume narrows it the same way)."""
     asked = args.matrix or args.python or args.shard or args.skip_measured or args.quick
     if asked or args.memory or args.instructions:
-        raise SerkitError("--sentinel measures the sentinel pairs as declared: give it alone")
+        raise UsageError("--sentinel measures the sentinel pairs as declared: give it alone")
     plan = runner.plan(root, matrix=True, pythons=[SENTINEL_PYTHON])
     wanted = sentinel_environment()
     if wanted not in plan.environments:
         raise SerkitError(f"--sentinel needs Python {SENTINEL_PYTHON}, not found here")
     os.environ.update(sentinel_selection())
-    extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else list(args.asv_args)
-    return dataclasses.replace(plan, environments=(wanted,)), ["-b", SENTINEL_BENCHMARKS, *extra]
+    narrowed = dataclasses.replace(plan, environments=(wanted,))
+    return narrowed, ["-b", SENTINEL_BENCHMARKS, *_asv_args(args)]
+
+
+def _asv_args(args: argparse.Namespace) -> list[str]:
+    """What `asv run` is given: the arguments after --, and --machine."""
+    extra = list(args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args)
+    if args.machine is None:
+        return extra
+    if len(_without_machine(extra)) != len(extra):
+        raise UsageError("--machine is given twice: once before -- and once after it")
+    return [*extra, "--machine", args.machine]
 
 
 def _without_machine(extra: list[str]) -> list[str]:
@@ -202,7 +202,7 @@ def _without_machine(extra: list[str]) -> list[str]:
     return out
 
 
-def _bench(args: argparse.Namespace) -> int:
+def run_bench(args: argparse.Namespace) -> int:
     from serkit.results.hosts import record_host, run_state
 
     root = project_root()
@@ -219,8 +219,8 @@ def _bench(args: argparse.Namespace) -> int:
         selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
     else:
         quick = args.quick if args.quick is not None else not args.matrix
+        extra = _asv_args(args)  # a usage error, before any work
         plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
-        extra = args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args
         memory = args.memory
         instructions = args.instructions
         selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
@@ -306,9 +306,11 @@ def _bench(args: argparse.Namespace) -> int:
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:
         write_report(root, results_dir(root), reports_dir(root), with_asv=True, hosts=[machine])
-    ranked = {"measure": args.rank_by, "exact_only": args.exact_only}
-    if summary := summary_table(results_dir(root), machine, **ranked):
-        print(summary)  # the answer, last
+    found = summary(results_dir(root), machine, measure=args.rank_by, exact_only=args.exact_only)
+    if args.format == "json":
+        print_json(found.as_dict() if found is not None else None)
+    elif found is not None:
+        print(found.text(markdown=args.format == "markdown"))  # the answer, last
     if status == 2:
         # asv also exits 2 when it refuses its arguments; its own message says which.
         failed = list(console.failed)
@@ -317,4 +319,4 @@ def _bench(args: argparse.Namespace) -> int:
             more = " ..." if len(failed) > 5 else ""
             what = f"{plural(len(failed), 'benchmark')} failed ({', '.join(failed[:5])}{more})"
         print(f"serkit: {what}; asv's output: {shown}", file=sys.stderr)
-    return 0 if status == 0 else 1
+    return checked(status != 0)

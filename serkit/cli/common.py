@@ -1,8 +1,9 @@
-"""What every command shares: output format, count checks, id lists, tables, JSON printing.
+"""What every command shares in printing: tables, JSON, warnings; and the documents chosen.
 
-Each command group is a module in `serkit.cli` with one function,
-`add_commands(commands)`, that declares its subcommands and their arguments (as asv's
-`asv/commands/` modules do) and binds each to a `run(args) -> int` with `set_defaults`.
+Each command group is a module in `serkit.cli` named after its command, with one
+function, `add_commands(commands)`, that declares its subcommands and binds each to a
+`run(args) -> int` with `set_defaults`; the options they share are declared once, in
+`serkit.cli.options`.
 """
 
 from __future__ import annotations
@@ -17,35 +18,14 @@ from typing import Any
 from tabulate import tabulate
 
 from serkit.checkout import project_root, results_dir
-from serkit.compare.ranking import DEFAULT_MEASURE, MEASURE_WORDS, MEASURES
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import (
     FIXTURES,
-    MIRROR_ENV,
     check_fixtures,
     default_fixture_names,
     source_path,
 )
-from serkit.suite.cases import split_ids
 from serkit.text import markdown_cell, terminal
-
-FORMATS = ("table", "json", "markdown")
-
-
-def add_ranking(parser: argparse.ArgumentParser) -> None:
-    """--rank-by and --exact-only: what the ranked verdict counts (serkit.compare.ranking)."""
-    words = "; ".join(f"{name}: {MEASURE_WORDS[name]}" for name in MEASURES)
-    parser.add_argument(
-        "--rank-by",
-        choices=MEASURES,
-        default=DEFAULT_MEASURE,
-        help=f"what the verdict ranks codecs by ({words}; default: {DEFAULT_MEASURE})",
-    )
-    parser.add_argument(
-        "--exact-only",
-        action="store_true",
-        help="rank only codecs whose round trip is exact; list the others as not ranked",
-    )
 
 
 def print_json(data: Any) -> None:
@@ -96,60 +76,17 @@ def chosen_fixtures(args: argparse.Namespace) -> list[str]:
     return names
 
 
-def positive_int(value: str) -> int:
-    """argparse type for every count: a whole number of at least 1."""
+def save_document(
+    save: Callable[[Any, Path], Any], document: Any, target: Path | None, what: str
+) -> None:
+    """--save's document written to `target` (None: nowhere), and a line saying where."""
+    if target is None:
+        return
     try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, not {value!r}") from None
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {value}")
-    return number
-
-
-class _JsonAlias(argparse.Action):
-    """`--json`, kept working as `--format json`, with a note that it is deprecated."""
-
-    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
-        print("serkit: --json is deprecated; use --format json", file=sys.stderr)
-        namespace.format = "json"
-
-
-def add_format(parser: argparse.ArgumentParser, choices: tuple[str, ...] = FORMATS) -> None:
-    """`--format` on every command that prints results, and the deprecated `--json` alias."""
-    parser.add_argument(
-        "--format", choices=choices, default="table", help="output format (default: table)"
-    )
-    parser.add_argument("--json", nargs=0, action=_JsonAlias, help=argparse.SUPPRESS)
-
-
-def mirror_parent() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument(
-        "--mirror",
-        metavar="DIR",
-        help=f"folder holding the fixture sources, used instead of the network (env {MIRROR_ENV})",
-    )
-    return parent
-
-
-def codec_parent() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument(
-        "--codec", type=split_ids, action="extend", help="codec ids, comma-separated"
-    )
-    return parent
-
-
-def fixture_parent(ids: str = "fixture ids") -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument(
-        "--fixture", type=split_ids, action="extend", help=f"{ids}, comma-separated"
-    )
-    parent.add_argument(
-        "--slow", action="store_true", help="include the slow fixtures (hundreds of MB)"
-    )
-    return parent
+        save(document, target)
+    except OSError as exc:
+        raise SerkitError(f"cannot write {target}: {exc}") from exc
+    print(f"serkit: saved the {what} to {target}", file=sys.stderr)
 
 
 def save_target(
@@ -166,3 +103,8 @@ def save_target(
     except SerkitError as exc:
         print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
         return None
+
+
+def results_dir_of(args: argparse.Namespace) -> Path:
+    """--results as given (relative to the working folder), or the checkout's asv results."""
+    return Path(args.results) if args.results else results_dir(project_root())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,63 +13,46 @@ from serkit.checkout import ASV_DIR, CONFORMANCE_FILE, conformance_path
 from serkit.checks import conformance
 from serkit.checks.conformance import CodecConformance, FileOutcome
 from serkit.checks.conformance_document import document, save
-from serkit.cli.common import (
-    add_format,
-    codec_parent,
-    mirror_parent,
-    positive_int,
-    print_json,
-    print_table,
-    save_target,
-)
+from serkit.cli.common import print_json, print_table, save_document, save_target
+from serkit.cli.exits import checked
+from serkit.cli.options import Option, add_saving, command, positive_int, positive_seconds
 from serkit.codecs.registry import check_codecs, registry
 from serkit.errors import SerkitError
 from serkit.inputs import jsontestsuite
 from serkit.inputs.jsontestsuite import ACCEPT, EITHER, REJECT
 from serkit.progress import progress
 
+OWN = (  # the options only this command takes
+    Option(
+        ("--all-files",),
+        "show every file in the matrix, not only those where codecs differ or fail",
+        action="store_true",
+    ),
+    Option(("--timeout",), "time limit per file", type=positive_seconds, metavar="SECONDS",
+           default=conformance.DEFAULT_FILE_TIMEOUT),
+    Option(("--memory-limit",), "address-space limit per worker", type=positive_int,
+           metavar="MIB", default=conformance.DEFAULT_MEMORY_BYTES >> 20),
+)  # fmt: skip
+
 
 def add_commands(commands: Any) -> None:
-    parser = commands.add_parser(
+    parser = command(
+        commands,
         "conformance",
-        parents=[mirror_parent(), codec_parent()],
+        run_conformance,
         help="JSONTestSuite's parsing files against every JSON codec's loads",
         description=(
             "Decode each of JSONTestSuite's 318 test_parsing files with every JSON codec, each "
             "codec in capped worker subprocesses, and classify each result as accepted, "
             "rejected, crashed or hung. y_ files must be accepted, n_ files rejected, i_ files "
             "either. Run over every JSON codec, the matrix is also saved to "
-            f"{ASV_DIR}/{CONFORMANCE_FILE} in the checkout, for the report (see --save, --no-save)."
+            f"{ASV_DIR}/{CONFORMANCE_FILE} in the checkout, for the report (see --save, "
+            "--no-save). Exit status 1 when a codec accepts an invalid file, rejects a "
+            "valid one, crashes or hangs, or could not run."
         ),
+        options=("--mirror", "--codec", "--format", *OWN),
     )
-    add_format(parser)
-    parser.add_argument(
-        "--all-files",
-        action="store_true",
-        help="show every file in the matrix, not only those where codecs differ or fail",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        default=conformance.DEFAULT_FILE_TIMEOUT,
-        metavar="SECONDS",
-        help=f"time limit per file (default {conformance.DEFAULT_FILE_TIMEOUT:g})",
-    )
-    parser.add_argument(
-        "--memory",
-        type=positive_int,
-        default=conformance.DEFAULT_MEMORY_BYTES >> 20,
-        metavar="MIB",
-        help=f"address-space limit per worker (default {conformance.DEFAULT_MEMORY_BYTES >> 20})",
-    )
-    saving = parser.add_mutually_exclusive_group()
-    saving.add_argument("--save", metavar="FILE", help="also write the JSON document to FILE")
-    saving.add_argument(
-        "--no-save",
-        action="store_true",
-        help=f"do not write {ASV_DIR}/{CONFORMANCE_FILE} after a run over every JSON codec",
-    )
-    parser.set_defaults(run=run_conformance)
+    add_saving(parser, f"{ASV_DIR}/{CONFORMANCE_FILE}", "a run over every JSON codec")
 
 
 def json_codecs(chosen: list[str] | None) -> list[str]:
@@ -96,12 +78,10 @@ def _target(args: argparse.Namespace) -> Path | None:
 
 
 def run_conformance(args: argparse.Namespace) -> int:
-    if args.timeout <= 0:
-        raise SerkitError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     codecs = json_codecs(args.codec)
     files = jsontestsuite.verified_files()  # a missing or changed file fails before any work
     target = _target(args)
-    memory = args.memory << 20
+    memory = args.memory_limit << 20
     started = time.monotonic()
     with progress(total=len(codecs), desc="conformance", unit="codec") as bar:
         results = conformance.run_conformance(
@@ -113,15 +93,10 @@ def run_conformance(args: argparse.Namespace) -> int:
         )
     wall = time.monotonic() - started
     doc = document(results, timeout=args.timeout, memory=memory, wall_s=wall)
-    if target is not None:
-        try:
-            save(doc, target)
-        except OSError as exc:
-            raise SerkitError(f"cannot write {target}: {exc}") from exc
-        print(f"serkit: saved the conformance matrix to {target}", file=sys.stderr)
+    save_document(save, doc, target, "conformance matrix")
     if args.format == "json":
         print_json(doc)
-        return 0
+        return checked(bool(conformance.findings(results)))
     print_counts(results, args.format)
     print()
     print_matrix(results, args.format, all_files=args.all_files)
@@ -133,7 +108,7 @@ def run_conformance(args: argparse.Namespace) -> int:
         f"{units.bytes_binary(memory)} of address space, {units.seconds(args.timeout)} per file; "
         f"the run took {units.seconds(wall)}."
     )
-    return 0
+    return checked(bool(conformance.findings(results)))
 
 
 def _of(done: int, total: int) -> str:

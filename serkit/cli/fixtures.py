@@ -7,16 +7,10 @@ import sys
 from typing import Any
 
 from serkit.checks.sizes import EXACT, LOSSY, SizeResult, measure_fixture
-from serkit.cli.common import (
-    add_format,
-    chosen_fixtures,
-    codec_parent,
-    fixture_parent,
-    mirror_parent,
-    print_json,
-    print_table,
-)
-from serkit.cli.documents import document_parent, granted
+from serkit.cli.common import chosen_fixtures, print_json, print_table
+from serkit.cli.documents import granted
+from serkit.cli.exits import checked
+from serkit.cli.options import LIMITS, command
 from serkit.codecs.registry import check_codecs, codec_names
 from serkit.errors import DocumentError, FixtureChanged, NoSchema, SerkitError
 from serkit.inputs import jsontestsuite, user_fixtures
@@ -47,7 +41,6 @@ from serkit.units import bytes_binary
 
 
 def add_commands(commands: Any) -> None:
-    mirror, selection, documents = mirror_parent(), fixture_parent(), document_parent()
     fixtures = commands.add_parser(
         "fixtures",
         help="list, fetch and verify fixture documents",
@@ -55,40 +48,61 @@ def add_commands(commands: Any) -> None:
         "pinned by sha256), verify them, or add one of yours (docs/fixtures.md).",
     )
     actions = fixtures.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser(
+    command(
+        actions,
         "list",
+        run_fixtures_list,
         help="the fixtures",
         description="Each fixture: where it comes from, whether it is slow, its content "
         "hash, the schema the schema codecs use on it, and what it holds.",
+        options=("--format",),
     )
-    add_format(listing)
-    listing.set_defaults(run=run_fixtures_list)
-    actions.add_parser(
+    command(
+        actions,
         "fetch",
-        parents=[mirror],
+        run_fixtures_fetch,
         help="download sources from pinned URLs, check sha256",
         description="Download each fixture's source (from --mirror or "
         "SERKIT_FIXTURE_MIRROR when given) into the cache and check its pinned sha256; a "
         "source already there and verified is left alone.",
-    ).set_defaults(run=run_fixtures_fetch)
-    actions.add_parser(
+        options=("--mirror",),
+    )
+    command(
+        actions,
         "verify",
-        parents=[mirror, selection, documents],
+        granted(run_fixtures_verify),
         help="check sources and fixture content hashes",
         description="Check each fetched source against its pinned sha256, and each fixture's "
         "content against its content hash: results are keyed by these hashes, so a "
-        "changed document is caught before it is measured.",
-    ).set_defaults(run=granted(run_fixtures_verify))
-    adding = actions.add_parser(
+        "changed document is caught before it is measured. Exit status 1 when any check "
+        "fails (the FAIL lines).",
+        options=("--mirror", "--fixture", "--slow", LIMITS),
+    )
+    _add_add(actions)
+    command(
+        commands,
+        "sizes",
+        granted(run_sizes),
+        help="encoded size of each fixture",
+        description="Encode each fixture with each codec and show the encoded size in "
+        "bytes: no timing, no asv (the report's fixture pages add gzip-6 and zstd-3).",
+        options=("--mirror", "--fixture", "--slow", "--codec", "--format", LIMITS),
+    )
+
+
+def _add_add(actions: Any) -> None:
+    adding = command(
+        actions,
         "add",
-        parents=[documents],
+        granted(run_fixtures_add),
         help="make one of your documents a fixture of the suite, pinned by its content hash",
         description=(
             "Copy a document (JSON, YAML, msgpack, or pickle with --allow-pickle) into this "
-            f"checkout's {folder_text()} and declare it in {MANIFEST} there. Its id is "
-            "NAME@HASH, the first 8 hex digits of its content sha256: a changed document "
-            "is a new fixture, never new results under an old id."
+            f"checkout's fixtures/user/ (or ${FOLDER_ENV}) and declare it in {MANIFEST} "
+            "there. Its id is NAME@HASH, the first 8 hex digits of its content sha256: a "
+            "changed document is a new fixture, never new results under an old id."
         ),
+        options=(LIMITS,),
     )
     adding.add_argument("path", metavar="PATH", help="the document file")
     adding.add_argument("--name", help="the fixture's name (default: from the file name)")
@@ -105,17 +119,6 @@ def add_commands(commands: Any) -> None:
         help="let changed content or another schema take a declared name "
         "(the old id's results stay under it)",
     )
-    adding.set_defaults(run=granted(run_fixtures_add))
-
-    sizes = commands.add_parser(
-        "sizes",
-        parents=[mirror, selection, codec_parent(), documents],
-        help="encoded size of each fixture",
-        description="Encode each fixture with each codec and show the encoded size in "
-        "bytes: no timing, no asv (the report's fixture pages add gzip-6 and zstd-3).",
-    )
-    add_format(sizes)
-    sizes.set_defaults(run=granted(run_sizes))
 
 
 def run_fixtures_list(args: argparse.Namespace) -> int:
@@ -270,8 +273,8 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
     if skipped:
         print(f"skipped slow fixtures: {', '.join(skipped)} (add --slow)")
     if failures:
-        raise SerkitError(f"{failures} failed verification (the FAIL lines above)")
-    return 0
+        print(f"serkit: {failures} failed verification (the FAIL lines above)", file=sys.stderr)
+    return checked(failures > 0)
 
 
 def _verify_schema(name: str, document: Any) -> tuple[bool, str]:

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import CONFIG_NAME, project_root, results_dir
-from serkit.cli.common import add_format, positive_int, print_json, print_table, warn
+from serkit.cli.common import print_json, print_table, warn
+from serkit.cli.exits import UsageError, checked
+from serkit.cli.options import Option, Use, add_option, command, positive_int
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
 from serkit.run.ci_plan import WORKFLOW, plan_of
@@ -19,10 +21,85 @@ from serkit.run.matrix import environments, measured, not_served, render_asv_con
 from serkit.run.releases import Releases, data_path, load, refresh, save, staleness
 from serkit.suite.cases import precision_needed
 
+# What `serkit matrix` does instead of listing the environments: one at a time.
+ACTIONS = (
+    Option(("--write-config",), "write the asv configuration (asv.conf.json)", metavar="PATH"),
+    Option(
+        ("--refresh",),
+        "ask the package index which releases exist and which have compiled wheels "
+        "for each runner kind's platform and Python, then rewrite releases.json and "
+        "asv.conf.json (one request per library; a pure-Python library's kept releases "
+        "are read for what they pin)",
+        action="store_true",
+    ),
+    Option(
+        ("--cost",),
+        "the matrix's time, per environment, runner kind and shard, from the durations "
+        "asv recorded in a results tree (--results)",
+        action="store_true",
+    ),
+    Option(
+        ("--ci-plan",),
+        "expand the CI workflow's bench matrix (--workflow) and check it before it runs: "
+        "each shard's environments (every one in exactly one shard), the artifacts' names, "
+        "what the publish job merges, the sentinel once per runner kind; exit 1 on a problem",
+        action="store_true",
+    ),
+)
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(f"give a percentage above 0 and below 100, not {text!r}")
+    return value
+
+
+OWN = (  # the options of one action each (or of listing), beside the table's
+    Option(
+        ("--workflow",),
+        "with --ci-plan: this workflow (default .github/workflows/bench.yml)",
+        metavar="PATH",
+    ),
+    Option(("--index-url",), "with --refresh: this simple index, not the file's", metavar="URL"),
+    Option(
+        ("--schedule",),
+        "with --cost: full, every environment measured again; weekly, the scheduled run, "
+        "which measures only what no stored point covers (here, a new release of each "
+        "library in turn) and the sentinel pairs (at 10 processes a pair unless --processes)",
+        choices=("full", "weekly"),
+        default="full",
+    ),
+    Option(
+        ("--durations",),
+        "with --cost: a durations table saved as JSON (docs/cost.md), not a results tree",
+        metavar="FILE",
+    ),
+    Option(
+        ("--detect",),
+        "with --cost: each timed pair with the processes its measured spread needs to "
+        "see a PCT change (the full run's aim: 5), at least 5 and at most 20, not the same "
+        "count for every pair (needs results with per-process samples, not --durations)",
+        type=_percent,
+        metavar="PCT",
+    ),
+    Option(
+        ("--shards",),
+        "with --cost: the shard count to show (default: the fewest within the budget)",
+        type=positive_int,
+        metavar="N",
+    ),
+)
+
 
 def add_commands(commands: Any) -> None:
-    matrix = commands.add_parser(
+    matrix = command(
+        commands,
         "matrix",
+        run_matrix,
         help="the asv environments: Pythons x library releases, from the package index",
         description=(
             "The environments the asv suite runs in: per Python, one for the standard "
@@ -31,83 +108,21 @@ def add_commands(commands: Any) -> None:
             "for a schema codec), unmeasured. The releases are data "
             "(serkit/run/releases.json); --refresh asks the package index again."
         ),
+        options=(
+            "--format",
+            Use("--results", note="with --cost"),
+            Use("--machine", note="with --cost: this machine's results only"),
+            Use(
+                "--processes",
+                note="with --cost: as if every timed pair ran N (a full run: 10), not as "
+                "many as the results recorded",
+            ),
+            *OWN,
+        ),
     )
-    add_format(matrix)
     action = matrix.add_mutually_exclusive_group()
-    action.add_argument(
-        "--write-config", metavar="PATH", help="write the asv configuration (asv.conf.json)"
-    )
-    action.add_argument(
-        "--refresh",
-        action="store_true",
-        help="ask the package index which releases exist and which have compiled wheels "
-        "for each runner kind's platform and Python, then rewrite releases.json and "
-        "asv.conf.json (one request per library; a pure-Python library's kept releases "
-        "are read for what they pin)",
-    )
-    action.add_argument(
-        "--cost",
-        action="store_true",
-        help="the matrix's time, per environment, runner kind and shard, from the durations "
-        "asv recorded in a results tree (--results)",
-    )
-    action.add_argument(
-        "--ci-plan",
-        action="store_true",
-        help="expand the CI workflow's bench matrix (--workflow) and check it before it runs: "
-        "each shard's environments (every one in exactly one shard), the artifacts' names, "
-        "what the publish job merges, the sentinel once per runner kind; exit 1 on a problem",
-    )
-    matrix.add_argument(
-        "--workflow",
-        metavar="PATH",
-        help="with --ci-plan: this workflow (default .github/workflows/bench.yml)",
-    )
-    matrix.add_argument(
-        "--index-url", metavar="URL", help="with --refresh: this simple index, not the file's"
-    )
-    matrix.add_argument(
-        "--results", metavar="DIR", help="with --cost: the results tree (default .asv/results)"
-    )
-    matrix.add_argument(
-        "--machine", metavar="NAME", help="with --cost: this machine's results only"
-    )
-    matrix.add_argument(
-        "--processes",
-        type=positive_int,
-        metavar="N",
-        help="with --cost: as if every timed pair ran N processes (a full run: 10), not "
-        "as many as the results recorded",
-    )
-    matrix.add_argument(
-        "--schedule",
-        choices=("full", "weekly"),
-        default="full",
-        help="with --cost: full, every environment measured again (the default); weekly, "
-        "the scheduled run, which measures only what no stored point covers (here, a new "
-        "release of each library in turn) and the sentinel pairs (at 10 processes a pair "
-        "unless --processes)",
-    )
-    matrix.add_argument(
-        "--durations",
-        metavar="FILE",
-        help="with --cost: a durations table saved as JSON (docs/cost.md), not a results tree",
-    )
-    matrix.add_argument(
-        "--detect",
-        type=_percent,
-        metavar="PCT",
-        help="with --cost: each timed pair with the processes its measured spread needs to "
-        "see a PCT change (the full run's aim: 5), at least 5 and at most 20, not the same "
-        "count for every pair (needs results with per-process samples, not --durations)",
-    )
-    matrix.add_argument(
-        "--shards",
-        type=positive_int,
-        metavar="N",
-        help="with --cost: the shard count to show (default: the fewest within the budget)",
-    )
-    matrix.set_defaults(run=run_matrix)
+    for option in ACTIONS:
+        add_option(action, option)
 
 
 def run_matrix(args: argparse.Namespace) -> int:
@@ -128,13 +143,13 @@ def run_matrix(args: argparse.Namespace) -> int:
         from serkit.cli.cost import print_cost, print_weekly
 
         if args.durations and args.results:
-            raise SerkitError("--durations and --results are two sources: give one")
+            raise UsageError("--durations and --results are two sources: give one")
         if args.durations:
             results = Path(args.durations)
         else:
             results = Path(args.results) if args.results else results_dir(project_root())
         if args.detect is not None and args.durations:
-            raise SerkitError("--detect needs each pair's processes: --results, not --durations")
+            raise UsageError("--detect needs each pair's processes: --results, not --durations")
         precision = None if args.detect is None else precision_needed(args.detect / 100)
         if args.schedule == "weekly":
             return print_weekly(results, args.format, args.machine, args.processes, precision)
@@ -144,19 +159,9 @@ def run_matrix(args: argparse.Namespace) -> int:
     return _show(args)
 
 
-def _percent(text: str) -> float:
-    try:
-        value = float(text.strip().rstrip("%"))
-    except ValueError:
-        value = 0.0
-    if not 0 < value < 100:
-        raise argparse.ArgumentTypeError(f"give a percentage above 0 and below 100, not {text!r}")
-    return value
-
-
 def _ci_plan(args: argparse.Namespace) -> int:
     path = Path(args.workflow) if args.workflow else project_root() / WORKFLOW
-    checked = plan_of(path, load())
+    found = plan_of(path, load())
     if args.format == "json":
         print_json(
             {
@@ -170,10 +175,10 @@ def _ci_plan(args: argparse.Namespace) -> int:
                         "artifact": job.artifact,
                         "sentinel": job.sentinel,
                     }
-                    for job in checked.jobs
+                    for job in found.jobs
                 ],
-                "merged": checked.merged,
-                "problems": checked.problems,
+                "merged": found.merged,
+                "problems": found.problems,
             }
         )
     else:
@@ -182,23 +187,23 @@ def _ci_plan(args: argparse.Namespace) -> int:
                 job.name,
                 len(job.environments),
                 job.artifact or "-",
-                "yes" if job.artifact in checked.merged else "no",
+                "yes" if job.artifact in found.merged else "no",
                 "yes" if job.sentinel else "-",
             ]
-            for job in checked.jobs
+            for job in found.jobs
         ]
         headers = ["job", "environments", "artifact", "merged", "sentinel"]
         print_table(rows, headers, args.format, disable_numparse=True)
-        total = sum(len(job.environments) for job in checked.jobs)
+        total = sum(len(job.environments) for job in found.jobs)
         print(
-            f"{path}: {len(checked.jobs)} jobs, {total} environments measured across "
-            f"them, {len(checked.merged)} artifacts merged (releases as committed; the "
+            f"{path}: {len(found.jobs)} jobs, {total} environments measured across "
+            f"them, {len(found.merged)} artifacts merged (releases as committed; the "
             "workflow's matrix job refreshes them first)."
         )
-    for problem in checked.problems:
+    for problem in found.problems:
         print(f"serkit: problem: {problem}", file=sys.stderr)
-    if checked.problems:
-        return 1
+    if found.problems:
+        return checked(True)
     print("The workflow fits together: every environment in exactly one shard.", file=sys.stderr)
     return 0
 

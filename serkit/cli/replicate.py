@@ -8,16 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import ASV_DIR, REPLICATION_FILE, replication_path
-from serkit.cli.common import add_format, mirror_parent, positive_int, print_json, save_target
-from serkit.errors import SerkitError
+from serkit.cli.common import print_json, save_document, save_target
+from serkit.cli.exits import UsageError
+from serkit.cli.options import Use, add_saving, command
 
 
 def add_commands(commands: Any) -> None:
     from serkit.replicate.posts import DEFAULT_ROUNDS, MIN_ROUNDS, SLOW_DEFAULT_ROUNDS, post_ids
 
-    replicate = commands.add_parser(
+    replicate = command(
+        commands,
         "replicate",
-        parents=[mirror_parent()],
+        run_replicate,
         help="the posts' published tables beside today's measurements, with verdicts",
         description=(
             "Re-run the experiments of the posts serkit grew from (and, as post 005, the "
@@ -26,6 +28,16 @@ def add_commands(commands: Any) -> None:
             "and now, and a verdict on each claim. Run with every post, the JSON document is "
             f"also saved to {ASV_DIR}/{REPLICATION_FILE} in the checkout (see --save, --no-save)."
         ),
+        options=(
+            "--mirror",
+            "--format",
+            Use("--slow", note="post 000's 10,000 and 100,000 records, GBs of memory"),
+            Use(
+                "--rounds",
+                note=f"per measurement, at least {MIN_ROUNDS} "
+                f"(default {DEFAULT_ROUNDS}, or {SLOW_DEFAULT_ROUNDS} with --slow)",
+            ),
+        ),
     )
     replicate.add_argument(
         "post",
@@ -33,27 +45,7 @@ def add_commands(commands: Any) -> None:
         metavar="POST",
         help=f"one post: {', '.join(post_ids())} (000 and 001 are one post); default all",
     )
-    add_format(replicate)
-    replicate.add_argument(
-        "--slow",
-        action="store_true",
-        help="include post 000's 10,000 and 100,000 records (minutes, GBs of memory)",
-    )
-    replicate.add_argument(
-        "--rounds",
-        type=positive_int,
-        metavar="N",
-        help=f"interleaved rounds per measurement, at least {MIN_ROUNDS} "
-        f"(default {DEFAULT_ROUNDS}, or {SLOW_DEFAULT_ROUNDS} with --slow)",
-    )
-    saving = replicate.add_mutually_exclusive_group()
-    saving.add_argument("--save", metavar="FILE", help="also write the JSON document to FILE")
-    saving.add_argument(
-        "--no-save",
-        action="store_true",
-        help=f"do not write {ASV_DIR}/{REPLICATION_FILE} after a full run",
-    )
-    replicate.set_defaults(run=run_replicate)
+    add_saving(replicate, f"{ASV_DIR}/{REPLICATION_FILE}", "a run of every post")
 
 
 def replication_target(args: argparse.Namespace) -> Path | None:
@@ -64,6 +56,7 @@ def replication_target(args: argparse.Namespace) -> Path | None:
 def run_replicate(args: argparse.Namespace) -> int:
     from serkit.replicate.posts import (
         DEFAULT_ROUNDS,
+        MIN_ROUNDS,
         SLOW_DEFAULT_ROUNDS,
         Options,
         render,
@@ -72,16 +65,13 @@ def run_replicate(args: argparse.Namespace) -> int:
         save,
     )
 
+    if args.rounds is not None and args.rounds < MIN_ROUNDS:
+        raise UsageError(f"--rounds must be at least {MIN_ROUNDS}, not {args.rounds}")
     posts = [resolve_post(args.post)] if args.post else None  # a typo fails before any work
     target = replication_target(args)
     rounds = args.rounds or (SLOW_DEFAULT_ROUNDS if args.slow else DEFAULT_ROUNDS)
     document = run(posts, Options(rounds=rounds, slow=args.slow))
-    if target is not None:
-        try:
-            save(document, target)
-        except OSError as exc:
-            raise SerkitError(f"cannot write {target}: {exc}") from exc
-        print(f"serkit: saved the replication document to {target}", file=sys.stderr)
+    save_document(save, document, target, "replication document")
     if args.format == "json":
         print_json(document)
     else:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from serkit.cli.common import add_format, add_ranking, codec_parent, print_hazards, print_json
-from serkit.cli.documents import document_parent, granted
+from serkit.cli.common import print_hazards, print_json
+from serkit.cli.documents import granted
+from serkit.cli.exits import UsageError
+from serkit.cli.options import LIMITS, Use, command, positive_seconds
 from serkit.codecs.registry import check_codecs
 from serkit.compare.ranking import ranking_dict
 from serkit.errors import SerkitError
@@ -18,27 +19,12 @@ from serkit.trial.measure import TARGET_S, DocumentTrial, try_paths
 from serkit.trial.render import hazards, ranking, render
 from serkit.trial.save import check_target, save
 
-MOST_SECONDS = 86_400.0
-MACHINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}")
-
-
-def positive_seconds(value: str) -> float:
-    """argparse type for a time budget: seconds, more than 0."""
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {value!r}") from None
-    if not 0 < number <= MOST_SECONDS:  # also NaN and inf, which no timer can wait for
-        raise argparse.ArgumentTypeError(
-            f"must be more than 0 seconds and at most {MOST_SECONDS:.0f} (a day), not {value}"
-        )
-    return number
-
 
 def add_commands(commands: Any) -> None:
-    trial = commands.add_parser(
+    trial = command(
+        commands,
         "try",
-        parents=[codec_parent(), document_parent()],
+        granted(run_try),
         help="every codec on your own documents: time, size, fidelity (no asv)",
         description=(
             "Time every codec's dumps and loads on your documents (JSON, YAML, msgpack, or "
@@ -50,6 +36,19 @@ def add_commands(commands: Any) -> None:
             "A document over a limit (file size, nodes, depth, aliases) is refused, "
             "unless you raise the limit here."
         ),
+        options=(
+            "--codec",
+            Use(
+                "--into",
+                note="the timings and sizes, as an asv results tree under --machine, which "
+                "`serkit compare NAME_A NAME_B --results DIR` reads",
+            ),
+            Use("--machine", note="with --into"),
+            "--rank-by",
+            "--exact-only",
+            "--format",
+            LIMITS,
+        ),
     )
     trial.add_argument("paths", nargs="+", metavar="PATH", help="document files")
     trial.add_argument(
@@ -59,39 +58,13 @@ def add_commands(commands: Any) -> None:
         metavar="SECONDS",
         help=f"time to spend on each document, preparing included (default: {TARGET_S:g})",
     )
-    trial.add_argument(
-        "--save",
-        metavar="DIR",
-        help=(
-            "also write the timings and sizes into DIR as an asv results tree, under "
-            "--machine, which `serkit compare NAME_A NAME_B --results DIR` reads"
-        ),
-    )
-    trial.add_argument(
-        "--machine",
-        type=machine_argument,
-        metavar="NAME",
-        help="the name --save files this run under (default: the name serkit bench uses here)",
-    )
-    add_ranking(trial)
-    add_format(trial)
-    trial.set_defaults(run=granted(run_try))
-
-
-def machine_argument(value: str) -> str:
-    """argparse type for --machine: a folder name of letters, digits, _ . and -."""
-    if not MACHINE_NAME.fullmatch(value):
-        raise argparse.ArgumentTypeError(
-            f"must be letters, digits, _ . and - (a folder name), not {value!r}"
-        )
-    return value
 
 
 def run_try(args: argparse.Namespace) -> int:
     codecs = check_codecs(args.codec) if args.codec else None
-    if args.machine and not args.save:
-        raise SerkitError("--machine names the run --save files: give --save DIR too")
-    into = Path(args.save) if args.save else None
+    if args.machine and not args.into:
+        raise UsageError("--machine names the run --into files: give --into DIR too")
+    into = Path(args.into) if args.into else None
     if into is not None:
         check_target(into)  # before minutes of measuring, not after
     documents = try_paths(args.paths, codecs, allow_pickle=args.allow_pickle, budget_s=args.budget)

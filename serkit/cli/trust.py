@@ -6,127 +6,141 @@ import argparse
 import statistics
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from serkit.checkout import project_root, results_dir
-from serkit.cli.common import (
-    add_format,
-    codec_parent,
-    fixture_parent,
-    positive_int,
-    print_json,
-    print_table,
-)
+from serkit.cli.common import print_json, print_table
+from serkit.cli.exits import UsageError, checked
+from serkit.cli.options import Use, command
 from serkit.codecs.registry import check_codecs
 from serkit.errors import SerkitError
+from serkit.inputs.fixtures import check_fixtures
 from serkit.results.hosts import load_average, load_text
 from serkit.units import plural
 
+if TYPE_CHECKING:
+    from serkit.trust.agreement import Agreement
+
+# `serkit agreement` with no --codec or --fixture: one fast, well-known pair.
+AGREEMENT_CODEC, AGREEMENT_FIXTURE = "orjson", "small-dict"
+PROCESSES_NOTE = "in each of the two runs, at least 2 (default: the quick run's)"
+
 
 def add_commands(commands: Any) -> None:
-    agreement = commands.add_parser(
+    agreement = command(
+        commands,
         "agreement",
+        run_agreement,
         help="check the asv suite's timing of one call against plain timeit",
-        description="Time one codec, fixture and operation through the asv suite and with "
-        "plain timeit in the same interpreter, ROUNDS times each, and say whether the two "
-        "agree within their spread: the suite adds nothing of its own to a timing "
-        "(docs/trust.md#agreement-with-pyperf).",
+        description="Time each codec on each fixture, one operation, through the asv suite "
+        "and with plain timeit in the same interpreter, ROUNDS times each, and say whether "
+        "the two agree within their spread: the suite adds nothing of its own to a timing "
+        "(docs/trust.md#agreement-with-pyperf). Exit status 1 when a pair disagrees.",
+        options=(
+            Use("--codec", note=f"default {AGREEMENT_CODEC}"),
+            Use("--fixture", note=f"default {AGREEMENT_FIXTURE}"),
+            Use("--rounds", default=5),
+            "--format",
+        ),
     )
-    agreement.add_argument("--codec", default="orjson")
-    agreement.add_argument("--fixture", default="small-dict")
-    agreement.add_argument("--operation", choices=["dumps", "loads", "round_trip"], default="dumps")
-    agreement.add_argument("--rounds", type=positive_int, default=5)
-    add_format(agreement)
-    agreement.set_defaults(run=run_agreement)
-
-    validate = commands.add_parser(
+    agreement.add_argument(
+        "--operation",
+        choices=["dumps", "loads", "round_trip"],
+        default="dumps",
+        help="the call timed (default: dumps)",
+    )
+    command(
+        commands,
         "validate",
+        run_validate,
         help="check the asv suite's timings of a fixed panel of calls against pyperf",
         description="Time a fixed panel of codec and fixture pairs through the asv suite and "
         "through pyperf (its own worker processes), and show each pair's ratio with a "
         "verdict: where they disagree, the suite's number is suspect "
         "(docs/trust.md#agreement-with-pyperf).",
+        options=(
+            Use("--rounds", default=3),
+            Use("--processes", default=10, note="pyperf's worker processes"),
+            "--format",
+        ),
     )
-    validate.add_argument("--rounds", type=positive_int, default=3)
-    validate.add_argument(
-        "--processes", type=positive_int, default=10, help="pyperf worker processes per pair"
-    )
-    add_format(validate)
-    validate.set_defaults(run=run_validate)
-
-    overhead = commands.add_parser(
+    command(
+        commands,
         "overhead",
-        parents=[codec_parent()],
+        run_overhead,
         help="what serkit's adapter adds over the direct library call (asv, small-dict)",
         description="Time each codec's adapter call against the library's own call on "
         "small-dict, rounds interleaved in asv, and say whether the adapter's cost can be "
         "told from noise (docs/trust.md#adapter-overhead).",
+        options=("--codec", Use("--rounds", default=5, note="one asv run each"), "--format"),
     )
-    overhead.add_argument(
-        "--rounds", type=positive_int, default=5, help="asv runs, one round each (default 5)"
-    )
-    add_format(overhead)
-    overhead.set_defaults(run=run_overhead)
-
-    doctor = commands.add_parser(
+    command(
+        commands,
         "doctor",
+        run_doctor,
         help="the state of this machine and Python that matters for benchmarking",
         description="Read what moves timings on this machine (CPU governor, turbo, load, "
         "pinning, the Python build, each codec's implementation) and warn about each "
         "state that makes timings noisier; measures nothing "
-        "(docs/trust.md#a-stable-setup).",
+        "(docs/trust.md#a-stable-setup). Exit status 1 when it warns of anything.",
+        options=("--format",),
     )
-    add_format(doctor)
-    doctor.set_defaults(run=run_doctor)
-
-    noise = commands.add_parser(
+    command(
+        commands,
         "noise",
+        run_noise,
         help="A/A-run a fixed panel (about a minute) and record this host's noise floor",
         description="Run a fixed panel of pairs twice, A against A, and record the "
         "difference two runs of the same code show here (serkit-noise.yaml beside the "
         "machine's results): every verdict on this host then uses that floor "
         "(docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
+        options=(
+            Use("--machine", note="the noise floor is filed under it"),
+            Use("--processes", note=PROCESSES_NOTE),
+            "--format",
+        ),
     )
-    noise.add_argument(
-        "--machine", help="the machine name to file it under (default: as `serkit bench` picks)"
-    )
-    noise.add_argument(
-        "--processes", type=positive_int, default=None, help="processes per pair and run"
-    )
-    add_format(noise)
-    noise.set_defaults(run=run_noise)
-
-    aa = commands.add_parser(
+    command(
+        commands,
         "aa",
-        parents=[codec_parent(), fixture_parent()],
+        run_aa,
         help="run a slice of the suite twice and count the verdicts that call it different",
         description="Run a slice of the suite twice in a row and judge the second run "
         "against the first by `serkit compare`'s rule: every verdict of a difference is a "
         "false one (docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
+        options=(
+            "--codec",
+            "--fixture",
+            "--slow",
+            Use("--processes", note=PROCESSES_NOTE),
+            Use("--machine", note="its recorded noise floor judges the verdicts"),
+            Use("--instructions", note="in both runs, and say how far they agree"),
+            "--format",
+        ),
     )
-    aa.add_argument(
-        "--processes", type=positive_int, default=None, help="processes per pair and run"
-    )
-    aa.add_argument("--machine", help="whose recorded noise floor the verdicts use")
-    aa.add_argument(
-        "--instructions",
-        action="store_true",
-        help="also count instructions per call in both runs (valgrind) and say how far they agree",
-    )
-    add_format(aa)
-    aa.set_defaults(run=run_aa)
+    _add_power(commands)
 
-    power = commands.add_parser(
+
+def _add_power(commands: Any) -> None:
+    power = command(
+        commands,
         "power",
-        parents=[codec_parent(), fixture_parent()],
+        run_power,
         help="measure what verdicts here can see: known slowdowns that really run, and an A/A",
         description="Inject known slowdowns into a slice of the suite (each timed body makes "
         "that share more calls than its timer counts), run them beside an A/A pair, and "
         "record the share of pairs the verdicts call at each size "
         "(docs/trust.md#what-a-verdict-can-see-here).",
+        options=(
+            "--codec",
+            "--fixture",
+            Use("--machine", note="the result is filed under it, and its noise floor judges"),
+            "--format",
+        ),
     )
     power.add_argument(
         "--sizes",
+        type=_sizes,
         default="5,10,20",
         help="the slowdowns to inject, in percent, each a multiple of 5 (default 5,10,20)",
     )
@@ -145,11 +159,8 @@ def add_commands(commands: Any) -> None:
         "as a full or matrix run (10, aiming at 5 %%; default)",
     )
     power.add_argument(
-        "--machine", help="the machine to file the result under, and whose floor verdicts use"
-    )
-    power.add_argument(
         "--space",
-        type=float,
+        type=_space,
         default=0.0,
         metavar="SECONDS",
         help="between runs: wait this long between arms, so that they sample different "
@@ -160,8 +171,6 @@ def add_commands(commands: Any) -> None:
         metavar="DIR",
         help="copy each arm's asv results tree into DIR/<mode>/<arm>, for a closer look",
     )
-    add_format(power)
-    power.set_defaults(run=run_power)
 
 
 def _seconds(value: float) -> str:
@@ -173,25 +182,35 @@ def _seconds(value: float) -> str:
 def run_agreement(args: argparse.Namespace) -> int:
     from serkit.trust.agreement import TOLERANCE, measure_agreement
 
-    result = measure_agreement(
-        project_root(), args.codec, args.fixture, args.operation, args.rounds
-    )
+    codecs = check_codecs(args.codec or [AGREEMENT_CODEC])
+    fixtures = check_fixtures(args.fixture or [AGREEMENT_FIXTURE])
+    root = project_root()
+    results = [
+        measure_agreement(root, codec, fixture, args.operation, args.rounds)
+        for codec in codecs
+        for fixture in fixtures
+    ]
     if args.format == "json":
-        print_json(result.as_dict())
-        return 0 if result.within else 1
+        print_json([result.as_dict() for result in results])
+    else:
+        for result in results:
+            _print_agreement(result, args.format, TOLERANCE)
+    return checked(not all(result.within for result in results))
+
+
+def _print_agreement(result: Agreement, fmt: str, tolerance: float) -> None:
     rows = [
         [i + 1, f"{a * 1e9:,.0f}", f"{t * 1e9:,.0f}", f"{r:.3f}"]
         for i, (a, t, r) in enumerate(zip(result.asv_s, result.other_s, result.ratios))
     ]
     print(f"{result.operation} of {result.fixture} with {result.codec}, ns per call")
-    print_table(rows, ["round", "asv suite (ns)", "timeit (ns)", "ratio"], args.format)
+    print_table(rows, ["round", "asv suite (ns)", "timeit (ns)", "ratio"], fmt)
     verdict = "agree" if result.within else "DISAGREE"
     print(
         f"median of the rounds' ratios asv/timeit: {result.ratio:.3f} "
         f"(range {min(result.ratios):.3f}-{max(result.ratios):.3f}): {verdict}, "
-        f"tolerance {TOLERANCE:.0%}"
+        f"tolerance {tolerance:.0%}"
     )
-    return 0 if result.within else 1
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -200,7 +219,7 @@ def run_validate(args: argparse.Namespace) -> int:
     validation = run_validation(project_root(), args.rounds, args.processes)
     if args.format == "json":
         print_json(validation.as_dict())
-        return 0 if validation.within else 1
+        return checked(not validation.within)
     rows = [
         [
             f"{r.codec} {r.operation} {r.fixture}",
@@ -223,7 +242,7 @@ def run_validate(args: argparse.Namespace) -> int:
         f"Load average: {load_text(validation.load_before)} before, "
         f"{load_text(validation.load_after)} after."
     )
-    return 0 if validation.within else 1
+    return checked(not validation.within)
 
 
 def run_overhead(args: argparse.Namespace) -> int:
@@ -237,7 +256,7 @@ def run_overhead(args: argparse.Namespace) -> int:
         raise SerkitError("asv recorded no overhead timings; see its output above")
     if args.format == "json":
         print_json([r.as_dict() for r in results])
-        return 0 if all(r.within for r in results) else 1
+        return checked(not all(r.within for r in results))
     rows = [
         [
             r.codec,
@@ -271,28 +290,28 @@ def run_overhead(args: argparse.Namespace) -> int:
         "ratio: the median of the runs' ratios, overhead: (ratio - 1) x direct.\n"
         f"Load average: {load_text(load_before)} before, {load_text()} after."
     )
-    return 0 if all(r.within for r in results) else 1
+    return checked(not all(r.within for r in results))
 
 
 def run_doctor(args: argparse.Namespace) -> int:
     from serkit.trust.doctor import as_json, diagnose
 
     items = diagnose()
+    count = sum(1 for i in items if i.warning)
     if args.format == "json":
         print_json(as_json(items))
-        return 0
+        return checked(count > 0)
     rows = [[i.name, i.value, f"WARNING: {i.warning}" if i.warning else ""] for i in items]
     print_table(rows, ["", "state", "for benchmarking"], args.format, disable_numparse=True)
-    count = sum(1 for i in items if i.warning)
     print(f"\n{plural(count, 'warning')}. A stable setup: docs/trust.md#a-stable-setup")
-    return 0
+    return checked(count > 0)
 
 
 def _processes(args: argparse.Namespace) -> int:
     from serkit.run.runner import QUICK_ROUNDS
 
     if args.processes is not None and args.processes < 2:
-        raise SerkitError("--processes: a spread between processes needs at least 2")
+        raise UsageError("--processes: a spread between processes needs at least 2")
     return int(args.processes or QUICK_ROUNDS)
 
 
@@ -329,7 +348,7 @@ def run_noise(args: argparse.Namespace) -> int:
 
 def run_aa(args: argparse.Namespace) -> int:
     from serkit.codecs.registry import codec_names
-    from serkit.inputs.fixtures import FIXTURES, check_fixtures
+    from serkit.inputs.fixtures import FIXTURES
     from serkit.results.noise import DEFAULT_FLOOR, read_noise
     from serkit.run.runner import machine_name
     from serkit.trust import noise
@@ -358,7 +377,7 @@ def run_aa(args: argparse.Namespace) -> int:
     _print_aa(
         args, result, source, missing if args.instructions and not result.instruction_ratios else []
     )
-    return 0 if not args.instructions or result.instructions_agree else 1
+    return checked(args.instructions and not result.instructions_agree)
 
 
 def _sizes(text: str) -> list[float]:
@@ -370,14 +389,24 @@ def _sizes(text: str) -> list[float]:
     except ValueError:
         sizes = []
     if not sizes or any(size <= 0 or size % step or size > 200 for size in sizes):
-        raise SerkitError(
-            f"--sizes {text!r}: give percents, each a multiple of {step} from {step} to 200"
+        raise argparse.ArgumentTypeError(
+            f"give percents, each a multiple of {step} from {step} to 200, not {text!r}"
         )
     return [size / 100 for size in sizes]
 
 
+def _space(text: str) -> float:
+    """argparse type for --space: seconds from 0 to an hour."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"give seconds from 0 to 3600, not {text!r}")
+    return seconds
+
+
 def run_power(args: argparse.Namespace) -> int:
-    from serkit.inputs.fixtures import check_fixtures
     from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
     from serkit.run.quick import plan_quick
     from serkit.run.runner import QUICK_BUDGET_S, QUICK_ROUNDS, QUICK_WARMUP_S, machine_name
@@ -385,9 +414,7 @@ def run_power(args: argparse.Namespace) -> int:
     from serkit.trust import power
 
     root = project_root()
-    sizes = _sizes(args.sizes)
-    if not 0 <= args.space <= 3600:
-        raise SerkitError(f"--space {args.space:g}: give seconds from 0 to 3600")
+    sizes = args.sizes
     # The quick run's own slice by default: every codec on its fixtures, less the pairs it
     # leaves to --full (serkit.run.quick).
     chosen = Selection(

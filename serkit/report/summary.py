@@ -8,7 +8,9 @@ report` of the same tree would say at the top of each fixture's page.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tabulate import tabulate
 
@@ -27,8 +29,10 @@ from serkit.inputs.fixtures import fixture_names
 from serkit.report.runs import baseline_runs, in_registry_order, latest_runs
 from serkit.report.views import snapshot
 from serkit.results.tree import read_tree
+from serkit.text import markdown_cell
 
 HEADERS = ["fixture", "Python", "ranked first", "", "ahead of the next", "not exact, ahead"]
+JSON_KEYS = ["fixture", "python", "ranked_first", "value", "ahead_of_the_next", "not_exact_ahead"]
 NAMES = 3  # at most this many names of a tied group in a cell
 WIDTHS = [None, None, 36, None, 40, 36]  # characters; longer cells wrap
 RULE_WIDTH = 100
@@ -61,15 +65,39 @@ def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
     ]
 
 
-def summary_table(
+@dataclass(frozen=True)
+class Summary:
+    """The summary's parts: printed as a table, a GitHub table, or JSON."""
+
+    title: str
+    rows: list[list[str]]  # under HEADERS
+    rule: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "rows": [dict(zip(JSON_KEYS, row)) for row in self.rows],
+            "rule": self.rule,
+        }
+
+    def text(self, *, markdown: bool = False) -> str:
+        if markdown:
+            cells = [[markdown_cell(cell) for cell in row] for row in self.rows]
+            table = tabulate(cells, headers=HEADERS, tablefmt="github", disable_numparse=True)
+            return f"{self.title}\n\n{table}\n\n{self.rule}"
+        table = tabulate(self.rows, headers=HEADERS, maxcolwidths=WIDTHS, disable_numparse=True)
+        return f"{self.title}\n\n{table}\n\n{textwrap.fill(self.rule, RULE_WIDTH)}"
+
+
+def summary(
     results: Path,
     machine: str | None = None,
     *,
     measure: str = DEFAULT_MEASURE,
     exact_only: bool = False,
-) -> str:
+) -> Summary | None:
     """Per fixture and Python, what ranked first on `machine` (every machine: None), by
-    how much, and any codec that is not exact but was ahead; then the rule. "" when the
+    how much, and any codec that is not exact but was ahead; then the rule. None when the
     tree holds nothing to rank."""
     tree = read_tree(results, [machine] if machine else None)
     runs = [run for run in latest_runs(tree) if machine is None or run.machine == machine]
@@ -84,15 +112,25 @@ def summary_table(
                 where = run.env.python if machine else f"{run.machine}, {run.env.python}"
                 rows.append(_row(fixture, where, ranked))
     if not rows:
-        return ""
+        return None
     best = "fastest" if measure in TIMINGS else "smallest"
     title = f"The answer: the {best} codec per fixture, by {MEASURE_WORDS[measure]}"
-    table_text = tabulate(rows, headers=HEADERS, maxcolwidths=WIDTHS, disable_numparse=True)
     rule = rule_text(measure, exact_only)
     if scattered:
         rule += (
             " Some ties are of timings too scattered to order (one process, or a loaded "
             "machine): serkit bench --full takes more processes."
         )
-    rule = textwrap.fill(rule, RULE_WIDTH)
-    return f"{title}\n\n{table_text}\n\n{rule}"
+    return Summary(title, rows, rule)
+
+
+def summary_table(
+    results: Path,
+    machine: str | None = None,
+    *,
+    measure: str = DEFAULT_MEASURE,
+    exact_only: bool = False,
+) -> str:
+    """The summary as text; "" when the tree holds nothing to rank."""
+    found = summary(results, machine, measure=measure, exact_only=exact_only)
+    return found.text() if found is not None else ""

@@ -6,58 +6,52 @@ import argparse
 from typing import Any
 
 from serkit.checks import fidelity, hostile, validation
-from serkit.cli.common import (
-    add_format,
-    codec_parent,
-    fixture_parent,
-    mirror_parent,
-    positive_int,
-    print_hazards,
-    print_json,
-    print_table,
-    require_sources,
-)
+from serkit.cli.common import print_hazards, print_json, print_table, require_sources
+from serkit.cli.exits import checked
+from serkit.cli.options import Option, Use, command, positive_int, positive_seconds
 from serkit.codecs.registry import check_codecs, codec_names, registry
 from serkit.progress import progress
 
+OWN = (  # the options only this command takes
+    Option(
+        ("--probes",),
+        "add every probe (the default unless --fixture names documents)",
+        action=argparse.BooleanOptionalAction,
+    ),
+    Option(
+        ("--hostile",),
+        "also feed each codec's loads hostile payloads, in sandboxed subprocesses",
+        action="store_true",
+    ),
+    Option(("--hostile-count",), "hostile payloads per codec", type=positive_int, metavar="N",
+           default=hostile.DEFAULT_COUNT),
+    Option(("--hostile-seed",), "the seed the hostile payloads are drawn from", type=int,
+           metavar="SEED", default=hostile.DEFAULT_SEED),
+    Option(("--hostile-budget",), "time limit per codec", type=positive_seconds,
+           metavar="SECONDS", default=hostile.DEFAULT_BUDGET),
+)  # fmt: skip
+
 
 def add_commands(commands: Any) -> None:
-    parser = commands.add_parser(
+    command(
+        commands,
         "fidelity",
-        parents=[mirror_parent(), codec_parent(), fixture_parent("fixture or probe ids")],
+        run_fidelity,
         help="what each codec gives back of each fixture and probe; --hostile: of bad input",
         description="Round-trip each fixture and probe through each codec and say what came "
         "back: exact, equal after a known conversion, lossy (and what was lost), or "
         "refused; with --hostile, what each codec's loads does with bad bytes, in a "
-        "sandboxed worker (docs/fidelity.md).",
+        "sandboxed worker (docs/fidelity.md). Exit status 1 when a codec cannot decode its "
+        "own output, or hangs or crashes on hostile input.",
+        options=(
+            "--mirror",
+            "--codec",
+            Use("--fixture", note="probe ids too"),
+            "--slow",
+            "--format",
+            *OWN,
+        ),
     )
-    parser.add_argument(
-        "--probes",
-        action=argparse.BooleanOptionalAction,
-        help="add every probe (the default unless --fixture names documents)",
-    )
-    add_format(parser)
-    parser.add_argument(
-        "--hostile",
-        action="store_true",
-        help="also feed each codec's loads hostile payloads, in sandboxed subprocesses",
-    )
-    parser.add_argument(
-        "--hostile-count",
-        type=positive_int,
-        default=hostile.DEFAULT_COUNT,
-        metavar="N",
-        help=f"hostile payloads per codec (default {hostile.DEFAULT_COUNT})",
-    )
-    parser.add_argument("--hostile-seed", type=int, default=hostile.DEFAULT_SEED, metavar="SEED")
-    parser.add_argument(
-        "--hostile-budget",
-        type=float,
-        default=hostile.DEFAULT_BUDGET,
-        metavar="SECONDS",
-        help=f"time limit per codec (default {hostile.DEFAULT_BUDGET:g})",
-    )
-    parser.set_defaults(run=run_fidelity)
 
 
 def fidelity_documents(args: argparse.Namespace) -> list[str]:
@@ -142,7 +136,7 @@ def run_fidelity(args: argparse.Namespace) -> int:
         kinds = {name: fidelity.document_kind(name) for name in documents}
         rows = [{**r.as_dict(), "kind": kinds[r.fixture]} for r in results]
         print_json({"cells": rows, "codecs": facts})
-        return 0
+        return checked(_found_problem(results, hostile_results))
     cells = {(r.codec, r.fixture): r for r in results}
     headers = ["codec", "untrusted"] + (["hostile"] if args.hostile else []) + documents
     table = [
@@ -154,7 +148,20 @@ def run_fidelity(args: argparse.Namespace) -> int:
     print("What each codec gives back of each fixture and probe")
     print_table(table, headers, args.format)
     _print_legend(args, results, facts, hostile_results)
-    return 0
+    return checked(_found_problem(results, hostile_results))
+
+
+def _found_problem(
+    results: list[fidelity.FidelityResult], hostile_results: dict[str, hostile.HostileResult]
+) -> bool:
+    """A codec that cannot decode its own output, or that hangs or crashes on bad bytes: a
+    lossy round trip is a fact of the format, said in the table, not a failed check."""
+    broken = any(r.status == fidelity.ERROR for r in results)
+    return broken or any(
+        r.outcomes[hostile.HANG] or r.outcomes[hostile.CRASH]
+        for r in hostile_results.values()
+        if r.status == hostile.FED
+    )
 
 
 def _print_legend(

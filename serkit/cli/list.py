@@ -6,22 +6,24 @@ import argparse
 import dataclasses
 from typing import Any
 
-from serkit.cli.common import add_format, print_hazards, print_json, print_table
+from serkit.cli.common import print_hazards, print_json, print_table
+from serkit.cli.options import command
 from serkit.codecs.registry import codec_names, registry
 from serkit.schemas.derive import INFERENCE_LIBRARY
 from serkit.suite.cases import FIXTURES_ENV
 
 
 def add_commands(commands: Any) -> None:
-    listing = commands.add_parser(
+    command(
+        commands,
         "list",
+        run_list,
         help="each codec: format, library, version, implementation",
         description="Each codec the suite knows: its format, library and installed version, "
         "the implementation that runs here (C or pure Python, detected), and whether it "
         "is safe for untrusted input (docs/codecs.md).",
+        options=("--format",),
     )
-    add_format(listing)
-    listing.set_defaults(run=run_list)
 
 
 def codec_rows() -> list[dict[str, Any]]:

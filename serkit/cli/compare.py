@@ -1,0 +1,87 @@
+"""`serkit compare`: two machines' asv results side by side, and the check CI gates on."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from serkit.cli import exits
+from serkit.cli.common import print_json, results_dir_of, warn
+from serkit.cli.options import command
+from serkit.compare.gate import DEFAULT_PERCENT, FailOn, parse_fail_on
+from serkit.errors import SerkitError
+
+
+def _fail_on(text: str) -> FailOn:
+    """argparse type for --fail-on: a bad value is a usage error (exit 2)."""
+    try:
+        return parse_fail_on(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_commands(commands: Any) -> None:
+    compare = command(
+        commands,
+        "compare",
+        run_compare,
+        help="compare the asv results of two machines: B/A per benchmark, noise, sizes",
+        description=(
+            "Compare two machines' asv results, matched by benchmark, parameters and "
+            "environment (Python, library versions, environment variables). By default "
+            "each value is compared at the newest commit both hosts measured it at. A "
+            "difference is within noise when the 99% confidence intervals overlap (the "
+            "interquartile ranges where either has none). Sizes (track_* in bytes, but "
+            "not memory) must be equal. Exit status: 0 ok; 1 the check found a problem (a "
+            "size differs, or a timing fails --fail-on); 2 usage; 3 an error (no results, "
+            "nothing to compare). See docs/comparing-hosts.md#what-is-compared-with-what."
+        ),
+        options=("--results", "--format"),
+    )
+    compare.add_argument("host_a", metavar="HOST_A", help="machine name: A, the baseline")
+    compare.add_argument("host_b", metavar="HOST_B", help="machine name: B, compared with A")
+    compare.add_argument("--commit", metavar="C", help="this commit (a prefix) on both hosts")
+    compare.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        metavar="slower[:PCT]",
+        help=(
+            "exit 1 when a timing on HOST_B is judged slower than on HOST_A (the noise rule) "
+            f"by more than PCT %% (default {DEFAULT_PERCENT:g}), for CI"
+        ),
+    )
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from serkit.compare.comparison import compare
+    from serkit.compare.gate import check, check_lines
+    from serkit.compare.render import as_json, render
+    from serkit.results.tree import read_tree
+
+    tree = read_tree(results_dir_of(args), [args.host_a, args.host_b])
+    try:
+        result = compare(tree, args.host_a, args.host_b, args.commit)
+    except SerkitError as exc:
+        warn(tree.warnings)  # a skipped file may be why nothing can be compared
+        print(f"serkit: error: {exc}", file=sys.stderr)
+        return exits.ERROR  # the tree's warnings first: a skipped file may be why
+    warn(result.warnings)
+    if args.format == "json":
+        print_json(as_json(result))
+    else:
+        sys.stdout.write(render(result, markdown=args.format == "markdown"))
+    mismatches = len(result.size_mismatches)
+    if mismatches:
+        print(
+            f"serkit: {mismatches} size(s) differ between {args.host_a} and {args.host_b} in "
+            "the same environment: the hosts did not run the same thing",
+            file=sys.stderr,
+        )
+    failed = False
+    if args.fail_on is not None:
+        found = check(result, args.fail_on)
+        for line in check_lines(found, args.host_a, args.host_b):
+            print(f"serkit: {line}", file=sys.stderr)
+        failed = not found.ok
+    return exits.checked(bool(mismatches) or failed)

@@ -1,0 +1,92 @@
+"""`serkit report`: the versioned HTML report from the asv results."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from serkit.checkout import project_root, reports_dir
+from serkit.cli.common import results_dir_of, warn
+from serkit.cli.options import Use, command
+from serkit.run import runner
+from serkit.units import plural
+
+
+def add_commands(commands: Any) -> None:
+    report = command(
+        commands,
+        "report",
+        run_report,
+        help="the HTML report: snapshots, library versions, hosts, fidelity (+ asv's pages)",
+        description=(
+            "Write a versioned HTML report from the asv results: asv publish's pages, and "
+            "serkit's own beside them. Each report goes to <DIR>/<serkit version>-"
+            "<commit>/ (DIR from --into), and <DIR>/index.html lists every version."
+        ),
+        options=(
+            "--results",
+            Use("--into", note="where report versions are kept (default: .asv/reports)"),
+        ),
+    )
+    report.add_argument("--no-asv", action="store_true", help="leave out asv publish's pages")
+    report.add_argument(
+        "--replication",
+        metavar="FILE",
+        help="serkit replicate's saved JSON (default: replication.json beside the results)",
+    )
+
+
+def write_report(
+    root: Path,
+    results: Path,
+    output: Path,
+    *,
+    with_asv: bool,
+    replication: Path | None = None,
+    hosts: Sequence[str] | None = None,
+) -> None:
+    """The HTML report, and one line on stderr saying where it is. With `hosts` (the
+    machines the command measured), a host without a noise measurement is named on the
+    console only among them: the report's pages name every one."""
+    from serkit.compare.comparison import no_noise_host
+    from serkit.report.html import write_report as write_html
+
+    def quiet_asv(where: Path, asv_args: list[str]) -> int:
+        return runner.asv(where, asv_args, quiet=True)
+
+    print(f"serkit: writing the report from {results} ...", file=sys.stderr)
+    written = write_html(
+        root,
+        results,
+        output,
+        asv_runner=quiet_asv if with_asv else None,
+        replication=replication,
+    )
+    shown = written.warnings
+    if hosts is not None:
+        shown = [w for w in shown if no_noise_host(w) in (None, *hosts)]
+        if others := len(written.warnings) - len(shown):
+            shown.append(
+                f"{plural(others, 'other host')} in the results {'has' if others == 1 else 'have'} "
+                "no noise measurement (the report's pages name them)"
+            )
+    warn(shown)
+    print(
+        f"serkit: report: {written.folder / 'index.html'} ({len(written.pages)} pages"
+        f"{', with asv' + chr(39) + 's pages' if written.asv_pages else ''}); "
+        f"every version: {written.index}",
+        file=sys.stderr,
+    )
+
+
+def run_report(args: argparse.Namespace) -> int:
+    root = project_root()
+    output = Path(args.into) if args.into else reports_dir(root)
+    replication = Path(args.replication) if args.replication else None
+    write_report(
+        root, results_dir_of(args), output, with_asv=not args.no_asv, replication=replication
+    )
+    return 0
