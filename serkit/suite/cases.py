@@ -60,8 +60,8 @@ WARMUP_ENV = "SERKIT_BENCH_WARMUP"
 # Load your fixtures that are pickles (loading one runs code): only the person running the
 # suite can allow it, never the fixtures folder (serkit.inputs.user_fixtures).
 ALLOW_PICKLE_ENV = "SERKIT_BENCH_ALLOW_PICKLE"
-# Pairs a run leaves out, "codec@fixture,...": the quick run's, predicted over its budget
-# (serkit.run.quick), so that no process of the run measures them, facts included.
+# Pairs a run leaves out, "codec@fixture,...": the quick or full run's, predicted over its
+# budget (serkit.run.quick), so that no process of the run measures them, facts included.
 LEAVE_OUT_ENV = "SERKIT_BENCH_LEAVE_OUT"
 # Count instructions per call under valgrind too (serkit.suite.instructions): opt-in.
 INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
@@ -255,8 +255,8 @@ class Selection:
             return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
         if (codec, fixture) in self.left_out:
             return (
-                "not among the quick run's pairs (predicted over its budget, or not among "
-                "its codec's fixtures): left to `serkit bench --full`"
+                "not among the run's pairs (predicted over its budget, or, in a quick run, "
+                "not among its codec's fixtures): the run's plan says why"
             )
         declared = default_fixtures(codec)
         if self.fixtures is None and declared is not None and fixture not in declared:
