@@ -183,3 +183,12 @@ def test_a_full_run_leaves_out_only_the_pairs_predicted_over_its_budget_and_says
     )
     # Within the budget, nothing is left out.
     assert plan_full(selection, rounds=FULL_ROUNDS, predicted=grid).left_out == ()
+
+
+def test_a_full_run_of_codecs_that_time_nothing_on_the_grid_leaves_nothing_out() -> None:
+    from serkit.run.quick import plan_full
+
+    # cattrs' codec is timed only on fixtures a run names: its matrix environment times
+    # none of the default grid, and its plan is empty rather than an error.
+    plan = plan_full(Selection(codecs=("cattrs-orjson",)), rounds=10, predicted={})
+    assert plan.pairs == () and plan.left_out == () and plan.environment() == {}

@@ -241,7 +241,7 @@ def _bench(args: argparse.Namespace) -> int:
             return 0
     chosen = None
     if state is None:  # the pairs the run leaves out, predicted (serkit.run.quick)
-        chosen = runner.quick_plan(extra) if quick else runner.full_plan(extra)
+        chosen = runner.quick_plan(extra) if quick else runner.full_plan(extra, plan)
     if not args.resume:
         for line in runner.plan_lines(plan, machine, quick=quick, chosen=chosen, extra=extra):
             print(f"serkit: {line}", file=sys.stderr)

@@ -358,9 +358,10 @@ class _Round:
 
     def _short_anywhere(self, round_index: int) -> dict[str, set[tuple[str, ...]]]:
         """The pairs short of precision in any environment of the run, as this extra round
-        begins: every environment takes them, so that both sides of a step sample the same
-        stretch of time (a side that alone took its extra rounds later, after the load
-        fell, read 1.4-1.7x faster than the other in serkit power here)."""
+        (or planned round past the least processes) begins: every environment takes them,
+        so that both sides of a step sample the same stretch of time (a side that alone
+        took its extra rounds later, after the load fell, read 1.4-1.7x faster than the
+        other in serkit power here)."""
         if round_index not in self.short:
             benchmarks = _benchmarks(self.root)
             found: dict[str, set[tuple[str, ...]]] = {}
@@ -416,10 +417,11 @@ class _Round:
                     else f"its processes scatter this much here (load average {load_text()}; "
                     "the canary reads the fast state now)"
                 )
+                done = round_index - state.rounds
+                after = plural(done, "extra round") if done else "the planned rounds"
                 print(
                     f"serkit: {plural(pairs, 'pair')} still short of precision after "
-                    f"{plural(round_index - state.rounds, 'extra round')}, {before} before "
-                    f"the last: more processes do not help while {why}",
+                    f"{after}, {before} before the last: more processes do not help while {why}",
                     file=sys.stderr,
                 )
             return None

@@ -395,13 +395,22 @@ def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
     return plan_quick(Selection.from_env(), rounds=rounds, budget_s=QUICK_BUDGET_S)
 
 
-def full_plan(extra: Sequence[str]) -> QuickPlan | None:
+def full_plan(extra: Sequence[str], plan_: Plan | None = None) -> QuickPlan | None:
     """A full run's pairs (serkit.run.quick.plan_full): its grid less the pairs predicted
-    not worth timing; None where the user's -b chooses what runs."""
+    not worth timing; None where the user's -b chooses what runs. Of a matrix slice, only
+    the codecs its environments measure are predicted."""
     if split_bench_args(extra)[0]:
         return None
     rounds = rounds_from_env() if os.environ.get(ROUNDS_ENV, "").strip() else FULL_ROUNDS
-    return plan_full(Selection.from_env(), rounds=rounds)
+    selection = Selection.from_env()
+    if plan_ is not None and plan_.matrix:
+        libraries = {env.library for env in plan_.environments}
+        codecs = [name for name in selection.codecs or registry.names()]
+        wanted = tuple(c for c in codecs if registry.spec(c).library in libraries)
+        if not wanted:  # nothing of the slice is timed: nothing to leave out
+            return QuickPlan((), kind="full", budget_s=FULL_BUDGET_S)
+        selection = replace(selection, codecs=wanted)
+    return plan_full(selection, rounds=rounds)
 
 
 # How many names a plan line lists before it counts the rest.
