@@ -181,8 +181,15 @@ def test_bench_runs_one_shard_and_records_it(
         seen.update(machine=machine, **run)
         return results
 
+    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.suite.prediction import Prediction
+
+    # The full run's plan: what it leaves out, predicted (here, as if so predicted).
+    slow = LeftOut("yaml", "random-dicts-1000", Prediction(12.0, 25.0))
+    full = QuickPlan((("json", "small-dict"),), (slow,), kind="full", budget_s=60.0)
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench, "run", fake_run)
+    monkeypatch.setattr(bench, "full_plan", lambda extra, plan_=None: full)
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
     assert main([*argv, "--", "--machine", "kind-1"]) == 0
@@ -200,7 +207,7 @@ def test_bench_runs_one_shard_and_records_it(
         "environments": expected,
         "filed": [],  # the fake run wrote no results file
         "measured_as": "full",  # how, for --skip-measured: the machine's name is not how
-        "plan": {"kind": "full"},
+        "plan": full.as_record(),  # what the report states it left out
         "state": None,  # no samples, no canary: no machine state to record
     }
     assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
@@ -601,16 +608,19 @@ def test_every_environment_takes_the_extra_rounds_a_pair_needs_in_any(
         assert not any(re.search(r, f"{LOOSE}('json', 'random-dicts-1000')") for r in chosen)
 
 
-def test_the_full_run_keeps_every_pair_in_every_round_and_asvs_warm_up(
+def test_the_full_run_gives_every_pair_its_least_processes_then_the_short_ones_more(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    from serkit.run.precision import LEAST_PROCESSES
     from serkit.suite.budget import BUDGET_ENV
 
     # asv discovers the timed classes with the full run's rounds (serkit.suite.cases).
     suite = {**SUITE, "bench_time.Dumps.time_dumps": {"rounds": 10, "params": [["'json'"]]}}
     seen = _fake_rounds(monkeypatch, tmp_path, suite)
     bench.run(tmp_path, bench.plan(ROOT, matrix=False), quick=False)
-    assert len(seen) == len(rounds.FIRST_ROUND_PARTS) + bench.FULL_ROUNDS - 1
+    # The fake asv kept no samples: past its least processes no pair is short of precision
+    # (serkit.run.precision), so no later round runs (tests/test_rounds.py has the rule).
+    assert len(seen) == len(rounds.FIRST_ROUND_PARTS) + LEAST_PROCESSES - 1
     assert all(WARMUP_ENV not in env and BUDGET_ENV not in env for _, env in seen)
     assert all(env[ROUNDS_ENV] == str(bench.FULL_ROUNDS) for _, env in seen)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -13,22 +15,28 @@ from serkit.cli import main
 from serkit.run.cost import (
     ASV_RUN_S,
     BUILD_S,
+    CALLS_PER_PROCESS,
     FIRST_ROUND_RUNS,
+    PAIR_FLOOR_S,
     SHARD_BUDGET_S,
     Estimate,
     estimate,
     fewest_shards,
-    processes_for,
+    grid_pairs,
+    leave_out,
     read_costs,
     read_durations,
+    read_predictions,
     runner_costs,
     stdlib_timed_pairs,
     weekly_costs,
 )
 from serkit.run.matrix import MatrixEnvironment
+from serkit.run.precision import processes_for
+from serkit.run.quick import FULL_BUDGET_S, over_budget
 from serkit.run.releases import Library, Release, Releases
 from serkit.run.sentinel import sentinel_pairs
-from serkit.suite.cases import LIBRARY_ENV, TYPICAL_PROCESSES, precision_needed
+from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV, TYPICAL_PROCESSES, precision_needed
 
 GRID = [["'json'", "'ujson'"], ["'small-dict'"]]
 TIMED = "bench_time.Dumps.time_dumps"
@@ -148,12 +156,14 @@ def test_the_cost_command_prints_each_runner_kind_and_shard(
 ) -> None:
     files = [_file("3.12", "ujson", "6.1.0", processes=10)]
     root = _tree(tmp_path / "results", files)
-    assert main(["matrix", "--cost", "--results", str(root), "--shards", "2"]) == 0
+    # --every-pair: no codec predicted here (the pairs left out have tests of their own).
+    assert main(["matrix", "--cost", "--results", str(root), "--shards", "2", "--every-pair"]) == 0
     out = capsys.readouterr().out
     for runner in ("ubuntu-latest", "ubuntu-24.04-arm", "macos-14"):
         assert f"{runner}" in out
     assert "1/2" in out and "2/2" in out
-    assert main(["matrix", "--cost", "--results", str(root), "--format", "json"]) == 0
+    json_out = ["--format", "json", "--every-pair"]
+    assert main(["matrix", "--cost", "--results", str(root), *json_out]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [k["runner"] for k in data["runner_kinds"]] == [
         "ubuntu-latest",
@@ -286,5 +296,114 @@ def test_detect_needs_results_with_samples(
     assert "--detect needs each pair's processes" in capsys.readouterr().err
     files = [_file("3.12", "ujson", "6.1.0", processes=10)]
     root = _tree(tmp_path / "results", files)
-    assert main(["matrix", "--cost", "--results", str(root), "--detect", "5"]) == 0
+    assert main(["matrix", "--cost", "--results", str(root), "--detect", "5", "--every-pair"]) == 0
     assert "standard error of 0.84%" in capsys.readouterr().out
+
+
+# The saved table's inputs, pinned: the measured run's durations and the predictions a
+# full run would make of each pair (docs/cost.md, "Before and after").
+TABLE = Path(__file__).parent.parent / "docs" / "cost-durations-2026-11-25.json"
+
+
+def test_a_full_run_leaves_out_the_pairs_predicted_over_its_budget_and_the_model_prices_it() -> (
+    None
+):
+    predicted = read_predictions(TABLE)
+    assert predicted is not None
+    left = leave_out(["stdlib", "pyyaml", "orjson"], predicted)
+    # The run's own rule (serkit.run.quick.over_budget) on the saved predictions: pure-Python
+    # YAML on the three largest default documents, C YAML on the largest.
+    assert left.left == {
+        ("yaml", "random-dicts-100"),
+        ("yaml", "random-dicts-1000"),
+        ("yaml", "twitter"),
+        ("yaml-c", "random-dicts-1000"),
+    }
+    assert all(
+        over_budget(predicted[f"{codec} {fixture}"], FULL_ROUNDS, FULL_BUDGET_S)
+        for codec, fixture in left.left
+    )
+    # Their share of the PyYAML environment's timed time: their predicted calls' weight.
+    pairs = grid_pairs("pyyaml")
+    assert {codec for codec, _ in pairs} == {"yaml", "yaml-c"}
+
+    def weight(pair: tuple[str, str]) -> float:
+        found = predicted[f"{pair[0]} {pair[1]}"]
+        return PAIR_FLOOR_S + CALLS_PER_PROCESS * (found.dumps_s + found.loads_s)
+
+    share = sum(weight(p) for p in pairs if p in left.left) / sum(weight(p) for p in pairs)
+    assert left.share("pyyaml") == pytest.approx(share)
+    assert left.share("stdlib") == 0.0 and left.share("orjson") == 0.0
+    # The PyYAML environment at 10 processes a pair: 4,553 s with every pair, 893 s without
+    # the four (its other benchmarks counted whole, which errs high).
+    pyyaml = next(m for m in read_durations(TABLE) if m.library == "pyyaml")
+    runs = FIRST_ROUND_RUNS + 9
+    expected = 400.1 * 10 * (1 - share) + 391.0 + runs * ASV_RUN_S + BUILD_S
+    assert pyyaml.total_s(10, None, share) == pytest.approx(expected)
+    assert (round(pyyaml.total_s(10)), round(expected)) == (4553, 893)
+
+
+def test_a_week_with_a_pyyaml_release_is_its_environments_without_the_left_out_pairs() -> None:
+    from serkit.run.releases import load
+
+    measured = read_durations(TABLE)
+    data = load()
+    libraries = ["stdlib", *(library.name for library in data.libraries)]
+    left = leave_out(libraries, read_predictions(TABLE))
+    before = weekly_costs(data, measured, 10)[0]
+    (after,) = weekly_costs(data, measured, 10, None, left)[:1]
+    pyyaml = next(m for m in measured if m.library == "pyyaml")
+    envs = len(after.new_release["pyyaml"])
+    # Each of its environments borrows the measured one (the newest release on py3.11).
+    assert after.release_s("pyyaml") == pytest.approx(
+        envs * pyyaml.total_s(10, None, left.share("pyyaml"))
+    )
+    assert before.release_s("pyyaml") == pytest.approx(envs * pyyaml.total_s(10))
+    assert after.week_s("pyyaml") <= 2 * 3600 < before.week_s("pyyaml")  # issue 32's target
+    assert after.full_s < before.full_s
+
+
+def test_a_library_never_measured_is_priced_by_its_pairs(tmp_path: Path) -> None:
+    measured = read_durations(TABLE)
+    # pydantic's one codec is timed on twitter alone: one pair at the median measured
+    # environment's cost a pair (its timed time and the rest, each over its pairs).
+    (pair,) = grid_pairs("pydantic")
+    assert pair == ("pydantic-json", "twitter")
+    per_pair = statistics.median(
+        m.per_process_s / len(grid_pairs(m.library or "")) for m in measured
+    )
+    rest = statistics.median(m.other_s / len(grid_pairs(m.library or "")) for m in measured)
+    (found,) = estimate([MatrixEnvironment.of("3.12", "pydantic", "2.0")], measured, 10)
+    runs = FIRST_ROUND_RUNS + 9
+    assert found.seconds == pytest.approx(per_pair * 10 + rest + runs * ASV_RUN_S + BUILD_S)
+    assert found.source == "1 pair at the median pair of 10 measured libraries"
+    # cattrs times nothing on the default grid: its environment is its build and asv runs.
+    assert grid_pairs("cattrs") == []
+    (none,) = estimate([MatrixEnvironment.of("3.12", "cattrs", "1.0")], measured, 10)
+    assert none.seconds == pytest.approx(runs * ASV_RUN_S + BUILD_S)
+
+
+def test_a_saved_table_without_predictions_leaves_nothing_out_and_predicts_nothing() -> None:
+    left = leave_out(["pyyaml"], {})
+    assert left.left == frozenset() and left.share("pyyaml") == 0.0
+    assert left.unpredicted == {"yaml", "yaml-c"}
+
+
+def test_a_run_that_already_left_pairs_out_has_none_of_their_time_to_take_away() -> None:
+    predicted = read_predictions(TABLE)
+    assert predicted is not None
+    left = leave_out(["pyyaml"], predicted)
+    kept = frozenset(p for p in grid_pairs("pyyaml") if p not in left.left)
+    assert left.share("pyyaml", kept) == 0.0
+
+
+def test_the_model_and_the_run_ask_the_same_processes_of_a_pair() -> None:
+    from serkit.run.precision import LEAST_PROCESSES, MOST_PROCESSES, by_precision
+
+    aim = precision_needed(0.05)
+    assert processes_for(0.001, aim) == LEAST_PROCESSES  # millisecond calls that agree
+    assert processes_for(0.03, aim) == math.ceil((0.03 / aim) ** 2)  # 13
+    assert processes_for(0.2, aim) == MOST_PROCESSES
+    # The run: rounds from the least processes on take only the pairs short of the aim.
+    assert [by_precision(r, 10, LEAST_PROCESSES) for r in range(10)] == [False] * 5 + [True] * 5
+    assert not any(by_precision(r, 10, 0) for r in range(10))  # a quick run: every pair

@@ -57,7 +57,7 @@ SYNTHETIC = textwrap.dedent(
     spins = {"0": 0, "half": 1000, "k": 2000, "2k": 4000, "50k": 50_000}
     counts = count_calls({name: (spin, n) for name, n in spins.items()})
     # +20 %: 4 extra calls in every 20, as SERKIT_BENCH_INJECT=0.2 makes the timed bodies.
-    injected = count_calls({f"{k}+": (spin, spins[k]) for k in ("k", "50k")}, injected=4)
+    injected = count_calls({f"{k}+": (spin, spins[k]) for k in ("k", "50k")}, injected=(4, 20))
     added = _added({"10": (spin, 1000, 10), "20": (spin, 1000, 20)})
     ir = {name: events["Ir"] for name, events in added.items()}
     counted = {**counts, **injected}

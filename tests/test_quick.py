@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from serkit.errors import SerkitError
+from serkit.inputs.fixtures import default_fixture_names
 from serkit.run.quick import QUICK_FIXTURES, leaves_out_in_words, plan_quick
 from serkit.suite.cases import FIXTURES_ENV, LEAVE_OUT_ENV, Selection
 from serkit.suite.prediction import Prediction, predict, text_bytes
@@ -154,3 +155,40 @@ def test_memory_and_instructions_asked_of_a_quick_run_measure_its_pairs() -> Non
     record = asked.as_record()["left_to_full"]
     assert "instruction counts" not in record and "memory per call" not in record
     assert "instruction counts" in plan.as_record()["left_to_full"]
+
+
+def test_a_full_run_leaves_out_only_the_pairs_predicted_over_its_budget_and_says_so() -> None:
+    from serkit.run.quick import FULL_BUDGET_S, plan_full
+    from serkit.suite.cases import FULL_ROUNDS
+
+    # Pure-Python YAML on a large document: 5 s a call, so ten processes of 5 samples
+    # and a cold preparation each cost far over a minute; everything else is fast.
+    huge = Prediction(dumps_s=2.0, loads_s=5.0)
+    selection = Selection(codecs=("json", "yaml"))
+    grid = {f"{c} {f}": FAST for c in ("json", "yaml") for f in default_fixture_names()}
+    predicted = {**grid, "yaml random-dicts-1000": huge}
+    plan = plan_full(selection, rounds=FULL_ROUNDS, predicted=predicted)
+    assert plan.kind == "full" and plan.budget_s == FULL_BUDGET_S
+    assert [(i.codec, i.fixture) for i in plan.left_out] == [("yaml", "random-dicts-1000")]
+    assert len(plan.pairs) == 2 * len(default_fixture_names()) - 1
+    # The full run keeps its own grid and parts: only the pair is named to the suite.
+    assert plan.environment() == {LEAVE_OUT_ENV: "yaml@random-dicts-1000"}
+    assert plan.parts() == []
+    record = json.loads(json.dumps(plan.as_record()))
+    assert record["kind"] == "full" and record["budget_s"] == FULL_BUDGET_S
+    (line,) = leaves_out_in_words(record)
+    assert line == (
+        "yaml x random-dicts-1000: not timed, predicted 5 s a call (from its cost per byte on a "
+        "small document), over the full run's budget of 60 s a pair (asv's -b times it)"
+    )
+    # Within the budget, nothing is left out.
+    assert plan_full(selection, rounds=FULL_ROUNDS, predicted=grid).left_out == ()
+
+
+def test_a_full_run_of_codecs_that_time_nothing_on_the_grid_leaves_nothing_out() -> None:
+    from serkit.run.quick import plan_full
+
+    # cattrs' codec is timed only on fixtures a run names: its matrix environment times
+    # none of the default grid, and its plan is empty rather than an error.
+    plan = plan_full(Selection(codecs=("cattrs-orjson",)), rounds=10, predicted={})
+    assert plan.pairs == () and plan.left_out == () and plan.environment() == {}

@@ -169,7 +169,7 @@ def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_p
     write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     overview = (written.folder / "index.html").read_text()
-    assert "What the quick runs left out" in overview
+    assert "What the runs left out" in overview
     # Each run's machine state: these results were written with no canary.
     assert '<th class="name">machine state</th>' in overview
     assert "machine state unknown (no canary recorded)" in overview
@@ -189,7 +189,35 @@ def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_p
     full = tmp_path / "full"
     write_tree(full / "results", machines=("box-a",))
     plain = report_html.write_report(full, full / "results", full / "reports", asv_runner=None)
-    assert "What the quick runs left out" not in (plain.folder / "index.html").read_text()
+    assert "What the runs left out" not in (plain.folder / "index.html").read_text()
+
+
+def test_a_full_run_says_which_pairs_it_predicted_not_worth_timing(tmp_path: Path) -> None:
+    from serkit.results.host_file import write_runs
+    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.suite.prediction import Prediction
+
+    results = write_tree(tmp_path / "results", machines=("box-a",))
+    slow = LeftOut("yaml", "random-dicts-10", Prediction(2.5, 7.0))
+    plan = QuickPlan((("json", "random-dicts-10"),), (slow,), kind="full", budget_s=60.0)
+    wrote = sorted(p.name for p in (results / "box-a").glob("*-*.json"))
+    run = {"recorded_at": "2026-11-25T10:00:00+00:00", "results": wrote, "plan": plan.as_record()}
+    write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    assert "What the runs left out" in overview and "(full run, " in overview
+    line = (
+        "yaml x random-dicts-10: not timed, predicted 7 s a call (from its cost per byte on a "
+        "small document), over the full run&#39;s budget of 60 s a pair"
+    )
+    assert line in overview
+    page = (written.folder / "fixture-random-dicts-10.html").read_text()
+    assert "A full run: " + line in page and "A quick run" not in page
+    # A full run that left nothing out says nothing.
+    run["plan"] = QuickPlan((("json", "random-dicts-10"),), kind="full").as_record()
+    write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
+    again = report_html.write_report(tmp_path, results, tmp_path / "again", asv_runner=None)
+    assert "What the runs left out" not in (again.folder / "index.html").read_text()
 
 
 def test_snapshot_page_shows_peak_allocations_and_the_chart_of_peak_per_byte(

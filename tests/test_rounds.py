@@ -414,3 +414,61 @@ def test_a_resumed_run_past_its_rounds_names_the_extra_round() -> None:
     assert state.round_text(2) == "round 3 of 5"
     assert state.round_text(5) == "extra round 1 of at most 5"
     assert "6 of 5" not in state.round_text(state.rounds + state.extra_rounds)
+
+
+def test_a_full_runs_rounds_past_its_least_processes_take_only_the_pairs_short_of_precision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Precision paid for where it buys something (serkit.run.precision): every pair gets
+    the least processes, then each planned round only the pairs still short of the aim."""
+    from serkit.run import rounds
+    from serkit.run.precision import LEAST_PROCESSES
+
+    timed = {**SUITE[LOADS], "type": "time", "repeat": 1, "rounds": 7}  # as ROUNDS_ENV sets
+    monkeypatch.setattr(rounds, "_benchmarks", lambda root: {LOADS: timed})
+    monkeypatch.setattr(rounds, "BUILDS_ENV", "SERKIT_BUILDS")
+    monkeypatch.setattr(rounds, "results_dir", lambda root: root / "results")
+    # Five processes each so far: json x small-dict agrees within 1 %, json x
+    # random-dicts-1000 scatters, yaml x small-dict agrees, yaml x random-dicts-1000 is
+    # loose for a full run's aim (1.2 % of standard error against 0.84 %).
+    quiet, contended = [1.0, 1.01, 0.99, 1.02, 1.0], [1.0, 1.6, 1.7, 1.01, 1.8]
+    loose = [1.0, 1.04, 0.97, 1.02, 0.98]
+    folder = tmp_path / "results" / "m"
+    folder.mkdir(parents=True)
+    path = folder / rounds.results_file_name("c0ffee", "env-a")
+    path.write_text(
+        json.dumps(
+            {
+                "result_columns": ["result", "params", "samples", "duration"],
+                "results": {
+                    LOADS: [[1.0] * 4, timed["params"], [quiet, contended, quiet, loose], 3.0]
+                },
+            }
+        )
+    )
+    asked: list[list[str]] = []
+    monkeypatch.setattr(rounds, "run_in_session", lambda command, **_: asked.append(command) or 0)
+    state = RunState("c0ffee", False, False, None, 7, ["env-a"], {}, [], str(tmp_path / "n"))
+    state.precision = precision_needed(0.05)
+    state.least_rounds = LEAST_PROCESSES
+    env = {"SERKIT_BUILDS": str(folder / "builds.yaml")}
+    assert rounds.drive(tmp_path, state, env, {"env-a": "py3.11"}) == 0
+    later = [c for c in asked if "--append-samples" in c]
+    selected = [[c[i + 1] for i, arg in enumerate(c) if arg == "-b"] for c in later]
+    assert len(selected) == 6  # rounds 2 to 7
+    for regexes in selected[: LEAST_PROCESSES - 1]:  # rounds 2 to 5: every pair
+        assert _selects(regexes, f"{LOADS}('json', 'small-dict')")
+    for regexes in selected[LEAST_PROCESSES - 1 :]:  # rounds 6 and 7: the short pairs
+        assert _selects(regexes, f"{LOADS}('json', 'random-dicts-1000')")
+        assert _selects(regexes, f"{LOADS}('yaml', 'random-dicts-1000')")
+        assert not _selects(regexes, f"{LOADS}('json', 'small-dict')")
+        assert not _selects(regexes, f"{LOADS}('yaml', 'small-dict')")
+    # A quick run (no least rounds) keeps every pair in every planned round.
+    asked.clear()
+    state = RunState("c0ffee", True, False, None, 7, ["env-a"], {}, [], str(tmp_path / "q"))
+    state.precision = precision_needed(0.05)
+    assert rounds.drive(tmp_path, state, env, {"env-a": "py3.11"}) == 0
+    later = [c for c in asked if "--append-samples" in c]
+    selected = [[c[i + 1] for i, arg in enumerate(c) if arg == "-b"] for c in later]
+    assert len(selected) == 6
+    assert all(_selects(regexes, f"{LOADS}('json', 'small-dict')") for regexes in selected)

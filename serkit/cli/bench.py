@@ -239,7 +239,9 @@ def run_bench(args: argparse.Namespace) -> int:
         if not plan.environments:
             print("serkit: nothing left to measure", file=sys.stderr)
             return 0
-    chosen = runner.quick_plan(extra) if quick and state is None else None
+    chosen = None
+    if state is None:  # the pairs the run leaves out, predicted (serkit.run.quick)
+        chosen = runner.quick_plan(extra) if quick else runner.full_plan(extra, plan)
     if not args.resume:
         for line in runner.plan_lines(plan, machine, quick=quick, chosen=chosen, extra=extra):
             print(f"serkit: {line}", file=sys.stderr)

@@ -9,21 +9,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from serkit.cli.common import print_json, print_table, warn
+from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
 from serkit.run.cost import (
     ASV_RUN_S,
     BUILD_S,
-    MOST_PROCESSES,
     SHARD_BUDGET_S,
+    LeaveOut,
     Measured,
     WeeklyCost,
-    processes_for,
+    leave_out,
     read_costs,
     read_durations,
+    read_predictions,
     runner_costs,
     weekly_costs,
 )
-from serkit.run.releases import load
+from serkit.run.precision import MOST_PROCESSES, processes_for
+from serkit.run.quick import FULL_BUDGET_S
+from serkit.run.releases import Releases, load
 from serkit.run.sentinel import SENTINEL_PYTHON
 from serkit.suite.cases import FULL_ROUNDS, TYPICAL_PROCESSES
 from serkit.units import plural
@@ -52,13 +56,41 @@ def _measured(results: Path, machine: str | None, precision: float | None = None
     return measured
 
 
+def _left_out(results: Path, every_pair: bool, data: Releases) -> LeaveOut | None:
+    """The pairs a full run leaves out (serkit.run.cost.leave_out) of the matrix's
+    libraries: from the saved table's predictions, else predicted here; None with
+    --every-pair."""
+    if every_pair:
+        return None
+    libraries = [STDLIB, *(library.name for library in data.libraries)]
+    # A saved table is the whole input: without predictions of its own, none.
+    saved = (read_predictions(results) or {}) if results.is_file() else None
+    return leave_out(libraries, saved)
+
+
+def _left_words(left: LeaveOut | None) -> str:
+    if left is None:
+        return " Every pair of the grid timed (--every-pair)."
+    pairs = sorted(f"{codec} x {fixture}" for codec, fixture in left.left)
+    if not left.weights:
+        return " No pair predicted (a saved table without predictions): none left out."
+    return (
+        f" Less the {plural(len(pairs), 'pair')} a full run leaves out, predicted over its "
+        f"{FULL_BUDGET_S:g} s a pair ({', '.join(pairs) or 'none'}), each at its predicted "
+        "share of its environment's timed time."
+    )
+
+
 def _precision_words(measured: Sequence[Measured], precision: float | None) -> str:
     """What --detect did: each pair's processes, and how many pairs reach the precision."""
     if precision is None:
         return ""
     spreads = [sd for m in measured for sd in m.spreads]
     if not spreads:
-        return " --detect: these results keep no per-process samples: every pair as recorded."
+        return (
+            " No per-process samples here: every pair at the planned processes (a full run "
+            f"gives each {TYPICAL_PROCESSES} to {MOST_PROCESSES}, by its spread)."
+        )
     known = [sd for sd in spreads if sd is not None]
     needed = [processes_for(sd, precision) for sd in known]
     fewest = sum(1 for n in needed if n == TYPICAL_PROCESSES)
@@ -81,10 +113,12 @@ def print_cost(
     machine: str | None = None,
     processes: int | None = None,
     precision: float | None = None,
+    every_pair: bool = False,
 ) -> int:
     measured = _measured(results, machine, precision)
     data = load()
-    kinds = runner_costs(data, measured, shards, processes, precision)
+    left = _left_out(results, every_pair, data)
+    kinds = runner_costs(data, measured, shards, processes, precision, left)
     if fmt == "json":
         print_json(
             {
@@ -92,6 +126,7 @@ def print_cost(
                 "asv_run_s": ASV_RUN_S,
                 "processes": processes,
                 "precision": precision,
+                "left_out": None if left is None else sorted(map(list, left.left)),
                 "build_s": BUILD_S,
                 "shard_budget_s": SHARD_BUDGET_S,
                 "runner_kinds": [
@@ -128,10 +163,12 @@ def print_cost(
         )
         + f"{own} of the {len(kinds[0].estimates)} {kinds[0].platform.name} environments "
         f"measured, the others borrowed from the nearest measured (the same release on "
-        f"another Python, else another release). Each benchmark's duration times its "
+        f"another Python, else another release; a library never measured, by its pairs). "
+        "Each benchmark's duration times its "
         + (f"{processes} processes (timed pairs)" if processes else "processes")
         + f", {ASV_RUN_S:g} s per asv run, {BUILD_S:g} s per build."
         + _precision_words(measured, precision)
+        + _left_words(left)
     )
     count = len(kinds[0].shards)
     rows = [
@@ -180,18 +217,22 @@ def print_weekly(
     machine: str | None = None,
     processes: int | None = None,
     precision: float | None = None,
+    every_pair: bool = False,
 ) -> int:
     """`--schedule weekly`: per runner kind, a week with one new release of each library in
     turn, the sentinel, and the full re-measure it replaces."""
     measured = _measured(results, machine, precision)
     rounds = processes or FULL_ROUNDS
-    kinds = weekly_costs(load(), measured, rounds, precision)
+    data = load()
+    left = _left_out(results, every_pair, data)
+    kinds = weekly_costs(data, measured, rounds, precision, left)
     sentinel = kinds[0].sentinel
     if fmt == "json":
         print_json(
             {
                 "results": str(results),
                 "processes": rounds,
+                "left_out": None if left is None else sorted(map(list, left.left)),
                 "target_s": WEEKLY_TARGET_S,
                 "sentinel": {
                     "pairs": sentinel.pairs,
@@ -230,6 +271,7 @@ def print_weekly(
         f"environment: {cost} a runner kind ({sentinel.source}; its pairs counted as "
         f"{sentinel.share:.1%} of that environment's timed time, an upper bound)."
         + _precision_words(measured, precision)
+        + _left_words(left)
     )
     first = kinds[0]
     rows = []

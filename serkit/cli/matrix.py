@@ -19,7 +19,7 @@ from serkit.run.interpreters import find_pythons
 from serkit.run.libraries import needed_by
 from serkit.run.matrix import environments, measured, not_served, render_asv_config
 from serkit.run.releases import Releases, data_path, load, refresh, save, staleness
-from serkit.suite.cases import precision_needed
+from serkit.suite.cases import FULL_SEES, precision_needed
 
 # What `serkit matrix` does instead of listing the environments: one at a time.
 ACTIONS = (
@@ -87,6 +87,12 @@ OWN = (  # the options of one action each (or of listing), beside the table's
         metavar="PCT",
     ),
     Option(
+        ("--every-pair",),
+        "with --cost: every pair of the grid timed, as runs did before a full run left "
+        "out the pairs predicted over its budget (the model's 'before')",
+        action="store_true",
+    ),
+    Option(
         ("--shards",),
         "with --cost: the shard count to show (default: the fewest within the budget)",
         type=positive_int,
@@ -150,11 +156,16 @@ def run_matrix(args: argparse.Namespace) -> int:
             results = Path(args.results) if args.results else results_dir(project_root())
         if args.detect is not None and args.durations:
             raise UsageError("--detect needs each pair's processes: --results, not --durations")
-        precision = None if args.detect is None else precision_needed(args.detect / 100)
+        # The run's own aim (serkit.run.precision) unless --processes fixes every pair's.
+        detect = args.detect if args.detect is not None or args.processes else FULL_SEES * 100
+        precision = None if detect is None else precision_needed(detect / 100)
+        every = args.every_pair
         if args.schedule == "weekly":
-            return print_weekly(results, args.format, args.machine, args.processes, precision)
+            return print_weekly(
+                results, args.format, args.machine, args.processes, precision, every
+            )
         return print_cost(
-            results, args.format, args.shards, args.machine, args.processes, precision
+            results, args.format, args.shards, args.machine, args.processes, precision, every
         )
     return _show(args)
 

@@ -508,7 +508,8 @@ class RunPlan:
 
 
 def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
-    """The quick runs among `runs`: each by the host record of the run that wrote its file."""
+    """The quick runs among `runs`, and the full runs that left pairs out: each by the host
+    record of the run that wrote its file."""
     out = []
     for run in runs:
         files = {m.file.name for m in run.values.values()}
@@ -521,6 +522,10 @@ def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
             measures = [str(m) for m in plan.get("left_to_full") or []]
             words = leaves_out_in_words(plan)
             out.append(RunPlan(run, "quick", at, words, fixtures, measures))
+        elif isinstance(plan, dict) and plan.get("kind") == "full" and plan.get("pairs_left_out"):
+            # A full run's pairs predicted not worth timing (serkit.run.quick.plan_full).
+            at = str(wrote[-1].get("recorded_at") or "")
+            out.append(RunPlan(run, "full", at, leaves_out_in_words(plan), []))
     return out
 
 

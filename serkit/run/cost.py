@@ -19,7 +19,7 @@ platform has wheels for (serkit.run.matrix), cut into shards as serkit.run.shard
 
 from __future__ import annotations
 
-import math
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,11 +42,14 @@ from serkit.results.tree import (
 from serkit.run.index import PLATFORMS, Platform
 from serkit.run.interpreters import FREE_THREADED
 from serkit.run.matrix import MatrixEnvironment, environments
+from serkit.run.precision import pair_processes, processes_for, spread_of
+from serkit.run.quick import FULL_BUDGET_S, over_budget
 from serkit.run.releases import Releases
 from serkit.run.sentinel import SENTINEL_OPERATIONS, sentinel_environment, sentinel_pairs
 from serkit.run.shards import Shard, shard_slice
-from serkit.stats import log_std, typical_processes
-from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV, TYPICAL_PROCESSES
+from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV, SAMPLES_PER_PROCESS
+from serkit.suite.prediction import Prediction, predict
+from serkit.units import plural
 
 # One `asv run` of a round, beyond the durations asv records: its start, discovery in the
 # environment, the forkserver, the results file. Calibrated on this project's VM: what a
@@ -61,8 +64,17 @@ FIRST_ROUND_RUNS = 3  # the first round runs in three parts (serkit.run.rounds)
 # What a shard may take: GitHub stops a hosted job at 6 hours; an hour is left for a
 # runner slower than the one measured, set-up and the upload.
 SHARD_BUDGET_S = 5 * 3600
-# A full run's processes per pair: its planned rounds, and as many again at most.
-MOST_PROCESSES = 2 * FULL_ROUNDS
+# A library never measured is priced by its pairs (by_pair) only from the median of at
+# least this many measured libraries: one library's pairs stand for no other's.
+FEWEST_LIBRARIES = 3
+# A pair's share of its environment's one process, predicted (LeaveOut): each process
+# prepares it cold in Dumps, Loads and RoundTrip (a dumps and a loads each), then samples
+# dumps, loads and both SAMPLES_PER_PROCESS times: 13 calls' worth at 5 samples.
+CALLS_PER_PROCESS = 3 + 2 * SAMPLES_PER_PROCESS
+# What a pair of microsecond calls still costs a process (asv's fork, its warm-up, the
+# samples' timer): the fastest measured environments' one process over their pairs, 4.6 s
+# over 10 pairs (orjson), 4.6 s over 9 (ormsgpack), 5.4 s over 9 (cbor2) (docs/cost.md).
+PAIR_FLOOR_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -78,19 +90,37 @@ class Measured:
     per_process_s: float  # the timed benchmarks' durations: one process of every pair
     other_s: float  # every other benchmark's duration times the rounds it ran
     processes: int  # the most processes a timed pair recorded: the rounds that ran
-    # Per timed pair: the sample spread of its processes (serkit.stats.log_std of its
-    # typical ones), None where it had fewer than two; () where not read (a saved table).
+    # Per timed pair: the sample spread of its processes (serkit.run.precision.spread_of,
+    # each process judged by the machine's state), None where it had fewer than two;
+    # () where not read (a saved table).
     spreads: tuple[float | None, ...] = ()
+    # Per timed pair, the processes it recorded (a run with the precision rule gives pairs
+    # different counts); () where not read.
+    pair_processes: tuple[int, ...] = ()
+    # The (codec, fixture) pairs it timed; empty where not read: every pair of the grid.
+    timed_pairs: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def benchmarks_s(self) -> float:
+        if self.pair_processes:
+            average = sum(self.pair_processes) / len(self.pair_processes)
+            return self.per_process_s * average + self.other_s
         return self.per_process_s * self.processes + self.other_s
 
-    def total_s(self, processes: int | None = None, precision: float | None = None) -> float:
+    def total_s(
+        self,
+        processes: int | None = None,
+        precision: float | None = None,
+        left_share: float = 0.0,
+    ) -> float:
         """What the environment cost, or would cost with `processes` per timed pair; with
-        `precision`, each pair with `processes_for` it instead (where spreads were read)."""
+        `precision`, each pair with `processes_for` it instead (where spreads were read,
+        else `processes`, else as recorded); less `left_share` of its timed time (the pairs
+        a run now leaves out, LeaveOut.share)."""
         rounds = processes or self.processes
         timed = self.per_process_s * rounds
+        if processes is None and self.pair_processes:
+            timed = self.per_process_s * sum(self.pair_processes) / len(self.pair_processes)
         if precision is not None and self.spreads:
             needed = [processes_for(sd, precision, rounds) for sd in self.spreads]
             # asv records one duration per benchmark, not per pair: each pair is counted
@@ -99,18 +129,7 @@ class Measured:
             timed = self.per_process_s * sum(needed) / len(needed)
             rounds = max(needed)
         runs = FIRST_ROUND_RUNS + max(rounds - 1, 0)
-        return timed + self.other_s + runs * ASV_RUN_S + BUILD_S
-
-
-def processes_for(spread: float | None, precision: float, unknown: int = FULL_ROUNDS) -> int:
-    """The processes a pair needs for the standard error of its mean log to reach
-    `precision` (serkit.suite.cases.precision_needed), from the spread of its processes:
-    at least TYPICAL_PROCESSES (what a verdict judges), at most MOST_PROCESSES;
-    `unknown` for a pair whose spread was not measured."""
-    if spread is None:
-        return unknown
-    wanted = math.ceil((spread / precision) ** 2)
-    return min(max(wanted, TYPICAL_PROCESSES), MOST_PROCESSES)
+        return timed * (1 - left_share) + self.other_s + runs * ASV_RUN_S + BUILD_S
 
 
 def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], list[str]]:
@@ -163,15 +182,24 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         (_passes(described.get(n), r.get("samples"), 1) for n, r in rows.items()), default=1
     )
     per_process = other = 0.0
-    spreads: list[float | None] = []
+
+    def size(name: str) -> int | None:
+        known = described.get(name)
+        return None if known is None else known[0].samples_per_process
+
     for name, row in rows.items():
         duration = float(row.get("duration") or 0.0)
-        known = described.get(name)
-        if known is not None and known[0].samples_per_process is not None:
-            per_process += duration  # the last round's: one process of each pair
-            spreads += [_spread(known[0], s) for s in row.get("samples") or () if s]
+        if size(name) is not None:
+            per_process += duration  # the first round's (serkit.run.rounds): one process a pair
         else:
-            other += duration * _passes(known, row.get("samples"), rounds_run)
+            other += duration * _passes(described.get(name), row.get("samples"), rounds_run)
+    # Each timed pair's processes, judged by the machine's state as the run judges them.
+    by_pair = pair_processes(data, size)
+    spreads = tuple(spread_of(values) for values in by_pair.values())
+    counts = tuple(len(values) for values in by_pair.values())
+    timed = frozenset(
+        (combo[0].strip("'"), combo[1].strip("'")) for _, combo in by_pair if len(combo) >= 2
+    )
     # asv's own entries: a setup_cache (the instruction counts run under valgrind there,
     # once per environment) and the build.
     other += sum(float(v) for v in (data.get("durations") or {}).values())
@@ -187,15 +215,10 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         per_process,
         other,
         rounds_run,
-        tuple(spreads),
+        spreads,
+        counts,
+        timed,
     )
-
-
-def _spread(benchmark: Benchmark, samples: Sequence[float]) -> float | None:
-    """The spread (standard deviation of the logs) of a pair's typical processes."""
-    values = [v for v in benchmark.per_process([float(x) for x in samples if x]) if v > 0]
-    typical = typical_processes(values) if len(values) >= 2 else ()
-    return log_std(typical) if len(typical) >= 2 else None
 
 
 @dataclass(frozen=True)
@@ -210,17 +233,138 @@ def estimate(
     measured: Sequence[Measured],
     processes: int | None = None,
     precision: float | None = None,
+    left: LeaveOut | None = None,
 ) -> list[Estimate]:
-    """Each environment's cost: its own measurement (the newest), else the nearest one's;
-    with `processes`, as if every timed pair ran that many (else as many as recorded);
-    with `precision`, each pair as many as its spread needs (Measured.total_s)."""
+    """Each environment's cost: its own measurement (the newest), else the nearest one's,
+    else, for a library never measured, its pairs at the median measured pair's cost
+    (by_pair); with `processes`, as if every timed pair ran that many (else as many as
+    recorded); with `precision`, each pair as many as its spread needs (Measured.total_s);
+    with `left`, less the pairs a full run now leaves out."""
     newest = _newest(measured)
     out = []
     for env in envs:
         near, source = _nearest(env, newest)
-        seconds = None if near is None else near.total_s(processes, precision)
-        out.append(Estimate(env, seconds, source))
+        if near is None and env.library is not None:
+            near, source = by_pair(env, newest.values())
+        if near is None:
+            out.append(Estimate(env, None, source))
+            continue
+        share = 0.0 if left is None else left.share(near.library or "", near.timed_pairs)
+        out.append(Estimate(env, near.total_s(processes, precision, share), source))
     return out
+
+
+def grid_pairs(library: str) -> list[tuple[str, str]]:
+    """The (codec, fixture) pairs a default run times in `library`'s environment: its
+    codecs on the default grid, a schema codec on its declared fixtures only."""
+    grid = default_fixture_names()
+    out = []
+    for spec in builtin_specs():
+        if spec.library == library:
+            declared = spec.fixtures
+            out += [(spec.name, f) for f in grid if declared is None or f in declared]
+    return out
+
+
+def by_pair(env: MatrixEnvironment, measured: Iterable[Measured]) -> tuple[Measured | None, str]:
+    """A library never measured: its environment as its grid pairs (grid_pairs) times the
+    median measured environment's cost per pair (its timed time and the rest, each over
+    its pairs), as measured in that many processes; the build and `asv run`s as any
+    environment's. The median, so that one library's slow pairs (pure-Python YAML) stand
+    for none but its own."""
+    rows = [
+        (m, len(grid_pairs(m.library)))
+        for m in measured
+        if m.library is not None and grid_pairs(m.library)
+    ]
+    if len({m.library for m, _ in rows}) < FEWEST_LIBRARIES:
+        return None, "not measured"
+    per_pair = statistics.median(m.per_process_s / n for m, n in rows)
+    other = statistics.median(m.other_s / n for m, n in rows)
+    pairs = len(grid_pairs(env.library or ""))
+    processes = statistics.median_low([m.processes for m, _ in rows])
+    stand_in = Measured(
+        "", "", 0, env.python, env.library, env.version, per_pair * pairs, other * pairs, processes
+    )
+    libraries = len({m.library for m, _ in rows})
+    return stand_in, f"{plural(pairs, 'pair')} at the median pair of {libraries} measured libraries"
+
+
+@dataclass(frozen=True)
+class LeaveOut:
+    """The pairs a full run leaves out, predicted not worth timing (serkit.run.quick
+    .plan_full, the run's own rule), and every pair's predicted weight in its
+    environment's one process (PAIR_FLOOR_S, plus CALLS_PER_PROCESS calls): a left-out
+    pair's share of that environment's measured timed time is its share of the weights."""
+
+    weights: Mapping[tuple[str, str], float]  # (codec, fixture): predicted, one process
+    left: frozenset[tuple[str, str]]
+    unpredicted: frozenset[str] = frozenset()  # codecs not predicted here: none left out
+
+    def share(self, library: str, timed: frozenset[tuple[str, str]] = frozenset()) -> float:
+        """The share of `library`'s environment's timed time its left-out pairs take; 0 where
+        one of its codecs was not predicted. `timed`: the pairs its measurement timed (a run
+        that already left pairs out has none of their time to take away)."""
+        pairs = [p for p in grid_pairs(library) if not timed or p in timed]
+        if not pairs or any(codec in self.unpredicted for codec, _ in pairs):
+            return 0.0
+        total = sum(self.weights.get(p, PAIR_FLOOR_S) for p in pairs)
+        gone = sum(self.weights.get(p, PAIR_FLOOR_S) for p in pairs if p in self.left)
+        return gone / total if total else 0.0
+
+
+def leave_out(
+    libraries: Iterable[str],
+    predicted: Mapping[str, Prediction] | None = None,
+    rounds: int = FULL_ROUNDS,
+    budget_s: float = FULL_BUDGET_S,
+) -> LeaveOut:
+    """What a full run of `rounds` planned processes leaves out of `libraries`' pairs on
+    the default grid, by the run's own rule (serkit.run.quick.over_budget); from
+    `predicted` ("codec fixture": Prediction, a saved table's, which is then the whole
+    input: a pair it lacks is not predicted), else predicted here."""
+    wanted = set(libraries)
+    weights: dict[tuple[str, str], float] = {}
+    left: set[tuple[str, str]] = set()
+    unpredicted: set[str] = set()
+    for library in sorted(wanted):
+        for codec, fixture in grid_pairs(library):
+            if predicted is not None:
+                found = predicted.get(f"{codec} {fixture}")
+            else:
+                found = None if codec in unpredicted else _predict(codec, fixture)
+            if found is None:
+                unpredicted.add(codec)
+                continue
+            weights[codec, fixture] = PAIR_FLOOR_S + CALLS_PER_PROCESS * (
+                found.dumps_s + found.loads_s
+            )
+            if over_budget(found, rounds, budget_s):
+                left.add((codec, fixture))
+    return LeaveOut(weights, frozenset(left), frozenset(unpredicted))
+
+
+def _predict(codec: str, fixture: str) -> Prediction | None:
+    try:
+        return predict(codec, fixture)
+    except SerkitError:
+        return None
+
+
+def read_predictions(path: Path) -> dict[str, Prediction] | None:
+    """A saved table's predictions ("predictions": {"pairs": {"codec fixture": [dumps_s,
+    loads_s]}}), None where it keeps none."""
+    try:
+        raw: Any = load_json(path)
+        block = raw.get("predictions") if isinstance(raw, dict) else None
+        if block is None:
+            return None
+        return {
+            str(key): Prediction(float(value[0]), float(value[1]))
+            for key, value in block["pairs"].items()
+        }
+    except (ResultsFileError, LookupError, TypeError, ValueError) as exc:
+        raise SerkitError(f"{path}: its predictions are not a table ({exc})") from None
 
 
 def _newest(measured: Iterable[Measured]) -> dict[tuple[str, str, str | None], Measured]:
@@ -287,12 +431,13 @@ def runner_costs(
     shards: int | None = None,
     processes: int | None = None,
     precision: float | None = None,
+    left: LeaveOut | None = None,
 ) -> list[RunnerCost]:
     """Per runner kind: the matrix's cost, cut into `shards` (default: the fewest that each
     fit SHARD_BUDGET_S, the same count for every kind, as one workflow runs them)."""
     per_kind = {
         platform.name: estimate(
-            environments(platform=platform.name, data=data), measured, processes, precision
+            environments(platform=platform.name, data=data), measured, processes, precision, left
         )
         for platform in PLATFORMS
     }
@@ -415,6 +560,7 @@ def weekly_costs(
     measured: Sequence[Measured],
     processes: int = FULL_ROUNDS,
     precision: float | None = None,
+    left: LeaveOut | None = None,
 ) -> list[WeeklyCost]:
     """Per runner kind: a scheduled run's cost with a new release of each library in turn,
     the sentinel, and a full re-measure of the matrix, at `processes` a timed pair."""
@@ -427,9 +573,9 @@ def weekly_costs(
             if env.library is not None and env.library != STDLIB:
                 newest.setdefault(env.library, {}).setdefault(env.python, env)
         new_release = {
-            library: estimate(by_python.values(), measured, processes, precision)
+            library: estimate(by_python.values(), measured, processes, precision, left)
             for library, by_python in newest.items()
         }
-        full = sum(e.seconds or 0.0 for e in estimate(envs, measured, processes, precision))
+        full = sum(e.seconds or 0.0 for e in estimate(envs, measured, processes, precision, left))
         out.append(WeeklyCost(platform, new_release, sentinel, full))
     return out

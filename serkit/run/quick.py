@@ -34,6 +34,12 @@ FULL_ONLY = (
     "memory per call",
     "instruction counts",
 )
+# What a full run's pair may cost in its planned processes, predicted before it is called:
+# a pair over it is not worth timing (pure-Python YAML on random-dicts-1000 was predicted
+# at over 1,600 s here, and was 20 of the matrix's 36 runner-hours with its like), so the
+# run leaves it out, and the report says so with its predicted call. A run naming its
+# pairs (asv's -b) times them whatever they cost.
+FULL_BUDGET_S = 60.0
 # What a quick run measures of its pairs when asked (--memory, --instructions).
 ON_REQUEST = {
     "memory per call": r"bench_memory\.\w+",
@@ -49,10 +55,10 @@ class LeftOut:
     fixture: str
     prediction: Prediction
 
-    def in_words(self) -> str:
+    def in_words(self, kind: str = "quick") -> str:
         return (
             f"{self.codec} x {self.fixture}: predicted {self.prediction.in_words()}, over the "
-            "quick run's budget"
+            f"{kind} run's budget"
         )
 
 
@@ -68,6 +74,10 @@ class QuickPlan:
     # codec: one corpus); named to the suite so that no process measures them either.
     declared_out: tuple[tuple[str, str], ...] = ()
     asked: tuple[str, ...] = ()  # of ON_REQUEST: measured of the same pairs, by request
+    # "full": a full run's plan (plan_full), which times every benchmark of its pairs and
+    # leaves out only the pairs over its budget.
+    kind: str = "quick"
+    budget_s: float | None = None
 
     def asking(self, *, memory: bool, instructions: bool) -> QuickPlan:
         """The plan, measuring memory per call or instruction counts of its pairs too."""
@@ -94,6 +104,8 @@ class QuickPlan:
         """The first round's `asv run`s: the timings and facts, then, when asked, memory and
         instruction counts in a run of their own. Counting runs two valgrind processes, one
         per core: never beside a timed process, and a Ctrl-C while counting keeps the times."""
+        if self.kind != "quick":
+            return []  # the full run's own parts (serkit.run.rounds.FIRST_ROUND_PARTS)
         regexes = self.regexes()
         asked = [f"^{ON_REQUEST[name]}\\." for name in self.asked]
         timed = [r for r in regexes if not any(r.startswith(a) for a in asked)]
@@ -106,30 +118,47 @@ class QuickPlan:
         fixtures = dict.fromkeys(fixture for _, fixture in self.pairs)
         out = [(item.codec, item.fixture) for item in self.left_out] + list(self.declared_out)
         left = ",".join(f"{codec}@{fixture}" for codec, fixture in out)
+        if self.kind != "quick":  # the grid as the run's selection leaves it
+            return {LEAVE_OUT_ENV: left} if left else {}
         return {FIXTURES_ENV: ",".join(fixtures), **({LEAVE_OUT_ENV: left} if left else {})}
 
     def as_record(self) -> dict[str, Any]:
         """What the run's host record keeps, for the report to state."""
+        if self.kind != "quick":
+            return {
+                "kind": self.kind,
+                "budget_s": self.budget_s,
+                "pairs_left_out": [_predicted(item) for item in self.left_out],
+            }
         return {
             "kind": "quick",
             "fixtures": sorted({fixture for _, fixture in self.pairs}, key=_fixture_order),
             "fixtures_left_to_full": list(self.fixtures_left),
             "left_to_full": [name for name in FULL_ONLY if name not in self.asked],
-            "pairs_left_to_full": [
-                {
-                    "codec": item.codec,
-                    "fixture": item.fixture,
-                    "predicted_dumps_s": round(item.prediction.dumps_s, 4),
-                    "predicted_loads_s": round(item.prediction.loads_s, 4),
-                }
-                for item in self.left_out
-            ],
+            "pairs_left_to_full": [_predicted(item) for item in self.left_out],
         }
+
+
+def _predicted(item: LeftOut) -> dict[str, Any]:
+    return {
+        "codec": item.codec,
+        "fixture": item.fixture,
+        "predicted_dumps_s": round(item.prediction.dumps_s, 4),
+        "predicted_loads_s": round(item.prediction.loads_s, 4),
+    }
 
 
 def _fixture_order(name: str) -> int:
     names = fixture_names()
     return names.index(name) if name in names else len(names)
+
+
+def over_budget(found: Prediction, rounds: int, budget_s: float) -> bool:
+    """Whether a pair predicted so costs more than `budget_s` in `rounds` processes: each
+    prepares it (a cold dumps and loads), then samples its slower call."""
+    worst = max(found.dumps_s, found.loads_s)
+    cost = pair_cost_s(found.dumps_s + found.loads_s, worst, rounds, SAMPLES_PER_PROCESS)
+    return cost > budget_s
 
 
 def plan_quick(
@@ -138,13 +167,17 @@ def plan_quick(
     rounds: int,
     budget_s: float,
     predicted: Mapping[str, Any] | None = None,
+    kind: str = "quick",
 ) -> QuickPlan:
     """The quick run's pairs: the selected codecs (every one by default) on the selected
     fixtures (QUICK_FIXTURES by default), less those whose predicted cost in `rounds`
     processes is over `budget_s`. `predicted` stands in for serkit.suite.prediction.predict
-    (tests)."""
+    (tests). With `kind` "full", a full run's (plan_full)."""
     codecs = list(selection.codecs or codec_names())
-    fixtures = list(selection.fixtures or QUICK_FIXTURES)
+    if kind == "quick":
+        fixtures = list(selection.fixtures or QUICK_FIXTURES)
+    else:
+        fixtures = list(selection.fixtures or default_fixture_names(slow=selection.slow))
     for fixture in fixtures:
         get_fixture(fixture)  # a typo fails before any work
     pairs: list[tuple[str, str]] = []
@@ -165,26 +198,51 @@ def plan_quick(
                 notes.append(f"{codec} x {fixture}: not predicted ({exc})")
                 pairs.append((codec, fixture))
                 continue
-            worst = max(found.dumps_s, found.loads_s)
-            cost = pair_cost_s(found.dumps_s + found.loads_s, worst, rounds, SAMPLES_PER_PROCESS)
-            if cost > budget_s:
+            if over_budget(found, rounds, budget_s):
                 left.append(LeftOut(codec, fixture, found))
             else:
                 pairs.append((codec, fixture))
-    if not pairs:
+    if not pairs and kind == "quick":
         # asv handed no pair would run every benchmark: say what left them all out instead.
-        why = "; ".join(item.in_words() for item in left) or "no codec is timed on them"
+        why = "; ".join(item.in_words(kind) for item in left) or "no codec is timed on them"
         raise SerkitError(
             f"the quick run has no pair left to time on {', '.join(fixtures)} ({why}); "
             "`serkit bench --full` times every pair"
         )
+    if kind != "quick":
+        return QuickPlan(tuple(pairs), tuple(left), (), tuple(notes), (), kind=kind,
+                         budget_s=budget_s)  # fmt: skip
     fixtures_left = tuple(name for name in default_fixture_names() if name not in fixtures)
     return QuickPlan(tuple(pairs), tuple(left), fixtures_left, tuple(notes), tuple(declared_out))
 
 
+def plan_full(
+    selection: Selection,
+    *,
+    rounds: int,
+    budget_s: float = FULL_BUDGET_S,
+    predicted: Mapping[str, Any] | None = None,
+) -> QuickPlan:
+    """A full run's plan: every pair of its grid (the selected codecs and fixtures, else
+    the default grid), less those predicted to cost over `budget_s` in `rounds` processes
+    (FULL_BUDGET_S): what is not worth timing, predicted from a small document."""
+    return plan_quick(selection, rounds=rounds, budget_s=budget_s, predicted=predicted, kind="full")
+
+
 def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
-    """A run record's quick plan (QuickPlan.as_record), as the report and README say it."""
+    """A run record's plan (QuickPlan.as_record, quick or full), as the report and README
+    say it."""
     out = []
+    if record.get("kind") == "full":
+        budget = record.get("budget_s")
+        over = f"over the full run's budget of {float(budget):g} s a pair" if budget else "over"
+        for item in record.get("pairs_left_out") or []:
+            seconds = max(float(item["predicted_dumps_s"]), float(item["predicted_loads_s"]))
+            out.append(
+                f"{item['codec']} x {item['fixture']}: not timed, predicted {seconds:.2g} s a "
+                f"call (from its cost per byte on a small document), {over} (asv's -b times it)"
+            )
+        return out
     fixtures = record.get("fixtures_left_to_full") or []
     parts = list(record.get("left_to_full") or [])
     if fixtures:

@@ -47,15 +47,14 @@ from typing import Any
 from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, read_builds
-from serkit.results.canary import attach, notes_of, params_key, sample_canaries
+from serkit.results.canary import attach
 from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE, Benchmark
 from serkit.run.console import AsvConsole
 from serkit.run.machine_state import StateWatch, wait_budget_s
+from serkit.run.precision import by_precision, is_short, pair_processes
 from serkit.run.process import Interrupted, run_in_session
-from serkit.state import process_values, reference
-from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
 from serkit.suite.cases import (
     CODECS_ENV,
@@ -185,32 +184,19 @@ def imprecise_pairs(
     short: dict[str, set[tuple[str, ...]]] = {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        columns = data["result_columns"]
-        rows = data["results"].items()
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
         return short
-    # Each process judged as the readers judge it: by the machine's state (serkit.state),
-    # against the fast canary of this run's own samples.
-    notes = notes_of(data)
-    ref = reference([c for found in notes.values() for note in found for c in note.canaries])
-    for name, values in rows:
+
+    def size(name: str) -> int | None:
         info = benchmarks.get(name)
         if not isinstance(info, dict) or info.get("type") != "time":
-            continue
-        size = Benchmark(name, "time", "seconds", repeat=info.get("repeat")).samples_per_process
-        row = dict(zip(columns, values))
-        sets = [tuple(str(p) for p in c) for c in itertools.product(*(row.get("params") or []))]
-        for combo, samples in zip(sets, row.get("samples") or []):
-            kept = [float(v) for v in samples or [] if v is not None and v == v and v > 0]
-            if size is None or not kept:
-                continue
-            canaries = sample_canaries(kept, size, notes.get((name, params_key(combo)), []))
-            processes = [p.value for p in process_values(kept, canaries, size, ref)]
-            if len(processes) < 2:
-                continue
-            error = standard_error(processes)
-            if len(typical_processes(processes)) < TYPICAL_PROCESSES or (error or 0) > needed:
-                short.setdefault(name, set()).add(combo)
+            return None
+        return Benchmark(name, "time", "seconds", repeat=info.get("repeat")).samples_per_process
+
+    # Each process judged as the readers judge it: by the machine's state (serkit.state).
+    for (name, combo), processes in pair_processes(data, size).items():
+        if len(processes) >= 2 and is_short(processes, needed):
+            short.setdefault(name, set()).add(combo)
     return short
 
 
@@ -235,6 +221,9 @@ class RunState:
     # `precision` (serkit.run.rounds.imprecise_pairs).
     extra_rounds: int = 0
     precision: float = 0.0  # the standard error a pair's plan needs (suite.cases.precision_needed)
+    # The planned rounds from this one (0-based) on take only the pairs short of `precision`
+    # (serkit.run.precision); 0: every planned round takes every pair.
+    least_rounds: int = 0
     done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
     # The first round's parts finished in an environment not yet done: (environment, part).
     first_round_parts: list[tuple[str, int]] = field(default_factory=list)
@@ -306,6 +295,7 @@ def new_state(
     shard: str | None = None,
     extra_rounds: int = 0,
     precision: float = 0.0,
+    least_rounds: int = 0,
     parts: Sequence[Sequence[str]] = (),
     plan: Mapping[str, Any] | None = None,
 ) -> RunState:
@@ -330,6 +320,7 @@ def new_state(
         shard=shard,
         extra_rounds=extra_rounds,
         precision=precision,
+        least_rounds=least_rounds,
         parts=[list(part) for part in parts],
         plan=dict(plan or {}),
     )
@@ -367,9 +358,10 @@ class _Round:
 
     def _short_anywhere(self, round_index: int) -> dict[str, set[tuple[str, ...]]]:
         """The pairs short of precision in any environment of the run, as this extra round
-        begins: every environment takes them, so that both sides of a step sample the same
-        stretch of time (a side that alone took its extra rounds later, after the load
-        fell, read 1.4-1.7x faster than the other in serkit power here)."""
+        (or planned round past the least processes) begins: every environment takes them,
+        so that both sides of a step sample the same stretch of time (a side that alone
+        took its extra rounds later, after the load fell, read 1.4-1.7x faster than the
+        other in serkit power here)."""
         if round_index not in self.short:
             benchmarks = _benchmarks(self.root)
             found: dict[str, set[tuple[str, ...]]] = {}
@@ -401,11 +393,12 @@ class _Round:
         singles = read_singles(notes)
         extra = round_index >= state.rounds
         measured = first_round_values(results)
-        if extra:  # the run's short pairs, those this environment measured
+        short_only = extra or by_precision(round_index, state.rounds, state.least_rounds)
+        if short_only:  # the run's short pairs, those this environment measured
             short = self._short_anywhere(round_index)
             measured = {n: combos & measured.get(n, set()) for n, combos in short.items()}
         chosen = later_selection(
-            benchmarks, round_index, self.regexes, singles, measured, extra=extra
+            benchmarks, round_index, self.regexes, singles, measured, extra=short_only
         )
         if not chosen:
             return None
@@ -424,10 +417,11 @@ class _Round:
                     else f"its processes scatter this much here (load average {load_text()}; "
                     "the canary reads the fast state now)"
                 )
+                done = round_index - state.rounds
+                after = plural(done, "extra round") if done else "the planned rounds"
                 print(
                     f"serkit: {plural(pairs, 'pair')} still short of precision after "
-                    f"{plural(round_index - state.rounds, 'extra round')}, {before} before "
-                    f"the last: more processes do not help while {why}",
+                    f"{after}, {before} before the last: more processes do not help while {why}",
                     file=sys.stderr,
                 )
             return None
@@ -436,7 +430,12 @@ class _Round:
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         if not extra:
             label = f"round {round_index + 1} of {state.rounds}{where}"
-            print(f"serkit: {label}", file=sys.stderr)
+            why = (
+                f": {plural(pairs, 'pair')} short of a {state.precision:.1%} standard error"
+                if short_only
+                else ""
+            )
+            print(f"serkit: {label}{why}", file=sys.stderr)
         else:
             label = (
                 f"extra round {round_index + 1 - state.rounds} of at most "

@@ -41,7 +41,8 @@ from serkit.run.lock import bench_lock
 from serkit.run.matrix import MatrixEnvironment, environments, installed_set, newest_set
 from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
 from serkit.run.points import Now, why_measure
-from serkit.run.quick import QUICK_FIXTURES, QuickPlan, plan_quick
+from serkit.run.precision import LEAST_PROCESSES, MOST_PROCESSES
+from serkit.run.quick import FULL_BUDGET_S, QUICK_FIXTURES, QuickPlan, plan_full, plan_quick
 from serkit.run.releases import current_python, load
 from serkit.run.rounds import RunState, drive, new_state, split_bench_args
 from serkit.run.shards import Shard, shard_slice
@@ -91,8 +92,10 @@ QUICK_DESCRIPTION = (
     f"{QUICK_BUDGET_S:g} s is left to --full (with your -b: timed in 1 process)"
 )
 FULL_DESCRIPTION = (
-    f"{FULL_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
-    f"({_more(FULL_SEES)}), asv's warm-up"
+    f"{LEAST_PROCESSES} to {MOST_PROCESSES} processes of {SAMPLES_PER_PROCESS} samples each "
+    f"per pair: after {LEAST_PROCESSES}, one more a round while fewer than {TYPICAL_PROCESSES} "
+    f"are typical or they place the pair too loosely to see a {FULL_SEES:.0%} change "
+    f"(planned {FULL_ROUNDS}, and up to as many again), asv's warm-up"
 )
 
 
@@ -309,6 +312,8 @@ def run(
                 shard=str(plan_.shard) if plan_.shard else None,
                 extra_rounds=rounds,
                 precision=precision_needed(QUICK_SEES if quick else FULL_SEES),
+                # A full run's pairs past their first LEAST_PROCESSES: by their spread.
+                least_rounds=0 if quick else min(LEAST_PROCESSES, rounds),
                 parts=chosen.parts() if chosen else (),
                 plan=chosen.as_record() if chosen else {"kind": "quick" if quick else "full"},
             )
@@ -390,6 +395,24 @@ def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
     return plan_quick(Selection.from_env(), rounds=rounds, budget_s=QUICK_BUDGET_S)
 
 
+def full_plan(extra: Sequence[str], plan_: Plan | None = None) -> QuickPlan | None:
+    """A full run's pairs (serkit.run.quick.plan_full): its grid less the pairs predicted
+    not worth timing; None where the user's -b chooses what runs. Of a matrix slice, only
+    the codecs its environments measure are predicted."""
+    if split_bench_args(extra)[0]:
+        return None
+    rounds = rounds_from_env() if os.environ.get(ROUNDS_ENV, "").strip() else FULL_ROUNDS
+    selection = Selection.from_env()
+    if plan_ is not None and plan_.matrix:
+        libraries = {env.library for env in plan_.environments}
+        codecs = [name for name in selection.codecs or registry.names()]
+        wanted = tuple(c for c in codecs if registry.spec(c).library in libraries)
+        if not wanted:  # nothing of the slice is timed: nothing to leave out
+            return QuickPlan((), kind="full", budget_s=FULL_BUDGET_S)
+        selection = replace(selection, codecs=wanted)
+    return plan_full(selection, rounds=rounds)
+
+
 # How many names a plan line lists before it counts the rest.
 LISTED = 4
 
@@ -427,15 +450,16 @@ def plan_lines(
         )
     else:
         rounds = rounds or FULL_ROUNDS
+        least = min(LEAST_PROCESSES, rounds)
         sampling = (
-            f"{_processes(rounds)} of {SAMPLES_PER_PROCESS} samples, up to {rounds} more "
-            f"where the pair is placed too loosely to see a {FULL_SEES:.0%} change; "
-            "asv's warm-up"
+            f"{least} to {2 * rounds} processes of {SAMPLES_PER_PROCESS} samples, by its "
+            f"spread: after {least}, one more a round while the pair is placed too loosely "
+            f"to see a {FULL_SEES:.0%} change; asv's warm-up"
         )
     kind = "quick" if quick else "full"
     if split_bench_args(extra)[0]:
         lines.append(f"{kind} run of the benchmarks your -b selects; each pair: {sampling}")
-    elif chosen is not None:
+    elif chosen is not None and chosen.kind == "quick":
         codecs = list(dict.fromkeys(codec for codec, _ in chosen.pairs))
         fixtures = chosen.as_record()["fixtures"]  # in the registry's order
         lines.append(
@@ -462,6 +486,12 @@ def plan_lines(
             f"({_listed(fixtures)}): times, sizes, fidelity, memory per call and instructions"
         )
         lines.append(f"each pair: {sampling}")
+        if chosen is not None and chosen.left_out:
+            pairs = [f"{item.codec} x {item.fixture}" for item in chosen.left_out]
+            lines.append(
+                f"not timed: {plural(len(pairs), 'pair')} predicted over the {FULL_BUDGET_S:g} s "
+                f"a pair a full run affords ({_listed(pairs)}; asv's -b times them)"
+            )
     return lines
 
 

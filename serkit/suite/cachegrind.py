@@ -59,9 +59,6 @@ OPERATIONS = ("dumps", "loads")
 # cachegrind; 2n more are made in all): enough that small calls average over the
 # collector's runs.
 TARGET_INSTRUCTIONS = 10_000_000
-# The timed bodies' unit under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env):
-# declared here, where the counting can read it without importing the codecs.
-INJECTED_LOOPS = 20
 LADDER = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)
 
 # The caches cachegrind simulates: size in bytes, associativity, line size. Fixed rather
@@ -193,10 +190,8 @@ def _count_request(group: int, index: int, target: int) -> NoReturn:
 
 def count_here(codec: str, fixture: str, target: int = TARGET_INSTRUCTIONS) -> PairCounts:
     """Prepare the pair in this process and count its calls in forked ones."""
-    from serkit.suite.cases import (
-        injected_from_env,
-        prepare,
-    )  # deferred: the driver never imports codecs
+    # deferred: the driver never imports codecs
+    from serkit.suite.cases import INJECTED_LOOPS, injected_from_env, prepare
 
     try:
         case = prepare(codec, fixture)  # its round trip is each operation's first call
@@ -206,14 +201,19 @@ def count_here(codec: str, fixture: str, target: int = TARGET_INSTRUCTIONS) -> P
         "dumps": (case.config.dumps, case.obj),
         "loads": (case.config.loads, case.payload),
     }
-    return PairCounts(codec, fixture, count_calls(calls, target, injected_from_env() or 0))
+    return PairCounts(
+        codec, fixture, count_calls(calls, target, (injected_from_env() or 0, INJECTED_LOOPS))
+    )
 
 
 def count_calls(
-    calls: Mapping[str, Call], target: int = TARGET_INSTRUCTIONS, injected: int = 0
+    calls: Mapping[str, Call],
+    target: int = TARGET_INSTRUCTIONS,
+    injected: tuple[int, int] = (0, 1),
 ) -> dict[str, Count]:
     """Instructions (and estimated cycles) per call of each `function(argument)`, counted
-    in forked processes; with `injected` extra calls in every INJECTED_LOOPS (the module).
+    in forked processes; with `injected` (e, loops), e extra calls in every `loops`, as the
+    timed bodies make them under SERKIT_BENCH_INJECT (the module).
 
     Must run under cachegrind with `--cachegrind-out-file=cg.%p` in the current folder.
     """
@@ -233,22 +233,23 @@ def count_calls(
     again = {name: n for name, n in repeats.items() if n > 1}
     plan = {f"{name} {m}": (*calls[name], m * n) for name, n in again.items() for m in (1, 2)}
     # Injected: a process that makes the last entry's calls and `injected` more; their
-    # difference is what the extra calls add, spread over INJECTED_LOOPS calls, as the
+    # difference is what the extra calls add, spread over `loops` calls, as the
     # timed bodies spread them. Each pair keeps its own n and way of counting.
-    if injected:
+    extra_calls, loops = injected
+    if extra_calls:
         last = {name: 2 * again[name] if name in again else 1 for name in calls}
-        plan.update({f"{name} more": (*calls[name], last[name] + injected) for name in calls})
+        plan.update({f"{name} more": (*calls[name], last[name] + extra_calls) for name in calls})
     added = _added(plan) if plan else {}
     per_call = dict(ones)
     for name, n in again.items():
         added_n = _less(added[f"{name} 2"], added[f"{name} 1"])
         per_call[name] = {event: value / n for event, value in added_n.items()}
-    if injected:
+    if extra_calls:
         for name in calls:
             base = added[f"{name} 2"] if name in again else first[f"{name} 1"]
             extra = _less(added[f"{name} more"], base)
             per_call[name] = {
-                event: value + extra.get(event, 0.0) / INJECTED_LOOPS
+                event: value + extra.get(event, 0.0) / loops
                 for event, value in per_call[name].items()
             }
     return {

@@ -46,7 +46,6 @@ from serkit.inputs.limits import Grant, granting, limits_from_env
 from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
-from serkit.suite.cachegrind import INJECTED_LOOPS
 from serkit.suite.canary import CanaryClock, note_canary, notes_folder
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -61,8 +60,8 @@ WARMUP_ENV = "SERKIT_BENCH_WARMUP"
 # Load your fixtures that are pickles (loading one runs code): only the person running the
 # suite can allow it, never the fixtures folder (serkit.inputs.user_fixtures).
 ALLOW_PICKLE_ENV = "SERKIT_BENCH_ALLOW_PICKLE"
-# Pairs a run leaves out, "codec@fixture,...": the quick run's, predicted over its budget
-# (serkit.run.quick), so that no process of the run measures them, facts included.
+# Pairs a run leaves out, "codec@fixture,...": the quick or full run's, predicted over its
+# budget (serkit.run.quick), so that no process of the run measures them, facts included.
 LEAVE_OUT_ENV = "SERKIT_BENCH_LEAVE_OUT"
 # Count instructions per call under valgrind too (serkit.suite.instructions): opt-in.
 INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
@@ -105,6 +104,7 @@ def precision_needed(change: float) -> float:
 # instruction mix), and the instruction counts make them too (serkit.suite.cachegrind).
 # Its bodies all repeat their call INJECTED_LOOPS times, so +5 % is one more call in 20.
 INJECT_ENV = "SERKIT_BENCH_INJECT"
+INJECTED_LOOPS = 20
 
 # How long one timed body should last; calls shorter than this are repeated inside it.
 INNER_TARGET_S = 20e-6
@@ -256,8 +256,8 @@ class Selection:
             return f"{fixture} is slow; set {SLOW_ENV}=1 to include it"
         if (codec, fixture) in self.left_out:
             return (
-                "not among the quick run's pairs (predicted over its budget, or not among "
-                "its codec's fixtures): left to `serkit bench --full`"
+                "not among the run's pairs (predicted over its budget, or, in a quick run, "
+                "not among its codec's fixtures): the run's plan says why"
             )
         declared = default_fixtures(codec)
         if self.fixtures is None and declared is not None and fixture not in declared:

@@ -1,0 +1,92 @@
+"""Each pair's processes from its own spread: precision paid for where it buys something.
+
+A full run (a matrix shard included) aims every timed pair at one precision: the standard
+error of its mean log, over its typical processes, within the run's `precision`
+(serkit.suite.cases.precision_needed: 0.84 % to see a 5 % change). A pair whose calls
+take milliseconds and whose processes agree reaches it in a few processes; a pair whose
+processes scatter needs many. So every pair gets LEAST_PROCESSES processes, and each
+round after those takes only the pairs still short of the precision (serkit.run.rounds),
+up to MOST_PROCESSES. A process is judged as every reader judges it, by the machine's
+state (serkit.state): a process the canary shows slow is corrected, not counted as spread.
+
+`serkit matrix --cost` prices the same rule from the same reading (`processes_for`, from
+each pair's spread in a results tree), so the model and the run agree pair by pair:
+a standard error of sd/sqrt(n) reaches the precision at n = (sd / precision)^2.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from serkit.results.canary import notes_of, params_key, sample_canaries
+from serkit.state import process_values, reference
+from serkit.stats import log_std, standard_error, typical_processes
+from serkit.suite.cases import FULL_ROUNDS, TYPICAL_PROCESSES
+
+# Every pair's processes: the fewest a verdict judges, and the most a full run gives (its
+# planned rounds and as many extra rounds again).
+LEAST_PROCESSES = TYPICAL_PROCESSES
+MOST_PROCESSES = 2 * FULL_ROUNDS
+
+Combo = tuple[str, ...]
+
+
+def processes_for(spread: float | None, precision: float, unknown: int = FULL_ROUNDS) -> int:
+    """The processes a pair needs for the standard error of its mean log to reach
+    `precision`, from the spread (serkit.stats.log_std) of its typical processes: within
+    LEAST_PROCESSES and MOST_PROCESSES; `unknown` for a pair whose spread was not measured."""
+    if spread is None:
+        return unknown
+    wanted = math.ceil((spread / precision) ** 2)
+    return min(max(wanted, LEAST_PROCESSES), MOST_PROCESSES)
+
+
+def is_short(processes: Sequence[float], precision: float) -> bool:
+    """Whether a pair's processes so far hold fewer than TYPICAL_PROCESSES typical ones, or
+    place it less precisely than `precision`."""
+    error = standard_error(processes)
+    return len(typical_processes(processes)) < TYPICAL_PROCESSES or (error or 0) > precision
+
+
+def spread_of(processes: Sequence[float]) -> float | None:
+    """The spread of a pair's typical processes; None under two."""
+    typical = typical_processes(processes) if len(processes) >= 2 else ()
+    return log_std(typical) if len(typical) >= 2 else None
+
+
+def pair_processes(
+    data: Mapping[str, Any], samples_per_process: Callable[[str], int | None]
+) -> dict[tuple[str, Combo], tuple[float, ...]]:
+    """Every timed pair's per-process values in an asv results file's `data`, each process
+    judged by the machine's state against the fast canary of the file's own samples.
+    `samples_per_process(benchmark)` is None for a benchmark that is not a timed pair."""
+    out: dict[tuple[str, Combo], tuple[float, ...]] = {}
+    try:
+        columns = data["result_columns"]
+        rows = list(data["results"].items())
+    except (KeyError, TypeError, AttributeError):
+        return out
+    notes = notes_of(data)
+    ref = reference([c for found in notes.values() for note in found for c in note.canaries])
+    for name, values in rows:
+        size = samples_per_process(name)
+        if size is None:
+            continue
+        row = dict(zip(columns, values))
+        sets = [tuple(str(p) for p in c) for c in itertools.product(*(row.get("params") or []))]
+        for combo, samples in zip(sets, row.get("samples") or []):
+            kept = [float(v) for v in samples or [] if v is not None and v == v and v > 0]
+            if not kept:
+                continue
+            canaries = sample_canaries(kept, size, notes.get((name, params_key(combo)), []))
+            out[name, combo] = tuple(p.value for p in process_values(kept, canaries, size, ref))
+    return out
+
+
+def by_precision(round_index: int, rounds: int, least: int) -> bool:
+    """Whether a planned round (0-based) takes only the pairs short of precision: every one
+    from the `least`-th on, where the run sets it (0: every planned round takes every pair)."""
+    return 0 < least <= round_index < rounds
