@@ -557,3 +557,103 @@ def verdict_tree(root: Path, machine: str = "box-verdict") -> Path:
     data = results_file(machine, VERDICT_VALUES, env=env, benchmarks=VERDICT_SUITE, samples=samples)
     write_machine(root, machine, [data])
     return root
+
+
+# --- the main command's results: the quick run over every registered codec ----------------
+
+# A document's encoded size in json, bytes, and one call's dumps time, seconds: in the
+# order of magnitude each quick fixture has on a small VM (the loads take 1.5x).
+QUICK_SHAPES = {
+    "small-dict": (60, 3e-6),
+    "sensor-record": (420, 9e-6),
+    "random-dicts-100": (9_400, 150e-6),
+    "senate-bios": (300_000, 3e-3),
+    "twitter": (466_906, 2e-3),
+}
+# On twitter a schema codec's typed round trip can lose key order only, or values.
+QUICK_KEY_ORDER_ONLY = ("msgspec-struct-json", "msgspec-struct-msgpack", "fastavro")
+QUICK_LOSSY = ("protobuf", "bson")
+
+
+def quick_run_tree(root: Path, machine: str = "box-quick") -> Path:
+    """What the main command (`serkit bench`, the quick run) leaves: asv's benchmarks over
+    the whole grid of registered codecs and fixtures, values on the quick plan's pairs only
+    (a schema codec where its spec times it), eight processes per timing, and the host
+    record with the plan, so that the report has every page such a run gives. The codecs
+    rank in a fixed order with orjson and msgspec-json tied first."""
+    from serkit.codecs.registry import codec_names, default_fixtures, get_codec
+    from serkit.inputs.fixtures import default_fixture_names, fixture_names
+    from serkit.results.hosts import record_host
+    from serkit.run.quick import QUICK_FIXTURES, QuickPlan
+    from serkit.suite.benchmark_names import COMPRESSED
+
+    codecs, fixtures = codec_names(), fixture_names()
+    grid = [[repr(c) for c in codecs], [repr(f) for f in fixtures]]
+    suite: dict[str, dict[str, Any]] = {
+        name: {
+            "type": kind,
+            "unit": unit,
+            "grid": grid,
+            **({"repeat": 1} if kind == "time" else {}),
+        }
+        for name, kind, unit in (
+            (DUMPS, "time", "seconds"),
+            (LOADS, "time", "seconds"),
+            (SIZE, "track", "bytes"),
+            (COMPRESSED, "track", "bytes"),
+            (ROUND_TRIP_EXACT, "track", "1 = exact"),
+            (ROUND_TRIP_KEY_ORDER_ONLY, "track", "1 = key order"),
+            (SCHEMA, "track", "sha256"),
+            (SCHEMA_SUPPLIED, "track", "1 when the user supplied the schema"),
+        )
+    }
+    suite[COMPILED] = {
+        "type": "track",
+        "unit": "1 = compiled",
+        "grid": grid[:1],
+        "param_names": ["codec"],
+    }
+    write_benchmarks(root, suite)
+    declared_out = [
+        (c, f)
+        for c in codecs
+        for f in QUICK_FIXTURES
+        if (only := default_fixtures(c)) is not None and f not in only
+    ]
+    pairs = [(c, f) for c in codecs for f in QUICK_FIXTURES if (c, f) not in declared_out]
+    found: dict[str, list[float | None]] = {name: [] for name in suite}
+    for i, codec in enumerate(codecs):
+        spec = get_codec(codec)
+        factor = {"orjson": 1.0, "msgspec-json": 1.002}.get(codec, 1.3 + (i * 11 % 27) * 0.35)
+        for fixture in fixtures:
+            if (codec, fixture) not in pairs:
+                for name in suite.keys() - {COMPILED}:
+                    found[name].append(None)
+                continue
+            size, dumps = QUICK_SHAPES[fixture]
+            on_twitter = fixture == "twitter"
+            key_order = on_twitter and codec in QUICK_KEY_ORDER_ONLY
+            exact = not key_order and not (on_twitter and codec in QUICK_LOSSY)
+            found[DUMPS].append(dumps * factor)
+            found[LOADS].append(dumps * factor * 1.5)
+            found[SIZE].append(size * (0.6 + i % 5 * 0.1))
+            found[COMPRESSED].append(size * (0.2 + i % 3 * 0.05))
+            found[ROUND_TRIP_EXACT].append(float(exact))
+            found[ROUND_TRIP_KEY_ORDER_ONLY].append(None if exact else float(key_order))
+            found[SCHEMA].append(float(int(TWITTER_SCHEMA, 16)) if spec.needs_schema else None)
+            found[SCHEMA_SUPPLIED].append(0.0 if spec.needs_schema else None)
+        found[COMPILED].append(float(spec.implementation == "c"))
+    samples = {
+        name: [None if v is None else [v * f for f in VERDICT_SHAPE] for v in found[name]]
+        for name in (DUMPS, LOADS)
+    }
+    env = {"python": "3.11", "requirements": {"msgspec": "0.22.0", "orjson": "3.13.0"}}
+    data = results_file(machine, found, env=env, benchmarks=suite, samples=samples)
+    folder = write_machine(root, machine, [data])
+    fixtures_left = tuple(f for f in default_fixture_names() if f not in QUICK_FIXTURES)
+    plan = QuickPlan(tuple(pairs), fixtures_left=fixtures_left, declared_out=tuple(declared_out))
+    filed = [path.name for path in folder.glob("*-env-*.json")]
+    record_host(
+        root, machine, commit=COMMIT, filed=filed, measured_as="quick", plan=plan.as_record()
+    )
+    return root

@@ -16,13 +16,21 @@ from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from history_factory import weekly_store
-from results_factory import TWITTER_SCHEMA, python_baselines, serkit_tree, typed_tree, verdict_tree
+from results_factory import (
+    TWITTER_SCHEMA,
+    python_baselines,
+    quick_run_tree,
+    serkit_tree,
+    typed_tree,
+)
 
 from serkit.replicate import posts as replicate
 from serkit.report import html as report_html
+from serkit.run.quick import QUICK_FIXTURES
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
@@ -211,47 +219,134 @@ def test_asvs_machine_tooltip_shows_a_profiles_markup_as_text(tmp_path: Path) ->
 
 # A wide desktop window and a phone's.
 WIDTHS = (1400, 400)
+# What one page shows, measured in the browser: per verdict block its right edge and
+# whether it scrolls itself; the verdict's lines; the page's own width; every address it
+# leads to or loads (as the browser resolves it); every anchor it offers; the overflow of
+# each box that holds a wide table.
+MEASURE = """() => ({
+    verdicts: [...document.querySelectorAll('.verdict')].map(el => [
+        el.getBoundingClientRect().right, el.scrollWidth > el.clientWidth]),
+    lines: [...document.querySelectorAll('.verdict li')].map(li => li.innerText),
+    width: document.documentElement.scrollWidth,
+    window: window.innerWidth,
+    links: [...document.querySelectorAll('a[href], link[href], [src]')].map(
+        el => el.href || el.src),
+    anchors: [...document.querySelectorAll('[id], a[name]')].map(el => el.id || el.name),
+    tables: [...document.querySelectorAll('table')].map(
+        el => el.parentElement.matches('.wide') && getComputedStyle(el.parentElement).overflowX),
+})"""
 
 
-def test_the_verdict_lines_fit_the_window_and_the_wide_table_scrolls(tmp_path: Path) -> None:
-    executable = _browser()
-    sync_api = pytest.importorskip("playwright.sync_api")
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The report a fresh main command writes (every registered codec, the quick run's
+    fixtures and plan, one machine), built once, served from 127.0.0.1; with the folder
+    holding every report version."""
+    root = tmp_path_factory.mktemp("quick")
     written = report_html.write_report(
-        tmp_path, verdict_tree(tmp_path / "results"), tmp_path / "reports", asv_runner=None
+        root, quick_run_tree(root / "results"), root / "reports", asv_runner=None
     )
-    handler = functools.partial(QuietHandler, directory=str(tmp_path / "reports"))
+    handler = functools.partial(QuietHandler, directory=str(written.folder.parent))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_port}/{written.folder.name}"
-    # Per verdict block: its right edge, the window's width, and whether it scrolls itself.
-    measure = """() => [...document.querySelectorAll('.verdict')].map(el => [
-        el.getBoundingClientRect().right, window.innerWidth, el.scrollWidth > el.clientWidth])"""
-    seen: dict[tuple[str, int], Any] = {}
     try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-            try:
-                for width in WIDTHS:
-                    page = browser.new_page(viewport={"width": width, "height": 900})
-                    for name in ("index.html", "fixture-twitter.html"):
-                        page.goto(f"{base}/{name}", wait_until="load")
-                        lines = page.locator(".verdict li").all_inner_texts()
-                        wide = page.locator(".wide").evaluate_all(
-                            "els => els.map(el => getComputedStyle(el).overflowX)"
-                        )
-                        seen[name, width] = (lines, page.evaluate(measure), wide)
-                    page.close()
-            finally:
-                browser.close()
+        yield f"http://127.0.0.1:{server.server_port}", written.folder.parent
     finally:
         server.shutdown()
-    for (name, width), (lines, blocks, wide) in seen.items():
-        assert blocks, f"{name} at {width} px has no verdict"
-        for right, window, scrolls in blocks:
-            assert right <= window and not scrolls, f"{name} at {width} px: the verdict overflows"
-        if name == "index.html":
-            assert [line.split(":")[0] for line in lines] == ["small-dict", "twitter"]
-            assert all("fastest exact, by round trip (dumps + loads)" in line for line in lines)
-        else:
-            assert wide == ["auto"]  # the fixture table scrolls in its box
-            assert "lossy in dict key order only: msgspec-struct-json" in " ".join(lines)
+
+
+def _walk(browser: Any, base: str, pages: list[str]) -> dict[tuple[str, int], Any]:
+    """Each page opened in a window of each of WIDTHS: what went wrong on it, and MEASURE.
+    One tab for all of them, so that plotly's script is parsed cold once."""
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda exc: problems.append(f"script error: {exc}"))
+    page.on("requestfailed", lambda req: problems.append(f"failed: {req.url}"))
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(f"console {m.type}: {m.text}")
+            if m.type in ("error", "warning")
+            else None
+        ),
+    )
+    seen = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        for path in pages:
+            response = page.goto(f"{base}/{path}", wait_until="load")
+            if response is None or response.status != 200:
+                problems.append(f"HTTP {response and response.status}")
+            charts = page.locator(".plotly-graph-div")  # drawn, so that a script error shows
+            for i in range(charts.count()):
+                charts.nth(i).locator(".main-svg .trace").first.wait_for(timeout=15_000)
+            seen[path, width] = {**page.evaluate(MEASURE), "problems": list(problems)}
+            problems.clear()
+    page.close()
+    return seen
+
+
+def _unresolved(base: str, folder: Path, seen: dict[str, Any]) -> list[str]:
+    """Each link of a walked page that leads nowhere: no such file under the served
+    folder, or no such anchor on the page it names. The report works offline, so an
+    address off this server (the static walk in test_report says the same) is broken too;
+    data: addresses (the blank favicon) lead nowhere by design."""
+    broken = []
+    for path, found in seen.items():
+        for link in found["links"]:
+            url = urlsplit(link)
+            if url.scheme == "data":
+                continue
+            if f"{url.scheme}://{url.netloc}" != base:
+                broken.append(f"{path}: {link} (leaves the report)")
+                continue
+            target = unquote(url.path).lstrip("/") or "index.html"
+            if not (folder / target).is_file():
+                broken.append(f"{path}: {link} (no such file)")
+            elif url.fragment and url.fragment not in seen.get(target, {}).get("anchors", ()):
+                broken.append(f"{path}: {link} (no such anchor)")
+    return broken
+
+
+def test_every_page_of_a_main_command_report_at_a_desktops_and_a_phones_width(
+    quick_report: tuple[str, Path],
+) -> None:
+    """Issue 29: every page at 1,400 px and at 400 px loads cleanly, the Overview and every
+    fixture page open with the verdict, no verdict and no page is wider than the window
+    (a wide table scrolls in its own box), and every link resolves."""
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    base, folder = quick_report
+    # Every page the report wrote (the menu's links must lead among them: checked below).
+    pages = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.html"))
+    overview = next(p for p in pages if p.endswith("/index.html"))
+    fixture_pages = [p for p in pages if "/fixture-" in p]
+    assert len(pages) >= 12 and len(fixture_pages) == len(QUICK_FIXTURES)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            seen = _walk(browser, base, pages)
+        finally:
+            browser.close()
+    for width in WIDTHS:
+        at_width = {path: found for (path, w), found in seen.items() if w == width}
+        assert _unresolved(base, folder, at_width) == [], width
+        for path, found in at_width.items():
+            where = f"{path} at {width} px"
+            assert found["problems"] == [], where
+            assert found["width"] <= found["window"], f"{where}: the page is wider than the window"
+            for right, scrolls in found["verdicts"]:
+                assert right <= found["window"] and not scrolls, f"{where}: the verdict overflows"
+            assert all(box == "auto" for box in found["tables"]), f"{where}: a table cannot scroll"
+            if path == overview or path in fixture_pages:
+                assert found["verdicts"], f"{where} has no verdict"
+        lines = at_width[overview]["lines"]
+        # One line per fixture the quick run timed (each leads to its page: resolved above).
+        assert sorted(line.split(":")[0] for line in lines) == sorted(QUICK_FIXTURES), width
+        for line in lines:
+            assert (
+                "fastest exact, by round trip (dumps + loads): orjson and msgspec-json: tied"
+                in line
+            )
+        twitter = " ".join(at_width[next(p for p in fixture_pages if "twitter" in p)]["lines"])
+        assert "lossy in dict key order only: fastavro" in twitter and "lossy: bson" in twitter
