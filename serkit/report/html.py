@@ -28,8 +28,8 @@ from typing import Any
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.compare import ranking
-from serkit.compare.comparison import CYCLES_RULE
 from serkit.compare.render import beside_text
+from serkit.compare.verdicts import CYCLES_RULE
 from serkit.errors import SerkitError
 from serkit.report.charts import (
     history_chart,
