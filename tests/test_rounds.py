@@ -22,7 +22,7 @@ from serkit.errors import SerkitError
 from serkit.results.history import is_dated
 from serkit.results.tree import Benchmark
 from serkit.run.round_selection import later_selection, split_bench_args
-from serkit.run.rounds import RunState
+from serkit.run.run_state import RunState
 from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import SingleSample
 from serkit.suite.cases import (

@@ -44,7 +44,8 @@ from serkit.run.points import Now, why_measure
 from serkit.run.quick import QUICK_FIXTURES, QuickPlan, plan_quick
 from serkit.run.releases import current_python, load
 from serkit.run.round_selection import split_bench_args
-from serkit.run.rounds import RunState, drive, new_state
+from serkit.run.rounds import drive
+from serkit.run.run_state import RunState, new_state
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
     CODECS_ENV,
