@@ -50,7 +50,8 @@ from serkit.report.views import (
 from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, asv_field_text, describe_hosts
 from serkit.results.noise import SAME_RUN
-from serkit.results.tree import Measurement, ResultsTree, publishable_copy, read_tree
+from serkit.results.publishable import publishable_copy
+from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.state import STATE_RULE
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
