@@ -27,7 +27,7 @@ from typing import Any
 from serkit.checkout import git_commit
 from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import MIRROR_ENV
+from serkit.inputs.sources import MIRROR_ENV
 from serkit.progress import progress
 from serkit.results.canary import attach
 from serkit.results.hosts import load_average
