@@ -18,13 +18,8 @@ os.environ["SERKIT_BENCH_STATE_WAIT"] = "0"
 
 import serkit
 from serkit.codecs.registry import CodecRegistry
-from serkit.inputs.fixtures import (
-    MIRROR_ENV,
-    SENATE_SOURCE,
-    SOURCES,
-    FixtureSourceError,
-    source_path,
-)
+from serkit.errors import FixtureSourceError
+from serkit.inputs.sources import MIRROR_ENV, SENATE_SOURCE, SOURCES, source_path
 
 TESTS = Path(__file__).resolve().parent
 

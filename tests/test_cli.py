@@ -14,8 +14,9 @@ import pytest
 from serkit import codec_names, get_codec, registry
 from serkit.checks.fidelity import STATUSES
 from serkit.cli import main
-from serkit.inputs.fixtures import FIXTURES, SENATE_SOURCE
+from serkit.inputs.fixtures import FIXTURES
 from serkit.inputs.probes import PROBES, VALIDATION_PROBES, probe_names
+from serkit.inputs.sources import SENATE_SOURCE
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

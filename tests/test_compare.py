@@ -31,17 +31,9 @@ from results_factory import (
 )
 
 from serkit.cli import main
-from serkit.compare.comparison import (
-    FASTER,
-    NO_SPREAD,
-    SAME,
-    SIZE_MISMATCH,
-    SLOWER,
-    WITHIN_NOISE,
-    compare,
-    geometric_mean,
-)
+from serkit.compare.comparison import compare, geometric_mean
 from serkit.compare.render import format_value, render
+from serkit.compare.verdicts import FASTER, NO_SPREAD, SAME, SIZE_MISMATCH, SLOWER, WITHIN_NOISE
 from serkit.results.tree import read_tree
 from serkit.run.runner import scratch_config
 from serkit.suite.cases import LIBRARY_ENV
@@ -699,7 +691,7 @@ def test_reads_the_results_of_a_real_asv_run(
 def test_a_timing_from_a_single_process_gets_no_verdict_and_no_spread(tmp_path: Path) -> None:
     from results_factory import per_process_tree
 
-    from serkit.compare.comparison import SAME, SINGLE_SAMPLE
+    from serkit.compare.verdicts import SAME, SINGLE_SAMPLE
 
     steady = [1.00e-6, 1.01e-6, 0.99e-6, 1.02e-6, 0.98e-6]
     # A pair over the quick run's budget on host b: timed once, in one process.

@@ -21,8 +21,8 @@ from serkit.checks.conformance import (
     run_conformance,
 )
 from serkit.checks.workers import ERROR, NOT_INSTALLED
+from serkit.errors import FixtureSourceError
 from serkit.inputs import jsontestsuite
-from serkit.inputs.fixtures import FixtureSourceError
 from serkit.inputs.jsontestsuite import ACCEPT, EITHER, REJECT, expectation
 
 SIX = ["json", "msgspec-json", "orjson", "rapidjson", "simplejson", "ujson"]

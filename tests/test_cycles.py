@@ -12,18 +12,8 @@ import pytest
 from results_factory import TIMES, results_file, write_benchmarks, write_machine
 
 from serkit.cli import main
-from serkit.compare.comparison import (
-    FASTER,
-    HIGHER,
-    LOWER,
-    SAME,
-    SLOWER,
-    WITHIN_NOISE,
-    Comparison,
-    Pair,
-    compare,
-    disagreement,
-)
+from serkit.compare.comparison import Comparison, Pair, compare, disagreement
+from serkit.compare.verdicts import FASTER, HIGHER, LOWER, SAME, SLOWER, WITHIN_NOISE
 from serkit.errors import SerkitError
 from serkit.results.tree import read_tree
 from serkit.suite.cachegrind import Count, PairCounts, estimated_cycles, parse_totals

@@ -21,15 +21,17 @@ from serkit.checks.fidelity import NO_SCHEMA, compare
 from serkit.checks.sizes import EXACT, LOSSY, UNSUPPORTED, measure_fixture
 from serkit.inputs.fixtures import (
     FIXTURES,
-    GITHUB_SOURCE,
     SENATE_BIOS_MAX_YAML_BYTES,
-    SENATE_SOURCE,
-    SOURCES,
     ImuSample,
     Vec3,
     content_hash,
-    fetch_source,
     senate_bios,
+)
+from serkit.inputs.sources import (
+    GITHUB_SOURCE,
+    SENATE_SOURCE,
+    SOURCES,
+    fetch_source,
     source_bytes,
     source_path,
 )

@@ -15,7 +15,8 @@ from results_factory import BENCHMARKS, COMMIT, results_file, two_hosts, write_b
 
 from serkit.cli import main
 from serkit.report import html as report_html
-from serkit.results.tree import publishable_copy, read_tree, safe_benchmark
+from serkit.results.publishable import publishable_copy
+from serkit.results.tree import read_tree, safe_benchmark
 
 SCRIPT = "<script>alert(1)</script>"
 HOSTILE_NAME = f"bench_time.Dumps.time_{SCRIPT}"

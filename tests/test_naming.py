@@ -1,4 +1,4 @@
-"""serkit/run/naming.py and runner.machine_name: stable machine names on ephemeral runners."""
+"""serkit/run/naming.py and run/machine_profile.py: stable machine names on ephemeral runners."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serkit.run import runner
+from serkit.run import machine_profile
 from serkit.run.naming import (
     LABEL_ENV,
     Hardware,
@@ -123,49 +123,51 @@ def _profiles(home: Path, *names: str) -> Path:
 
 
 def test_a_generated_hostname_gives_the_hardware_name(tmp_path: Path) -> None:
-    name = runner.machine_name(
+    name = machine_profile.machine_name(
         [], tmp_path, environ=GITHUB_ENV, node="fv-az1-2", hardware=GITHUB_X86
     )
     assert name == derived_name(GITHUB_X86)
     # A second run on a new runner of the same kind: the same name.
-    assert name == runner.machine_name(
+    assert name == machine_profile.machine_name(
         [], tmp_path, environ=GITHUB_ENV, node="fv-az9-9", hardware=GITHUB_X86
     )
 
 
 def test_a_name_given_to_asv_or_chosen_by_hand_stands(tmp_path: Path) -> None:
     kw: dict[str, Any] = {"environ": GITHUB_ENV, "node": "fv-az1-2", "hardware": GITHUB_X86}
-    assert runner.machine_name(["--machine", "mine"], tmp_path, **kw) == "mine"
+    assert machine_profile.machine_name(["--machine", "mine"], tmp_path, **kw) == "mine"
     _profiles(tmp_path, "ci-xeon-6230")  # `asv machine --yes --machine ci-xeon-6230`
-    assert runner.machine_name([], tmp_path, **kw) == "ci-xeon-6230"
+    assert machine_profile.machine_name([], tmp_path, **kw) == "ci-xeon-6230"
     _profiles(tmp_path, "fv-az0-0")  # a profile named after an earlier generated hostname
-    assert runner.machine_name([], tmp_path, **kw) == derived_name(GITHUB_X86)
+    assert machine_profile.machine_name([], tmp_path, **kw) == derived_name(GITHUB_X86)
     # A profile serkit wrote for other hardware (or another label) on a reused home is not
     # a person's choice: the name follows this hardware.
     _profiles(tmp_path, str(derived_name(GITHUB_ARM)))
-    assert runner.machine_name([], tmp_path, **kw) == derived_name(GITHUB_X86)
+    assert machine_profile.machine_name([], tmp_path, **kw) == derived_name(GITHUB_X86)
 
 
 def test_a_host_named_by_hand_keeps_asvs_choice(tmp_path: Path) -> None:
     kw: dict[str, Any] = {"environ": {}, "hardware": GITHUB_X86}
-    assert runner.machine_name([], tmp_path, node="bench-box", **kw) == "bench-box"
+    assert machine_profile.machine_name([], tmp_path, node="bench-box", **kw) == "bench-box"
     _profiles(tmp_path, "only-box")
-    assert runner.machine_name([], tmp_path, node="bench-box", **kw) == "only-box"
+    assert machine_profile.machine_name([], tmp_path, node="bench-box", **kw) == "only-box"
 
 
 def test_without_a_cpu_model_the_generated_hostname_stays(tmp_path: Path) -> None:
     unknown = Hardware("unreadable", 2, "x86_64", "linux", None)
-    name = runner.machine_name([], tmp_path, environ={}, node="3f4e5a6b7c8d", hardware=unknown)
+    name = machine_profile.machine_name(
+        [], tmp_path, environ={}, node="3f4e5a6b7c8d", hardware=unknown
+    )
     assert name == "3f4e5a6b7c8d"
 
 
 def test_the_derived_name_gets_a_full_asv_profile(tmp_path: Path) -> None:
     """`asv machine --yes --machine NAME` records only the name; serkit records asv's facts."""
-    runner.ensure_machine(Path.cwd(), {"HOME": str(tmp_path)}, "ubuntu24-linux-x")
+    machine_profile.ensure_machine(Path.cwd(), {"HOME": str(tmp_path)}, "ubuntu24-linux-x")
     profiles = json.loads((tmp_path / ".asv-machine.json").read_text())
     profile = profiles["ubuntu24-linux-x"]
     assert profile["machine"] == "ubuntu24-linux-x"
     assert {"cpu", "num_cpu", "arch", "os", "ram"} <= set(profile) and profile["num_cpu"]
     before = (tmp_path / ".asv-machine.json").read_text()
-    runner.ensure_machine(Path.cwd(), {"HOME": str(tmp_path)}, "ubuntu24-linux-x")
+    machine_profile.ensure_machine(Path.cwd(), {"HOME": str(tmp_path)}, "ubuntu24-linux-x")
     assert (tmp_path / ".asv-machine.json").read_text() == before  # once only

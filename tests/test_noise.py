@@ -17,7 +17,8 @@ from results_factory import (
     write_machine,
 )
 
-from serkit.compare.comparison import FASTER, SLOWER, WITHIN_NOISE, compare
+from serkit.compare.comparison import compare
+from serkit.compare.verdicts import FASTER, SLOWER, WITHIN_NOISE
 from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise, record_noise
 from serkit.results.tree import read_tree
 from serkit.trust import noise

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from serkit import codec_names
-from serkit.inputs.fixtures import FixtureSourceError, get_fixture
+from serkit.errors import FixtureSourceError
+from serkit.inputs.fixtures import get_fixture
 from serkit.replicate import orjson_readme
 from serkit.replicate.claims import VERDICTS
 from serkit.replicate.document import load, save

@@ -21,7 +21,8 @@ from serkit.checkout import BENCH_STATE
 from serkit.errors import SerkitError
 from serkit.results.history import is_dated
 from serkit.results.tree import Benchmark
-from serkit.run.rounds import RunState, later_selection, split_bench_args
+from serkit.run.round_selection import later_selection, split_bench_args
+from serkit.run.run_state import RunState
 from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import SingleSample
 from serkit.suite.cases import (
@@ -75,7 +76,7 @@ def test_a_pair_timed_once_is_left_out_of_the_later_rounds() -> None:
 
 
 def test_the_later_rounds_leave_out_what_the_first_one_skipped(tmp_path: Path) -> None:
-    from serkit.run.rounds import first_round_values
+    from serkit.run.round_selection import first_round_values
 
     results = {
         "result_columns": ["result", "params"],
@@ -315,7 +316,7 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
 def test_extra_rounds_take_only_the_pairs_short_of_typical_processes_or_precision(
     tmp_path: Path,
 ) -> None:
-    from serkit.run.rounds import imprecise_pairs
+    from serkit.run.round_selection import imprecise_pairs
 
     timed = {**SUITE[LOADS], "type": "time", "repeat": 1}
     benchmarks = {

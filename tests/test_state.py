@@ -179,7 +179,8 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     and the state is said in words."""
     from results_factory import GRID, per_process_tree
 
-    from serkit.compare.comparison import SLOWER, compare
+    from serkit.compare.comparison import compare
+    from serkit.compare.verdicts import SLOWER
     from serkit.results.hosts import describe_hosts, record_host, render_hosts, run_state
     from serkit.results.tree import read_tree
 

@@ -7,18 +7,13 @@ from typing import Any
 
 from tabulate import tabulate
 
-from serkit.compare.comparison import (
+from serkit.compare.comparison import COMMIT_RULE, SCHEMA, Comparison, GroupSummary, OneSide, Pair
+from serkit.compare.verdicts import (
     CI_99,
-    COMMIT_RULE,
     CYCLES_RULE,
     INSTRUCTIONS_RULE,
     NOISE_RULE,
-    SCHEMA,
     SIZE_MISMATCH,
-    Comparison,
-    GroupSummary,
-    OneSide,
-    Pair,
     spreads,
 )
 from serkit.results.tree import Environment, Interval, Measurement, process_states

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import quote
 
-from serkit.inputs.fixtures import Source, fetch_source, source_path
+from serkit.inputs.sources import Source, fetch_source, source_path
 
 COMMIT = "1ef36fa01286573e846ac449e8683f8833c5b26a"
 LICENSE = "MIT, JSONTestSuite (Nicolas Seriot)"

@@ -20,7 +20,8 @@ from typing import Any
 from serkit import units
 from serkit.codecs.registry import get_codec
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import FIXTURES, get_fixture, load_fixture, source_path
+from serkit.inputs.fixtures import FIXTURES, get_fixture, load_fixture
+from serkit.inputs.sources import source_path
 from serkit.replicate import msgspec_validation, orjson_readme
 from serkit.replicate.claims import (
     CLAIMS_LEGEND,

@@ -9,9 +9,10 @@ from typing import Any
 from serkit import units
 from serkit.report.history import HistoryStep, HistoryView, moment_iso
 from serkit.report.pythons import PythonView
+from serkit.report.snapshot import COMPRESSORS, SnapshotTable
 from serkit.report.steps import INSTRUCTION_NAMES, MEASURE_NAMES, Point
 from serkit.report.versions import LibraryView
-from serkit.report.views import COMPRESSORS, ReportData, SnapshotTable
+from serkit.report.views import ReportData
 from serkit.results.tree import Measurement
 from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from serkit.codecs.registry import codec_names
 from serkit.codecs.spec import STDLIB
-from serkit.compare.comparison import host_floor
+from serkit.compare.verdicts import host_floor
 from serkit.inputs.fixtures import fixture_names
 from serkit.report.runs import Run, all_runs, baseline_runs, in_registry_order, library_of
 from serkit.report.steps import MEASURE_NAMES, Change, Point, judge_steps

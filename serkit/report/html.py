@@ -28,8 +28,8 @@ from typing import Any
 from serkit import __version__, units
 from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
 from serkit.compare import ranking
-from serkit.compare.comparison import CYCLES_RULE
 from serkit.compare.render import beside_text
+from serkit.compare.verdicts import CYCLES_RULE
 from serkit.errors import SerkitError
 from serkit.report.charts import (
     history_chart,
@@ -50,7 +50,8 @@ from serkit.report.views import (
 from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, asv_field_text, describe_hosts
 from serkit.results.noise import SAME_RUN
-from serkit.results.tree import Measurement, ResultsTree, publishable_copy, read_tree
+from serkit.results.publishable import publishable_copy
+from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.state import STATE_RULE
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE

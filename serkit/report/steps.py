@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from serkit.compare.comparison import (
-    COUNTED_BESIDE,
+from serkit.compare.comparison import COUNTED_BESIDE
+from serkit.compare.verdicts import (
     INSTRUCTIONS_TOLERANCE,
     PEAK_TOLERANCE,
     SINGLE_SAMPLE,

@@ -1,6 +1,6 @@
 """The table that ends `serkit bench`: each fixture's ranked verdict, read from the results tree.
 
-It reads what the run wrote, as the report does (serkit.report.views.snapshot, ranked by
+It reads what the run wrote, as the report does (serkit.report.snapshot.snapshot, ranked by
 serkit.compare.ranking), never the run's own state: the table is what any later `serkit
 report` of the same tree would say at the top of each fixture's page.
 """
@@ -27,7 +27,7 @@ from serkit.compare.ranking import (
 )
 from serkit.inputs.fixtures import fixture_names
 from serkit.report.runs import baseline_runs, in_registry_order, latest_runs
-from serkit.report.views import snapshot
+from serkit.report.snapshot import snapshot
 from serkit.results.tree import read_tree
 from serkit.text import markdown_cell
 

@@ -8,7 +8,8 @@ serkit.report.pythons, the steps both judge in serkit.report.steps):
 - snapshot: per fixture, every codec against the suite's timings, instructions per call
   (where counted), sizes, memory per call (peak and allocations, with their check) and
   facts, from each baseline (per machine and Python, the newest release of every
-  library measured there, each from its own environment: serkit.report.runs);
+  library measured there, each from its own environment: serkit.report.runs), built
+  in serkit.report.snapshot;
 - library versions: per library, the same measurements per release, the release on
   the x axis, from that library's environments;
 - Python versions: per machine, the baseline on each Python, oldest first, and every
@@ -25,28 +26,24 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from serkit.checks.conformance import RAN, CodecConformance, MatrixRow
 from serkit.checks.conformance import findings as conformance_findings
 from serkit.checks.conformance import matrix as conformance_matrix
 from serkit.checks.conformance import verdict as conformance_verdict
-from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
-from serkit.codecs.registry import registry
 from serkit.compare.comparison import (
     Comparison,
     NothingToCompare,
     compare,
 )
-from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
-from serkit.compare.ranking import SIZE as SIZE_MEASURE
 from serkit.inputs.fixtures import fixture_names
 
 # Re-exported: the report's pages read every view from here.
 from serkit.report.history import HistoryView, history_views
 from serkit.report.pythons import PythonView, python_views
 from serkit.report.runs import NoResults, Run, baseline_runs, in_registry_order, latest_runs
+from serkit.report.snapshot import SnapshotTable, as_fact, snapshot
 from serkit.report.versions import (
     LibraryView,
     library_views,
@@ -55,8 +52,6 @@ from serkit.results.builds import BuildFailure, machine_builds
 from serkit.results.host_file import read_runs
 from serkit.results.tree import Measurement, ResultsTree, version_order
 from serkit.run.quick import leaves_out_in_words
-from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
-from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
     COMPILED,
@@ -74,7 +69,6 @@ from serkit.suite.benchmark_names import (
     SCHEMA,
     SCHEMA_SUPPLIED,
     SIZE,
-    TIME,
 )
 from serkit.suite.overhead import ADAPTER, DIRECT
 from serkit.suite.overhead import FIXTURE as OVERHEAD_FIXTURE
@@ -99,221 +93,6 @@ READ_BENCHMARKS = (
     SCHEMA_SUPPLIED,
     IMPORT,
 )
-COMPRESSORS = ("gzip-6", "zstd-3")
-REFERENCE_CODEC = "json"  # the posts normalized to the standard library's json
-MEMORY_OPERATIONS = tuple(PEAK)
-
-
-# --- snapshot ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SnapshotRow:
-    codec: str
-    version: str  # of the codec's library in this environment
-    compiled: bool | None  # None: not recorded
-    exact: bool | None  # None: not recorded (unsupported, failed or not run)
-    dumps: Measurement | None
-    loads: Measurement | None
-    round_trip: Measurement | None
-    size: float | None
-    compressed: dict[str, float | None]
-    # Memory per call, by operation ("dumps", "loads"): peak bytes, allocations, and
-    # whether the peak reached its floor (False: the figures are suspect; None: not run).
-    peak: dict[str, float | None]
-    allocations: dict[str, float | None]
-    memory_sane: dict[str, bool | None]
-    dumps_vs_reference: float | None
-    loads_vs_reference: float | None
-    # Between the processes that timed "dumps", "loads" and "round_trip", where recorded.
-    spreads: dict[str, Spread | None] = field(default_factory=dict)
-    # Each timing as shown: the median of its processes by state (Run.time), by operation.
-    times: dict[str, float | None] = field(default_factory=dict)
-    # Instructions per call under cachegrind, by operation; None where not counted.
-    instructions: dict[str, float | None] = field(default_factory=dict)
-    # The report's schema column: NONE, DERIVED or SUPPLIED (with `schema_sha256`),
-    # NO_SCHEMA_RECORDED, or UNKNOWN for a codec this serkit does not know.
-    schema: str = "none"
-    schema_sha256: str | None = None  # its first digits, as the results recorded them
-    format: str = ""  # the codec's format, where this serkit knows the codec
-    # Of a lossy round trip: whether dict key order was all it lost (None: not recorded).
-    key_order_only: bool | None = None
-    # Each process's value of "dumps" and "loads", in the order asv ran them.
-    processes: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    not_run: str = ""  # why the row has no value, where its declaration tells (not_run_reason)
-
-    @property
-    def fidelity_class(self) -> str | None:
-        """EXACT, KEY_ORDER_ONLY or LOSSY (fidelity_class); None where not recorded."""
-        if self.exact is None:
-            return None
-        if self.exact:
-            return EXACT
-        return KEY_ORDER_ONLY if self.key_order_only else LOSSY
-
-    def candidate(self) -> Candidate:
-        """This row as the ranking reads it (serkit.compare.ranking)."""
-
-        def timed(operation: str, found: Measurement | None) -> tuple[float, ...]:
-            if found is None or found.value is None:
-                return ()
-            return self.processes.get(operation) or (found.value,)
-
-        sizes = {SIZE_MEASURE: self.size, **self.compressed}
-        return Candidate(
-            self.codec,
-            self.fidelity_class,
-            timed("dumps", self.dumps),
-            timed("loads", self.loads),
-            {name: size for name, size in sizes.items() if size is not None},
-            why_not=self.not_run or "not measured",
-        )
-
-    @property
-    def typed(self) -> bool:
-        return self.schema in (DERIVED, SUPPLIED, NO_SCHEMA_RECORDED)
-
-    @property
-    def measured(self) -> bool:
-        return any(x is not None for x in (self.dumps, self.loads, self.size))
-
-    def peak_per_byte(self, operation: str) -> float | None:
-        """Peak memory of one call per byte encoded: what a message costs to hold."""
-        return _ratio(self.peak.get(operation), self.size)
-
-
-@dataclass(frozen=True)
-class SnapshotTable:
-    fixture: str
-    run: Run
-    rows: list[SnapshotRow]
-
-    @property
-    def has_memory(self) -> bool:
-        """Whether memory per call was measured (memray installed, the calls short enough)."""
-        return any(v is not None for r in self.rows for v in r.peak.values())
-
-    @property
-    def has_typed(self) -> bool:
-        """Whether a schema codec and a schemaless one of the same format both decoded here."""
-        formats = {
-            True: {r.format for r in self.rows if r.typed and r.loads},
-            False: {r.format for r in self.rows if not r.typed and r.loads},
-        }
-        return bool(formats[True] & formats[False])
-
-    def ranking(self, measure: str = DEFAULT_MEASURE, *, exact_only: bool = False) -> Ranking:
-        """The codecs in order by `measure` (serkit.compare.ranking's rules)."""
-        return rank([row.candidate() for row in self.rows], measure, exact_only=exact_only)
-
-    @cached_property
-    def verdict(self) -> Ranking:
-        """The report's ranking: by the round trip (dumps + loads), every class."""
-        return self.ranking()
-
-    @property
-    def has_instructions(self) -> bool:
-        """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
-        return any(v is not None for r in self.rows for v in r.instructions.values())
-
-
-# The schema column's values: DERIVED and SUPPLIED are schemas.types' Schema.origin.
-NONE, NO_SCHEMA_RECORDED, UNKNOWN = "none", "no schema recorded", "not known"
-
-
-def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
-    """The schema column: none (a schemaless codec), derived or user-supplied with its
-    hash, or not recorded. Results older than the origin's track hold derived ones only."""
-    spec = registry.specs.get(codec)
-    if spec is None:
-        return UNKNOWN, None
-    if not spec.needs_schema:
-        return NONE, None
-    recorded = run.value(SCHEMA, codec, fixture)
-    if recorded is None:
-        return NO_SCHEMA_RECORDED, None
-    supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
-    return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
-
-
-def not_run_reason(codec: str, fixture: str) -> str:
-    """Why a default run does not time `codec` on `fixture`, as the codec declares
-    (CodecSpec.fixtures: the schema codecs, on record-shaped fixtures); "" where it does."""
-    spec = registry.specs.get(codec)
-    if spec is None or spec.fixtures is None or fixture in spec.fixtures:
-        return ""
-    named = "only on fixtures a run names"
-    where = f"on {', '.join(spec.fixtures)} only" if spec.fixtures else named
-    return f"timed {where} by default; SERKIT_BENCH_FIXTURES={fixture} times it here"
-
-
-def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[float, ...]:
-    """Each process's value, in the order asv ran them; () where asv kept no samples."""
-    found, described = run.get(benchmark, codec, fixture), run.benchmarks.get(benchmark)
-    if found is None or described is None:
-        return ()
-    return described.per_process(found.samples)
-
-
-def _ratio(a: float | None, b: float | None) -> float | None:
-    return a / b if a and b else None
-
-
-def _fact(value: float | None) -> bool | None:
-    return None if value is None else bool(value)
-
-
-def snapshot(run: Run, fixture: str) -> SnapshotTable:
-    """Every codec the run knows, on one fixture: one row each, measured or not."""
-    ref_dumps = run.time(DUMPS, REFERENCE_CODEC, fixture)
-    ref_loads = run.time(LOADS, REFERENCE_CODEC, fixture)
-    rows = []
-    registry.names()  # the specs are read on first use
-    for codec in run.codecs:
-        dumps, loads = run.get(DUMPS, codec, fixture), run.get(LOADS, codec, fixture)
-        schema, schema_sha256 = schema_of(run, codec, fixture)
-        rows.append(
-            SnapshotRow(
-                codec=codec,
-                version=run.version_of(codec),
-                compiled=_fact(run.value(COMPILED, codec)),
-                exact=_fact(run.value(ROUND_TRIP_EXACT, codec, fixture)),
-                dumps=dumps,
-                loads=loads,
-                round_trip=run.get(ROUND_TRIP, codec, fixture),
-                size=run.value(SIZE, codec, fixture),
-                compressed={c: run.value(COMPRESSED, codec, fixture, c) for c in COMPRESSORS},
-                peak={op: run.value(PEAK[op], codec, fixture) for op in MEMORY_OPERATIONS},
-                allocations={
-                    op: run.value(ALLOCATIONS[op], codec, fixture) for op in MEMORY_OPERATIONS
-                },
-                memory_sane={
-                    op: _fact(run.value(MEMORY_CHECK[op], codec, fixture))
-                    for op in MEMORY_OPERATIONS
-                },
-                dumps_vs_reference=_ratio(run.time(DUMPS, codec, fixture), ref_dumps),
-                loads_vs_reference=_ratio(run.time(LOADS, codec, fixture), ref_loads),
-                times={op: run.time(name, codec, fixture) for op, name in TIME.items()},
-                spreads={
-                    operation: run.spread(name, codec, fixture) for operation, name in TIME.items()
-                },
-                instructions={
-                    op: run.value(name, codec, fixture) for op, name in INSTRUCTIONS.items()
-                },
-                schema=schema,
-                schema_sha256=schema_sha256,
-                format=registry.specs[codec].format if codec in registry.specs else "",
-                key_order_only=_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture)),
-                not_run=not_run_reason(codec, fixture),
-                processes={
-                    operation: _processes(run, TIME[operation], codec, fixture)
-                    for operation in ("dumps", "loads")
-                },
-            )
-        )
-    return SnapshotTable(fixture, run, rows)
-
-
 # --- fidelity ---------------------------------------------------------------------------
 
 
@@ -333,7 +112,7 @@ def fidelity_grids(runs: Sequence[Run]) -> list[FidelityGrid]:
     grids = []
     for run in baseline_runs(runs):
         every = {
-            codec: [_fact(run.value(ROUND_TRIP_EXACT, codec, f)) for f in run.fixtures]
+            codec: [as_fact(run.value(ROUND_TRIP_EXACT, codec, f)) for f in run.fixtures]
             for codec in run.codecs
         }
         kept = [

@@ -14,9 +14,7 @@ tree can still be read; the caller decides whether what is left is enough.
 from __future__ import annotations
 
 import dataclasses
-import html
 import itertools
-import json
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -68,47 +66,7 @@ def shown(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.]", "?", name[:60])
 
 
-# A machine's name, as asv's pages show it (its folder's name, its profile's `machine`).
-SAFE_NAME = re.compile(r"[\w.+\-@]{1,200}")
-# What asv's pages show of a benchmark as HTML (its tooltips, its label) besides the name.
-_SHOWN_AS_HTML = ("code", "pretty_name", "param_names")
-
-
-def _inert(value: Any) -> Any:
-    """A value made text for a page that renders it as HTML: every string escaped."""
-    if isinstance(value, str):
-        return html.escape(value)
-    if isinstance(value, list):
-        return [_inert(v) for v in value]
-    return value
-
-
-def _inert_row(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: _inert(v) if k in _SHOWN_AS_HTML else v for k, v in row.items()}
-
-
-# An environment's name and Python version: asv's pages show them and build paths from them.
-SAFE_ENVIRONMENT = re.compile(r"[\w .,:+\-/=~@()\[\]]{0,1000}")
-
-
-def _safe_environment(data: Mapping[str, Any]) -> bool:
-    """Whether a results file's environment name and Python hold only characters safe to
-    show and to name a path with (its parameters are escaped instead: _inert_environment)."""
-    named = [str(v) for v in (data.get("env_name"), data.get("python")) if v is not None]
-    return all(SAFE_ENVIRONMENT.fullmatch(v) for v in named)
-
-
-def _inert_environment(data: dict[str, Any]) -> dict[str, Any]:
-    """A results file whose environment's parameters and requirements (asv copies the
-    machine's profile into them) are made text, as the profile itself is."""
-    for key in ("params", "requirements"):
-        mapping = data.get(key)
-        if isinstance(mapping, dict):
-            data[key] = {html.escape(str(k)): _inert(v) for k, v in mapping.items()}
-    return data
-
-
-def _safe_row(name: str, row: Mapping[str, Any]) -> bool:
+def safe_row(name: str, row: Mapping[str, Any]) -> bool:
     """A results row (its columns by name) whose benchmark name and parameters are safe."""
     axes = row.get("params") or []
     if not isinstance(axes, list) or not all(isinstance(axis, list) for axis in axes):
@@ -411,7 +369,7 @@ def _read_results_file(
         axes = row.get("params") or []
         if not isinstance(axes, list) or not all(isinstance(a, list) for a in axes):
             raise ResultsFileError(f"its params for {name!r} are not lists")
-        if not _safe_row(str(name), row):
+        if not safe_row(str(name), row):
             unsafe.append(str(name))
             continue
         grid = list(itertools.product(*axes))
@@ -487,7 +445,7 @@ def _read_benchmarks(root: Path, warnings: list[str]) -> dict[str, Benchmark]:
                 info.get("repeat"),
             )
             for name, info in data.items()
-            if isinstance(info, dict) and _safe_row(name, info)
+            if isinstance(info, dict) and safe_row(name, info)
         }
     except ResultsFileError as exc:
         warnings.append(f"skipped {path}: {exc}")
@@ -556,58 +514,3 @@ def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
             f"- , : + ' \" ( ) [ ] / = (parameters), such as {shown(unsafe[0])}"
         )
     return tree
-
-
-def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
-    """Write into `into` the part of `tree` that asv's own tools can read safely: each
-    machine with a profile, the results files serkit read, without the rows it skipped
-    as unsafe, and benchmarks.json likewise. Says, one line each, what was left out."""
-    left_out: list[str] = []
-    into.mkdir(parents=True, exist_ok=True)
-    source = tree.root / BENCHMARKS_FILE
-    if source.is_file():
-        try:
-            listed = load_json(source)
-        except ResultsFileError:
-            listed = None
-        if isinstance(listed, dict):
-            kept = {
-                k: v if k == "version" else _inert_row(v)
-                for k, v in listed.items()
-                if k == "version" or (isinstance(v, dict) and _safe_row(k, v))
-            }
-            (into / BENCHMARKS_FILE).write_text(json.dumps(kept))
-    for name, machine in tree.machines.items():
-        profile = machine.profile
-        files = sorted({m.file for m in machine.measurements})
-        if not files:
-            continue
-        if not SAFE_NAME.fullmatch(name):
-            left_out.append(f"machine {shown(name)}: its name holds characters unsafe in a page")
-            continue
-        if profile.get("machine") != name or not all(
-            isinstance(v, (str, int)) for v in profile.values()
-        ):
-            left_out.append(f"{name}: its {MACHINE_FILE} is missing or not an asv machine profile")
-            continue
-        folder = into / name
-        folder.mkdir()
-        # asv shows each key and value in a tooltip rendered as HTML: each is made text.
-        inert = {
-            html.escape(k): html.escape(v) if isinstance(v, str) else v for k, v in profile.items()
-        }
-        (folder / MACHINE_FILE).write_text(json.dumps({**inert, "version": 1}))
-        for path in files:
-            data = load_json(path)
-            if not _safe_environment(data):
-                left_out.append(f"{path}: its environment's name holds characters unsafe in a page")
-                continue
-            _inert_environment(data)
-            columns = data["result_columns"]
-            data["results"] = {
-                bench: values
-                for bench, values in data["results"].items()
-                if _safe_row(bench, dict(zip(columns, values)))
-            }
-            (folder / path.name).write_text(json.dumps(data))
-    return left_out

@@ -26,48 +26,43 @@ cannot lean a verdict either way.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import hashlib
-import itertools
 import json
-import os
-import re
 import shutil
 import signal
 import sys
-import tempfile
-import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from serkit.checkout import BENCH_NOTES, BENCH_STATE, git_commit, results_dir
+from serkit.checkout import BENCH_STATE, results_dir
 from serkit.errors import SerkitError
 from serkit.results.builds import BUILDS_ENV, read_builds
 from serkit.results.canary import attach
 from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
-from serkit.results.tree import BENCHMARKS_FILE, Benchmark
+from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.console import AsvConsole
 from serkit.run.machine_state import StateWatch, wait_budget_s
-from serkit.run.precision import by_precision, is_short, pair_processes
+from serkit.run.precision import by_precision
 from serkit.run.process import Interrupted, run_in_session
-from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, read_singles
-from serkit.suite.cases import (
-    CODECS_ENV,
-    FIXTURES_ENV,
-    LEAVE_OUT_ENV,
-    ROUNDS_ENV,
-    SLOW_ENV,
-    TYPICAL_PROCESSES,
-    WARMUP_ENV,
+from serkit.run.round_selection import (
+    first_round_values,
+    imprecise_pairs,
+    later_selection,
+    split_bench_args,
 )
+
+# Read from here by serkit.cli.bench until it imports them from serkit.run.run_state.
+from serkit.run.run_state import SELECTION as SELECTION
+from serkit.run.run_state import RunState as RunState
+from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
+from serkit.suite.cases import TYPICAL_PROCESSES
 from serkit.units import plural
 
-BENCH_OPTIONS = ("-b", "--bench")
 # An extra round that brings fewer than this share of the short pairs within precision is
 # the last: under a load of 7 on 2 cores here, half of every pair's processes read 2-5x
 # slow, and 158 short pairs became 156, then 152, over two extra rounds.
@@ -83,247 +78,6 @@ FIRST_ROUND_PARTS = (
 # Each `asv run` is one round, and asv keeps every sample: the per-process values that
 # spreads and verdicts are computed from.
 ROUND_ARGS = ("--record-samples", "-a", "rounds=1")
-
-
-def split_bench_args(extra: Sequence[str]) -> tuple[list[str], list[str]]:
-    """The `-b` regexes among asv arguments, and the other arguments."""
-    regexes: list[str] = []
-    rest: list[str] = []
-    args = iter(extra)
-    for arg in args:
-        if arg in BENCH_OPTIONS:
-            regexes.append(next(args, ""))
-        elif arg.startswith("--bench="):
-            regexes.append(arg.split("=", 1)[1])
-        elif arg.startswith("-b") and len(arg) > 2:
-            regexes.append(arg[2:])
-        else:
-            rest.append(arg)
-    return regexes, rest
-
-
-def _param_sets(info: Mapping[str, Any]) -> list[tuple[str, ...]]:
-    params = info.get("params") or []
-    if not params:
-        return []
-    return [tuple(str(p) for p in combo) for combo in itertools.product(*params)]
-
-
-def later_selection(
-    benchmarks: Mapping[str, Any],
-    round_index: int,
-    user_regexes: Sequence[str],
-    singles: Iterable[SingleSample],
-    measured: Mapping[str, set[tuple[str, ...]]] | None = None,
-    *,
-    extra: bool = False,
-) -> list[str]:
-    """asv `-b` regexes for a round after the first: each benchmark whose rounds reach it,
-    at the parameters the user selected, less the pairs timed once, and, where `measured`
-    says what the first round measured (by benchmark), less the pairs it skipped: a skip
-    costs a process each round. An `extra` round (past the planned ones) takes exactly
-    the pairs `measured` names, whatever their benchmark's rounds. [] when nothing is left."""
-    timed_once: set[tuple[str, tuple[str, ...]]] = {
-        (s.benchmark, tuple(repr(p) for p in s.params)) for s in singles
-    }
-    selected: list[str] = []
-    for name, info in sorted(benchmarks.items()):
-        if not isinstance(info, dict):
-            continue
-        if extra and (measured is None or name not in measured):
-            continue
-        if not extra and int(info.get("rounds") or 1) <= round_index:
-            continue
-        sets = _param_sets(info)
-        if not sets:
-            if not user_regexes or any(re.search(r, name) for r in user_regexes):
-                selected.append(f"^{re.escape(name)}$")
-            continue
-        owner = name.rsplit(".", 1)[0]  # the class a process notes a single sample under
-        chosen = [
-            combo
-            for combo in sets
-            if not user_regexes
-            or any(re.search(r, f"{name}({', '.join(combo)})") for r in user_regexes)
-        ]
-        if measured is not None and name in measured:
-            chosen = [combo for combo in chosen if combo in measured[name]]
-        kept = [combo for combo in chosen if (owner, combo) not in timed_once]
-        if not kept:
-            continue
-        if kept == sets:
-            selected.append(f"^{re.escape(name)}\\(")
-        else:  # each parameter set by name
-            listed = "|".join(re.escape(", ".join(combo)) for combo in kept)
-            selected.append(f"^{re.escape(name)}\\((?:{listed})\\)$")
-    return selected
-
-
-def first_round_values(path: Path) -> dict[str, set[tuple[str, ...]]]:
-    """By benchmark, the parameter sets an asv results file holds a value for; {} if unread."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        columns = data["result_columns"]
-        measured: dict[str, set[tuple[str, ...]]] = {}
-        for name, values in data["results"].items():
-            row = dict(zip(columns, values))
-            sets = [tuple(str(p) for p in c) for c in itertools.product(*(row["params"] or []))]
-            results = row["result"] or [None] * len(sets)
-            measured[name] = {c for c, v in zip(sets, results) if v is not None and v == v}
-        return measured
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
-
-
-def imprecise_pairs(
-    path: Path, benchmarks: Mapping[str, Any], needed: float
-) -> dict[str, set[tuple[str, ...]]]:
-    """By timed benchmark, the parameter sets whose processes so far (in the results file at
-    `path`) hold fewer than TYPICAL_PROCESSES typical ones, or place the pair less precisely
-    than `needed` (serkit.stats.standard_error); a pair timed once is not one."""
-    short: dict[str, set[tuple[str, ...]]] = {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return short
-
-    def size(name: str) -> int | None:
-        info = benchmarks.get(name)
-        if not isinstance(info, dict) or info.get("type") != "time":
-            return None
-        return Benchmark(name, "time", "seconds", repeat=info.get("repeat")).samples_per_process
-
-    # Each process judged as the readers judge it: by the machine's state (serkit.state).
-    for (name, combo), processes in pair_processes(data, size).items():
-        if len(processes) >= 2 and is_short(processes, needed):
-            short.setdefault(name, set()).add(combo)
-    return short
-
-
-@dataclass
-class RunState:
-    """What one `serkit bench` set out to do, and what it has done: for `--resume`."""
-
-    commit: str
-    quick: bool
-    matrix: bool
-    pythons: list[str] | None
-    rounds: int
-    environments: list[str]  # asv names, in the order they run
-    selection: dict[str, str]  # SERKIT_BENCH_* as the run began
-    extra: list[str]  # passed on to `asv run`
-    notes: str  # the folder of the pairs timed once
-    budget_s: float | None = None  # the quick run's budget per pair (serkit.suite.budget)
-    memory: bool = False  # memory per call measured (a quick run leaves it out unless asked)
-    instructions: bool = False  # instructions counted (likewise)
-    shard: str | None = None
-    # Rounds past `rounds`, at most, for the pairs short of typical processes or of
-    # `precision` (serkit.run.rounds.imprecise_pairs).
-    extra_rounds: int = 0
-    precision: float = 0.0  # the standard error a pair's plan needs (suite.cases.precision_needed)
-    # The planned rounds from this one (0-based) on take only the pairs short of `precision`
-    # (serkit.run.precision); 0: every planned round takes every pair.
-    least_rounds: int = 0
-    done: list[tuple[int, str]] = field(default_factory=list)  # (round, environment)
-    # The first round's parts finished in an environment not yet done: (environment, part).
-    first_round_parts: list[tuple[str, int]] = field(default_factory=list)
-    # asv -b regexes of the first round's parts, when the run chose its benchmarks and pairs
-    # (the quick run, serkit.run.quick); [] for the user's -b, else FIRST_ROUND_PARTS.
-    parts: list[list[str]] = field(default_factory=list)
-    # What the run chose to leave out and why (serkit.run.quick.QuickPlan.as_record).
-    plan: dict[str, Any] = field(default_factory=dict)
-    failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
-
-    def is_done(self, round_index: int, env: str) -> bool:
-        return (round_index, env) in self.done
-
-    def round_text(self, round_index: int) -> str:
-        """`round 3 of 5`, or past the planned rounds `extra round 1 of at most 5`."""
-        if round_index < self.rounds:
-            return f"round {round_index + 1} of {self.rounds}"
-        if round_index < self.rounds + self.extra_rounds:
-            return f"extra round {round_index + 1 - self.rounds} of at most {self.extra_rounds}"
-        return f"the end of its {self.rounds} rounds and extra rounds"
-
-    def next_round(self) -> int:
-        """The first round not finished in every environment that builds (0-based)."""
-        for round_index in range(self.rounds + self.extra_rounds):
-            for env in self.environments:
-                if env not in self.failed and not self.is_done(round_index, env):
-                    return round_index
-        return self.rounds + self.extra_rounds
-
-    def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".bench-run-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(dataclasses.asdict(self), out, indent=1)
-        os.replace(tmp, path)
-
-    @classmethod
-    def load(cls, path: Path) -> RunState:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            data["done"] = [(int(r), str(e)) for r, e in data.get("done", [])]
-            parts = data.get("first_round_parts", [])
-            data["first_round_parts"] = [(str(e), int(i)) for e, i in parts]
-            return cls(**data)
-        except FileNotFoundError:
-            raise SerkitError(
-                "nothing to resume: no interrupted `serkit bench` in this checkout"
-            ) from None
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            raise SerkitError(f"{path} is not a serkit run state ({exc}); run afresh") from exc
-
-
-# The SERKIT_BENCH_* settings a run keeps, so that --resume goes on with the same slice.
-SELECTION = (CODECS_ENV, FIXTURES_ENV, SLOW_ENV, WARMUP_ENV, ROUNDS_ENV, LEAVE_OUT_ENV)
-
-
-def new_state(
-    root: Path,
-    environments: Sequence[str],
-    *,
-    quick: bool,
-    rounds: int,
-    extra: Sequence[str],
-    budget_s: float | None = None,
-    matrix: bool = False,
-    pythons: Sequence[str] | None = None,
-    memory: bool = False,
-    instructions: bool = False,
-    shard: str | None = None,
-    extra_rounds: int = 0,
-    precision: float = 0.0,
-    least_rounds: int = 0,
-    parts: Sequence[Sequence[str]] = (),
-    plan: Mapping[str, Any] | None = None,
-) -> RunState:
-    """The state of a run about to begin, with an empty folder for its notes."""
-    # An older run's notes serve only its --resume, which a new run replaces.
-    shutil.rmtree(root / BENCH_NOTES, ignore_errors=True)
-    selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    return RunState(
-        commit=git_commit(root) or "",
-        quick=quick,
-        matrix=matrix,
-        pythons=list(pythons) if pythons else None,
-        rounds=rounds,
-        environments=list(environments),
-        selection=selection,
-        extra=list(extra),
-        notes=str(root / BENCH_NOTES / f"{stamp}-{os.getpid()}"),
-        budget_s=budget_s,
-        memory=memory,
-        instructions=instructions,
-        shard=shard,
-        extra_rounds=extra_rounds,
-        precision=precision,
-        least_rounds=least_rounds,
-        parts=[list(part) for part in parts],
-        plan=dict(plan or {}),
-    )
 
 
 class _Stopped(Exception):

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from serkit.checkout import (
     BENCH_STATE,
@@ -38,13 +36,16 @@ from serkit.run.console import AsvConsole
 from serkit.run.index import platform_here
 from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
+from serkit.run.machine_profile import PROFILES_FILE, asv_home, ensure_machine, given_machine
+from serkit.run.machine_profile import machine_name as machine_name  # serkit.cli reads it here
 from serkit.run.matrix import MatrixEnvironment, environments, installed_set, newest_set
-from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
 from serkit.run.points import Now, why_measure
 from serkit.run.precision import LEAST_PROCESSES, MOST_PROCESSES
 from serkit.run.quick import FULL_BUDGET_S, QUICK_FIXTURES, QuickPlan, plan_full, plan_quick
 from serkit.run.releases import current_python, load
-from serkit.run.rounds import RunState, drive, new_state, split_bench_args
+from serkit.run.round_selection import split_bench_args
+from serkit.run.rounds import drive
+from serkit.run.run_state import RunState, new_state
 from serkit.run.shards import Shard, shard_slice
 from serkit.suite.cases import (
     CODECS_ENV,
@@ -235,38 +236,6 @@ def asv(
     return done.returncode
 
 
-PROFILES_FILE = ".asv-machine.json"
-
-
-def _home(env: Mapping[str, str] | None) -> Path:
-    return Path((env or os.environ).get("HOME") or Path.home())
-
-
-def ensure_machine(root: Path, env: dict[str, str] | None = None, name: str | None = None) -> None:
-    """Create asv's machine profile (CPU, OS, RAM) once, without asv's interactive prompt:
-    under the hostname, or under `name` (which `asv machine --yes --machine` would record
-    without the CPU, OS and RAM)."""
-    from asv.machine import Machine, MachineCollection  # deferred: asv is only needed to run
-
-    path = _home(env) / PROFILES_FILE
-    # asv's own default is the hostname; a profile file holding only machines named with
-    # --machine (by `serkit bench`) lacks it, and asv would then stop to ask.
-    name = name or Machine.get_unique_machine_name()
-    if name in _profiles(path):
-        return
-    info = {**Machine.get_defaults(), "machine": name}
-    MachineCollection.save(name, info, _path=str(path))
-
-
-def _given_machine(extra: Sequence[str]) -> str | None:
-    for i, arg in enumerate(extra):
-        if arg.startswith("--machine="):
-            return arg.split("=", 1)[1]
-        if arg in ("--machine", "-m") and i + 1 < len(extra):
-            return extra[i + 1]
-    return None
-
-
 def run(
     root: Path,
     plan_: Plan,
@@ -321,7 +290,7 @@ def run(
                 state.selection.update(chosen.environment())
         if RUN_CONFIG in state.extra:
             write_run_config(root, plan_)
-        machine = _given_machine(state.extra) or machine_name(home=_home(plan_.asv_env))
+        machine = given_machine(state.extra) or machine_name(home=asv_home(plan_.asv_env))
         env = {**plan_.asv_env, **state.selection, ROUNDS_ENV: str(state.rounds)}
         env[BUILDS_ENV] = str(results_dir(root) / machine / BUILDS_FILE)
         if state.quick:
@@ -497,11 +466,11 @@ def plan_lines(
 
 def _with_machine(root: Path, plan_: Plan, extra: Sequence[str]) -> list[str]:
     """`extra` naming the machine every round files its results under, its profile made."""
-    given = _given_machine(extra)
+    given = given_machine(extra)
     if given is not None:
         ensure_machine(root, plan_.asv_env, given)
         return list(extra)
-    name = machine_name(extra, _home(plan_.asv_env))
+    name = machine_name(extra, asv_home(plan_.asv_env))
     ensure_machine(root, plan_.asv_env, name)
     return ["--machine", name, *extra]
 
@@ -548,44 +517,6 @@ def scratch_config(root: Path, scratch: Path) -> Path:
     path = scratch / CONFIG_NAME
     path.write_text(json.dumps(config))
     return path
-
-
-def _profiles(path: Path) -> dict[str, dict[str, Any]]:
-    try:
-        profiles = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(profiles, dict):
-        return {}
-    return {k: v for k, v in profiles.items() if k != "version" and isinstance(v, dict)}
-
-
-def machine_name(
-    extra: Sequence[str] = (),
-    home: Path | None = None,
-    *,
-    environ: Mapping[str, str] | None = None,
-    node: str | None = None,
-    hardware: Hardware | None = None,
-) -> str:
-    """The machine name `serkit bench` files results under, by serkit.run.naming's rule:
-    `--machine`; else, on a host named by hand, asv's choice (the host's profile in
-    ~/.asv-machine.json, the only profile, or the hostname); else a lone profile named by
-    hand, or the name derived from the hardware."""
-    given = _given_machine(extra)
-    if given is not None:
-        return given
-    node = platform.node() if node is None else node
-    entries = _profiles((home or Path.home()) / PROFILES_FILE)
-    lone = next(iter(entries.values())) if len(entries) == 1 else None
-    if looks_generated(node, environ):
-        if lone and named_by_hand(str(lone.get("machine", ""))):
-            return str(lone["machine"])
-        derived = derived_name(hardware or Hardware.here(environ))
-        if derived is not None:
-            return derived
-    chosen = entries.get(node) or lone
-    return str(chosen.get("machine", node)) if chosen else node
 
 
 def discover_benchmarks(root: Path, into: Path) -> Path:

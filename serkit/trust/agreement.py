@@ -27,13 +27,15 @@ from typing import Any
 from serkit.checkout import git_commit
 from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import MIRROR_ENV
+from serkit.inputs.sources import MIRROR_ENV
 from serkit.progress import progress
 from serkit.results.canary import attach
 from serkit.results.hosts import load_average
 from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
-from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS, imprecise_pairs, later_selection
-from serkit.run.runner import asv, ensure_machine, scratch_config
+from serkit.run.machine_profile import ensure_machine
+from serkit.run.round_selection import imprecise_pairs, later_selection
+from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS
+from serkit.run.runner import asv, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.budget import NOTES_ENV

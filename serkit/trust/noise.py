@@ -29,13 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from serkit.compare.comparison import (
-    FASTER,
-    INSTRUCTIONS_UNIT,
-    SLOWER,
-    judge_overlap,
-    judge_pair,
-)
+from serkit.compare.verdicts import FASTER, INSTRUCTIONS_UNIT, SLOWER, judge_overlap, judge_pair
 from serkit.errors import SerkitError
 from serkit.progress import progress
 from serkit.results.hosts import load_text

@@ -6,7 +6,7 @@ A/A), and once for each known slowdown, where every timed body makes that share 
 calls than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call more in
 20, the same calls, the same instruction mix). Every arm times its bodies with the same
 20 calls, so only the injected calls tell them apart. Judged by the rule the report and
-`serkit compare` use (serkit.compare.comparison.judge_pair), in two ways:
+`serkit compare` use (serkit.compare.verdicts.judge_pair), in two ways:
 
 - same run: the arms' rounds interleaved (round 1 of every arm, in an order shuffled per
   round, then round 2), as a matrix run interleaves library releases and Pythons; judged
@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from serkit.compare.comparison import FASTER, SLOWER, judge_pair
+from serkit.compare.verdicts import FASTER, SLOWER, judge_pair
 from serkit.progress import progress
 from serkit.results.hosts import load_text
 from serkit.results.noise import BETWEEN_RUNS, SAME_RUN, PowerRecord

@@ -1,0 +1,251 @@
+"""The report's snapshot: every codec on one fixture, from one baseline run: data only.
+
+One row per codec the run knows, measured or not: the suite's timings against the
+standard library's json, instructions per call (where counted), sizes, memory per call
+(peak and allocations, with their check), the schema and the facts; and the table's
+ranked verdict (serkit.compare.ranking). serkit.report.views gathers the tables,
+serkit.report.html and serkit.report.charts show them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
+from serkit.codecs.registry import registry
+from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
+from serkit.compare.ranking import SIZE as SIZE_MEASURE
+from serkit.report.runs import Run
+from serkit.results.tree import Measurement
+from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
+from serkit.stats import Spread
+from serkit.suite.benchmark_names import (
+    ALLOCATIONS,
+    COMPILED,
+    COMPRESSED,
+    DUMPS,
+    INSTRUCTIONS,
+    LOADS,
+    MEMORY_CHECK,
+    PEAK,
+    ROUND_TRIP,
+    ROUND_TRIP_EXACT,
+    ROUND_TRIP_KEY_ORDER_ONLY,
+    SCHEMA,
+    SCHEMA_SUPPLIED,
+    SIZE,
+    TIME,
+)
+
+COMPRESSORS = ("gzip-6", "zstd-3")
+REFERENCE_CODEC = "json"  # the posts normalized to the standard library's json
+MEMORY_OPERATIONS = tuple(PEAK)
+
+
+@dataclass(frozen=True)
+class SnapshotRow:
+    codec: str
+    version: str  # of the codec's library in this environment
+    compiled: bool | None  # None: not recorded
+    exact: bool | None  # None: not recorded (unsupported, failed or not run)
+    dumps: Measurement | None
+    loads: Measurement | None
+    round_trip: Measurement | None
+    size: float | None
+    compressed: dict[str, float | None]
+    # Memory per call, by operation ("dumps", "loads"): peak bytes, allocations, and
+    # whether the peak reached its floor (False: the figures are suspect; None: not run).
+    peak: dict[str, float | None]
+    allocations: dict[str, float | None]
+    memory_sane: dict[str, bool | None]
+    dumps_vs_reference: float | None
+    loads_vs_reference: float | None
+    # Between the processes that timed "dumps", "loads" and "round_trip", where recorded.
+    spreads: dict[str, Spread | None] = field(default_factory=dict)
+    # Each timing as shown: the median of its processes by state (Run.time), by operation.
+    times: dict[str, float | None] = field(default_factory=dict)
+    # Instructions per call under cachegrind, by operation; None where not counted.
+    instructions: dict[str, float | None] = field(default_factory=dict)
+    # The report's schema column: NONE, DERIVED or SUPPLIED (with `schema_sha256`),
+    # NO_SCHEMA_RECORDED, or UNKNOWN for a codec this serkit does not know.
+    schema: str = "none"
+    schema_sha256: str | None = None  # its first digits, as the results recorded them
+    format: str = ""  # the codec's format, where this serkit knows the codec
+    # Of a lossy round trip: whether dict key order was all it lost (None: not recorded).
+    key_order_only: bool | None = None
+    # Each process's value of "dumps" and "loads", in the order asv ran them.
+    processes: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    not_run: str = ""  # why the row has no value, where its declaration tells (not_run_reason)
+
+    @property
+    def fidelity_class(self) -> str | None:
+        """EXACT, KEY_ORDER_ONLY or LOSSY (fidelity_class); None where not recorded."""
+        if self.exact is None:
+            return None
+        if self.exact:
+            return EXACT
+        return KEY_ORDER_ONLY if self.key_order_only else LOSSY
+
+    def candidate(self) -> Candidate:
+        """This row as the ranking reads it (serkit.compare.ranking)."""
+
+        def timed(operation: str, found: Measurement | None) -> tuple[float, ...]:
+            if found is None or found.value is None:
+                return ()
+            return self.processes.get(operation) or (found.value,)
+
+        sizes = {SIZE_MEASURE: self.size, **self.compressed}
+        return Candidate(
+            self.codec,
+            self.fidelity_class,
+            timed("dumps", self.dumps),
+            timed("loads", self.loads),
+            {name: size for name, size in sizes.items() if size is not None},
+            why_not=self.not_run or "not measured",
+        )
+
+    @property
+    def typed(self) -> bool:
+        return self.schema in (DERIVED, SUPPLIED, NO_SCHEMA_RECORDED)
+
+    @property
+    def measured(self) -> bool:
+        return any(x is not None for x in (self.dumps, self.loads, self.size))
+
+    def peak_per_byte(self, operation: str) -> float | None:
+        """Peak memory of one call per byte encoded: what a message costs to hold."""
+        return _ratio(self.peak.get(operation), self.size)
+
+
+@dataclass(frozen=True)
+class SnapshotTable:
+    fixture: str
+    run: Run
+    rows: list[SnapshotRow]
+
+    @property
+    def has_memory(self) -> bool:
+        """Whether memory per call was measured (memray installed, the calls short enough)."""
+        return any(v is not None for r in self.rows for v in r.peak.values())
+
+    @property
+    def has_typed(self) -> bool:
+        """Whether a schema codec and a schemaless one of the same format both decoded here."""
+        formats = {
+            True: {r.format for r in self.rows if r.typed and r.loads},
+            False: {r.format for r in self.rows if not r.typed and r.loads},
+        }
+        return bool(formats[True] & formats[False])
+
+    def ranking(self, measure: str = DEFAULT_MEASURE, *, exact_only: bool = False) -> Ranking:
+        """The codecs in order by `measure` (serkit.compare.ranking's rules)."""
+        return rank([row.candidate() for row in self.rows], measure, exact_only=exact_only)
+
+    @cached_property
+    def verdict(self) -> Ranking:
+        """The report's ranking: by the round trip (dumps + loads), every class."""
+        return self.ranking()
+
+    @property
+    def has_instructions(self) -> bool:
+        """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
+        return any(v is not None for r in self.rows for v in r.instructions.values())
+
+
+# The schema column's values: DERIVED and SUPPLIED are schemas.types' Schema.origin.
+NONE, NO_SCHEMA_RECORDED, UNKNOWN = "none", "no schema recorded", "not known"
+
+
+def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
+    """The schema column: none (a schemaless codec), derived or user-supplied with its
+    hash, or not recorded. Results older than the origin's track hold derived ones only."""
+    spec = registry.specs.get(codec)
+    if spec is None:
+        return UNKNOWN, None
+    if not spec.needs_schema:
+        return NONE, None
+    recorded = run.value(SCHEMA, codec, fixture)
+    if recorded is None:
+        return NO_SCHEMA_RECORDED, None
+    supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
+    return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
+
+
+def not_run_reason(codec: str, fixture: str) -> str:
+    """Why a default run does not time `codec` on `fixture`, as the codec declares
+    (CodecSpec.fixtures: the schema codecs, on record-shaped fixtures); "" where it does."""
+    spec = registry.specs.get(codec)
+    if spec is None or spec.fixtures is None or fixture in spec.fixtures:
+        return ""
+    named = "only on fixtures a run names"
+    where = f"on {', '.join(spec.fixtures)} only" if spec.fixtures else named
+    return f"timed {where} by default; SERKIT_BENCH_FIXTURES={fixture} times it here"
+
+
+def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[float, ...]:
+    """Each process's value, in the order asv ran them; () where asv kept no samples."""
+    found, described = run.get(benchmark, codec, fixture), run.benchmarks.get(benchmark)
+    if found is None or described is None:
+        return ()
+    return described.per_process(found.samples)
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a and b else None
+
+
+def as_fact(value: float | None) -> bool | None:
+    """A fact track's 0 or 1 as False or True; None where it was not recorded."""
+    return None if value is None else bool(value)
+
+
+def snapshot(run: Run, fixture: str) -> SnapshotTable:
+    """Every codec the run knows, on one fixture: one row each, measured or not."""
+    ref_dumps = run.time(DUMPS, REFERENCE_CODEC, fixture)
+    ref_loads = run.time(LOADS, REFERENCE_CODEC, fixture)
+    rows = []
+    registry.names()  # the specs are read on first use
+    for codec in run.codecs:
+        dumps, loads = run.get(DUMPS, codec, fixture), run.get(LOADS, codec, fixture)
+        schema, schema_sha256 = schema_of(run, codec, fixture)
+        rows.append(
+            SnapshotRow(
+                codec=codec,
+                version=run.version_of(codec),
+                compiled=as_fact(run.value(COMPILED, codec)),
+                exact=as_fact(run.value(ROUND_TRIP_EXACT, codec, fixture)),
+                dumps=dumps,
+                loads=loads,
+                round_trip=run.get(ROUND_TRIP, codec, fixture),
+                size=run.value(SIZE, codec, fixture),
+                compressed={c: run.value(COMPRESSED, codec, fixture, c) for c in COMPRESSORS},
+                peak={op: run.value(PEAK[op], codec, fixture) for op in MEMORY_OPERATIONS},
+                allocations={
+                    op: run.value(ALLOCATIONS[op], codec, fixture) for op in MEMORY_OPERATIONS
+                },
+                memory_sane={
+                    op: as_fact(run.value(MEMORY_CHECK[op], codec, fixture))
+                    for op in MEMORY_OPERATIONS
+                },
+                dumps_vs_reference=_ratio(run.time(DUMPS, codec, fixture), ref_dumps),
+                loads_vs_reference=_ratio(run.time(LOADS, codec, fixture), ref_loads),
+                times={op: run.time(name, codec, fixture) for op, name in TIME.items()},
+                spreads={
+                    operation: run.spread(name, codec, fixture) for operation, name in TIME.items()
+                },
+                instructions={
+                    op: run.value(name, codec, fixture) for op, name in INSTRUCTIONS.items()
+                },
+                schema=schema,
+                schema_sha256=schema_sha256,
+                format=registry.specs[codec].format if codec in registry.specs else "",
+                key_order_only=as_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture)),
+                not_run=not_run_reason(codec, fixture),
+                processes={
+                    operation: _processes(run, TIME[operation], codec, fixture)
+                    for operation in ("dumps", "loads")
+                },
+            )
+        )
+    return SnapshotTable(fixture, run, rows)
