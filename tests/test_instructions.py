@@ -79,6 +79,7 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_the_difference_method_counts_work_in_proportion(synthetic: dict[str, Any]) -> None:
     empty, once, twice = synthetic["0"][0], synthetic["k"][0], synthetic["2k"][0]
@@ -91,6 +92,7 @@ def test_the_difference_method_counts_work_in_proportion(synthetic: dict[str, An
     assert synthetic["k"][2] == pytest.approx(synthetic["k"][0], rel=0.01)
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_n_calls_and_2n_calls_differ_by_n_calls(synthetic: dict[str, Any]) -> None:
     # What else a counting process executes (the fork, the loop's first rounds) is the
@@ -103,6 +105,7 @@ def test_n_calls_and_2n_calls_differ_by_n_calls(synthetic: dict[str, Any]) -> No
     assert synthetic["half"][0] == pytest.approx(halfway, rel=0.001)
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_two_runs_agree_on_a_pair() -> None:
     pair = ("json", "sensor-record")
@@ -139,6 +142,7 @@ def test_counting_is_opt_in(monkeypatch: pytest.MonkeyPatch) -> None:
     assert unavailable(instructions.opt_in_environment()) in (None, MISSING_VALGRIND)
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_the_native_gate_skips_slow_and_unsupported_pairs_with_the_reason() -> None:
     pairs = [("json", "small-dict"), ("orjson", "sensor-record")]
@@ -177,6 +181,7 @@ def test_the_workers_environment_is_fixed() -> None:
     assert os.defpath == first["PATH"]
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_a_counted_pair_is_reused_from_the_store_by_release_python_and_document(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -24,6 +24,8 @@ from results_factory import TWITTER_SCHEMA, python_baselines, serkit_tree, typed
 from serkit.replicate import posts as replicate
 from serkit.report import html as report_html
 
+pytestmark = pytest.mark.slow  # a real browser
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 
