@@ -19,9 +19,24 @@ os.environ["SERKIT_BENCH_STATE_WAIT"] = "0"
 import serkit
 from serkit.codecs.registry import CodecRegistry
 from serkit.errors import FixtureSourceError
+from serkit.inputs.fixtures import FIXTURES
 from serkit.inputs.sources import MIRROR_ENV, SENATE_SOURCE, SOURCES, source_path
 
 TESTS = Path(__file__).resolve().parent
+
+# Documents a case takes tens of seconds to build or to round-trip through the pure-Python
+# codecs: the slow fixtures, and random-dicts-1000 (yaml's round trip alone is most of it).
+HEAVY_DOCUMENTS = frozenset({*(f.name for f in FIXTURES.values() if f.slow), "random-dicts-1000"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A case parametrized on a heavy document is `slow` (pyproject.toml's markers), so that
+    `-m "not slow"` leaves it out as it leaves out the tests marked in their files."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and HEAVY_DOCUMENTS & set(map(str, callspec.params.values())):
+            item.add_marker(pytest.mark.slow)
+
 
 # Shared, noisy machines: a slow example is not a failure.
 settings.register_profile("serkit", deadline=None)

@@ -27,7 +27,7 @@ from serkit.suite.memory import MEMORY_ENV
 
 # Its module fixture is a real run: every test of the module on one xdist worker runs it
 # once (pytest -n auto --dist loadgroup, noxfile.py).
-pytestmark = pytest.mark.xdist_group("asv_suite")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("asv_suite")]
 
 
 ROOT = Path(__file__).resolve().parents[1]

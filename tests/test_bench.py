@@ -849,6 +849,7 @@ def test_a_failed_environment_is_noted_with_its_cause_and_cleared_once_built(
     assert read_builds(record) == {} and not record.exists()
 
 
+@pytest.mark.slow
 def test_a_python_the_matrix_does_not_list_runs_with_the_releases_installed_beside_serkit(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

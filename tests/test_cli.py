@@ -300,6 +300,7 @@ def test_bad_arguments_exit_2_with_usage(
     assert "usage: serkit" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_console_script_runs() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "serkit", "--version"], capture_output=True, text=True, check=True

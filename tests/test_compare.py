@@ -616,6 +616,7 @@ class Work:
 """
 
 
+@pytest.mark.slow
 def test_reads_the_results_of_a_real_asv_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

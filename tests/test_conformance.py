@@ -218,6 +218,7 @@ def test_not_installed_is_its_own_status(suite: dict[str, Path], ghost_codec: st
     assert result.status == NOT_INSTALLED and "pip install ghost-lib" in result.detail
 
 
+@pytest.mark.slow
 def test_the_worker_writes_one_line_per_file(suite: dict[str, Path]) -> None:
     files = _some(suite, "y_array_empty.json", "n_array_extra_comma.json")
     done = subprocess.run(

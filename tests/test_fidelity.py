@@ -162,6 +162,7 @@ def test_the_comparison_agrees_with_the_content_hash(obj: Any) -> None:
     assert (compare(obj, back) == ()) == same_hash
 
 
+@pytest.mark.slow
 def test_random_dicts_1000_compares_in_seconds_not_minutes() -> None:
     original = serkit.load_fixture("random-dicts-1000")
     decoded = serkit.get_codec("json").round_trip(original).decoded

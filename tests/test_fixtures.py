@@ -83,6 +83,7 @@ def _other_pythons() -> list[str]:
     return [str(path) for path in found.values() if path is not None]
 
 
+@pytest.mark.slow
 def test_hash_is_the_same_on_every_python_version() -> None:
     pythons = _other_pythons()
     if not pythons:

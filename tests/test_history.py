@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from results_factory import ENV, results_file, values, write_benchmarks, write_results
 
 from serkit.results.history import (
@@ -110,6 +111,7 @@ def test_stored_runs_are_newest_first_with_the_host_that_filed_them(tmp_path: Pa
     assert stored_runs(tmp_path, "nobody", warnings) == []
 
 
+@pytest.mark.slow
 def test_asvs_own_tools_read_a_store_of_filed_runs(tmp_path: Path) -> None:
     """asv publish plots the store: every filed run is read, none is skipped."""
     store = tmp_path / "results"

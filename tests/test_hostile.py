@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from misbehaving_codec import ABORT, HANG, SEGFAULT, misbehaviour, valid_json
 
 import serkit
@@ -62,6 +63,7 @@ def test_pickle_is_fed_only_inside_the_sandbox() -> None:
     assert result.outcomes["blocked"] > 0
 
 
+@pytest.mark.slow
 def test_the_sandbox_refuses_what_a_malicious_pickle_asks_for(tmp_path: Path) -> None:
     """The worker loop, in a subprocess, on a payload that would run a shell command."""
     marker = tmp_path / "ran"
@@ -137,6 +139,7 @@ def test_not_installed_is_its_own_status(ghost_codec: str) -> None:
     assert result.status == NOT_INSTALLED and "pip install ghost-lib" in result.detail
 
 
+@pytest.mark.slow
 def test_worker_writes_one_line_per_payload() -> None:
     done = subprocess.run(
         [

@@ -141,6 +141,7 @@ def test_a_failed_asv_publish_leaves_no_partial_folder(tmp_path: Path) -> None:
     assert (written.folder / "index.html").is_file()  # serkit's own pages, whole
 
 
+@pytest.mark.slow
 def test_serkit_report_with_real_asv_on_a_broken_profile_shows_no_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -245,6 +246,7 @@ def test_hosts_in_markdown_shows_a_host_files_markup_as_text(
     assert "\x1b" not in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_fixtures_list_in_markdown_shows_a_description_as_text(tmp_path: Path) -> None:
     import os
     import subprocess

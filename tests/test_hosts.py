@@ -95,6 +95,7 @@ def test_an_arm_cpu_is_named_by_its_part_numbers(tmp_path: Path) -> None:
     assert cpu_model(cpuinfo, "Linux") == "ARM unknown (0x41:0xfff)"
 
 
+@pytest.mark.slow
 def test_python_build_of_this_interpreter() -> None:
     build = python_build(Path(sys.executable))
     assert build["implementation"] == platform.python_implementation()
@@ -224,6 +225,7 @@ def test_hosts_flags_a_machine_whose_shards_saw_different_cpus(
     assert "MIXED: AMD EPYC 7763 x4: 1 run" in out
 
 
+@pytest.mark.slow
 def test_collect_records_each_given_python_in_version_order() -> None:
     data = collect({"3.10": Path(sys.executable), "3.9": Path(sys.executable)})
     assert list(data["pythons"]) == ["3.9", "3.10"]

@@ -82,6 +82,7 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_the_difference_method_counts_work_in_proportion(synthetic: dict[str, Any]) -> None:
     empty, once, twice = synthetic["0"][0], synthetic["k"][0], synthetic["2k"][0]
@@ -94,6 +95,7 @@ def test_the_difference_method_counts_work_in_proportion(synthetic: dict[str, An
     assert synthetic["k"][2] == pytest.approx(synthetic["k"][0], rel=0.01)
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_n_calls_and_2n_calls_differ_by_n_calls(synthetic: dict[str, Any]) -> None:
     # What else a counting process executes (the fork, the loop's first rounds) is the
@@ -106,6 +108,7 @@ def test_n_calls_and_2n_calls_differ_by_n_calls(synthetic: dict[str, Any]) -> No
     assert synthetic["half"][0] == pytest.approx(halfway, rel=0.001)
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_an_injected_change_reaches_the_counts_by_calls_really_made(
     synthetic: dict[str, Any],
@@ -155,6 +158,7 @@ def test_counting_is_opt_in(monkeypatch: pytest.MonkeyPatch) -> None:
     assert unavailable(instructions.opt_in_environment()) in (None, MISSING_VALGRIND)
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_the_native_gate_skips_slow_and_unsupported_pairs_with_the_reason() -> None:
     pairs = [("json", "small-dict"), ("orjson", "sensor-record")]
@@ -193,6 +197,7 @@ def test_the_workers_environment_is_fixed() -> None:
     assert os.defpath == first["PATH"]
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_a_counted_pair_is_reused_from_the_store_by_release_python_and_document(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

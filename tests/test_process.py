@@ -13,6 +13,8 @@ import pytest
 
 from serkit.run.process import Interrupted, run_in_session, session_members
 
+pytestmark = pytest.mark.slow  # real process groups and signals
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # What asv does: a child in a process group of its own (its benchmark server), here one

@@ -105,6 +105,7 @@ def _list_json(env: dict[str, str], code: str = "") -> dict[str, Any]:
     return {row["id"]: row for row in json.loads(out)}
 
 
+@pytest.mark.slow
 def test_msgpack_fallback_is_detected_as_python(monkeypatch: pytest.MonkeyPatch) -> None:
     # msgpack reads MSGPACK_PUREPYTHON at import and then loads its pure-Python fallback.
     import os
@@ -115,6 +116,7 @@ def test_msgpack_fallback_is_detected_as_python(monkeypatch: pytest.MonkeyPatch)
     assert rows["orjson"]["implementation"] == "c"
 
 
+@pytest.mark.slow
 def test_json_and_simplejson_without_speedups_are_python() -> None:
     import os
 

@@ -32,6 +32,8 @@ from serkit.replicate import posts as replicate
 from serkit.report import html as report_html
 from serkit.run.quick import QUICK_FIXTURES
 
+pytestmark = pytest.mark.slow  # a real browser
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 

@@ -225,6 +225,7 @@ def _dumps_processes(root: Path) -> tuple[float, ...]:
     return timed.per_process(row["samples"][index] or [])
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_serkit_bench_keeps_the_finished_rounds_and_resume_goes_on(
     checkout: tuple[Path, dict[str, str]],
 ) -> None:
@@ -282,6 +283,7 @@ def _processes() -> list[str]:
     return listed.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
     checkout: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:

@@ -111,6 +111,7 @@ def test_a_shard_of_the_matrix_plans_only_its_slice() -> None:
     assert planned.environments == expected and planned.shard == shard
 
 
+@pytest.mark.slow
 def test_slices_do_not_depend_on_which_pythons_a_runner_has(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

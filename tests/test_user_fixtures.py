@@ -316,6 +316,7 @@ def _python(code: str, cwd: Path, **env: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_asv_grid_picks_up_the_checkout_s_documents_from_asv_s_temporary_folder(
     tmp_path: Path,
 ) -> None:
@@ -338,6 +339,7 @@ def test_the_asv_grid_picks_up_the_checkout_s_documents_from_asv_s_temporary_fol
     assert excluded is None  # in the default selection: under 10 MB is not slow
 
 
+@pytest.mark.slow
 def test_fixtures_list_and_verify_show_declared_documents(tmp_path: Path) -> None:
     checkout = tmp_path / "checkout"
     declared = _fake_checkout(checkout, ORDERS)

@@ -13,6 +13,7 @@ from serkit.checks.workers import Worker, class_name, one_line, run_forked
 from serkit.errors import EncodeError
 
 
+@pytest.mark.slow
 def test_limit_resources_caps_the_address_space() -> None:
     pytest.importorskip("resource")
     script = (

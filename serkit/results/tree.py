@@ -286,13 +286,11 @@ def load_json(path: Path, root: Path | None = None) -> Any:
 
 
 def _number(value: Any) -> float | None:
-    if value is None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ResultsFileError(f"a value is {value!r}, not a number")
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value  # an int stays an int: sizes are counts
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value  # an int stays an int: sizes are counts
+    raise ResultsFileError(f"a value is {value!r}, not a number")
 
 
 def _samples(values: Any) -> tuple[float, ...]:

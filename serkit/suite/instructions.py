@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
@@ -86,7 +86,7 @@ _PASSED_THROUGH = (
 _GATE_RESULTS = "gate.jsonl"
 _DOCUMENTS = "documents.pickle"  # the documents built from a source, built natively
 NOT_SELECTED = "not selected in this run"
-Rows = list[tuple[str, str, str | None]]  # one codec's (codec, fixture, why skipped or None)
+Rows = list[tuple[str, str, Optional[str]]]  # one codec's (codec, fixture, why skipped or None)
 REUSED = "counted in an earlier run: read from the store"
 # Part of every stored count's key: a change to how counts are made counts every pair afresh.
 COUNTS_FORMAT = 1

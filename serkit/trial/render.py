@@ -77,7 +77,8 @@ def smallest_sizes(document: DocumentTrial) -> list[int | None]:
     """Per size column, the smallest size an exact codec made (None when none made one): a
     lossy codec's bytes do not hold the same document, so it cannot win on size."""
     exact = [_sizes(trial) for trial in document.codecs if trial.status == EXACT]
-    columns = zip(*exact, strict=True) if exact else [()] * (1 + len(COMPRESSORS))
+    # Every row has _sizes's columns (zip's strict= is 3.10 and later).
+    columns = zip(*exact) if exact else [()] * (1 + len(COMPRESSORS))
     return [min((n for n in column if n is not None), default=None) for column in columns]
 
 
@@ -125,7 +126,7 @@ def _row(trial: CodecTrial, smallest: Sequence[int | None], no_schema: str = "")
     sizes = [
         bytes_binary(size)
         + (SMALLEST if trial.status == EXACT and size is not None and size == least else "")
-        for size, least in zip(_sizes(trial), smallest, strict=True)
+        for size, least in zip(_sizes(trial), smallest)
     ]
     return [
         trial.codec,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Optional
 
 from serkit.checkout import git_commit
 from serkit.compare.comparison import decode_param
@@ -351,7 +351,8 @@ def validate(
     ]
 
 
-LoadAverage = tuple[float, float, float] | None
+# Optional, not `| None`: an alias is evaluated at import, and 3.9 has no `|` on types.
+LoadAverage = Optional[tuple[float, float, float]]
 
 
 @dataclass(frozen=True)
