@@ -145,6 +145,7 @@ def test_conformance_names_what_each_codec_gets_wrong_and_saves_the_matrix(
 # --- serkit fidelity ---------------------------------------------------------------------
 
 
+@pytest.mark.slow  # every codec on every fixture and probe
 def test_fidelity_json_has_a_status_for_every_codec_fixture_and_probe(
     capsys: pytest.CaptureFixture[str], senate_available: None
 ) -> None:

@@ -77,6 +77,7 @@ def assert_fits(document: Any) -> None:
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+@pytest.mark.slow  # 150 examples, each derived and checked by every schema codec
 @given(_documents())
 def test_a_derived_schema_fits_its_own_document(document: Any) -> None:
     assert_fits(document)

@@ -199,7 +199,13 @@ def test_sensor_stream_is_a_20_hz_sequence() -> None:
     assert stream[20].timestamp - stream[0].timestamp == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("count", sorted(POST_000_SIZES.values["json"]))
+@pytest.mark.parametrize(
+    "count",
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n >= 1000 else n  # builds it whole
+        for n in sorted(POST_000_SIZES.values["json"])
+    ],
+)
 def test_random_dict_sizes_match_post_000(count: int) -> None:
     """JSON, msgpack and pickle-p0 sizes land within 4 % of the post, counted as it counted."""
     # Sizes only: the round trips are checked below, and a check of 100,000 dicts costs minutes.
@@ -346,6 +352,7 @@ NO_SCHEMA_PAIRS = {
 }
 
 
+@pytest.mark.slow  # every codec round trips each document
 @pytest.mark.parametrize("fixture", [n for n in serkit.fixture_names() if not FIXTURES[n].slow])
 def test_every_codec_round_trips_every_fixture_it_supports(
     fixture: str, sources_available: None

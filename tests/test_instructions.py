@@ -9,7 +9,7 @@ import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -39,9 +39,16 @@ from serkit.suite.instructions import (
 # once (pytest -n auto --dist loadgroup, noxfile.py).
 pytestmark = pytest.mark.xdist_group("instructions")
 
-needs_valgrind = pytest.mark.skipif(
+_VALGRIND = pytest.mark.skipif(
     instructions.valgrind_path() is None, reason="valgrind is not installed"
 )
+
+
+def needs_valgrind(test: Callable[..., None]) -> Callable[..., None]:
+    """Skipped without valgrind, and `slow` with it: Python under cachegrind, 10-80 s."""
+    marked: Callable[..., None] = pytest.mark.slow(_VALGRIND(test))
+    return marked
+
 
 # Counted under cachegrind: a loop of n rounds costs a + b * n instructions per call.
 SYNTHETIC = textwrap.dedent(

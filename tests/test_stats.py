@@ -79,6 +79,7 @@ def test_a_single_process_a_side_is_refused() -> None:
         difference([1.0], [1.0, 2.0])
 
 
+@pytest.mark.slow  # thousands of simulated comparisons (20-30 s)
 def test_aa_false_positive_rate_on_lognormal_processes() -> None:
     # 2,000 A/A pairs of 5 processes each. With a 5 % spread between processes the test
     # alone calls about its level, 0.5 %. With 15 % and no modes, two close processes
@@ -142,6 +143,7 @@ def straggled(rng: random.Random, n: int, shift: float = 1.0) -> list[float]:
     ]
 
 
+@pytest.mark.slow  # thousands of simulated comparisons (20-30 s)
 def test_ten_processes_a_side_see_5_percent_among_stragglers_and_hold_aa_at_its_level() -> None:
     rng = random.Random(20261125)
     trials = 2000
@@ -167,6 +169,7 @@ def contended(rng: random.Random, n: int, shift: float = 1.0) -> list[float]:
             for _ in range(n)]  # fmt: skip
 
 
+@pytest.mark.slow  # thousands of simulated comparisons (20-30 s)
 def test_judging_the_fastest_mode_sees_a_10_percent_change_among_contended_processes() -> None:
     rng = random.Random(20261124)
     trials = 2000

@@ -25,6 +25,10 @@ import pytest
 from serkit.inputs.user_fixtures import FOLDER_ENV, MANIFEST
 from serkit.suite.cases import ALLOW_PICKLE_ENV
 
+# Each test runs serkit in subprocesses on deep or huge documents (2-4 minutes each on a
+# loaded 2-core machine).
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 ADDRESS_SPACE = 2 * 2**30
 HANG_GUARD_S = 60
