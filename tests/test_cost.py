@@ -28,14 +28,13 @@ from serkit.run.cost import (
     read_durations,
     read_predictions,
     runner_costs,
-    stdlib_timed_pairs,
-    weekly_costs,
 )
 from serkit.run.matrix import MatrixEnvironment
 from serkit.run.precision import processes_for
 from serkit.run.quick import FULL_BUDGET_S, over_budget
 from serkit.run.releases import Library, Release, Releases
 from serkit.run.sentinel import sentinel_pairs
+from serkit.run.weekly_cost import stdlib_timed_pairs, weekly_costs
 from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV, TYPICAL_PROCESSES, precision_needed
 
 GRID = [["'json'", "'ujson'"], ["'small-dict'"]]

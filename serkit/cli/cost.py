@@ -17,18 +17,17 @@ from serkit.run.cost import (
     SHARD_BUDGET_S,
     LeaveOut,
     Measured,
-    WeeklyCost,
     leave_out,
     read_costs,
     read_durations,
     read_predictions,
     runner_costs,
-    weekly_costs,
 )
 from serkit.run.precision import MOST_PROCESSES, processes_for
 from serkit.run.quick import FULL_BUDGET_S
 from serkit.run.releases import Releases, load
 from serkit.run.sentinel import SENTINEL_PYTHON
+from serkit.run.weekly_cost import WeeklyCost, weekly_costs
 from serkit.suite.cases import FULL_ROUNDS, TYPICAL_PROCESSES
 from serkit.units import plural
 
