@@ -3,6 +3,7 @@ end to end: two shards' results trees, `serkit results merge`, the report."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -132,6 +133,14 @@ def test_two_shards_merged_give_the_report_of_one_tree_holding_both(
     assert [run["shard"] for run in both] == ["1/2", "2/2"]
     write_runs(one / X86 / HOST_FILE, X86, both)
     write_benchmarks(one, SUITE)
+    # Both reports stamped with one minute: written one after the other, on a busy machine
+    # the clock's minute can turn between them (16:33 and 16:34 in one CI run).
+    real = report_html.provenance
+    monkeypatch.setattr(
+        report_html,
+        "provenance",
+        lambda data, root: dataclasses.replace(real(data, root), generated="2026-11-25 12:00 UTC"),
+    )
     written = {
         name: report_html.write_report(tmp_path, tree, tmp_path / name, asv_runner=None)
         for name, tree in (("merged", store), ("one", one))
