@@ -32,6 +32,7 @@ import json
 import shutil
 import signal
 import sys
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ from typing import Any
 
 from serkit.checkout import BENCH_STATE, results_dir
 from serkit.errors import SerkitError
+from serkit.results import asv_runs
 from serkit.results.builds import BUILDS_ENV, read_builds
 from serkit.results.canary import attach
 from serkit.results.host_file import atomic_write
@@ -230,15 +232,21 @@ class _Round:
         console = self.console
         if console is not None:
             console.start(label)
+        results = self.builds.parent / results_file_name(state.commit, name)
+        notes = Path(env[NOTES_ENV])
+        before, started = asv_runs.read_data(results), time.monotonic()
         try:
             output = console.line if console is not None else None
             code = run_in_session(command, cwd=self.root, env=env, output=output)
+            # What this run cost beyond what asv recorded of it (serkit matrix --cost).
+            wall = time.monotonic() - started
+            asv_runs.note(notes, asv_runs.recorded(before, asv_runs.read_data(results), wall))
         finally:
             if console is not None:
                 console.close_bar()
-            # asv rewrote the results file with its own keys only: the canary again.
-            results = self.builds.parent / results_file_name(state.commit, name)
-            attach(results, Path(env[NOTES_ENV]))
+            # asv rewrote the results file with its own keys only: serkit's notes again.
+            attach(results, notes)
+            asv_runs.attach(results, notes)
         failure = read_builds(self.builds).get(name)
         if failure is not None:
             others = len(state.environments) - len(state.failed) > 1

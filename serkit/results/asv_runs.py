@@ -1,0 +1,146 @@
+"""What each `asv run` cost beyond what asv recorded of it.
+
+serkit times every `asv run` it starts (serkit.run.rounds). asv records in the results
+file the duration of each benchmark it ran, of each `setup_cache` and of the
+environment's build. What the wall time leaves after those is asv's own cost per run:
+its start, the checkout and install of the commit, discovery in the environment, the
+forkserver and the results file. The cost model (serkit.run.cost) prices every `asv
+run` of the matrix with it, so a runner kind's figure comes from its own runs, not from
+this VM's.
+
+asv rewrites the results file with its own keys on every run, so the records are kept
+as notes beside the canary's (serkit.results.canary) and written back after each run.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from serkit.results.host_file import atomic_write
+
+RUNS_KEY = "serkit_asv_runs"
+RUNS_FILE = "asv-runs.jsonl"
+BUILD = "<build>"
+
+
+@dataclass(frozen=True)
+class AsvRun:
+    """One `asv run`: its wall time and what asv recorded of it, in seconds."""
+
+    wall_s: float
+    recorded_s: float  # the benchmarks' and setup_cache durations this run wrote
+    build_s: float  # the environment's build, when this run made it
+
+    @property
+    def overhead_s(self) -> float:
+        return max(self.wall_s - self.recorded_s - self.build_s, 0.0)
+
+
+def _rows(data: Mapping[str, Any]) -> dict[str, tuple[Any, float]]:
+    """Each benchmark's (started_at, duration) in a results file's data."""
+    try:
+        columns = list(data["result_columns"])
+        started, duration = columns.index("started_at"), columns.index("duration")
+        found = {}
+        for name, row in data["results"].items():
+            if len(row) > max(started, duration):
+                found[str(name)] = (row[started], float(row[duration] or 0.0))
+        return found
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return {}
+
+
+def _durations(data: Mapping[str, Any]) -> dict[str, float]:
+    raw = data.get("durations")
+    if not isinstance(raw, dict):
+        return {}
+    try:
+        return {str(k): float(v) for k, v in raw.items()}
+    except (TypeError, ValueError):
+        return {}
+
+
+def read_data(path: Path) -> dict[str, Any]:
+    """A results file's data, {} where there is none yet or it is unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def recorded(before: Mapping[str, Any], after: Mapping[str, Any], wall_s: float) -> AsvRun:
+    """One run's record, from its results file before and after it: what it ran is what
+    asv stamped anew (a benchmark's started_at, a duration's value)."""
+    old_rows, new_rows = _rows(before), _rows(after)
+    ran = sum(
+        duration
+        for name, (started, duration) in new_rows.items()
+        if old_rows.get(name, (None, 0.0))[0] != started
+    )
+    old, new = _durations(before), _durations(after)
+    changed = {key: value for key, value in new.items() if old.get(key) != value}
+    build = changed.pop(BUILD, 0.0)
+    return AsvRun(round(wall_s, 3), round(ran + sum(changed.values()), 3), round(build, 3))
+
+
+def note(folder: Path, run: AsvRun) -> None:
+    """Keep `run` in the environment's notes folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    line = json.dumps({"wall_s": run.wall_s, "recorded_s": run.recorded_s, "build_s": run.build_s})
+    with (folder / RUNS_FILE).open("a", encoding="utf-8") as out:
+        out.write(line + "\n")
+
+
+def _parse(items: Iterable[Any]) -> list[AsvRun]:
+    found = []
+    for item in items:
+        try:
+            wall, ran, build = item["wall_s"], item["recorded_s"], item["build_s"]
+            found.append(AsvRun(float(wall), float(ran), float(build)))
+        except (KeyError, TypeError, ValueError):
+            continue  # a damaged line costs itself only
+    return found
+
+
+def read_notes(folder: Path) -> list[AsvRun]:
+    try:
+        lines = (folder / RUNS_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    items = []
+    for line in lines:
+        try:
+            items.append(json.loads(line))
+        except ValueError:
+            continue
+    return _parse(items)
+
+
+def attach(results: Path, folder: Path) -> bool:
+    """Write the runs noted in `folder` into the results file; whether it did."""
+    runs = read_notes(folder)
+    data = read_data(results)
+    if not runs or not data:
+        return False
+    data[RUNS_KEY] = [
+        {"wall_s": r.wall_s, "recorded_s": r.recorded_s, "build_s": r.build_s} for r in runs
+    ]
+    atomic_write(results, json.dumps(data).encode())
+    return True
+
+
+def runs_of(data: Mapping[str, Any]) -> list[AsvRun]:
+    """The runs a results file's data records; [] for one written without them."""
+    block = data.get(RUNS_KEY)
+    return _parse(block) if isinstance(block, list) else []
+
+
+def typical_overhead(runs: Sequence[AsvRun]) -> float | None:
+    """The median of the runs' overheads, seconds; None without runs."""
+    return statistics.median(r.overhead_s for r in runs) if runs else None
