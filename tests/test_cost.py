@@ -406,3 +406,60 @@ def test_the_model_and_the_run_ask_the_same_processes_of_a_pair() -> None:
     # The run: rounds from the least processes on take only the pairs short of the aim.
     assert [by_precision(r, 10, LEAST_PROCESSES) for r in range(10)] == [False] * 5 + [True] * 5
     assert not any(by_precision(r, 10, 0) for r in range(10))  # a quick run: every pair
+
+
+def test_the_tree_s_recorded_runs_price_each_asv_run(tmp_path: Path) -> None:
+    """The model's cost per `asv run` is the median of the runs the tree records
+    (serkit.results.asv_runs), every file's together; without them, ASV_RUN_S."""
+    from serkit.results.asv_runs import RUNS_KEY
+
+    one = _file("3.12", "ujson", "6.1.0", processes=10)
+    other = _file("3.12", "orjson", "3.13.0", processes=10)
+    one[RUNS_KEY] = [{"wall_s": 10.0, "recorded_s": 8.0, "build_s": 0.0}]  # 2 s
+    other[RUNS_KEY] = [
+        {"wall_s": 10.0, "recorded_s": 6.0, "build_s": 0.0},  # 4 s
+        {"wall_s": 30.0, "recorded_s": 20.0, "build_s": 4.0},  # 6 s: its build apart
+    ]
+    measured = read_costs(_tree(tmp_path / "results", [one, other]))[0]
+    assert {m.asv_run_s for m in measured} == {4.0}
+    m = measured[0]
+    runs = FIRST_ROUND_RUNS + 9
+    assert m.total_s() == pytest.approx(m.benchmarks_s + runs * 4.0 + BUILD_S)
+    plain = read_costs(_tree(tmp_path / "plain", [_file("3.12", "ujson", "6.1.0", 10)]))[0]
+    assert plain[0].asv_run_s == ASV_RUN_S
+
+
+def test_the_cost_command_says_where_its_cost_per_asv_run_comes_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from serkit.results.asv_runs import RUNS_KEY
+
+    data = _file("3.12", "ujson", "6.1.0", processes=10)
+    data[RUNS_KEY] = [{"wall_s": 10.0, "recorded_s": 7.5, "build_s": 0.0}]
+    root = _tree(tmp_path / "results", [data])
+    assert main(["matrix", "--cost", "--results", str(root)]) == 0
+    assert (
+        "2.5 s per asv run (the median of the 1 asv run the tree records)"
+        in capsys.readouterr().out
+    )
+    table = tmp_path / "table.json"
+    table.write_text(
+        json.dumps(
+            {
+                "asv_run_s": 3.5,
+                "environments": [
+                    {
+                        "python": "3.12",
+                        "library": "ujson",
+                        "version": "6.1.0",
+                        "per_process_s": 1.0,
+                        "other_s": 2.0,
+                        "processes": 2,
+                    }
+                ],
+            }
+        )
+    )
+    assert {m.asv_run_s for m in read_durations(table)} == {3.5}
+    assert main(["matrix", "--cost", "--results", str(table)]) == 0
+    assert "3.5 s per asv run (as the table states)" in capsys.readouterr().out

@@ -55,6 +55,18 @@ def _measured(results: Path, machine: str | None, precision: float | None = None
     return measured
 
 
+def per_run_words(measured: Sequence[Measured], table: bool) -> tuple[float, str]:
+    """The seconds the model gives each `asv run` beyond its durations, and where they
+    come from."""
+    runs = sum(len(m.recorded_runs) for m in measured)
+    seconds = measured[0].asv_run_s if measured else ASV_RUN_S
+    if runs:
+        return seconds, f"the median of the {plural(runs, 'asv run')} the tree records"
+    if table and seconds != ASV_RUN_S:
+        return seconds, "as the table states"
+    return seconds, "measured here under load (docs/cost.md): no recorded runs to go by"
+
+
 def _left_out(results: Path, every_pair: bool, data: Releases) -> LeaveOut | None:
     """The pairs a full run leaves out (serkit.run.cost.leave_out) of the matrix's
     libraries: from the saved table's predictions, else predicted here; None with
@@ -118,11 +130,13 @@ def print_cost(
     data = load()
     left = _left_out(results, every_pair, data)
     kinds = runner_costs(data, measured, shards, processes, precision, left)
+    per_run, per_run_source = per_run_words(measured, results.is_file())
     if fmt == "json":
         print_json(
             {
                 "results": str(results),
-                "asv_run_s": ASV_RUN_S,
+                "asv_run_s": round(per_run, 2),
+                "asv_run_source": per_run_source,
                 "processes": processes,
                 "precision": precision,
                 "left_out": None if left is None else sorted(map(list, left.left)),
@@ -165,7 +179,7 @@ def print_cost(
         f"another Python, else another release; a library never measured, by its pairs). "
         "Each benchmark's duration times its "
         + (f"{processes} processes (timed pairs)" if processes else "processes")
-        + f", {ASV_RUN_S:g} s per asv run, {BUILD_S:g} s per build."
+        + f", {per_run:.1f} s per asv run ({per_run_source}), {BUILD_S:g} s per build."
         + _precision_words(measured, precision)
         + _left_words(left)
     )
@@ -226,10 +240,13 @@ def print_weekly(
     left = _left_out(results, every_pair, data)
     kinds = weekly_costs(data, measured, rounds, precision, left)
     sentinel = kinds[0].sentinel
+    per_run, per_run_source = per_run_words(measured, results.is_file())
     if fmt == "json":
         print_json(
             {
                 "results": str(results),
+                "asv_run_s": round(per_run, 2),
+                "asv_run_source": per_run_source,
                 "processes": rounds,
                 "left_out": None if left is None else sorted(map(list, left.left)),
                 "target_s": WEEKLY_TARGET_S,
@@ -268,7 +285,8 @@ def print_weekly(
         f"point covers (here, one library's new release on every Python that has it) and "
         f"the sentinel, {sentinel.pairs} pairs in py{SENTINEL_PYTHON}'s standard-library "
         f"environment: {cost} a runner kind ({sentinel.source}; its pairs counted as "
-        f"{sentinel.share:.1%} of that environment's timed time, an upper bound)."
+        f"{sentinel.share:.1%} of that environment's timed time, an upper bound). "
+        f"{per_run:.1f} s per asv run ({per_run_source})."
         + _precision_words(measured, precision)
         + _left_words(left)
     )

@@ -7,6 +7,7 @@ benchmark's cost is its duration times the processes its samples record, and any
 benchmark's its duration times the rounds it declares (1 for a track); `--processes N`
 predicts a run of N processes a pair from a shorter one. Each `asv run`
 also pays asv's start, the suite's discovery in the environment and the results' writing:
+the median of what the tree's own runs recorded of it (serkit.results.asv_runs), else
 ASV_RUN_S, measured here (docs/cost.md); and each environment its build, BUILD_S. Reading
 the processes from the results, not from serkit's constants, keeps the model true when
 the sampling plan changes.
@@ -21,13 +22,14 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from serkit.codecs.registry import builtin_specs
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import default_fixture_names
+from serkit.results import asv_runs
 from serkit.results.tree import (
     BENCHMARKS_FILE,
     MACHINE_FILE,
@@ -50,10 +52,11 @@ from serkit.suite.prediction import Prediction, predict
 from serkit.units import plural
 
 # One `asv run` of a round, beyond the durations asv records: its start, discovery in the
-# environment, the forkserver, the results file. Calibrated on this project's VM: what a
-# measured run's wall time left over after its durations, per asv run, at a load average
-# of 5.5 to 7.5 (docs/cost.md); an idle runner pays less. Every round of every
-# environment pays it.
+# environment, the forkserver, the results file. Where a tree records its runs
+# (serkit.results.asv_runs), their median stands in for it. Calibrated on this project's
+# VM before runs were recorded: what a measured run's wall time left over after its
+# durations, per asv run, at a load average of 5.5 to 7.5 (docs/cost.md). Every round of
+# every environment pays it.
 ASV_RUN_S = 13.0
 # Making one environment (virtualenv, then uv installing the library, serkit and its
 # dependencies), measured here with a warm cache (docs/cost.md).
@@ -97,6 +100,10 @@ class Measured:
     pair_processes: tuple[int, ...] = ()
     # The (codec, fixture) pairs it timed; empty where not read: every pair of the grid.
     timed_pairs: frozenset[tuple[str, str]] = frozenset()
+    # What each `asv run` costs beyond its durations, seconds: the tree's recorded runs'
+    # median (read_costs), else ASV_RUN_S.
+    asv_run_s: float = ASV_RUN_S
+    recorded_runs: tuple[asv_runs.AsvRun, ...] = ()  # this file's (serkit.results.asv_runs)
 
     @property
     def benchmarks_s(self) -> float:
@@ -127,7 +134,7 @@ class Measured:
             timed = self.per_process_s * sum(needed) / len(needed)
             rounds = max(needed)
         runs = FIRST_ROUND_RUNS + max(rounds - 1, 0)
-        return timed * (1 - left_share) + self.other_s + runs * ASV_RUN_S + BUILD_S
+        return timed * (1 - left_share) + self.other_s + runs * self.asv_run_s + BUILD_S
 
 
 def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], list[str]]:
@@ -157,6 +164,10 @@ def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], 
                 found.append(_read_one(path, folder.name, described))
             except (ResultsFileError, LookupError, TypeError, ValueError) as exc:
                 warnings.append(f"skipped {path}: {exc}")
+    # One figure for the tree: every file's recorded runs together.
+    per_run = asv_runs.typical_overhead([r for m in found for r in m.recorded_runs])
+    if per_run is not None:
+        found = [replace(m, asv_run_s=per_run) for m in found]
     return found, warnings
 
 
@@ -216,6 +227,7 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         spreads,
         counts,
         timed,
+        recorded_runs=tuple(asv_runs.runs_of(data)),
     )
 
 
@@ -282,7 +294,16 @@ def by_pair(env: MatrixEnvironment, measured: Iterable[Measured]) -> tuple[Measu
     pairs = len(grid_pairs(env.library or ""))
     processes = statistics.median_low([m.processes for m, _ in rows])
     stand_in = Measured(
-        "", "", 0, env.python, env.library, env.version, per_pair * pairs, other * pairs, processes
+        "",
+        "",
+        0,
+        env.python,
+        env.library,
+        env.version,
+        per_pair * pairs,
+        other * pairs,
+        processes,
+        asv_run_s=statistics.median(m.asv_run_s for m, _ in rows),
     )
     libraries = len({m.library for m, _ in rows})
     return stand_in, f"{plural(pairs, 'pair')} at the median pair of {libraries} measured libraries"
@@ -474,10 +495,12 @@ def fewest_shards(kinds: Iterable[Sequence[Estimate]], limit: int = 64) -> int:
 def read_durations(path: Path) -> list[Measured]:
     """A durations table saved as JSON, in place of a results tree: per environment, its
     Python, library and release, one process of every timed pair, the rest, and the
-    processes that ran (docs/cost.md keeps the table of the measured run this way)."""
+    processes that ran (docs/cost.md keeps the table of the measured run this way); its
+    `asv_run_s`, where it states one, else ASV_RUN_S."""
     try:
         raw: Any = load_json(path)
         rows = raw["environments"]
+        per_run = float(raw.get("asv_run_s", ASV_RUN_S))
         return [
             Measured(
                 machine=str(raw.get("machine") or path.stem),
@@ -489,6 +512,7 @@ def read_durations(path: Path) -> list[Measured]:
                 per_process_s=float(row["per_process_s"]),
                 other_s=float(row["other_s"]),
                 processes=int(row["processes"]),
+                asv_run_s=per_run,
             )
             for row in rows
         ]

@@ -11,7 +11,6 @@ from serkit.codecs.registry import builtin_specs
 from serkit.codecs.spec import STDLIB
 from serkit.inputs.fixtures import default_fixture_names
 from serkit.run.cost import (
-    ASV_RUN_S,
     BUILD_S,
     FIRST_ROUND_RUNS,
     Estimate,
@@ -80,7 +79,7 @@ def sentinel_cost(measured: Sequence[Measured], processes: int = FULL_ROUNDS) ->
     if near is None:
         return SentinelCost(None, pairs, share, source)
     runs = FIRST_ROUND_RUNS + max(processes - 1, 0)
-    seconds = near.per_process_s * share * processes + runs * ASV_RUN_S + BUILD_S
+    seconds = near.per_process_s * share * processes + runs * near.asv_run_s + BUILD_S
     return SentinelCost(seconds, pairs, share, source)
 
 
