@@ -19,7 +19,7 @@ from serkit.run import rounds
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.libraries import companions
-from serkit.run.matrix import EVERY_LIBRARY, newest_set
+from serkit.run.matrix import EVERY_LIBRARY, counted, environments, newest_set
 from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
 from serkit.units import plural
 
@@ -88,6 +88,12 @@ def test_matrix_plan_for_one_python_is_one_environment_per_library_release() -> 
         assert set(env.requirements) == {env.library, *companions(str(env.library))}
     assert len(plan.environments) > 1
     assert {env.python for env in plan.environments} == {CURRENT}
+    # Memory per call and instructions: where the whole matrix's rule counts them.
+    counting = counted(environments(platform=plan.platform))
+    assert set(plan.uncounted) == {e.asv_name for e in plan.environments if e not in counting}
+    if plan.uncounted:  # the plan says which environments leave them to another
+        full = "\n".join(bench.plan_lines(plan, "box", quick=False, chosen=None, extra=[]))
+        assert "memory per call and instructions: not in" in full
 
 
 def test_bench_refuses_a_mistyped_codec_before_building_anything(

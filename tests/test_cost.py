@@ -463,3 +463,46 @@ def test_the_cost_command_says_where_its_cost_per_asv_run_comes_from(
     assert {m.asv_run_s for m in read_durations(table)} == {3.5}
     assert main(["matrix", "--cost", "--results", str(table)]) == 0
     assert "3.5 s per asv run (as the table states)" in capsys.readouterr().out
+
+
+def test_an_environment_another_counts_for_is_priced_without_its_counts(tmp_path: Path) -> None:
+    """A results file splits memory per call and instruction counts (bench_memory,
+    bench_instructions and their setup_cache) from the rest; the model leaves them out of
+    the environments a matrix run does not count in (serkit.run.matrix.counted)."""
+    memory = "bench_memory.PeakMemory.track_dumps_peak"
+    suite = {**SUITE, memory: {"type": "track", "unit": "bytes", "grid": GRID}}
+    data = results_file(
+        "box",
+        {TIMED: [1e-6, 2e-6], TRACK: [10, 20], memory: [100, 200]},
+        env=_env("3.12", "lib0", "1.0"),
+        benchmarks=suite,
+        samples={TIMED: [[1e-6] * 10, [2e-6] * 10]},
+    )
+    data["durations"] = {"<setup_cache bench_instructions:21>": 7.0, "<build>": 2.0}
+    write_benchmarks(tmp_path / "r", suite)
+    write_results(tmp_path / "r", "box", [data])
+    (m,) = read_costs(tmp_path / "r")[0]
+    assert m.counted_s == pytest.approx(1.5 + 7.0)  # the memory row once, the setup_cache
+    assert m.other_s == pytest.approx(1.5 + 1.5 + 7.0 + 2.0)
+    assert m.total_s(10) - m.total_s(10, counts=False) == pytest.approx(m.counted_s)
+    # A matrix of two releases on two Pythons: lib0 1.0 is the newest on both (counted);
+    # lib0 0.9 counts on 3.12 only.
+    everywhere = {p: ("3.12", "3.13") for p in ("linux-x86_64", "linux-aarch64", "macos-arm64")}
+    two = Releases(
+        ("3.12", "3.13"),
+        3,
+        (Library("lib0", (Release("1.0", None, everywhere), Release("0.9", None, everywhere))),),
+    )
+    now, before = (
+        runner_costs(two, [m], processes=10, counted_everywhere=flag)[0] for flag in (False, True)
+    )
+    seconds = {e.env.label: e.seconds for e in now.estimates}
+    assert seconds["py3.13 lib0 0.9"] == pytest.approx(m.total_s(10, counts=False))
+    assert seconds["py3.12 lib0 0.9"] == pytest.approx(m.total_s(10))
+    assert before.total_s - now.total_s == pytest.approx(m.counted_s)
+    # A saved table states it per row, or it is not known (0).
+    table = tmp_path / "table.json"
+    row = {"python": "3.12", "library": "lib0", "version": "1.0", "per_process_s": 1.0}
+    row |= {"other_s": 9.0, "processes": 2, "counted_s": 4.0}
+    table.write_text(json.dumps({"environments": [row]}))
+    assert read_durations(table)[0].counted_s == 4.0

@@ -12,10 +12,12 @@ from serkit.cli import main
 from serkit.codecs.registry import STDLIB, codec_names, registry
 from serkit.run.libraries import companions
 from serkit.run.matrix import (
+    COUNTS_PYTHON,
     LIBRARY_ENV,
     MatrixEnvironment,
     asv_config,
     configured,
+    counted,
     environments,
     measured,
     newest_set,
@@ -268,3 +270,37 @@ def test_a_releases_file_that_cannot_be_written_is_a_serkit_error(tmp_path: Path
     with pytest.raises(BadReleases, match="cannot write"):
         save(load(), tmp_path / "no" / "releases.json")
     assert not list(tmp_path.iterdir())
+
+
+def test_each_release_counts_on_one_python_and_each_python_in_its_newest_releases() -> None:
+    """Memory per call and instructions: the standard library everywhere, each Python's
+    newest release of each library, every release on COUNTS_PYTHON (or its newest Python)."""
+    assert COUNTS_PYTHON == "3.12"
+    made_up = Releases(
+        pythons=("3.12", "3.13", "3.14t"),
+        minor_lines=3,
+        libraries=(
+            Library(
+                "cbor2",
+                (
+                    _release("6.2.1", ("3.12", "3.13", "3.14t")),
+                    _release("5.9.0", ("3.12", "3.13")),
+                    _release("5.6.5", ("3.13", "3.14t")),  # no wheel for 3.12
+                ),
+            ),
+        ),
+        checked="2026-11-25",
+    )
+    envs = list(environments(platform="linux-x86_64", data=made_up))
+    labels = {env.label for env in counted(envs)}
+    assert labels == {
+        "py3.12 stdlib",
+        "py3.13 stdlib",
+        "py3.14t stdlib",
+        "py3.12 cbor2 6.2.1",  # newest everywhere
+        "py3.13 cbor2 6.2.1",
+        "py3.14t cbor2 6.2.1",
+        "py3.12 cbor2 5.9.0",  # an older release: on 3.12 only
+        "py3.14t cbor2 5.6.5",  # without 3.12: its newest Python
+    }
+    assert len(envs) == 3 + 7

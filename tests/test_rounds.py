@@ -475,3 +475,43 @@ def test_a_full_runs_rounds_past_its_least_processes_take_only_the_pairs_short_o
     selected = [[c[i + 1] for i, arg in enumerate(c) if arg == "-b"] for c in later]
     assert len(selected) == 6
     assert all(_selects(regexes, f"{LOADS}('json', 'small-dict')") for regexes in selected)
+
+
+def test_an_environment_another_counts_for_runs_without_memory_or_instructions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A matrix run's uncounted environments (serkit.run.matrix.counted) run with memory
+    per call and instruction counts off; the others as the run asked."""
+    from serkit.run import rounds
+    from serkit.suite.cases import INSTRUCTIONS_ENV
+    from serkit.suite.memory import MEMORY_ENV
+
+    seen: dict[str, dict[str, str]] = {}
+
+    def fake_asv(command: list[str], *, cwd: Path, env: dict[str, str], **_: Any) -> int:
+        name = command[command.index("-E") + 1]
+        seen[name] = env
+        # asv's file, its own keys only, as every run rewrites it
+        results = tmp_path / "results" / "m" / rounds.results_file_name("c0ffee", name)
+        results.parent.mkdir(parents=True, exist_ok=True)
+        results.write_text(json.dumps({"result_columns": [], "results": {}}))
+        return 0
+
+    monkeypatch.setattr(rounds, "run_in_session", fake_asv)
+    monkeypatch.setattr(rounds, "_benchmarks", lambda root: {})
+    state = RunState("c0ffee", False, True, None, 1, ["a", "b"], {}, [], str(tmp_path / "n"))
+    state.uncounted = ["b"]
+    env = {"SERKIT_BUILDS": str(tmp_path / "results" / "m" / "builds.yaml")}
+    env |= {MEMORY_ENV: "1", INSTRUCTIONS_ENV: "1"}
+    monkeypatch.setattr(rounds, "BUILDS_ENV", "SERKIT_BUILDS")
+    monkeypatch.setattr(rounds, "results_dir", lambda root: root / "results")
+    assert rounds.drive(tmp_path, state, env, {"a": "py3.12 a", "b": "py3.13 b"}) == 0
+    assert (seen["a"][MEMORY_ENV], seen["a"][INSTRUCTIONS_ENV]) == ("1", "1")
+    assert (seen["b"][MEMORY_ENV], seen["b"][INSTRUCTIONS_ENV]) == ("0", "0")
+    # Each asv run's record, written back into the file asv rewrote (serkit.results.asv_runs):
+    # the first round's three parts.
+    from serkit.results.asv_runs import runs_of
+
+    for name in ("a", "b"):
+        results = tmp_path / "results" / "m" / rounds.results_file_name("c0ffee", name)
+        assert len(runs_of(json.loads(results.read_text()))) == 3

@@ -6,6 +6,7 @@ import math
 import statistics
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from serkit.cli.common import print_json, print_table, warn
@@ -23,6 +24,7 @@ from serkit.run.cost import (
     read_predictions,
     runner_costs,
 )
+from serkit.run.matrix import COUNTS_PYTHON
 from serkit.run.precision import MOST_PROCESSES, processes_for
 from serkit.run.quick import FULL_BUDGET_S
 from serkit.run.releases import Releases, load
@@ -65,6 +67,27 @@ def per_run_words(measured: Sequence[Measured], table: bool) -> tuple[float, str
     if table and seconds != ASV_RUN_S:
         return seconds, "as the table states"
     return seconds, "measured here under load (docs/cost.md): no recorded runs to go by"
+
+
+@dataclass(frozen=True)
+class Before:
+    """What the model leaves as runs did before its levers: every pair of the grid timed
+    (--every-pair), memory per call and instructions counted everywhere
+    (--counted-everywhere)."""
+
+    every_pair: bool = False
+    counted_everywhere: bool = False
+
+
+def _counted_words(before: Before) -> str:
+    if before.counted_everywhere:
+        return (
+            " Memory per call and instructions counted in every environment (--counted-everywhere)."
+        )
+    return (
+        f" Memory per call and instructions counted where a matrix run counts them: each "
+        f"release on Python {COUNTS_PYTHON}, each Python in its newest releases."
+    )
 
 
 def _left_out(results: Path, every_pair: bool, data: Releases) -> LeaveOut | None:
@@ -124,12 +147,14 @@ def print_cost(
     machine: str | None = None,
     processes: int | None = None,
     precision: float | None = None,
-    every_pair: bool = False,
+    before: Before = Before(),
 ) -> int:
     measured = _measured(results, machine, precision)
     data = load()
-    left = _left_out(results, every_pair, data)
-    kinds = runner_costs(data, measured, shards, processes, precision, left)
+    left = _left_out(results, before.every_pair, data)
+    kinds = runner_costs(
+        data, measured, shards, processes, precision, left, before.counted_everywhere
+    )
     per_run, per_run_source = per_run_words(measured, results.is_file())
     if fmt == "json":
         print_json(
@@ -182,6 +207,7 @@ def print_cost(
         + f", {per_run:.1f} s per asv run ({per_run_source}), {BUILD_S:g} s per build."
         + _precision_words(measured, precision)
         + _left_words(left)
+        + _counted_words(before)
     )
     count = len(kinds[0].shards)
     rows = [
@@ -230,15 +256,15 @@ def print_weekly(
     machine: str | None = None,
     processes: int | None = None,
     precision: float | None = None,
-    every_pair: bool = False,
+    before: Before = Before(),
 ) -> int:
     """`--schedule weekly`: per runner kind, a week with one new release of each library in
     turn, the sentinel, and the full re-measure it replaces."""
     measured = _measured(results, machine, precision)
     rounds = processes or FULL_ROUNDS
     data = load()
-    left = _left_out(results, every_pair, data)
-    kinds = weekly_costs(data, measured, rounds, precision, left)
+    left = _left_out(results, before.every_pair, data)
+    kinds = weekly_costs(data, measured, rounds, precision, left, before.counted_everywhere)
     sentinel = kinds[0].sentinel
     per_run, per_run_source = per_run_words(measured, results.is_file())
     if fmt == "json":
@@ -289,6 +315,7 @@ def print_weekly(
         f"{per_run:.1f} s per asv run ({per_run_source})."
         + _precision_words(measured, precision)
         + _left_words(left)
+        + _counted_words(before)
     )
     first = kinds[0]
     rows = []

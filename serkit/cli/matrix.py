@@ -93,6 +93,13 @@ OWN = (  # the options of one action each (or of listing), beside the table's
         action="store_true",
     ),
     Option(
+        ("--counted-everywhere",),
+        "with --cost: memory per call and instructions counted in every environment, as "
+        "matrix runs did before each release counted them on one Python (the model's "
+        "'before')",
+        action="store_true",
+    ),
+    Option(
         ("--shards",),
         "with --cost: the shard count to show (default: the fewest within the budget)",
         type=positive_int,
@@ -146,7 +153,7 @@ def run_matrix(args: argparse.Namespace) -> int:
         return _ci_plan(args)
     if args.cost:
         # The model reads asv's results: its own module.
-        from serkit.cli.cost import print_cost, print_weekly
+        from serkit.cli.cost import Before, print_cost, print_weekly
 
         if args.durations and args.results:
             raise UsageError("--durations and --results are two sources: give one")
@@ -159,13 +166,13 @@ def run_matrix(args: argparse.Namespace) -> int:
         # The run's own aim (serkit.run.precision) unless --processes fixes every pair's.
         detect = args.detect if args.detect is not None or args.processes else FULL_SEES * 100
         precision = None if detect is None else precision_needed(detect / 100)
-        every = args.every_pair
+        before = Before(args.every_pair, args.counted_everywhere)
         if args.schedule == "weekly":
             return print_weekly(
-                results, args.format, args.machine, args.processes, precision, every
+                results, args.format, args.machine, args.processes, precision, before
             )
         return print_cost(
-            results, args.format, args.shards, args.machine, args.processes, precision, every
+            results, args.format, args.shards, args.machine, args.processes, precision, before
         )
     return _show(args)
 

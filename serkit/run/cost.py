@@ -42,11 +42,12 @@ from serkit.results.tree import (
 )
 from serkit.run.index import PLATFORMS, Platform
 from serkit.run.interpreters import FREE_THREADED
-from serkit.run.matrix import MatrixEnvironment, environments
+from serkit.run.matrix import MatrixEnvironment, counted, environments
 from serkit.run.precision import pair_processes, processes_for, spread_of
 from serkit.run.quick import FULL_BUDGET_S, over_budget
 from serkit.run.releases import Releases
 from serkit.run.shards import Shard, shard_slice
+from serkit.suite.benchmark_names import COUNTED_MODULES
 from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV, SAMPLES_PER_PROCESS
 from serkit.suite.prediction import Prediction, predict
 from serkit.units import plural
@@ -104,6 +105,9 @@ class Measured:
     # median (read_costs), else ASV_RUN_S.
     asv_run_s: float = ASV_RUN_S
     recorded_runs: tuple[asv_runs.AsvRun, ...] = ()  # this file's (serkit.results.asv_runs)
+    # Of other_s, memory per call and instruction counts: what an environment another one
+    # counts for does not run (serkit.run.matrix.counted); 0 where not known (a table).
+    counted_s: float = 0.0
 
     @property
     def benchmarks_s(self) -> float:
@@ -117,11 +121,13 @@ class Measured:
         processes: int | None = None,
         precision: float | None = None,
         left_share: float = 0.0,
+        counts: bool = True,
     ) -> float:
         """What the environment cost, or would cost with `processes` per timed pair; with
         `precision`, each pair with `processes_for` it instead (where spreads were read,
         else `processes`, else as recorded); less `left_share` of its timed time (the pairs
-        a run now leaves out, LeaveOut.share)."""
+        a run now leaves out, LeaveOut.share); without `counts`, less its memory per call and
+        instruction counts."""
         rounds = processes or self.processes
         timed = self.per_process_s * rounds
         if processes is None and self.pair_processes:
@@ -134,7 +140,8 @@ class Measured:
             timed = self.per_process_s * sum(needed) / len(needed)
             rounds = max(needed)
         runs = FIRST_ROUND_RUNS + max(rounds - 1, 0)
-        return timed * (1 - left_share) + self.other_s + runs * self.asv_run_s + BUILD_S
+        other = self.other_s if counts else self.other_s - self.counted_s
+        return timed * (1 - left_share) + other + runs * self.asv_run_s + BUILD_S
 
 
 def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], list[str]]:
@@ -196,12 +203,15 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         known = described.get(name)
         return None if known is None else known[0].samples_per_process
 
+    counted = 0.0
     for name, row in rows.items():
         duration = float(row.get("duration") or 0.0)
         if size(name) is not None:
             per_process += duration  # the first round's (serkit.run.rounds): one process a pair
         else:
-            other += duration * _passes(described.get(name), row.get("samples"), rounds_run)
+            spent = duration * _passes(described.get(name), row.get("samples"), rounds_run)
+            other += spent
+            counted += spent if _counted(name) else 0.0
     # Each timed pair's processes, judged by the machine's state as the run judges them.
     by_pair = pair_processes(data, size)
     spreads = tuple(spread_of(values) for values in by_pair.values())
@@ -211,7 +221,9 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
     )
     # asv's own entries: a setup_cache (the instruction counts run under valgrind there,
     # once per environment) and the build.
-    other += sum(float(v) for v in (data.get("durations") or {}).values())
+    for key, value in (data.get("durations") or {}).items():
+        other += float(value)
+        counted += float(value) if _counted(str(key).removeprefix("<setup_cache ")) else 0.0
     library = (data.get("env_vars") or {}).get(LIBRARY_ENV)
     requirements = data.get("requirements") or {}
     return Measured(
@@ -228,7 +240,14 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         counts,
         timed,
         recorded_runs=tuple(asv_runs.runs_of(data)),
+        counted_s=counted,
     )
+
+
+def _counted(name: str) -> bool:
+    """Whether a benchmark (or a setup_cache, by its module) is memory per call or an
+    instruction count."""
+    return name.split(".", 1)[0].split(":", 1)[0] in COUNTED_MODULES
 
 
 @dataclass(frozen=True)
@@ -244,12 +263,15 @@ def estimate(
     processes: int | None = None,
     precision: float | None = None,
     left: LeaveOut | None = None,
+    counting: frozenset[MatrixEnvironment] | None = None,
 ) -> list[Estimate]:
     """Each environment's cost: its own measurement (the newest), else the nearest one's,
     else, for a library never measured, its pairs at the median measured pair's cost
     (by_pair); with `processes`, as if every timed pair ran that many (else as many as
     recorded); with `precision`, each pair as many as its spread needs (Measured.total_s);
-    with `left`, less the pairs a full run now leaves out."""
+    with `left`, less the pairs a full run now leaves out; with `counting` (the matrix's
+    environments that count memory per call and instructions, serkit.run.matrix.counted),
+    the others without their counts."""
     newest = newest_measured(measured)
     out = []
     for env in envs:
@@ -260,7 +282,8 @@ def estimate(
             out.append(Estimate(env, None, source))
             continue
         share = 0.0 if left is None else left.share(near.library or "", near.timed_pairs)
-        out.append(Estimate(env, near.total_s(processes, precision, share), source))
+        counts = counting is None or env in counting
+        out.append(Estimate(env, near.total_s(processes, precision, share, counts), source))
     return out
 
 
@@ -291,6 +314,7 @@ def by_pair(env: MatrixEnvironment, measured: Iterable[Measured]) -> tuple[Measu
         return None, "not measured"
     per_pair = statistics.median(m.per_process_s / n for m, n in rows)
     other = statistics.median(m.other_s / n for m, n in rows)
+    counted = statistics.median(m.counted_s / n for m, n in rows)
     pairs = len(grid_pairs(env.library or ""))
     processes = statistics.median_low([m.processes for m, _ in rows])
     stand_in = Measured(
@@ -304,6 +328,7 @@ def by_pair(env: MatrixEnvironment, measured: Iterable[Measured]) -> tuple[Measu
         other * pairs,
         processes,
         asv_run_s=statistics.median(m.asv_run_s for m, _ in rows),
+        counted_s=counted * pairs,
     )
     libraries = len({m.library for m, _ in rows})
     return stand_in, f"{plural(pairs, 'pair')} at the median pair of {libraries} measured libraries"
@@ -451,15 +476,17 @@ def runner_costs(
     processes: int | None = None,
     precision: float | None = None,
     left: LeaveOut | None = None,
+    counted_everywhere: bool = False,
 ) -> list[RunnerCost]:
     """Per runner kind: the matrix's cost, cut into `shards` (default: the fewest that each
-    fit SHARD_BUDGET_S, the same count for every kind, as one workflow runs them)."""
-    per_kind = {
-        platform.name: estimate(
-            environments(platform=platform.name, data=data), measured, processes, precision, left
-        )
-        for platform in PLATFORMS
-    }
+    fit SHARD_BUDGET_S, the same count for every kind, as one workflow runs them); memory
+    per call and instructions counted where a run counts them (serkit.run.matrix.counted),
+    or with `counted_everywhere` in every environment."""
+    per_kind = {}
+    for platform in PLATFORMS:
+        envs = list(environments(platform=platform.name, data=data))
+        counting = None if counted_everywhere else counted(envs)
+        per_kind[platform.name] = estimate(envs, measured, processes, precision, left, counting)
     count = shards or fewest_shards(per_kind.values())
     out = []
     for platform in PLATFORMS:
@@ -467,8 +494,8 @@ def runner_costs(
         cut = []
         for k in range(1, count + 1):
             shard = Shard(k, count)
-            envs = shard_slice([e.env for e in estimates], shard)
-            cut.append((shard, _seconds(estimates, envs), len(envs)))
+            cut_envs = shard_slice([e.env for e in estimates], shard)
+            cut.append((shard, _seconds(estimates, cut_envs), len(cut_envs)))
         out.append(RunnerCost(platform, estimates, cut))
     return out
 
@@ -496,7 +523,8 @@ def read_durations(path: Path) -> list[Measured]:
     """A durations table saved as JSON, in place of a results tree: per environment, its
     Python, library and release, one process of every timed pair, the rest, and the
     processes that ran (docs/cost.md keeps the table of the measured run this way); its
-    `asv_run_s`, where it states one, else ASV_RUN_S."""
+    `asv_run_s`, where it states one, else ASV_RUN_S; each row's `counted_s` (of other_s,
+    memory per call and instruction counts), where it states one, else 0."""
     try:
         raw: Any = load_json(path)
         rows = raw["environments"]
@@ -513,6 +541,7 @@ def read_durations(path: Path) -> list[Measured]:
                 other_s=float(row["other_s"]),
                 processes=int(row["processes"]),
                 asv_run_s=per_run,
+                counted_s=float(row.get("counted_s", 0.0)),
             )
             for row in rows
         ]

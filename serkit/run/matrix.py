@@ -26,12 +26,13 @@ reads both kinds the same way (serkit.report.runs).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 
 from serkit.checkout import ENV_DIR, HTML_DIR, RESULTS_DIR
 from serkit.codecs.spec import STDLIB
+from serkit.results.tree import version_order
 from serkit.run.index import PLATFORM_NAMES
 from serkit.run.libraries import companions, matrix_libraries
 from serkit.run.releases import Library, Release, Releases, load
@@ -149,6 +150,34 @@ def _with_companions(
             return None
         with_[name] = newest.version
     return MatrixEnvironment.of(python, library.name, release.version, with_)
+
+
+# Memory per call and instruction counts do not vary from process to process, and the
+# Python-versions view and the release history each need one Python's worth of them: a
+# full matrix run counts them in each Python's newest release of each library (and the
+# standard library's environment, on every Python), and in every release on this Python.
+# Counting everywhere was about a third of the first fill's runner time (docs/cost.md).
+COUNTS_PYTHON = "3.12"
+
+
+def counted(envs: Iterable[MatrixEnvironment]) -> frozenset[MatrixEnvironment]:
+    """Of `envs`, a runner kind's whole matrix in `environments` order (each library's
+    releases newest first per Python), those that count memory per call and instructions:
+    the standard library's; each Python's newest release of each library; each release on
+    COUNTS_PYTHON, or on its newest Python where it has no wheel for that one."""
+    envs = list(envs)
+    found: set[MatrixEnvironment] = set()
+    newest: set[tuple[str, str | None]] = set()
+    pythons: dict[tuple[str | None, str | None], list[MatrixEnvironment]] = {}
+    for env in envs:
+        if env.library == STDLIB or (env.python, env.library) not in newest:
+            found.add(env)
+            newest.add((env.python, env.library))
+        pythons.setdefault((env.library, env.version), []).append(env)
+    for same_release in pythons.values():
+        on = [env for env in same_release if env.python == COUNTS_PYTHON]
+        found.update(on or [max(same_release, key=lambda env: version_order(env.python))])
+    return frozenset(found)
 
 
 def newest_set(

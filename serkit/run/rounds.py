@@ -62,7 +62,8 @@ from serkit.run.round_selection import (
 from serkit.run.run_state import SELECTION as SELECTION
 from serkit.run.run_state import RunState as RunState
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
-from serkit.suite.cases import TYPICAL_PROCESSES
+from serkit.suite.cases import INSTRUCTIONS_ENV, TYPICAL_PROCESSES
+from serkit.suite.memory import MEMORY_ENV
 from serkit.units import plural
 
 # An extra round that brings fewer than this share of the short pairs within precision is
@@ -137,6 +138,8 @@ class _Round:
         state = self.state
         notes = Path(state.notes) / hashlib.sha1(name.encode()).hexdigest()[:12]
         env = {**self.base_env, NOTES_ENV: str(notes)}
+        if name in state.uncounted:  # another environment counts them (serkit.run.matrix)
+            env.update({MEMORY_ENV: "0", INSTRUCTIONS_ENV: "0"})
         # The commit the run began at: a commit made meanwhile is not what it measures.
         args = ["run", f"{state.commit or 'HEAD'}^!", "-E", name, *ROUND_ARGS]
         where = f", {self.labels[name]}" if len(state.environments) > 1 else ""

@@ -62,6 +62,9 @@ class RunState:
     # What the run chose to leave out and why (serkit.run.quick.QuickPlan.as_record).
     plan: dict[str, Any] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
+    # Environments that neither measure memory per call nor count instructions
+    # (serkit.run.matrix.counted): a matrix run's, where another environment counts them.
+    uncounted: list[str] = field(default_factory=list)
 
     def is_done(self, round_index: int, env: str) -> bool:
         return (round_index, env) in self.done
@@ -127,6 +130,7 @@ def new_state(
     least_rounds: int = 0,
     parts: Sequence[Sequence[str]] = (),
     plan: Mapping[str, Any] | None = None,
+    uncounted: Sequence[str] = (),
 ) -> RunState:
     """The state of a run about to begin, with an empty folder for its notes."""
     # An older run's notes serve only its --resume, which a new run replaces.
@@ -150,6 +154,7 @@ def new_state(
         extra_rounds=extra_rounds,
         precision=precision,
         least_rounds=least_rounds,
+        uncounted=list(uncounted),
         parts=[list(part) for part in parts],
         plan=dict(plan or {}),
     )

@@ -38,7 +38,14 @@ from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
 from serkit.run.machine_profile import PROFILES_FILE, asv_home, ensure_machine, given_machine
 from serkit.run.machine_profile import machine_name as machine_name  # serkit.cli reads it here
-from serkit.run.matrix import MatrixEnvironment, environments, installed_set, newest_set
+from serkit.run.matrix import (
+    COUNTS_PYTHON,
+    MatrixEnvironment,
+    counted,
+    environments,
+    installed_set,
+    newest_set,
+)
 from serkit.run.points import Now, why_measure
 from serkit.run.precision import LEAST_PROCESSES, MOST_PROCESSES
 from serkit.run.quick import FULL_BUDGET_S, QUICK_FIXTURES, QuickPlan, plan_full, plan_quick
@@ -115,6 +122,8 @@ class Plan:
     # The runner kind's platform whose wheels chose the releases; None: not one serkit
     # knows, so every release with a wheel on any of them (serkit.run.index.PLATFORMS).
     platform: str | None = None
+    # A matrix run's environments that another environment counts for (counted).
+    uncounted: tuple[str, ...] = ()
 
 
 def plan(
@@ -176,8 +185,20 @@ def plan(
     asv_env = expose(found, root / PYTHONS_DIR)
     pythons_ = {p: path for p in present if (path := found[p])}
     asked = tuple(pythons) if pythons else None
+    uncounted: tuple[str, ...] = ()
+    if matrix:  # the rule is the whole matrix's, whatever slice of it runs here
+        counting = counted(environments(platform=where, data=data))
+        uncounted = tuple(env.asv_name for env in runnable if env not in counting)
     return Plan(
-        runnable, missing, asv_env, pythons_, shard, matrix=matrix, asked=asked, platform=where
+        runnable,
+        missing,
+        asv_env,
+        pythons_,
+        shard,
+        matrix=matrix,
+        asked=asked,
+        platform=where,
+        uncounted=uncounted,
     )
 
 
@@ -285,6 +306,7 @@ def run(
                 least_rounds=0 if quick else min(LEAST_PROCESSES, rounds),
                 parts=chosen.parts() if chosen else (),
                 plan=chosen.as_record() if chosen else {"kind": "quick" if quick else "full"},
+                uncounted=plan_.uncounted,
             )
             if chosen:
                 state.selection.update(chosen.environment())
@@ -460,6 +482,14 @@ def plan_lines(
             lines.append(
                 f"not timed: {plural(len(pairs), 'pair')} predicted over the {FULL_BUDGET_S:g} s "
                 f"a pair a full run affords ({_listed(pairs)}; asv's -b times them)"
+            )
+        if plan_.uncounted:
+            names = set(plan_.uncounted)
+            skipped = [env.label for env in plan_.environments if env.asv_name in names]
+            lines.append(
+                f"memory per call and instructions: not in {plural(len(skipped), 'environment')} "
+                f"({_listed(skipped)}): each release counts them on Python {COUNTS_PYTHON}, "
+                "each Python in its newest releases"
             )
     return lines
 

@@ -21,7 +21,7 @@ from serkit.run.cost import (
     newest_measured,
 )
 from serkit.run.index import PLATFORMS, Platform
-from serkit.run.matrix import MatrixEnvironment, environments
+from serkit.run.matrix import MatrixEnvironment, counted, environments
 from serkit.run.releases import Releases
 from serkit.run.sentinel import SENTINEL_OPERATIONS, sentinel_environment, sentinel_pairs
 from serkit.suite.cases import FULL_ROUNDS
@@ -89,6 +89,7 @@ def weekly_costs(
     processes: int = FULL_ROUNDS,
     precision: float | None = None,
     left: LeaveOut | None = None,
+    counted_everywhere: bool = False,
 ) -> list[WeeklyCost]:
     """Per runner kind: a scheduled run's cost with a new release of each library in turn,
     the sentinel, and a full re-measure of the matrix, at `processes` a timed pair."""
@@ -100,10 +101,11 @@ def weekly_costs(
         for env in envs:  # each library's releases come newest first, per Python
             if env.library is not None and env.library != STDLIB:
                 newest.setdefault(env.library, {}).setdefault(env.python, env)
-        new_release = {
-            library: estimate(by_python.values(), measured, processes, precision, left)
+        counting = None if counted_everywhere else counted(envs)
+        full = estimate(envs, measured, processes, precision, left, counting)
+        new_release = {  # each Python's newest release: it counts (counted)
+            library: estimate(by_python.values(), measured, processes, precision, left, counting)
             for library, by_python in newest.items()
         }
-        full = sum(e.seconds or 0.0 for e in estimate(envs, measured, processes, precision, left))
-        out.append(WeeklyCost(platform, new_release, sentinel, full))
+        out.append(WeeklyCost(platform, new_release, sentinel, sum(e.seconds or 0.0 for e in full)))
     return out

@@ -53,3 +53,6 @@ CYCLES = {
     "loads": "bench_instructions.Instructions.track_cycles_loads",
 }
 CYCLES_UNIT = "estimated cycles"
+# The modules whose benchmarks a matrix environment leaves to another that counts for it
+# (serkit.run.matrix.counted): memory per call and the instruction counts.
+COUNTED_MODULES = ("bench_memory", "bench_instructions")
