@@ -506,3 +506,34 @@ def test_an_environment_another_counts_for_is_priced_without_its_counts(tmp_path
     row |= {"other_s": 9.0, "processes": 2, "counted_s": 4.0}
     table.write_text(json.dumps({"environments": [row]}))
     assert read_durations(table)[0].counted_s == 4.0
+
+
+def test_a_tree_saved_as_a_table_prices_the_matrix_as_the_tree_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--save-durations writes what --durations reads: the same model, wherever the tree
+    is not."""
+    from serkit.results.asv_runs import RUNS_KEY
+
+    data = _file("3.12", "ujson", "6.1.0", processes=10)
+    data[RUNS_KEY] = [{"wall_s": 10.0, "recorded_s": 7.0, "build_s": 0.0}]
+    data["durations"] = {"<setup_cache bench_instructions:21>": 7.0}
+    root = _tree(tmp_path / "results", [data])
+    table = tmp_path / "saved.json"
+    assert main(["matrix", "--cost", "--results", str(root), "--save-durations", str(table)]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {table}: 1 environment, 3.0 s per asv run")
+    (tree,), (saved,) = read_costs(root)[0], read_durations(table)
+    for field in ("python", "library", "version", "processes", "asv_run_s"):
+        assert getattr(saved, field) == getattr(tree, field)
+    for field in ("per_process_s", "other_s", "counted_s"):
+        assert getattr(saved, field) == pytest.approx(getattr(tree, field), abs=1e-3)
+    assert saved.counted_s == pytest.approx(7.0)
+    assert read_predictions(table)  # every ujson pair of the grid, predicted here
+    cost = ["matrix", "--cost", "--processes", "10", "--format", "json"]
+    assert main([*cost, "--results", str(root)]) == 0
+    from_tree = json.loads(capsys.readouterr().out)["runner_kinds"][0]["total_s"]
+    assert main([*cost, "--durations", str(table)]) == 0
+    assert json.loads(capsys.readouterr().out)["runner_kinds"][0]["total_s"] == pytest.approx(
+        from_tree, rel=1e-3
+    )
+    assert main(["matrix", "--cost", "--durations", str(table), "--save-durations", "x"]) == 2

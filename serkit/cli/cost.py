@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,12 +14,14 @@ from pathlib import Path
 from serkit.cli.common import print_json, print_table, warn
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
+from serkit.results.hosts import load_text
 from serkit.run.cost import (
     ASV_RUN_S,
     BUILD_S,
     SHARD_BUDGET_S,
     LeaveOut,
     Measured,
+    durations_table,
     leave_out,
     read_costs,
     read_durations,
@@ -88,6 +92,31 @@ def _counted_words(before: Before) -> str:
         f" Memory per call and instructions counted where a matrix run counts them: each "
         f"release on Python {COUNTS_PYTHON}, each Python in its newest releases."
     )
+
+
+def save_durations(results: Path, machine: str | None, path: Path) -> int:
+    """`--save-durations FILE`: the tree's durations as a table (serkit.run.cost
+    .durations_table), read back with --durations wherever the tree is not."""
+    measured = _measured(results, machine)
+    libraries = [STDLIB, *(library.name for library in load().libraries)]
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    what = (
+        f"The durations asv recorded in {results}"
+        + (f" (machine {machine})" if machine else "")
+        + f", saved by `serkit matrix --cost --save-durations` at {stamp}; the predictions "
+        f"made then, at a load average of {load_text()}."
+    )
+    table = durations_table(measured, what, libraries)
+    try:
+        path.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise SerkitError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(
+        f"wrote {path}: {plural(len(table['environments']), 'environment')}, "
+        f"{table['asv_run_s']:.1f} s per asv run, "
+        f"{plural(len(table['predictions']['pairs']), 'pair')} predicted"
+    )
+    return 0
 
 
 def _left_out(results: Path, every_pair: bool, data: Releases) -> LeaveOut | None:

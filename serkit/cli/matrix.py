@@ -100,6 +100,12 @@ OWN = (  # the options of one action each (or of listing), beside the table's
         action="store_true",
     ),
     Option(
+        ("--save-durations",),
+        "with --cost and a results tree: write its durations as a table (JSON) that "
+        "--durations reads, with every pair's calls predicted here now, and stop",
+        metavar="FILE",
+    ),
+    Option(
         ("--shards",),
         "with --cost: the shard count to show (default: the fewest within the budget)",
         type=positive_int,
@@ -153,7 +159,7 @@ def run_matrix(args: argparse.Namespace) -> int:
         return _ci_plan(args)
     if args.cost:
         # The model reads asv's results: its own module.
-        from serkit.cli.cost import Before, print_cost, print_weekly
+        from serkit.cli.cost import Before, print_cost, print_weekly, save_durations
 
         if args.durations and args.results:
             raise UsageError("--durations and --results are two sources: give one")
@@ -161,6 +167,10 @@ def run_matrix(args: argparse.Namespace) -> int:
             results = Path(args.durations)
         else:
             results = Path(args.results) if args.results else results_dir(project_root())
+        if args.save_durations:
+            if args.durations:
+                raise UsageError("--save-durations writes a table from --results, not --durations")
+            return save_durations(results, args.machine, Path(args.save_durations))
         if args.detect is not None and args.durations:
             raise UsageError("--detect needs each pair's processes: --results, not --durations")
         # The run's own aim (serkit.run.precision) unless --processes fixes every pair's.

@@ -547,3 +547,39 @@ def read_durations(path: Path) -> list[Measured]:
         ]
     except (ResultsFileError, LookupError, TypeError, ValueError) as exc:
         raise SerkitError(f"{path}: not a durations table ({exc})") from None
+
+
+def durations_table(
+    measured: Sequence[Measured], what: str, libraries: Iterable[str]
+) -> dict[str, Any]:
+    """What read_durations reads back: each environment's row (the newest measurement of
+    each), the tree's cost per `asv run`, and every pair of `libraries` on the default
+    grid predicted here now (the saved predictions make the model's left-out pairs the
+    same wherever the table is read)."""
+    newest = newest_measured(measured)
+    per_run = next(iter(newest.values())).asv_run_s if newest else ASV_RUN_S
+    rows = [
+        {
+            "python": m.python,
+            "library": m.library,
+            "version": m.version,
+            "per_process_s": round(m.per_process_s, 3),
+            "other_s": round(m.other_s, 3),
+            "counted_s": round(m.counted_s, 3),
+            "processes": m.processes,
+        }
+        for m in newest.values()
+    ]
+    pairs = {}
+    for library in sorted(set(libraries)):
+        for codec, fixture in grid_pairs(library):
+            found = _predict(codec, fixture)
+            if found is not None:
+                pairs[f"{codec} {fixture}"] = [found.dumps_s, found.loads_s]
+    return {
+        "what": what,
+        "machine": ", ".join(sorted({m.machine for m in newest.values()})),
+        "asv_run_s": round(per_run, 3),
+        "environments": rows,
+        "predictions": {"pairs": pairs},
+    }
