@@ -52,6 +52,7 @@ from serkit.results.hosts import NOT_MEASURED, asv_field_text, describe_hosts
 from serkit.results.noise import SAME_RUN
 from serkit.results.publishable import publishable_copy
 from serkit.results.tree import Measurement, ResultsTree, read_tree
+from serkit.run.matrix import COUNTS_PYTHON
 from serkit.state import STATE_RULE
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
@@ -331,6 +332,7 @@ def write_pages(
             allocation_benchmarks=tuple(ALLOCATIONS.values()),
             measure_names=MEASURE_NAMES,
             code_changed=CODE_CHANGED,
+            counts_python=COUNTS_PYTHON,
         )
     )
     charts = [python_chart(v, f"pythons-{i}") for i, v in enumerate(data.pythons)]
