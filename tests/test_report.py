@@ -115,6 +115,8 @@ def test_instruction_counts_are_shown_beside_the_times(tmp_path: Path) -> None:
     versions = (written.folder / "versions.html").read_text()
     assert "<td>118,000 → 105,425</td>" in versions and "-10.66 % (fewer)" in versions
     assert "dumps instructions" in versions  # the chart's panel
+    # Where a matrix run counts them (serkit.run.matrix.counted), said where they are missing.
+    assert "compare memory and instructions between releases on Python 3.12" in versions
 
 
 def test_report_writes_versioned_pages_and_keeps_older_ones(
