@@ -81,3 +81,6 @@ def test_notes_survive_asvs_rewrite_of_the_results_file(tmp_path: Path) -> None:
     assert asv_runs.typical_overhead([]) is None
     assert not asv_runs.attach(tmp_path / "missing.json", notes)
     assert asv_runs.runs_of({asv_runs.RUNS_KEY: "not a list"}) == []
+    hostile = [{"wall_s": "nan", "recorded_s": 1, "build_s": 0}, {"wall_s": -5, "recorded_s": 1}]
+    hostile.append({"wall_s": 1e400, "recorded_s": 0, "build_s": 0})  # inf, as JSON can say
+    assert asv_runs.runs_of({asv_runs.RUNS_KEY: hostile}) == []

@@ -15,6 +15,7 @@ as notes beside the canary's (serkit.results.canary) and written back after each
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -101,10 +102,12 @@ def _parse(items: Iterable[Any]) -> list[AsvRun]:
     found = []
     for item in items:
         try:
-            wall, ran, build = item["wall_s"], item["recorded_s"], item["build_s"]
-            found.append(AsvRun(float(wall), float(ran), float(build)))
+            values = [float(item[key]) for key in ("wall_s", "recorded_s", "build_s")]
         except (KeyError, TypeError, ValueError):
             continue  # a damaged line costs itself only
+        # A tree from elsewhere may say anything: only finite, non-negative seconds count.
+        if all(math.isfinite(v) and v >= 0 for v in values):
+            found.append(AsvRun(*values))
     return found
 
 
