@@ -65,6 +65,9 @@ class RunState:
     # Environments that neither measure memory per call nor count instructions
     # (serkit.run.matrix.counted): a matrix run's, where another environment counts them.
     uncounted: list[str] = field(default_factory=list)
+    # A matrix run's environments of one library: the codecs they time. Their first round
+    # selects those codecs' parameters only (serkit.run.rounds.own_parts).
+    own_codecs: dict[str, list[str]] = field(default_factory=dict)
 
     def is_done(self, round_index: int, env: str) -> bool:
         return (round_index, env) in self.done
@@ -131,6 +134,7 @@ def new_state(
     parts: Sequence[Sequence[str]] = (),
     plan: Mapping[str, Any] | None = None,
     uncounted: Sequence[str] = (),
+    own_codecs: Mapping[str, Sequence[str]] | None = None,
 ) -> RunState:
     """The state of a run about to begin, with an empty folder for its notes."""
     # An older run's notes serve only its --resume, which a new run replaces.
@@ -155,6 +159,7 @@ def new_state(
         precision=precision,
         least_rounds=least_rounds,
         uncounted=list(uncounted),
+        own_codecs={name: list(codecs) for name, codecs in (own_codecs or {}).items()},
         parts=[list(part) for part in parts],
         plan=dict(plan or {}),
     )

@@ -125,6 +125,18 @@ class Plan:
     # A matrix run's environments that another environment counts for (counted).
     uncounted: tuple[str, ...] = ()
 
+    def own_codecs(self) -> dict[str, list[str]]:
+        """A matrix run's environments of one library, each with the codecs it times."""
+        if not self.matrix:
+            return {}
+        return {
+            env.asv_name: [
+                name for name in registry.names() if registry.spec(name).library == env.library
+            ]
+            for env in self.environments
+            if env.library is not None
+        }
+
 
 def plan(
     root: Path,
@@ -307,6 +319,7 @@ def run(
                 parts=chosen.parts() if chosen else (),
                 plan=chosen.as_record() if chosen else {"kind": "quick" if quick else "full"},
                 uncounted=plan_.uncounted,
+                own_codecs=plan_.own_codecs(),
             )
             if chosen:
                 state.selection.update(chosen.environment())
