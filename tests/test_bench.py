@@ -88,6 +88,11 @@ def test_matrix_plan_for_one_python_is_one_environment_per_library_release() -> 
         assert set(env.requirements) == {env.library, *companions(str(env.library))}
     assert len(plan.environments) > 1
     assert {env.python for env in plan.environments} == {CURRENT}
+    # Each environment of one library selects its own codecs' parameters (rounds.own_parts).
+    own = plan.own_codecs()
+    stdlib = plan.environments[0].asv_name
+    assert "json" in own[stdlib] and "orjson" not in own[stdlib]
+    assert all(own[e.asv_name] for e in plan.environments if e.library != "genson")
     # Memory per call and instructions: where the whole matrix's rule counts them.
     counting = counted(environments(platform=plan.platform))
     assert set(plan.uncounted) == {e.asv_name for e in plan.environments if e not in counting}

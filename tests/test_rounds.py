@@ -515,3 +515,43 @@ def test_an_environment_another_counts_for_runs_without_memory_or_instructions(
     for name in ("a", "b"):
         results = tmp_path / "results" / "m" / rounds.results_file_name("c0ffee", name)
         assert len(runs_of(json.loads(results.read_text()))) == 3
+
+
+def test_an_environment_of_one_library_selects_its_own_codecs_parameters_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """asv forks a process for each parameter combination it selects: a matrix environment's
+    first round names its own codecs' (every benchmark's first parameter is the codec)."""
+    from serkit.run import rounds
+
+    parts = rounds.own_parts(["orjson", "orjson-dataclass"])
+    assert len(parts) == len(rounds.FIRST_ROUND_PARTS)
+
+    def part_of(name: str) -> int | None:
+        found = [i for i, (regex,) in enumerate(parts) if re.search(regex, name)]
+        assert len(found) <= 1, name
+        return found[0] if found else None
+
+    assert part_of("bench_facts.Implementation.track_compiled('orjson-dataclass')") == 0
+    assert part_of("bench_size.CompressedSize.track_bytes('orjson', 'twitter', 'gzip-6')") == 0
+    assert part_of("bench_time.Dumps.time_dumps('orjson', 'small-dict')") == 1
+    assert part_of("bench_memory.PeakMemory.track_dumps_peak('orjson', 'twitter')") == 2
+    assert part_of("bench_import.ImportTime.timeraw_import('orjson')") == 2
+    for other in ("'json'", "'orjsonx'", "'cattrs-orjson'"):
+        assert part_of(f"bench_time.Dumps.time_dumps({other}, 'small-dict')") is None
+    # The run uses them for an environment it knows the codecs of; the others as before.
+    asked: list[list[str]] = []
+    monkeypatch.setattr(rounds, "run_in_session", lambda command, **_: asked.append(command) or 0)
+    monkeypatch.setattr(rounds, "_benchmarks", lambda root: {})
+    monkeypatch.setattr(rounds, "BUILDS_ENV", "SERKIT_BUILDS")
+    monkeypatch.setattr(rounds, "results_dir", lambda root: root / "results")
+    state = RunState("c0ffee", False, True, None, 1, ["a", "b"], {}, [], str(tmp_path / "n"))
+    state.own_codecs = {"a": ["orjson", "orjson-dataclass"]}
+    env = {"SERKIT_BUILDS": str(tmp_path / "results" / "m" / "builds.yaml")}
+    assert rounds.drive(tmp_path, state, env, {"a": "py3.12 orjson", "b": "py3.12"}) == 0
+    chosen = {
+        (c[c.index("-E") + 1], c[c.index("-b") + 1]) for c in asked if "--append-samples" not in c
+    }
+    assert chosen == {("a", regex) for (regex,) in parts} | {
+        ("b", regex) for regex in rounds.FIRST_ROUND_PARTS
+    }
