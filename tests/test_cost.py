@@ -32,7 +32,7 @@ from serkit.run.cost import (
 from serkit.run.matrix import MatrixEnvironment
 from serkit.run.precision import processes_for
 from serkit.run.quick import FULL_BUDGET_S, over_budget
-from serkit.run.releases import Library, Release, Releases
+from serkit.run.releases import Library, Release, Releases, load
 from serkit.run.sentinel import sentinel_pairs
 from serkit.run.weekly_cost import stdlib_timed_pairs, weekly_costs
 from serkit.suite.cases import FULL_ROUNDS, LIBRARY_ENV, TYPICAL_PROCESSES, precision_needed
@@ -523,7 +523,7 @@ def test_a_tree_saved_as_a_table_prices_the_matrix_as_the_tree_does(
     assert main(["matrix", "--cost", "--results", str(root), "--save-durations", str(table)]) == 0
     assert capsys.readouterr().out.startswith(f"wrote {table}: 1 environment, 3.0 s per asv run")
     (tree,), (saved,) = read_costs(root)[0], read_durations(table)
-    for field in ("python", "library", "version", "processes", "asv_run_s"):
+    for field in ("python", "library", "version", "processes", "asv_run_s", "timed_pairs"):
         assert getattr(saved, field) == getattr(tree, field)
     for field in ("per_process_s", "other_s", "counted_s"):
         assert getattr(saved, field) == pytest.approx(getattr(tree, field), abs=1e-3)
@@ -537,3 +537,16 @@ def test_a_tree_saved_as_a_table_prices_the_matrix_as_the_tree_does(
         from_tree, rel=1e-3
     )
     assert main(["matrix", "--cost", "--durations", str(table), "--save-durations", "x"]) == 2
+
+
+def test_the_saved_table_of_2026_11_26_gives_the_first_fill_the_manual_states() -> None:
+    """docs/cost.md quotes the model on this table: 11.8 h a runner kind at 10 processes."""
+    table = Path(__file__).parent.parent / "docs" / "cost-durations-2026-11-26.json"
+    measured = read_durations(table)
+    assert len(measured) == 16 and {m.python for m in measured} == {"3.11"}
+    assert all(0 < m.counted_s <= m.other_s for m in measured)
+    assert {round(m.asv_run_s, 1) for m in measured} == {3.5}
+    libraries = [m.library or "" for m in measured]
+    left = leave_out(libraries, read_predictions(table))
+    (kind, *_) = runner_costs(load(), measured, 16, 10, None, left)
+    assert round(kind.total_s / 3600, 1) == 11.8

@@ -524,7 +524,8 @@ def read_durations(path: Path) -> list[Measured]:
     Python, library and release, one process of every timed pair, the rest, and the
     processes that ran (docs/cost.md keeps the table of the measured run this way); its
     `asv_run_s`, where it states one, else ASV_RUN_S; each row's `counted_s` (of other_s,
-    memory per call and instruction counts), where it states one, else 0."""
+    memory per call and instruction counts), where it states one, else 0, and its
+    `timed_pairs`, where it lists them, else every pair of the grid."""
     try:
         raw: Any = load_json(path)
         rows = raw["environments"]
@@ -542,6 +543,7 @@ def read_durations(path: Path) -> list[Measured]:
                 processes=int(row["processes"]),
                 asv_run_s=per_run,
                 counted_s=float(row.get("counted_s", 0.0)),
+                timed_pairs=frozenset((str(c), str(f)) for c, f in row.get("timed_pairs", ())),
             )
             for row in rows
         ]
@@ -567,6 +569,8 @@ def durations_table(
             "other_s": round(m.other_s, 3),
             "counted_s": round(m.counted_s, 3),
             "processes": m.processes,
+            # What the run timed: a pair it left out has no time to take away (LeaveOut.share).
+            "timed_pairs": sorted(map(list, m.timed_pairs)),
         }
         for m in newest.values()
     ]
