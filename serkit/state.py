@@ -10,6 +10,14 @@ of every reading its runs took on that Python) a reading is
 - slow, from SLOW_FROM times it (the slow state read 1.5-1.9x);
 - unclear in between.
 
+A sample whose canary reads fast but whose memory canary (serkit.suite.canary) reads over
+MEMORY_FAST_LIMIT times its own reference is not fast either: it is *memory-slow*. Codecs
+walk and allocate memory, and on a shared host they slow when others take the cache and
+the memory bus, which the first canary does not see: in one series of fresh processes,
+json.loads of twitter.json in samples both canaries called fast read within 1.05x its
+fastest in 9 of 10 (docs/trust.md, "A second canary, for memory"), against 1.17x with the
+first canary alone.
+
 A process's value is then the least of its fast samples, as before the canary (the least
 is the least disturbed). A process with no fast sample but slow ones is corrected: its
 least slow sample scaled by the reference over its median slow reading, since a call and
@@ -26,19 +34,29 @@ from dataclasses import dataclass
 
 FAST_LIMIT = 1.25
 SLOW_FROM = 1.40
+# The memory canary's fast limit: in samples the first canary called fast, its readings
+# spread 0.97-1.21x its reference (deciles 1 and 9), and the codecs' spread narrowed with it.
+MEMORY_FAST_LIMIT = 1.15
 # The reference is this quantile of a host's readings: low enough to be the fast state
 # when any stretch of a run was fast, high enough that one lucky reading does not set it.
 REFERENCE_QUANTILE = 0.05
 
 FAST, SLOW, UNCLEAR, UNKNOWN = "fast", "slow", "unclear", "unknown"
+MEMORY_SLOW = "memory-slow"  # a sample's state, and how a process's value was taken
+# A pair's processes timed wholly with the memory slow are set aside while this many
+# others remain (a verdict judges two or more a side).
+LEAST_KEPT = 2
 # The rule in words, for every view that shows a process's value.
 STATE_RULE = (
     "each process's value is its least sample taken in the machine's fast state (a canary "
-    f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
+    f"within {FAST_LIMIT:g}x its fast reading, and a memory canary within "
+    f"{MEMORY_FAST_LIMIT:g}x its own), else its least slow sample corrected by the "
     "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
+    "a process timed wholly with the memory slow is set aside while two others remain; "
     "asv's own values are kept unchanged"
 )
-# How a process's value was taken: from fast samples, corrected from slow ones, or raw.
+# How a process's value was taken: from fast samples, corrected from slow ones, or raw (or
+# MEMORY_SLOW: from samples the memory canary called slow).
 FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
 
 
@@ -55,12 +73,20 @@ def reference(readings: Sequence[float]) -> float | None:
     return positive[min(len(positive) - 1, int(REFERENCE_QUANTILE * len(positive)))]
 
 
-def classify(canary: float | None, ref: float | None) -> str:
-    """FAST, SLOW or UNCLEAR; UNKNOWN where the sample has no canary or the host no reference."""
+def classify(
+    canary: float | None,
+    ref: float | None,
+    memory: float | None = None,
+    memory_ref: float | None = None,
+) -> str:
+    """FAST, SLOW, UNCLEAR or MEMORY_SLOW; UNKNOWN where the sample has no canary or the host
+    no reference. Without a memory reading (older notes), the first canary alone judges."""
     if not canary or not ref:
         return UNKNOWN
     ratio = canary / ref
     if ratio <= FAST_LIMIT:
+        if memory and memory_ref and memory / memory_ref > MEMORY_FAST_LIMIT:
+            return MEMORY_SLOW
         return FAST
     return SLOW if ratio >= SLOW_FROM else UNCLEAR
 
@@ -72,10 +98,19 @@ class ProcessValue:
 
 
 def process_value(
-    samples: Sequence[float], canaries: Sequence[float | None], ref: float | None
+    samples: Sequence[float],
+    canaries: Sequence[float | None],
+    ref: float | None,
+    memory: Sequence[float | None] = (),
+    memory_ref: float | None = None,
 ) -> ProcessValue:
     """One process's value from its samples and their canary readings (see the module)."""
-    states = [classify(c, ref) for c in canaries] if ref else [UNKNOWN] * len(samples)
+    memory = memory if len(memory) == len(samples) else (None,) * len(samples)
+    states = (
+        [classify(c, ref, m, memory_ref) for c, m in zip(canaries, memory)]
+        if ref
+        else [UNKNOWN] * len(samples)
+    )
     fast = [s for s, state in zip(samples, states) if state == FAST]
     if fast:
         return ProcessValue(min(fast), FROM_FAST)
@@ -85,6 +120,9 @@ def process_value(
         # any one reading, and the state holds across a process's few milliseconds.
         factor = ref / statistics.median(c for _, c in slow)
         return ProcessValue(min(s for s, _ in slow) * factor, CORRECTED)
+    memory_slow = [s for s, state in zip(samples, states) if state == MEMORY_SLOW]
+    if memory_slow:  # no factor corrects it: codecs slow by how much memory they touch
+        return ProcessValue(min(memory_slow), MEMORY_SLOW)
     return ProcessValue(min(samples), RAW)
 
 
@@ -93,13 +131,25 @@ def process_values(
     canaries: Sequence[float | None],
     size: int,
     ref: float | None,
+    memory: Sequence[float | None] = (),
+    memory_ref: float | None = None,
 ) -> tuple[ProcessValue, ...]:
     """Every process's value: `samples` in runs of `size` (one process each), with the
-    canary reading of each sample (None where it has none)."""
-    return tuple(
-        process_value(samples[i : i + size], canaries[i : i + size], ref)
+    canary and memory canary readings of each sample (None where it has none).
+
+    A process timed wholly while the memory was slow is set aside, as a straggler is
+    (serkit.stats.typical_processes), while at least LEAST_KEPT others remain: its value
+    says how busy the host's memory was, not how fast the code is. A run's extra rounds
+    (serkit.run.precision) read the same values, so a pair left short gets more processes."""
+    memory = memory if len(memory) == len(samples) else (None,) * len(samples)
+    values = tuple(
+        process_value(
+            samples[i : i + size], canaries[i : i + size], ref, memory[i : i + size], memory_ref
+        )
         for i in range(0, len(samples), size)
     )
+    kept = tuple(v for v in values if v.how != MEMORY_SLOW)
+    return kept if len(kept) >= LEAST_KEPT else values
 
 
 @dataclass(frozen=True)
@@ -110,6 +160,7 @@ class StateShare:
     slow: int
     unclear: int
     slow_factor: float | None  # the slow readings' median over the reference
+    memory_slow: int = 0  # fast by the canary, slow by the memory canary
 
     @property
     def slow_share(self) -> float:
@@ -123,28 +174,41 @@ class StateShare:
             "unclear": self.unclear,
             "slow_factor": round(self.slow_factor, 3) if self.slow_factor else None,
             "fast_canary_ns": round(reference_ns) if reference_ns else None,
+            "memory_slow": self.memory_slow,
             "in_words": self.in_words(),
         }
 
     def in_words(self) -> str:
         if not self.samples:
             return "machine state unknown (no canary recorded)"
+        memory = (
+            f"; memory slow in {self.memory_slow / self.samples:.0%} (fast by the canary)"
+            if self.memory_slow
+            else ""
+        )
         if not self.slow:
-            return f"fast state throughout ({_samples_text(self.samples)})"
+            return f"fast state throughout ({_samples_text(self.samples)}){memory}"
         factor = f", x{self.slow_factor:.2f}" if self.slow_factor else ""
         return (
             f"slow state in {self.slow_share:.0%} of {_samples_text(self.samples)}"
-            f"{factor} the fast canary"
+            f"{factor} the fast canary{memory}"
         )
 
 
-def state_share(canaries: Sequence[float], ref: float | None) -> StateShare:
-    """The share of `canaries` (one reading a sample) taken in the slow state."""
-    states = [classify(c, ref) for c in canaries if c]
-    slow = [c / ref for c in canaries if ref and classify(c, ref) == SLOW]
+def state_share(
+    canaries: Sequence[float | None],
+    ref: float | None,
+    memory: Sequence[float | None] = (),
+    memory_ref: float | None = None,
+) -> StateShare:
+    """The share of samples (one canary reading and one memory reading each, the memory
+    readings () where none was kept) taken in the slow state, and memory-slow."""
+    memory = memory if len(memory) == len(canaries) else (None,) * len(canaries)
+    states = [classify(c, ref, m, memory_ref) for c, m in zip(canaries, memory) if c]
+    slow = [c / ref for c in canaries if c and ref and classify(c, ref) == SLOW]
     factor = statistics.median(slow) if slow else None
     known = sum(1 for s in states if s != UNKNOWN)
-    return StateShare(known, len(slow), states.count(UNCLEAR), factor)
+    return StateShare(known, len(slow), states.count(UNCLEAR), factor, states.count(MEMORY_SLOW))
 
 
 def _samples_text(count: int) -> str:

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from serkit.results.host_file import atomic_write
 from serkit.state import reading
@@ -32,10 +32,19 @@ RATIO_TOLERANCE = 1e-6
 
 @dataclass(frozen=True)
 class Note:
-    """One process's samples as it timed them, with each sample's canary reading (ns)."""
+    """One process's samples as it timed them, with each sample's canary reading (ns) and
+    its memory canary reading (ns; () in notes made before the memory canary)."""
 
     intervals: tuple[float, ...]
     canaries: tuple[float, ...]
+    memory: tuple[float, ...] = ()
+
+
+class Readings(NamedTuple):
+    """Each sample's two canary readings, None where its process has no note."""
+
+    canary: tuple[float | None, ...]
+    memory: tuple[float | None, ...]
 
 
 def params_key(params: Sequence[str]) -> str:
@@ -55,12 +64,14 @@ def read_notes(folder: Path) -> dict[str, dict[str, list[list[Any]]]]:
                 note = json.loads(line)
                 intervals = [float(t) for t in note["t"]]
                 canaries = [float(reading(float(b), float(a))) for b, a in note["canary"]]
+                memory = [float(reading(float(b), float(a))) for b, a in note.get("memory", [])]
                 key = params_key([str(p) for p in note["params"]])
                 benchmark = str(note["benchmark"])
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, AttributeError):
                 continue
             if len(intervals) == len(canaries):
-                rows.setdefault(benchmark, {}).setdefault(key, []).append([intervals, canaries])
+                row = [intervals, canaries] + ([memory] if len(memory) == len(intervals) else [])
+                rows.setdefault(benchmark, {}).setdefault(key, []).append(row)
     return rows
 
 
@@ -95,13 +106,19 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
         for key, notes in by_params.items():
             try:
                 found[(str(benchmark), str(key))] = [
-                    Note(tuple(map(float, t)), tuple(map(float, c)))
-                    for t, c in notes
-                    if len(t) == len(c)
+                    _note(*row)
+                    for row in notes
+                    if len(row) in (2, 3) and len(row[0]) == len(row[1])
                 ]
             except (TypeError, ValueError):
                 continue
     return found
+
+
+def _note(intervals: Any, canaries: Any, memory: Any = ()) -> Note:
+    """A note from a row of the results file; a memory row of another length is left out."""
+    kept = tuple(map(float, memory)) if len(memory) == len(intervals) else ()
+    return Note(tuple(map(float, intervals)), tuple(map(float, canaries)), kept)
 
 
 def _same_number(intervals: Sequence[float], samples: Sequence[float]) -> bool:
@@ -113,20 +130,21 @@ def _same_number(intervals: Sequence[float], samples: Sequence[float]) -> bool:
     )
 
 
-def sample_canaries(
-    samples: Sequence[float], size: int | None, notes: Sequence[Note]
-) -> tuple[float | None, ...]:
-    """Each sample's canary reading, None where no note matches its process's samples."""
-    found: list[float | None] = [None] * len(samples)
+def sample_canaries(samples: Sequence[float], size: int | None, notes: Sequence[Note]) -> Readings:
+    """Each sample's canary readings, None where no note matches its process's samples."""
+    canary: list[float | None] = [None] * len(samples)
+    memory: list[float | None] = [None] * len(samples)
     if not notes or not size:
-        return tuple(found)
+        return Readings(tuple(canary), tuple(memory))
     unused = list(notes)
     for start in range(0, len(samples), size):
         chunk = samples[start : start + size]
         for note in unused:
             intervals = note.intervals[-len(chunk) :]
             if len(intervals) == len(chunk) and _same_number(intervals, chunk):
-                found[start : start + len(chunk)] = note.canaries[-len(chunk) :]
+                canary[start : start + len(chunk)] = note.canaries[-len(chunk) :]
+                if note.memory:
+                    memory[start : start + len(chunk)] = note.memory[-len(chunk) :]
                 unused.remove(note)
                 break
-    return tuple(found)
+    return Readings(tuple(canary), tuple(memory))

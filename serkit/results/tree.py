@@ -188,6 +188,9 @@ class Measurement:
     # holds of them (serkit.state.reference), set once the machine is read.
     canary: tuple[float | None, ...] = ()
     canary_reference: float | None = None
+    # The same for the memory canary (serkit.suite.canary): () in results made before it.
+    memory_canary: tuple[float | None, ...] = ()
+    memory_reference: float | None = None
 
 
 def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, ...]:
@@ -198,17 +201,28 @@ def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, 
     if size is None or not m.samples:
         return ()
     canaries = m.canary if len(m.canary) == len(m.samples) else (None,) * len(m.samples)
-    return process_values(m.samples, canaries, size, m.canary_reference)
+    return process_values(
+        m.samples, canaries, size, m.canary_reference, m.memory_canary, m.memory_reference
+    )
 
 
 def _with_references(measurements: list[Measurement]) -> list[Measurement]:
-    """`measurements` (one machine's) with each Python's canary reference set."""
-    by_python: dict[str, list[float]] = {}
+    """`measurements` (one machine's) with each Python's canary references set."""
+    by_python: dict[str, tuple[list[float], list[float]]] = {}
     for m in measurements:
-        by_python.setdefault(m.env.python, []).extend(c for c in m.canary if c)
-    refs = {python: reference(readings) for python, readings in by_python.items()}
+        canary, memory = by_python.setdefault(m.env.python, ([], []))
+        canary.extend(c for c in m.canary if c)
+        memory.extend(c for c in m.memory_canary if c)
+    refs = {
+        python: (reference(canary), reference(memory))
+        for python, (canary, memory) in by_python.items()
+    }
     return [
-        dataclasses.replace(m, canary_reference=refs[m.env.python]) if m.canary else m
+        dataclasses.replace(
+            m, canary_reference=refs[m.env.python][0], memory_reference=refs[m.env.python][1]
+        )
+        if m.canary
+        else m
         for m in measurements
     ]
 
@@ -267,12 +281,17 @@ class ResultsTree:
 def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, float | None]:
     """How much of `measurements`' samples (one machine's) the machine spent in its slow
     state, and the fast canary reading it was judged against (ns)."""
-    readings: list[float] = []
+    readings: list[float | None] = []
+    memory: list[float | None] = []
     ref: float | None = None
+    memory_ref: float | None = None
     for m in measurements:
         ref = ref or m.canary_reference
-        readings += [c for c in m.canary if c]
-    return state_share(readings, ref), ref
+        memory_ref = memory_ref or m.memory_reference
+        readings += m.canary
+        same = len(m.memory_canary) == len(m.canary)
+        memory += m.memory_canary if same else [None] * len(m.canary)
+    return state_share(readings, ref, memory, memory_ref), ref
 
 
 def load_json(path: Path, root: Path | None = None) -> Any:
@@ -383,6 +402,7 @@ def _read_results_file(
             kept = _samples(samples[i])
             shown_params = tuple(str(p) for p in params)
             notes = canary_notes.get((str(name), params_key(shown_params)), [])
+            readings = sample_canaries(kept, per_process, notes) if notes else None
             out.append(
                 Measurement(
                     machine=machine,
@@ -398,7 +418,8 @@ def _read_results_file(
                     file=path,
                     samples=kept,
                     run_at=run_at,
-                    canary=sample_canaries(kept, per_process, notes) if notes else (),
+                    canary=readings.canary if readings else (),
+                    memory_canary=readings.memory if readings else (),
                 )
             )
     return out

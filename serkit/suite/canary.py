@@ -8,6 +8,12 @@ loop in turn read the two within a few per cent of a fixed ratio whenever both w
 in one state. So each sample keeps the two canary readings taken around it, and the
 readers (serkit.state) judge each sample's state from them.
 
+A second canary reads memory: a few dozen cache lines in a fixed pseudo-random order over
+a buffer twice the size of the last-level cache. The first canary stays in the L1 cache
+and sees only the vCPU's share of a core; codecs walk and allocate memory, and on a shared
+host they also slow when others take the cache and the memory bus, which the first canary
+does not see (docs/trust.md, "A second canary, for memory"). So each sample keeps both.
+
 The clock does it: asv calls a benchmark's `timer` exactly twice per timed sample (at
 its start and its end, as timeit does), so the canary runs outside the timed interval,
 and the body that asv times is the same as without it.
@@ -31,6 +37,41 @@ CANARY_LOOPS = 400
 CANARY_NOTES = "canary.jsonl"
 
 
+# The memory canary: MEMORY_READS reads (about 40 µs here, nearly all of it misses), spread
+# over MEMORY_BUFFER_BYTES, twice this VM's 32 MiB last-level cache so that a read rarely
+# finds its line there. Few lines, so the canary barely disturbs what the sample caches.
+MEMORY_READS = 64
+MEMORY_BUFFER_BYTES = 64 << 20
+_LINE = 64
+_memory: list[object] = []  # [buffer, position]: made once a process, by `prepare_memory`
+
+
+def prepare_memory() -> None:
+    """Make the memory canary's buffer, written so that every page is its own (an unwritten
+    page reads the kernel's one zero page, which stays cached). Made at import of the suite
+    under `serkit bench`, in asv's server process, so the benchmark processes it forks share
+    it rather than each writing 64 MiB."""
+    if not _memory:
+        _memory.extend([bytearray(b"\x01") * MEMORY_BUFFER_BYTES, 12345])
+
+
+def memory_canary_ns() -> int:
+    """One reading of the memory canary in nanoseconds; each reading reads new lines."""
+    prepare_memory()
+    buffer, position = _memory
+    assert isinstance(buffer, bytearray) and isinstance(position, int)
+    lines = MEMORY_BUFFER_BYTES // _LINE
+    clock = time.perf_counter_ns
+    start = clock()
+    total = 0
+    for _ in range(MEMORY_READS):
+        position = (position * 1103515245 + 12345) & 0x7FFFFFFF  # a fixed LCG: no index list
+        total += buffer[(position % lines) * _LINE]
+    elapsed = clock() - start
+    _memory[1] = position
+    return elapsed
+
+
 def canary_ns() -> int:
     """One reading of the canary: a fixed loop of integer arithmetic, in nanoseconds."""
     clock = time.perf_counter_ns
@@ -52,21 +93,25 @@ class CanaryClock:
 
     def __init__(self, inner_loops: int, keep: int) -> None:
         self._inner_loops = inner_loops
-        self._started: tuple[float, int] | None = None
-        self.kept: deque[tuple[float, int, int]] = deque(maxlen=keep)
+        self._started: tuple[float, int, int] | None = None
+        # Each sample: its interval, the canary before and after, the memory canary before
+        # and after.
+        self.kept: deque[tuple[float, int, int, int, int]] = deque(maxlen=keep)
 
     def __call__(self) -> float:
         clock, loops = time.perf_counter, self._inner_loops
         if self._started is None:
-            before = canary_ns()
+            memory_before = memory_canary_ns()
+            before = canary_ns()  # last: it leaves the L1 cache as the sample found it
             start = clock() / loops
-            self._started = (start, before)
+            self._started = (start, before, memory_before)
             return start
         end = clock() / loops
         after = canary_ns()
-        start, before = self._started
+        memory_after = memory_canary_ns()
+        start, before, memory_before = self._started
         self._started = None
-        self.kept.append((end - start, before, after))
+        self.kept.append((end - start, before, after, memory_before, memory_after))
         return end
 
 
@@ -82,8 +127,9 @@ def note_canary(folder: Path, benchmark: str, params: Sequence[str], clock: Cana
     line = {
         "benchmark": benchmark,
         "params": list(params),
-        "t": [interval for interval, _, _ in clock.kept],
-        "canary": [[before, after] for _, before, after in clock.kept],
+        "t": [kept[0] for kept in clock.kept],
+        "canary": [[kept[1], kept[2]] for kept in clock.kept],
+        "memory": [[kept[3], kept[4]] for kept in clock.kept],
     }
     folder.mkdir(parents=True, exist_ok=True)
     # One write of one line in append mode: processes of one environment never interleave.
@@ -105,4 +151,14 @@ PROBE_READINGS = 400
 def probe_ns() -> float:
     """The machine's speed now, as the canary's median reading in this process (ns)."""
     readings = sorted(canary_ns() for _ in range(PROBE_READINGS))
+    return float(readings[len(readings) // 2])
+
+
+# The memory probe: the median of this many readings (about 4 ms).
+MEMORY_PROBE_READINGS = 100
+
+
+def memory_probe_ns() -> float:
+    """The memory's speed now, as the memory canary's median reading in this process (ns)."""
+    readings = sorted(memory_canary_ns() for _ in range(MEMORY_PROBE_READINGS))
     return float(readings[len(readings) // 2])
