@@ -11,12 +11,13 @@ of every reading its runs took on that Python) a reading is
 - unclear in between.
 
 A sample whose canary reads fast but whose memory canary (serkit.suite.canary) reads over
-MEMORY_FAST_LIMIT times its own reference is not fast either: it is *memory-slow*. Codecs
-walk and allocate memory, and on a shared host they slow when others take the cache and
-the memory bus, which the first canary does not see: in one series of fresh processes,
-json.loads of twitter.json in samples both canaries called fast read within 1.05x its
-fastest in 9 of 10 (docs/trust.md, "A second canary, for memory"), against 1.17x with the
-first canary alone.
+MEMORY_FAST_LIMIT times its own reference is *memory-slow*: others held the host's cache
+and memory bus, which the first canary does not see. It is said, not acted on: in a
+series of quick runs, setting such samples aside changed neither the false alarms nor
+the power (docs/trust.md, "A second canary, for memory"), so values are judged by the
+first canary alone. What the memory canary did show is a whole run's memory speed: its
+fastest reading moved with a run whose values all read faster, which `serkit compare`
+says (`memory_shift`).
 
 A process's value is then the least of its fast samples, as before the canary (the least
 is the least disturbed). A process with no fast sample but slow ones is corrected: its
@@ -35,28 +36,25 @@ from dataclasses import dataclass
 FAST_LIMIT = 1.25
 SLOW_FROM = 1.40
 # The memory canary's fast limit: in samples the first canary called fast, its readings
-# spread 0.97-1.21x its reference (deciles 1 and 9), and the codecs' spread narrowed with it.
+# spread 0.95-1.20x its reference (deciles 1 and 9).
 MEMORY_FAST_LIMIT = 1.15
+# Two runs whose memory canaries' fastest readings differ by more than this are said to
+# differ as machines (`memory_shift`).
+MEMORY_SHIFT = 0.05
 # The reference is this quantile of a host's readings: low enough to be the fast state
 # when any stretch of a run was fast, high enough that one lucky reading does not set it.
 REFERENCE_QUANTILE = 0.05
 
 FAST, SLOW, UNCLEAR, UNKNOWN = "fast", "slow", "unclear", "unknown"
-MEMORY_SLOW = "memory-slow"  # a sample's state, and how a process's value was taken
-# A pair's processes timed wholly with the memory slow are set aside while this many
-# others remain (a verdict judges two or more a side).
-LEAST_KEPT = 2
+MEMORY_SLOW = "memory-slow"
 # The rule in words, for every view that shows a process's value.
 STATE_RULE = (
     "each process's value is its least sample taken in the machine's fast state (a canary "
-    f"within {FAST_LIMIT:g}x its fast reading, and a memory canary within "
-    f"{MEMORY_FAST_LIMIT:g}x its own), else its least slow sample corrected by the "
+    f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
     "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
-    "a process timed wholly with the memory slow is set aside while two others remain; "
     "asv's own values are kept unchanged"
 )
-# How a process's value was taken: from fast samples, corrected from slow ones, or raw (or
-# MEMORY_SLOW: from samples the memory canary called slow).
+# How a process's value was taken: from fast samples, corrected from slow ones, or raw.
 FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
 
 
@@ -98,19 +96,10 @@ class ProcessValue:
 
 
 def process_value(
-    samples: Sequence[float],
-    canaries: Sequence[float | None],
-    ref: float | None,
-    memory: Sequence[float | None] = (),
-    memory_ref: float | None = None,
+    samples: Sequence[float], canaries: Sequence[float | None], ref: float | None
 ) -> ProcessValue:
     """One process's value from its samples and their canary readings (see the module)."""
-    memory = memory if len(memory) == len(samples) else (None,) * len(samples)
-    states = (
-        [classify(c, ref, m, memory_ref) for c, m in zip(canaries, memory)]
-        if ref
-        else [UNKNOWN] * len(samples)
-    )
+    states = [classify(c, ref) for c in canaries] if ref else [UNKNOWN] * len(samples)
     fast = [s for s, state in zip(samples, states) if state == FAST]
     if fast:
         return ProcessValue(min(fast), FROM_FAST)
@@ -120,9 +109,6 @@ def process_value(
         # any one reading, and the state holds across a process's few milliseconds.
         factor = ref / statistics.median(c for _, c in slow)
         return ProcessValue(min(s for s, _ in slow) * factor, CORRECTED)
-    memory_slow = [s for s, state in zip(samples, states) if state == MEMORY_SLOW]
-    if memory_slow:  # no factor corrects it: codecs slow by how much memory they touch
-        return ProcessValue(min(memory_slow), MEMORY_SLOW)
     return ProcessValue(min(samples), RAW)
 
 
@@ -131,25 +117,13 @@ def process_values(
     canaries: Sequence[float | None],
     size: int,
     ref: float | None,
-    memory: Sequence[float | None] = (),
-    memory_ref: float | None = None,
 ) -> tuple[ProcessValue, ...]:
     """Every process's value: `samples` in runs of `size` (one process each), with the
-    canary and memory canary readings of each sample (None where it has none).
-
-    A process timed wholly while the memory was slow is set aside, as a straggler is
-    (serkit.stats.typical_processes), while at least LEAST_KEPT others remain: its value
-    says how busy the host's memory was, not how fast the code is. A run's extra rounds
-    (serkit.run.precision) read the same values, so a pair left short gets more processes."""
-    memory = memory if len(memory) == len(samples) else (None,) * len(samples)
-    values = tuple(
-        process_value(
-            samples[i : i + size], canaries[i : i + size], ref, memory[i : i + size], memory_ref
-        )
+    canary reading of each sample (None where it has none)."""
+    return tuple(
+        process_value(samples[i : i + size], canaries[i : i + size], ref)
         for i in range(0, len(samples), size)
     )
-    kept = tuple(v for v in values if v.how != MEMORY_SLOW)
-    return kept if len(kept) >= LEAST_KEPT else values
 
 
 @dataclass(frozen=True)
@@ -161,6 +135,9 @@ class StateShare:
     unclear: int
     slow_factor: float | None  # the slow readings' median over the reference
     memory_slow: int = 0  # fast by the canary, slow by the memory canary
+    # The memory canary's fast reading over these samples (its REFERENCE_QUANTILE in the
+    # samples the first canary called fast), ns; None without memory readings.
+    memory_fast_ns: float | None = None
 
     @property
     def slow_share(self) -> float:
@@ -175,6 +152,7 @@ class StateShare:
             "slow_factor": round(self.slow_factor, 3) if self.slow_factor else None,
             "fast_canary_ns": round(reference_ns) if reference_ns else None,
             "memory_slow": self.memory_slow,
+            "fast_memory_canary_ns": round(self.memory_fast_ns) if self.memory_fast_ns else None,
             "in_words": self.in_words(),
         }
 
@@ -208,7 +186,31 @@ def state_share(
     slow = [c / ref for c in canaries if c and ref and classify(c, ref) == SLOW]
     factor = statistics.median(slow) if slow else None
     known = sum(1 for s in states if s != UNKNOWN)
-    return StateShare(known, len(slow), states.count(UNCLEAR), factor, states.count(MEMORY_SLOW))
+    fast_memory = [m for c, m in zip(canaries, memory) if m and classify(c, ref) == FAST]
+    return StateShare(
+        known,
+        len(slow),
+        states.count(UNCLEAR),
+        factor,
+        states.count(MEMORY_SLOW),
+        reference([m for m in fast_memory if m]),
+    )
+
+
+def memory_shift(a: StateShare, b: StateShare) -> str | None:
+    """What differed between two runs' machines that the first canary does not show: their
+    memory canaries' fast readings, in words, where they differ by over MEMORY_SHIFT."""
+    if not a.memory_fast_ns or not b.memory_fast_ns:
+        return None
+    ratio = b.memory_fast_ns / a.memory_fast_ns
+    if abs(ratio - 1) <= MEMORY_SHIFT:
+        return None
+    return (
+        f"the memory canary read x{ratio:.2f} from A's run to B's at its fastest "
+        f"({a.memory_fast_ns / 1000:.1f} µs, {b.memory_fast_ns / 1000:.1f} µs): the host's "
+        f"memory was {abs(ratio - 1):.0%} {'slower' if ratio > 1 else 'faster'} in B's run, "
+        "and timings that touch memory move with it, which no verdict here corrects"
+    )
 
 
 def _samples_text(count: int) -> str:

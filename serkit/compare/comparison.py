@@ -64,6 +64,7 @@ from serkit.results.tree import (
     version_order,
 )
 from serkit.run.libraries import companions
+from serkit.state import memory_shift
 from serkit.suite.benchmark_names import CYCLES, CYCLES_UNIT, INSTRUCTIONS, TIME
 from serkit.suite.cases import LIBRARY_ENV
 
@@ -174,6 +175,8 @@ class Comparison:
     architectures: tuple[str, str] = ("", "")  # asv's `arch` of each host, where recorded
     # Each host's machine state while it timed the compared values, in words (serkit.state).
     states: dict[str, str] = field(default_factory=dict)
+    # How the two runs' memory differed, in words, where the memory canary shows it.
+    memory_shift: str | None = None
 
     @property
     def size_mismatches(self) -> list[Pair]:
@@ -444,10 +447,12 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
     for key in sorted(keys, key=lambda k: _key_order(tree, k)):
         if key[2] in shared and key[0] in names_a & names_b:
             _match(tree, result, key, index_a.get(key, {}), index_b.get(key, {}))
-    result.states = {
-        host_a: tree.state_share(p.a for p in result.pairs).in_words(),
-        host_b: tree.state_share(p.b for p in result.pairs).in_words(),
-    }
+    shares = (
+        tree.state_share(p.a for p in result.pairs),
+        tree.state_share(p.b for p in result.pairs),
+    )
+    result.states = {host_a: shares[0].in_words(), host_b: shares[1].in_words()}
+    result.memory_shift = memory_shift(*shares)
     if not result.pairs:
         raise NothingToCompare(
             f"no value was measured by both {host_a} and {host_b} in their "

@@ -145,6 +145,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "noise_floor": result.floor,
         "power": result.power,
         "machine_state": result.states,
+        "memory_shift": result.memory_shift,
         "state_rule": STATE_RULE,
         "instructions_rule": INSTRUCTIONS_RULE,
         "instructions": _group_json(result.instruction_summary()),
@@ -281,6 +282,7 @@ def render(result: Comparison, markdown: bool = False) -> str:
         f"Noise: {NOISE_RULE}. Noise floor: {percent(result.floor)}.",
         *(f"What verdicts on {host} can see: {words}." for host, words in result.power.items()),
         *(f"Machine state on {host}: {words}." for host, words in result.states.items()),
+        *([f"Between the runs: {result.memory_shift}."] if result.memory_shift else []),
         f"Timings: {STATE_RULE}.",
         "detectable: the smallest change each timing could have called; spread: 99% CI unless "
         "marked.",

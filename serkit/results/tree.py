@@ -201,9 +201,7 @@ def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, 
     if size is None or not m.samples:
         return ()
     canaries = m.canary if len(m.canary) == len(m.samples) else (None,) * len(m.samples)
-    return process_values(
-        m.samples, canaries, size, m.canary_reference, m.memory_canary, m.memory_reference
-    )
+    return process_values(m.samples, canaries, size, m.canary_reference)
 
 
 def _with_references(measurements: list[Measurement]) -> list[Measurement]:

@@ -71,7 +71,6 @@ def pair_processes(
         return out
     notes = notes_of(data)
     ref = reference([c for found in notes.values() for note in found for c in note.canaries])
-    memory_ref = reference([c for found in notes.values() for note in found for c in note.memory])
     for name, values in rows:
         size = samples_per_process(name)
         if size is None:
@@ -82,9 +81,8 @@ def pair_processes(
             kept = [float(v) for v in samples or [] if v is not None and v == v and v > 0]
             if not kept:
                 continue
-            readings = sample_canaries(kept, size, notes.get((name, params_key(combo)), []))
-            judged = process_values(kept, readings.canary, size, ref, readings.memory, memory_ref)
-            out[name, combo] = tuple(p.value for p in judged)
+            found = sample_canaries(kept, size, notes.get((name, params_key(combo)), []))
+            out[name, combo] = tuple(p.value for p in process_values(kept, found.canary, size, ref))
     return out
 
 
