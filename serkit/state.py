@@ -13,9 +13,9 @@ of every reading its runs took on that Python) a reading is
 A sample whose canary reads fast but whose memory canary (serkit.suite.canary) reads over
 MEMORY_FAST_LIMIT times its own reference is *memory-slow*: others held the host's cache
 and memory bus, which the first canary does not see. It is said, not acted on: in a
-series of quick runs, setting such samples aside changed neither the false alarms nor
-the power (docs/trust.md, "A second canary, for memory"), so values are judged by the
-first canary alone. What the memory canary did show is a whole run's memory speed: its
+series of quick runs, setting such samples aside neither lowered the false alarms nor
+raised the power (docs/trust.md, "A second canary, for memory"), so values are judged by
+the first canary alone. What the memory canary did show is a whole run's memory speed: its
 fastest reading moved with a run whose values all read faster, which `serkit compare`
 says (`memory_shift`).
 
@@ -193,7 +193,7 @@ def state_share(
         states.count(UNCLEAR),
         factor,
         states.count(MEMORY_SLOW),
-        reference([m for m in fast_memory if m]),
+        reference(fast_memory),
     )
 
 

@@ -102,7 +102,7 @@ class CanaryClock:
         clock, loops = time.perf_counter, self._inner_loops
         if self._started is None:
             memory_before = memory_canary_ns()
-            before = canary_ns()  # last: it leaves the L1 cache as the sample found it
+            before = canary_ns()  # the first canary nearest the sample, as before
             start = clock() / loops
             self._started = (start, before, memory_before)
             return start
@@ -151,14 +151,4 @@ PROBE_READINGS = 400
 def probe_ns() -> float:
     """The machine's speed now, as the canary's median reading in this process (ns)."""
     readings = sorted(canary_ns() for _ in range(PROBE_READINGS))
-    return float(readings[len(readings) // 2])
-
-
-# The memory probe: the median of this many readings (about 4 ms).
-MEMORY_PROBE_READINGS = 100
-
-
-def memory_probe_ns() -> float:
-    """The memory's speed now, as the memory canary's median reading in this process (ns)."""
-    readings = sorted(memory_canary_ns() for _ in range(MEMORY_PROBE_READINGS))
     return float(readings[len(readings) // 2])
