@@ -170,12 +170,15 @@ def test_a_one_megabyte_document_is_budgeted_by_time(
     assert 1.0 * (1 - trial.PREPARE_SHARE) <= budget_s <= 1.0
     assert sum(counts[key] * costs[key] for key in costs) <= budget_s
     # 50 rounds of every call would take seconds: the budget, not the round count, decides.
-    assert min(counts.values()) < 50
-    sampled = {(c.codec, "dumps"): c.dumps for c in result.codecs}
-    sampled.update({(c.codec, "loads"): c.loads for c in result.codecs})
-    for key, timing in sampled.items():
-        assert timing is not None
-        assert timing.first_call_only or len(timing.samples) <= counts[key]
+    assert min(counts.values(), default=0) < 50
+    prepared = {codec for codec, _ in costs}
+    for codec in result.codecs:
+        if codec.codec not in prepared:  # a busy machine: over its share of the 1 s budget
+            assert "budget: not measured" in (codec.fidelity.detail or ""), codec.codec
+            continue
+        for operation, timing in (("dumps", codec.dumps), ("loads", codec.loads)):
+            assert timing is not None
+            assert timing.first_call_only or len(timing.samples) <= counts[codec.codec, operation]
 
 
 def test_documents_are_all_read_before_any_is_measured(
