@@ -174,26 +174,20 @@ class StateShare:
 
 
 def state_share(
-    canaries: Sequence[float | None],
-    ref: float | None,
-    memory: Sequence[float | None] = (),
-    memory_ref: float | None = None,
+    canaries: Sequence[float | None], ref: float | None, memory: Sequence[float | None] = ()
 ) -> StateShare:
     """The share of samples (one canary reading and one memory reading each, the memory
-    readings () where none was kept) taken in the slow state, and memory-slow."""
+    readings () where none was kept) taken in the slow state, and memory-slow: against the
+    memory canary's own fast reading in the samples the first canary called fast."""
     memory = memory if len(memory) == len(canaries) else (None,) * len(canaries)
+    fast_memory = [m for c, m in zip(canaries, memory) if m and classify(c, ref) == FAST]
+    memory_ref = reference(fast_memory)
     states = [classify(c, ref, m, memory_ref) for c, m in zip(canaries, memory) if c]
     slow = [c / ref for c in canaries if c and ref and classify(c, ref) == SLOW]
     factor = statistics.median(slow) if slow else None
     known = sum(1 for s in states if s != UNKNOWN)
-    fast_memory = [m for c, m in zip(canaries, memory) if m and classify(c, ref) == FAST]
     return StateShare(
-        known,
-        len(slow),
-        states.count(UNCLEAR),
-        factor,
-        states.count(MEMORY_SLOW),
-        reference(fast_memory),
+        known, len(slow), states.count(UNCLEAR), factor, states.count(MEMORY_SLOW), memory_ref
     )
 
 

@@ -133,14 +133,14 @@ def test_a_shift_in_the_memory_between_two_runs_is_said() -> None:
     reading is 9 % under A's (as in the series of 2026-11-26), which is said; within 5 %
     nothing is."""
     canaries = [REF] * 20 + [REF * 1.8] * 5
-    a = state_share(canaries, REF, [MEMORY_REF * 1.02] * 20 + [MEMORY_REF * 0.5] * 5, MEMORY_REF)
-    b = state_share(canaries, REF, [MEMORY_REF * 0.93] * 25, MEMORY_REF)
+    a = state_share(canaries, REF, [MEMORY_REF * 1.02] * 20 + [MEMORY_REF * 0.5] * 5)
+    b = state_share(canaries, REF, [MEMORY_REF * 0.93] * 25)
     # Only the samples the first canary called fast set the memory's fast reading.
     assert a.memory_fast_ns == pytest.approx(MEMORY_REF * 1.02)
     words = memory_shift(a, b)
     assert words is not None and "x0.91" in words and "9% faster in B's run" in words
     assert "x1.10" in (memory_shift(b, a) or "") and "10% slower" in (memory_shift(b, a) or "")
-    near = state_share(canaries, REF, [MEMORY_REF * 0.99] * 25, MEMORY_REF)
+    near = state_share(canaries, REF, [MEMORY_REF * 0.99] * 25)
     assert memory_shift(a, near) is None
     assert memory_shift(a, state_share(canaries, REF)) is None  # no memory readings
 
@@ -152,7 +152,7 @@ def test_the_share_of_the_slow_state_is_said_in_words() -> None:
     assert state_share([REF] * 3, REF).in_words() == "fast state throughout (3 samples)"
     assert "unknown" in state_share([], None).in_words()
     readings = [MEMORY_REF, MEMORY_REF * 1.5, None, MEMORY_REF]
-    memory = state_share([REF] * 4, REF, readings, MEMORY_REF)
+    memory = state_share([REF] * 4, REF, readings)
     assert memory.memory_slow == 1
     assert memory.in_words() == (
         "fast state throughout (4 samples); memory slow in 25% (fast by the canary)"

@@ -188,9 +188,9 @@ class Measurement:
     # holds of them (serkit.state.reference), set once the machine is read.
     canary: tuple[float | None, ...] = ()
     canary_reference: float | None = None
-    # The same for the memory canary (serkit.suite.canary): () in results made before it.
+    # Each sample's memory canary reading in ns (serkit.suite.canary), None where it has
+    # none; () in results made before it.
     memory_canary: tuple[float | None, ...] = ()
-    memory_reference: float | None = None
 
 
 def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, ...]:
@@ -205,22 +205,13 @@ def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, 
 
 
 def _with_references(measurements: list[Measurement]) -> list[Measurement]:
-    """`measurements` (one machine's) with each Python's canary references set."""
-    by_python: dict[str, tuple[list[float], list[float]]] = {}
+    """`measurements` (one machine's) with each Python's canary reference set."""
+    by_python: dict[str, list[float]] = {}
     for m in measurements:
-        canary, memory = by_python.setdefault(m.env.python, ([], []))
-        canary.extend(c for c in m.canary if c)
-        memory.extend(c for c in m.memory_canary if c)
-    refs = {
-        python: (reference(canary), reference(memory))
-        for python, (canary, memory) in by_python.items()
-    }
+        by_python.setdefault(m.env.python, []).extend(c for c in m.canary if c)
+    refs = {python: reference(readings) for python, readings in by_python.items()}
     return [
-        dataclasses.replace(
-            m, canary_reference=refs[m.env.python][0], memory_reference=refs[m.env.python][1]
-        )
-        if m.canary
-        else m
+        dataclasses.replace(m, canary_reference=refs[m.env.python]) if m.canary else m
         for m in measurements
     ]
 
@@ -282,14 +273,12 @@ def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, flo
     readings: list[float | None] = []
     memory: list[float | None] = []
     ref: float | None = None
-    memory_ref: float | None = None
     for m in measurements:
         ref = ref or m.canary_reference
-        memory_ref = memory_ref or m.memory_reference
         readings += m.canary
         same = len(m.memory_canary) == len(m.canary)
         memory += m.memory_canary if same else [None] * len(m.canary)
-    return state_share(readings, ref, memory, memory_ref), ref
+    return state_share(readings, ref, memory), ref
 
 
 def load_json(path: Path, root: Path | None = None) -> Any:
