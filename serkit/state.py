@@ -1,8 +1,11 @@
 """The machine's speed state, judged sample by sample from the canary (serkit.suite.canary).
 
-A sample's canary reading is the lesser of the two readings taken around it: a state lasts
-seconds to minutes, far longer than a sample, while an interrupt or another process only
-ever inflates one reading. Against the host's fast canary (its `reference`: a low quantile
+A sample's canary reading is the greater of the two readings taken around it: a sample is
+fast only when the machine was fast at both its ends. Slow stretches last seconds to
+minutes, but inside one the machine flickers: canary readings taken back to back found
+fast spells of 0.2-2 ms between slow ones (docs/trust.md, "The state flickers"), so a
+sample with one fast end was often slow for most of its length. An interrupt that
+inflates one reading costs a fast sample, never a wrong one. Against the host's fast canary (its `reference`: a low quantile
 of every reading its runs took on that Python) a reading is
 
 - fast, up to FAST_LIMIT times the reference (fast readings here spread 104-118 µs on a
@@ -59,8 +62,8 @@ FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
 
 
 def reading(before: float, after: float) -> float:
-    """A sample's canary reading from the two taken around it."""
-    return min(before, after)
+    """A sample's canary reading from the two taken around it: the slower."""
+    return max(before, after)
 
 
 def reference(readings: Sequence[float]) -> float | None:

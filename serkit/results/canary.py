@@ -7,6 +7,10 @@ keeping only its own keys, so each attach writes the whole run's notes again. A 
 the file (history, `serkit results merge`) carries them along, and asv's tools ignore
 the key.
 
+Since version 2 each row keeps both readings taken around a sample, before and after, and
+the reader judges them (serkit.state.reading); a version 1 row kept one reading per
+sample, the lesser of the two, and is read as it was written.
+
 A note is matched to asv's samples by its intervals: asv divides each by the pair's
 `number`, so a process's samples and its note share one whole-number ratio. No order is
 assumed, so a resumed run, an extra round or a failed process cannot misalign them.
@@ -15,7 +19,7 @@ assumed, so a resumed run, an extra round or a failed process cannot misalign th
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,7 +29,9 @@ from serkit.state import reading
 from serkit.suite.canary import CANARY_NOTES
 
 CANARY_KEY = "serkit_canary"
-CANARY_VERSION = 1
+CANARY_VERSION = 2
+# Version 1 rows hold one reading per sample (the lesser of the two around it).
+READ_VERSIONS = (1, CANARY_VERSION)
 # How near a whole number the ratio of a note's interval to asv's sample must be.
 RATIO_TOLERANCE = 1e-6
 
@@ -52,8 +58,10 @@ def params_key(params: Sequence[str]) -> str:
 
 
 def read_notes(folder: Path) -> dict[str, dict[str, list[list[Any]]]]:
-    """The notes in `folder`, by benchmark and parameters; an unreadable line is left out
-    (its samples then have no state, and are judged as before the canary)."""
+    """The notes in `folder`, by benchmark and parameters, as rows of the results file
+    (intervals, then each sample's canary readings before and after it, then the memory
+    canary's); an unreadable line is left out (its samples then have no state, and are
+    judged as before the canary)."""
     rows: dict[str, dict[str, list[list[Any]]]] = {}
     path = folder / CANARY_NOTES
     if not path.is_file():
@@ -63,8 +71,8 @@ def read_notes(folder: Path) -> dict[str, dict[str, list[list[Any]]]]:
             try:
                 note = json.loads(line)
                 intervals = [float(t) for t in note["t"]]
-                canaries = [float(reading(float(b), float(a))) for b, a in note["canary"]]
-                memory = [float(reading(float(b), float(a))) for b, a in note.get("memory", [])]
+                canaries = [[float(b), float(a)] for b, a in note["canary"]]
+                memory = [[float(b), float(a)] for b, a in note.get("memory", [])]
                 key = params_key([str(p) for p in note["params"]])
                 benchmark = str(note["benchmark"])
             except (ValueError, KeyError, TypeError, AttributeError):
@@ -95,8 +103,9 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
     """The notes a results file's data holds, by (benchmark, params_key); {} if none."""
     found: dict[tuple[str, str], list[Note]] = {}
     block = data.get(CANARY_KEY)
-    if not isinstance(block, dict) or block.get("version") != CANARY_VERSION:
+    if not isinstance(block, dict) or block.get("version") not in READ_VERSIONS:
         return found
+    judged = _judged if block["version"] == CANARY_VERSION else _as_written
     rows = block.get("rows")
     if not isinstance(rows, dict):
         return found
@@ -106,7 +115,7 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
         for key, notes in by_params.items():
             try:
                 found[(str(benchmark), str(key))] = [
-                    _note(*row)
+                    _note(judged, *row)
                     for row in notes
                     if len(row) in (2, 3) and len(row[0]) == len(row[1])
                 ]
@@ -115,10 +124,22 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
     return found
 
 
-def _note(intervals: Any, canaries: Any, memory: Any = ()) -> Note:
+def _judged(readings: Any) -> tuple[float, ...]:
+    """Each sample's reading from the two taken around it (a version 2 row)."""
+    return tuple(float(reading(float(b), float(a))) for b, a in readings)
+
+
+def _as_written(readings: Any) -> tuple[float, ...]:
+    """Each sample's one reading (a version 1 row)."""
+    return tuple(map(float, readings))
+
+
+def _note(
+    judged: Callable[[Any], tuple[float, ...]], intervals: Any, canaries: Any, memory: Any = ()
+) -> Note:
     """A note from a row of the results file; a memory row of another length is left out."""
-    kept = tuple(map(float, memory)) if len(memory) == len(intervals) else ()
-    return Note(tuple(map(float, intervals)), tuple(map(float, canaries)), kept)
+    kept = judged(memory) if len(memory) == len(intervals) else ()
+    return Note(tuple(map(float, intervals)), judged(canaries), kept)
 
 
 def _same_number(intervals: Sequence[float], samples: Sequence[float]) -> bool:

@@ -73,12 +73,13 @@ INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 ROUNDS_ENV = "SERKIT_BENCH_ROUNDS"
 FULL_ROUNDS = 10
 # Within each process, SAMPLES_PER_PROCESS samples of SAMPLE_TIME_S each; the process's
-# value is the least of them (serkit.results.tree.Benchmark.per_process): another
-# tenant's work only ever slows a call down, and a short sample is the likelier to miss
-# it. Five of 2 ms cost what asv's one sample of 10 ms cost. On 6 pairs here, under load,
-# the least of 5 left 2-4x fewer processes in a slow mode than one sample did (docs/trust.md).
-SAMPLES_PER_PROCESS = 5
-SAMPLE_TIME_S = 0.002
+# value is the least of those taken in the fast state (serkit.state): another tenant's
+# work only ever slows a call down, and a short sample is the likelier to miss it. In a
+# slow stretch this machine's fast spells last 0.2-2 ms (docs/trust.md, "The state
+# flickers"), so samples are kept shorter than a spell: 25 of 0.2 ms, where 5 of 2 ms
+# found a fast sample in 13 of 40 processes of a 1 µs call, 25 of 0.2 ms did in 18.
+SAMPLES_PER_PROCESS = 25
+SAMPLE_TIME_S = 0.0002
 # Sequential sampling on a run's own precision: after its planned rounds, a pair gets more
 # rounds, up to as many again, while its typical processes (serkit.stats.typical_processes)
 # are fewer than TYPICAL_PROCESSES or place it less precisely than its plan needs to see
