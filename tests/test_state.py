@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import timeit
 from pathlib import Path
 
@@ -69,6 +70,25 @@ def test_a_process_keeps_its_fast_samples_corrects_slow_ones_and_else_stays_raw(
     assert process_value([1.3, 1.2], [REF * 1.3] * 2, REF).how == RAW
     values = process_values([1.0, 1.1, 1.8, 1.9], [REF, REF, REF * 1.8, REF * 1.8], 2, REF)
     assert [v.how for v in values] == [FROM_FAST, CORRECTED]
+
+
+def test_a_pair_with_fast_processes_is_judged_by_them_alone() -> None:
+    """A call that slows 1.5x while the canary slows 1.8x: a corrected process reads it
+    0.83x, so where two or more processes took fast samples, they alone judge the pair."""
+    true = 10e-6
+    fast = ([true] * 5, [REF] * 5)
+    slow = ([true * 1.5] * 5, [REF * SLOW_FACTOR] * 5)
+    mixed = [fast, slow, fast, slow, fast, slow]
+    samples = [s for process in mixed for s in process[0]]
+    canaries = [c for process in mixed for c in process[1]]
+    judged = process_values(samples, canaries, 5, REF)
+    assert [p.how for p in judged] == [FROM_FAST] * 3
+    assert [p.value for p in judged] == [true] * 3
+    # One fast process is no pair: every process judges it, the corrected ones included.
+    one = [fast, slow, slow]
+    judged = process_values([s for p in one for s in p[0]], [c for p in one for c in p[1]], 5, REF)
+    assert [p.how for p in judged] == [FROM_FAST, CORRECTED, CORRECTED]
+    assert judged[1].value == pytest.approx(true * 1.5 / SLOW_FACTOR)
 
 
 def _run(
@@ -189,6 +209,29 @@ def test_notes_are_matched_to_their_samples_by_the_ratio_asv_divided_by(tmp_path
     )
 
 
+def test_a_sample_is_fast_only_when_both_its_ends_read_fast() -> None:
+    """The state flickers in a slow stretch: a sample that starts in a fast spell and ends
+    in a slow one was slow for part of its length, so its reading is the slower end. A
+    version 1 row kept one reading (the lesser end) and is read as it was written."""
+    intervals = [5e-6, 9e-6]
+    rows = [[intervals, [[REF, REF * 1.02], [REF, REF * 1.8]]]]
+    v2 = {CANARY_KEY: {"version": 2, "rows": {"bench_time.Dumps.time_dumps": {"k": rows}}}}
+    (note,) = notes_of(v2)[("bench_time.Dumps.time_dumps", "k")]
+    assert note.canaries == (REF * 1.02, REF * 1.8)
+    assert [classify(c, REF) for c in note.canaries] == [FAST, SLOW]
+    # The slow-ended sample is not the process's value, though it started fast.
+    assert process_value(intervals, note.canaries, REF) == process_value([5e-6], [REF], REF)
+    v1 = {
+        CANARY_KEY: {
+            "version": 1,
+            "rows": {"bench_time.Dumps.time_dumps": {"k": [[intervals, [REF, REF]]]}},
+        }
+    }
+    assert notes_of(v1)[("bench_time.Dumps.time_dumps", "k")][0].canaries == (REF, REF)
+    # A version serkit does not know is not guessed at: its samples have no state.
+    assert notes_of({CANARY_KEY: {"version": 3, "rows": v2[CANARY_KEY]["rows"]}}) == {}
+
+
 def test_notes_travel_inside_the_results_file(tmp_path: Path) -> None:
     clock = CanaryClock(inner_loops=1, keep=2)
     timeit.Timer("pass", timer=clock).repeat(repeat=2, number=5)
@@ -203,6 +246,10 @@ def test_notes_travel_inside_the_results_file(tmp_path: Path) -> None:
     key = ("bench_time.Dumps.time_dumps", params_key(["'json'", "'small-dict'"]))
     (note,) = notes_of(data)[key]
     assert len(note.intervals) == len(note.canaries) == len(note.memory) == 2
+    # The file keeps both readings around each sample, for the reader to judge.
+    (row,) = data[CANARY_KEY]["rows"][key[0]][key[1]]
+    assert all(len(pair) == 2 for pair in row[1] + row[2])
+    assert note.canaries == tuple(max(pair) for pair in row[1])
     assert all(reading > 0 for reading in note.memory)
     assert read_notes(tmp_path / "nowhere") == {}
     assert not attach(results, tmp_path / "nowhere")
@@ -263,6 +310,35 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     record_host(tmp_path, "b", state=state)
     table = render_hosts(describe_hosts(read_tree(tmp_path)))
     assert "machine state, last run" in table and "slow state in 83%" in table
+
+
+def test_each_file_is_grouped_by_its_own_sampling_plan(tmp_path: Path) -> None:
+    """benchmarks.json says what the tree's last run took a process (here 10 samples); a
+    file whose notes say 5 is grouped by 5, and the two runs' values are not compared."""
+    from results_factory import GRID, PER_PROCESS, per_process_tree, write_benchmarks
+
+    from serkit.compare.comparison import SAMPLED_DIFFERENTLY, NothingToCompare, compare
+    from serkit.results.tree import read_tree
+
+    samples = [10e-6 * (1 + 0.01 * i) for i in range(20)]
+    per_process_tree(tmp_path, [samples] * 4, [samples] * 4)
+    (name,) = PER_PROCESS
+    write_benchmarks(tmp_path, {name: {**PER_PROCESS[name], "repeat": 10}})
+    for host, size in (("a", 5), ("b", 10)):
+        path = next((tmp_path / host).glob("*-*.json"))
+        data = json.loads(path.read_text())
+        notes = [[samples[i : i + size], [[REF, REF]] * size] for i in range(0, len(samples), size)]
+        rows = {params_key([c, f]): notes for c in GRID[0] for f in GRID[1]}
+        data[CANARY_KEY] = {"version": 2, "rows": {name: rows}}
+        path.write_text(json.dumps(data))
+    tree = read_tree(tmp_path)
+    a, b = (tree.machines[host].measurements[0] for host in ("a", "b"))
+    assert (a.samples_per_process, b.samples_per_process) == (5, 10)
+    # Each process's least sample: four processes of 5, two of 10.
+    assert tree.processes(a) == tuple(samples[0:20:5])
+    assert tree.processes(b) == (samples[0], samples[10])
+    with pytest.raises(NothingToCompare, match=re.escape(SAMPLED_DIFFERENTLY.format(5, 10))):
+        compare(tree, "a", "b")
 
 
 def test_compare_says_when_the_runs_memory_differed(tmp_path: Path) -> None:

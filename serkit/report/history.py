@@ -45,7 +45,7 @@ from serkit.results.host_file import read_runs, run_of_file
 from serkit.results.hosts import NOT_MEASURED, power_words
 from serkit.results.identity import identity_changes
 from serkit.results.noise import read_noise
-from serkit.results.tree import ResultsTree, version_order
+from serkit.results.tree import ResultsTree, sampled_apart, version_order
 from serkit.run.sentinel import is_sentinel_machine
 
 # The newest steps of a series that are judged. The chart shows every run, and every step
@@ -110,14 +110,18 @@ class HistoryStep:
 
     @property
     def code(self) -> list[str]:
-        """The benchmarks whose code (asv's hash) differs between the two runs' values."""
+        """The benchmarks whose code (asv's hash) or sampling plan differs between the two
+        runs' values."""
         a, b = self.before.run.values, self.after.run.values
         return sorted(
             {
                 key[0]
                 for key in a.keys() & b.keys()
-                if None not in (a[key].code_version, b[key].code_version)
-                and a[key].code_version != b[key].code_version
+                if (
+                    None not in (a[key].code_version, b[key].code_version)
+                    and a[key].code_version != b[key].code_version
+                )
+                or sampled_apart(a[key], b[key])
             }
         )
 

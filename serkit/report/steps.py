@@ -19,7 +19,7 @@ from serkit.compare.verdicts import (
 from serkit.report.runs import Run
 from serkit.results.host_file import read_runs, same_run
 from serkit.results.noise import BETWEEN_RUNS, SAME_RUN
-from serkit.results.tree import Measurement, ResultsTree
+from serkit.results.tree import Measurement, ResultsTree, sampled_apart
 from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
 
 MEASURE_NAMES = {
@@ -33,7 +33,7 @@ MEASURE_NAMES = {
 # between two points is the axis's. A peak within compare's PEAK_TOLERANCE is the same.
 EXACT_MEASURES = (SIZE, *ALLOCATIONS.values())
 COUNTED_MEASURES = (*EXACT_MEASURES, *PEAK.values())
-CODE_CHANGED = "not comparable: the benchmark's code changed"
+CODE_CHANGED = "not comparable: the benchmark's code or sampling plan changed"
 # Shown beside the timings they explain (a time's row carries its operation's count).
 INSTRUCTION_NAMES = {name: f"{operation} instructions" for operation, name in INSTRUCTIONS.items()}
 # Verdicts that call no change: the step could not tell, or was not judged.
@@ -129,9 +129,9 @@ def judge_steps(
                     assert a.value is not None and b.value is not None
                     found = Verdict("")
                     context, floor = floors.of(a, b)
-                    if a.code_version != b.code_version:
-                        # Measured by different code (asv's hash of the benchmark): the
-                        # difference may be the suite's, not the axis's.
+                    if a.code_version != b.code_version or sampled_apart(a, b):
+                        # Measured by different code (asv's hash of the benchmark) or
+                        # sampling plan: the difference may be the suite's, not the axis's.
                         verdict = CODE_CHANGED
                     elif benchmark in COUNTED_MEASURES:
                         verdict = counted_change(benchmark, a.value, b.value)

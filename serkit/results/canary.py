@@ -124,6 +124,18 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
     return found
 
 
+def samples_per_process(notes: Mapping[tuple[str, str], Sequence[Note]]) -> dict[str, int]:
+    """Each benchmark's samples per process in the run that wrote these notes: its longest
+    note, one process's samples. A results tree's benchmarks.json says only what its last
+    run took, and a plan can change between runs (5 samples a process before 2026-11-27,
+    25 since), so a file that carries notes is grouped by its own."""
+    sizes: dict[str, int] = {}
+    for (benchmark, _), kept in notes.items():
+        for note in kept:
+            sizes[benchmark] = max(sizes.get(benchmark, 0), len(note.intervals))
+    return sizes
+
+
 def _judged(readings: Any) -> tuple[float, ...]:
     """Each sample's reading from the two taken around it (a version 2 row)."""
     return tuple(float(reading(float(b), float(a))) for b, a in readings)

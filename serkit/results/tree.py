@@ -24,7 +24,7 @@ from typing import Any
 
 from serkit.errors import RefusedFile
 from serkit.inputs.documents import read_record
-from serkit.results.canary import notes_of, params_key, sample_canaries
+from serkit.results.canary import notes_of, params_key, sample_canaries, samples_per_process
 from serkit.state import ProcessValue, StateShare, process_values, reference, state_share
 from serkit.units import plural
 
@@ -191,6 +191,10 @@ class Measurement:
     # Each sample's memory canary reading in ns (serkit.suite.canary), None where it has
     # none; () in results made before it.
     memory_canary: tuple[float | None, ...] = ()
+    # The samples each process took in the run that wrote the file, from its notes
+    # (serkit.results.canary.samples_per_process); None without notes, when the tree's
+    # benchmarks.json is all there is to go by.
+    samples_per_process: int | None = None
 
 
 def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, ...]:
@@ -198,10 +202,19 @@ def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, 
     machine's fast state, corrected from slow ones, or raw where no state is known
     (serkit.state); () where asv kept no samples of a process."""
     size = benchmark.samples_per_process
+    if size is not None and m.samples_per_process:
+        size = m.samples_per_process  # the file's own plan, where its notes say it
     if size is None or not m.samples:
         return ()
     canaries = m.canary if len(m.canary) == len(m.samples) else (None,) * len(m.samples)
     return process_values(m.samples, canaries, size, m.canary_reference)
+
+
+def sampled_apart(a: Measurement, b: Measurement) -> bool:
+    """Whether the runs behind `a` and `b` took different samples a process, where both
+    files say (Measurement.samples_per_process): their values are not alike."""
+    sizes = (a.samples_per_process, b.samples_per_process)
+    return None not in sizes and sizes[0] != sizes[1]
 
 
 def _with_references(measurements: list[Measurement]) -> list[Measurement]:
@@ -366,6 +379,7 @@ def _read_results_file(
     out: list[Measurement] = []
     run_at = run_moment(data) or 0
     canary_notes = notes_of(data)
+    own_sizes = samples_per_process(canary_notes)
     for name, values in data["results"].items():
         if not isinstance(values, list):
             raise ResultsFileError(f"its row for {name!r} is not a list")
@@ -385,6 +399,7 @@ def _read_results_file(
         version = row.get("version")
         repeat = benchmarks.get(str(name))
         per_process = repeat.samples_per_process if repeat is not None else None
+        per_process = per_process and own_sizes.get(str(name), per_process)
         for i, params in enumerate(grid):
             kept = _samples(samples[i])
             shown_params = tuple(str(p) for p in params)
@@ -407,6 +422,7 @@ def _read_results_file(
                     run_at=run_at,
                     canary=readings.canary if readings else (),
                     memory_canary=readings.memory if readings else (),
+                    samples_per_process=own_sizes.get(str(name)),
                 )
             )
     return out
