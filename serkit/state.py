@@ -1,13 +1,13 @@
 """The machine's speed state, judged sample by sample from the canary (serkit.suite.canary).
 
-A sample's canary reading is the greater of the two readings taken around it: a sample is
-fast only when the machine was fast at both its ends. Slow stretches last seconds to
-minutes, but inside one the machine flickers: canary readings taken back to back found
-fast spells of 0.2-2 ms between slow ones (docs/trust.md, "The state flickers"), so a
-sample with one fast end was often slow for most of its length. An interrupt that
-inflates one reading costs a fast sample, never a wrong one. Against the host's fast
-canary (its `reference`: a low quantile of every reading its runs took on that Python) a
-reading is
+A sample's canary reading is the lesser of the two readings taken around it: an interrupt
+or another process only ever inflates one reading. Slow stretches last seconds to
+minutes, but inside one the machine flickers into its fast state for 0.2-2 ms at a time
+(docs/trust.md, "The state flickers"), so a sample with one fast end may have run slow for
+part of its length. Both readings are kept (serkit.results.canary); judging by the slower
+end, in a series of quick runs, left fewer fast samples and called more A/A pairs
+different, so the lesser still judges. Against the host's fast canary (its `reference`: a
+low quantile of every reading its runs took on that Python) a reading is
 
 - fast, up to FAST_LIMIT times the reference (fast readings here spread 104-118 µs on a
   110 µs loop: within 1.13x);
@@ -28,8 +28,7 @@ is the least disturbed). A process with no fast sample but slow ones is correcte
 least slow sample scaled by the reference over its median slow reading, since a call and
 the canary slow alike (json.dumps against the canary held within 3.2-3.6 in 16 of 20
 processes whose two were timed in one state). Where no sample's state is known, the raw
-least stands. A pair with FAST_PROCESSES or more processes of the first kind is judged by
-those alone: the correction holds for the canary, not for every call.
+least stands.
 """
 
 from __future__ import annotations
@@ -50,29 +49,22 @@ MEMORY_SHIFT = 0.05
 # when any stretch of a run was fast, high enough that one lucky reading does not set it.
 REFERENCE_QUANTILE = 0.05
 
-# A pair with at least this many processes that took fast samples is judged by those alone.
-# A process timed wholly slow is corrected by the canary, but a call and the canary do not
-# slow alike (json.dumps of twitter.json read 1.45x where the canary read 1.85x), so mixing
-# corrected processes with fast ones widened a pair's spread: in the 2026-11-27 series
-# the median detectable change of a +10 % run fell from 30-35 % to 13-16 % without them.
-FAST_PROCESSES = 2
 FAST, SLOW, UNCLEAR, UNKNOWN = "fast", "slow", "unclear", "unknown"
 MEMORY_SLOW = "memory-slow"
 # The rule in words, for every view that shows a process's value.
 STATE_RULE = (
     "each process's value is its least sample taken in the machine's fast state (a canary "
-    f"within {FAST_LIMIT:g}x its fast reading at both ends), else its least slow sample "
-    "corrected by the canary (the slow state: 1.8x here, unseen by the load average), else "
-    f"its least sample; a pair with {FAST_PROCESSES} or more processes of the first kind is "
-    "judged by those alone; asv's own values are kept unchanged"
+    f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
+    "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
+    "asv's own values are kept unchanged"
 )
 # How a process's value was taken: from fast samples, corrected from slow ones, or raw.
 FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
 
 
 def reading(before: float, after: float) -> float:
-    """A sample's canary reading from the two taken around it: the slower."""
-    return max(before, after)
+    """A sample's canary reading from the two taken around it: the faster."""
+    return min(before, after)
 
 
 def reference(readings: Sequence[float]) -> float | None:
@@ -130,15 +122,12 @@ def process_values(
     size: int,
     ref: float | None,
 ) -> tuple[ProcessValue, ...]:
-    """The processes a pair is judged by: `samples` in runs of `size` (one process each),
-    with the canary reading of each sample (None where it has none). Where FAST_PROCESSES
-    or more have fast samples, those alone (see FAST_PROCESSES); else every process."""
-    values = tuple(
+    """Every process's value: `samples` in runs of `size` (one process each), with the
+    canary reading of each sample (None where it has none)."""
+    return tuple(
         process_value(samples[i : i + size], canaries[i : i + size], ref)
         for i in range(0, len(samples), size)
     )
-    fast = tuple(v for v in values if v.how == FROM_FAST)
-    return fast if len(fast) >= FAST_PROCESSES else values
 
 
 @dataclass(frozen=True)

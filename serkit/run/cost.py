@@ -71,7 +71,7 @@ SHARD_BUDGET_S = 5 * 3600
 FEWEST_LIBRARIES = 3
 # A pair's share of its environment's one process, predicted (LeaveOut): each process
 # prepares it cold in Dumps, Loads and RoundTrip (a dumps and a loads each), then samples
-# dumps, loads and both SAMPLES_PER_PROCESS times (53 calls' worth at 25 samples).
+# dumps, loads and both SAMPLES_PER_PROCESS times: 13 calls' worth at 5 samples.
 CALLS_PER_PROCESS = 3 + 2 * SAMPLES_PER_PROCESS
 # What a pair of microsecond calls still costs a process (asv's fork, its warm-up, the
 # samples' timer): the fastest measured environments' one process over their pairs, 4.6 s

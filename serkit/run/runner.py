@@ -330,10 +330,6 @@ def run(
         env[BUILDS_ENV] = str(results_dir(root) / machine / BUILDS_FILE)
         if state.quick:
             env.setdefault(WARMUP_ENV, QUICK_WARMUP_S)
-        # One hash seed for every run: asv's forkserver gives all of a run's processes the
-        # server's, so a random one would be a bias each run keeps and the next does not
-        # (see serkit.suite.cases.shifted_heap, which does the same for the heap).
-        env.setdefault("PYTHONHASHSEED", "0")
         if state.memory or not state.quick:  # see serkit.suite.memory.MEMORY_ENV
             env[MEMORY_ENV] = "1"
         if state.instructions or not state.quick:  # about 3-6 minutes for the default grid

@@ -26,7 +26,6 @@ import gzip
 import math
 import os
 import platform
-import random
 import timeit
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -74,13 +73,15 @@ INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 ROUNDS_ENV = "SERKIT_BENCH_ROUNDS"
 FULL_ROUNDS = 10
 # Within each process, SAMPLES_PER_PROCESS samples of SAMPLE_TIME_S each; the process's
-# value is the least of those taken in the fast state (serkit.state): another tenant's
-# work only ever slows a call down, and a short sample is the likelier to miss it. In a
-# slow stretch this machine's fast spells last 0.2-2 ms (docs/trust.md, "The state
-# flickers"), so samples are kept shorter than a spell: 25 of 0.2 ms, where 5 of 2 ms
-# found a fast sample in 13 of 40 processes of a 1 µs call, 25 of 0.2 ms did in 18.
-SAMPLES_PER_PROCESS = 25
-SAMPLE_TIME_S = 0.0002
+# value is the least of them (serkit.results.tree.Benchmark.per_process): another
+# tenant's work only ever slows a call down, and a short sample is the likelier to miss
+# it. Five of 2 ms cost what asv's one sample of 10 ms cost. On 6 pairs here, under load,
+# the least of 5 left 2-4x fewer processes in a slow mode than one sample did (docs/trust.md).
+# 25 of 0.2 ms made each run's processes tighter, but not two runs' values alike: a run's
+# processes share one layout (asv's forkserver), and A/A false alarms rose from 2.2 % to
+# 5.8 % (docs/trust.md, "The state flickers").
+SAMPLES_PER_PROCESS = 5
+SAMPLE_TIME_S = 0.002
 # Sequential sampling on a run's own precision: after its planned rounds, a pair gets more
 # rounds, up to as many again, while its typical processes (serkit.stats.typical_processes)
 # are fewer than TYPICAL_PROCESSES or place it less precisely than its plan needs to see
@@ -445,22 +446,6 @@ def per_call_timer(inner_loops: int) -> Callable[[], float]:
     return lambda: clock() / inner_loops
 
 
-def shifted_heap() -> list[object]:
-    """Objects of random number and sizes, to keep alive while a process prepares its pair.
-
-    asv's forkserver forks every process of a run from one server, so each would build the
-    pair's document at the same addresses as the last: a layout that one run keeps and the
-    next does not. Its processes then agree among themselves, and two runs of one commit
-    disagree by more than their spread allows (cbor2 loads of small-dict read 23.3, 25.8,
-    29.1 and 29.7 µs in four quick runs, each run's processes within 3 %). Shifting the
-    heap by a random amount in each process gives each its own layout, so the spread
-    between processes includes the layout's share and the median averages over it.
-    """
-    rng = random.Random(os.urandom(8))  # not the global generator, which a fork copies
-    small = [bytes(rng.randrange(1, 512)) for _ in range(rng.randrange(0, 2048))]
-    return [*small, bytearray(rng.randrange(0, 96 << 10))]  # under malloc's mmap threshold
-
-
 class _PreparedOnCheck:
     """asv's ``skip_params``: a membership test that prepares the pair it is asked about."""
 
@@ -507,7 +492,6 @@ class CaseBenchmark:
     warmup_time: float
     timer: Callable[[], float]
     _noted: tuple[str, tuple[str, ...]]  # asv's name and parameters of a timed pair
-    _shifted: list[object]  # kept alive while the process runs (shifted_heap)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -535,7 +519,6 @@ class CaseBenchmark:
         return reason
 
     def _prepare(self, codec: str, fixture: str, params: tuple[str, ...]) -> str | None:
-        self._shifted = shifted_heap()
         try:
             case = prepare(codec, fixture, decode=self.inputs == "round_trip")
         except SerkitError as exc:  # not installed, or cannot encode or decode it
