@@ -5,9 +5,10 @@ or another process only ever inflates one reading. Slow stretches last seconds t
 minutes, but inside one the machine flickers into its fast state for 0.2-2 ms at a time
 (docs/trust.md, "The state flickers"), so a sample with one fast end may have run slow for
 part of its length. Both readings are kept (serkit.results.canary); judging by the slower
-end, in a series of quick runs, left fewer fast samples and called more A/A pairs
-different, so the lesser still judges. Against the host's fast canary (its `reference`: a
-low quantile of every reading its runs took on that Python) a reading is
+end, in a series of quick runs of 25 samples of 0.2 ms a process, left fewer fast
+samples and called more A/A pairs different, so the lesser still judges. Against the
+host's fast canary (its `reference`: a low quantile of every reading its runs took on that
+Python) a reading is
 
 - fast, up to FAST_LIMIT times the reference (fast readings here spread 104-118 µs on a
   110 µs loop: within 1.13x);

@@ -127,8 +127,8 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
 def samples_per_process(notes: Mapping[tuple[str, str], Sequence[Note]]) -> dict[str, int]:
     """Each benchmark's samples per process in the run that wrote these notes: its longest
     note, one process's samples. A results tree's benchmarks.json says only what its last
-    run took, and a plan can change between runs (5 samples a process before 2026-11-27,
-    25 since), so a file that carries notes is grouped by its own."""
+    run took, and a plan can change between runs (a series on 2026-11-27 took 25 samples
+    a process beside runs that took 5), so a file that carries notes is grouped by its own."""
     sizes: dict[str, int] = {}
     for (benchmark, _), kept in notes.items():
         for note in kept:
