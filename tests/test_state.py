@@ -343,6 +343,37 @@ def test_compare_says_when_the_runs_memory_differed(tmp_path: Path) -> None:
     assert as_json(result)["memory_shift"] == result.memory_shift
 
 
+def test_the_reports_ranking_judges_the_processes_its_table_shows(tmp_path: Path) -> None:
+    """The answer ranks a codec by the same processes the fixture table's time and spread
+    come from: judged by the machine's state, not each process's raw least sample."""
+    from results_factory import GRID, per_process_tree
+
+    from serkit.report.runs import latest_runs
+    from serkit.report.snapshot import snapshot
+    from serkit.results.tree import read_tree
+
+    factors = [1.0, SLOW_FACTOR, SLOW_FACTOR, SLOW_FACTOR]  # one process fast, three slow
+    slow = [10e-6 * f for f in factors]
+    per_process_tree(tmp_path, [slow] * 4, [slow] * 4)
+    path = next((tmp_path / "a").glob("*-*.json"))
+    data = json.loads(path.read_text())
+    rows = {
+        params_key([codec, fixture]): [[[t], [REF * f]] for t, f in zip(slow, factors)]
+        for codec in GRID[0]
+        for fixture in GRID[1]
+    }
+    data[CANARY_KEY] = {"version": 1, "rows": {"bench_time.Dumps.time_dumps": rows}}
+    path.write_text(json.dumps(data))
+    (run,) = [r for r in latest_runs(read_tree(tmp_path)) if r.machine == "a"]
+    (benchmark, params), _ = next(iter(run.values.items()))
+    codec, fixture = (p.strip("'") for p in params)
+    row = next(r for r in snapshot(run, fixture).rows if r.codec == codec)
+    # The slow processes are corrected by the canary: all four read the fast 10 µs.
+    assert row.processes["dumps"] == pytest.approx([10e-6] * 4)
+    between = run.spread(benchmark, *params)
+    assert between is not None and between.median == pytest.approx(10e-6)
+
+
 def test_the_report_shows_a_timing_inside_its_own_spread(tmp_path: Path) -> None:
     """The fixture table's time is the median of the processes its spread is taken from
     (by state), not asv's median of every sample, which a slow stretch pulls up."""

@@ -17,7 +17,7 @@ from serkit.codecs.registry import registry
 from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
 from serkit.compare.ranking import SIZE as SIZE_MEASURE
 from serkit.report.runs import Run
-from serkit.results.tree import Measurement
+from serkit.results.tree import Measurement, process_states
 from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
@@ -184,11 +184,12 @@ def not_run_reason(codec: str, fixture: str) -> str:
 
 
 def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[float, ...]:
-    """Each process's value, in the order asv ran them; () where asv kept no samples."""
+    """Each process's value, judged by the machine's state and grouped by the file's own
+    plan as the time and spread beside it are (Run.spread); () where asv kept no samples."""
     found, described = run.get(benchmark, codec, fixture), run.benchmarks.get(benchmark)
     if found is None or described is None:
         return ()
-    return described.per_process(found.samples)
+    return tuple(p.value for p in process_states(described, found))
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
