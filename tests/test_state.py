@@ -169,6 +169,16 @@ def test_the_clock_times_the_canary_outside_each_sample() -> None:
     assert all(all(reading > 0 for reading in kept[1:]) for kept in clock.kept)
 
 
+def test_the_clock_warms_each_sample_after_its_canaries_outside_the_interval() -> None:
+    events: list[str] = []
+    clock = CanaryClock(inner_loops=1, keep=4, warm=lambda: events.append("warm"))
+    timer = timeit.Timer("events.append('body')", timer=clock, globals={"events": events})
+    intervals = timer.repeat(repeat=3, number=2)
+    # One untimed call before each sample's two body runs, and nothing after them.
+    assert events == ["warm", "body", "body"] * 3
+    assert [kept[0] for kept in clock.kept] == intervals
+
+
 def test_notes_are_matched_to_their_samples_by_the_ratio_asv_divided_by(tmp_path: Path) -> None:
     # Two processes' notes, written out of order; the first has a calibration call before
     # its samples. asv divides each interval by its `number` (7, then 3).

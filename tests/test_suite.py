@@ -86,15 +86,34 @@ def test_a_long_first_call_is_the_warm_up_and_asv_skips_its_own(
     monkeypatch.delenv(FIXTURES_ENV, raising=False)
     fast = DumpsLike()
     assert ("orjson", "small-dict") not in fast.skip_params
-    assert "number" not in vars(fast) and "warmup_time" not in vars(fast)  # asv's own
+    assert "warmup_time" not in vars(fast)  # asv's own
     monkeypatch.setenv(WARMUP_ENV, "0.02")  # the quick run's, for pairs not warmed up
     quick = DumpsLike()
     assert ("orjson", "small-dict") not in quick.skip_params
-    assert quick.warmup_time == 0.02 and "number" not in vars(quick)
+    assert quick.warmup_time == 0.02
     monkeypatch.setattr(suite, "WARMED_CALL_S", 0.0)  # as if every call were long
     long = DumpsLike()
     assert ("orjson", "small-dict") not in long.skip_params
     assert (long.number, long.warmup_time) == (1, 0.0)
+
+
+def test_serkit_sizes_a_sample_by_the_calls_it_times_not_by_the_clock_around_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """asv would size a sample by the wall clock around it, canary readings and all, so a
+    run calibrated in the slow state took fewer bodies a sample: serkit sets `number`."""
+    assert suite.bodies_per_sample(1, suite.SAMPLE_TIME_S / 9) == 9
+    assert suite.bodies_per_sample(20, suite.SAMPLE_TIME_S / 100) == 5
+    assert suite.bodies_per_sample(1, suite.SAMPLE_TIME_S * 30) == 1  # a long call: one
+    assert suite.inner_loops_for(suite.INNER_TARGET_S / 7) == 7
+    assert suite.inner_loops_for(1e-12) == suite.MAX_INNER_LOOPS
+    monkeypatch.delenv(CODECS_ENV, raising=False)
+    monkeypatch.delenv(FIXTURES_ENV, raising=False)
+    bench = DumpsLike()
+    assert ("orjson", "small-dict") not in bench.skip_params
+    # Set on the instance, where asv's setup reads it; a body of 20 µs or so, so a 0.2 ms
+    # sample holds several.
+    assert vars(bench)["number"] >= 2
 
 
 def test_a_pair_over_the_budget_is_timed_once_and_noted_for_serkit(
@@ -109,7 +128,7 @@ def test_a_pair_over_the_budget_is_timed_once_and_noted_for_serkit(
     monkeypatch.setenv(BUDGET_ENV, "1000")  # no pair is over it
     under = DumpsLike()
     assert ("json", "random-dicts-100") not in under.skip_params
-    assert "number" not in vars(under) and list(read_singles(tmp_path)) == []
+    assert "repeat" not in vars(under) and list(read_singles(tmp_path)) == []  # not once
     monkeypatch.setenv(BUDGET_ENV, "1e-9")  # every pair is over it
     over = DumpsLike()
     assert ("json", "random-dicts-100") not in over.skip_params  # timed, not skipped

@@ -27,6 +27,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Callable
 
 from serkit.suite.budget import NOTES_ENV
 
@@ -91,8 +92,11 @@ class CanaryClock:
     canary readings: asv's own samples are the last timeit calls of a process.
     """
 
-    def __init__(self, inner_loops: int, keep: int) -> None:
+    def __init__(
+        self, inner_loops: int, keep: int, warm: Callable[[], object] | None = None
+    ) -> None:
         self._inner_loops = inner_loops
+        self._warm = warm  # one call, untimed, between the canaries and the sample
         self._started: tuple[float, int, int] | None = None
         # Each sample: its interval, the canary before and after, the memory canary before
         # and after.
@@ -103,6 +107,8 @@ class CanaryClock:
         if self._started is None:
             memory_before = memory_canary_ns()
             before = canary_ns()  # the first canary nearest the sample, as before
+            if self._warm is not None:
+                self._warm()
             start = clock() / loops
             self._started = (start, before, memory_before)
             return start

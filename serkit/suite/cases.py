@@ -73,15 +73,13 @@ INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 ROUNDS_ENV = "SERKIT_BENCH_ROUNDS"
 FULL_ROUNDS = 10
 # Within each process, SAMPLES_PER_PROCESS samples of SAMPLE_TIME_S each; the process's
-# value is the least of them (serkit.results.tree.Benchmark.per_process): another
-# tenant's work only ever slows a call down, and a short sample is the likelier to miss
-# it. Five of 2 ms cost what asv's one sample of 10 ms cost. On 6 pairs here, under load,
-# the least of 5 left 2-4x fewer processes in a slow mode than one sample did (docs/trust.md).
-# 25 of 0.2 ms made each run's processes tighter, but not two runs' values alike: a run's
-# processes share one layout (asv's forkserver), and A/A false alarms rose from 2.2 % to
-# 5.8 % (docs/trust.md, "The state flickers").
-SAMPLES_PER_PROCESS = 5
-SAMPLE_TIME_S = 0.002
+# value is the least of those taken in the fast state (serkit.state): another tenant's
+# work only ever slows a call down, and a short sample is the likelier to miss it. In a
+# slow stretch this machine's fast spells last 0.2-2 ms (docs/trust.md, "The state
+# flickers"), so samples are kept shorter than a spell: 25 of 0.2 ms, where 5 of 2 ms
+# found a fast sample in 13 of 40 processes of a 1 µs call, 25 of 0.2 ms did in 18.
+SAMPLES_PER_PROCESS = 25
+SAMPLE_TIME_S = 0.0002
 # Sequential sampling on a run's own precision: after its planned rounds, a pair gets more
 # rounds, up to as many again, while its typical processes (serkit.stats.typical_processes)
 # are fewer than TYPICAL_PROCESSES or place it less precisely than its plan needs to see
@@ -331,14 +329,28 @@ class Case:
         first = self.first_call_s(operation)
         return first is not None and first >= WARMED_CALL_S
 
-    def inner_loops(self, operation: str) -> int:
-        """How many calls of `operation` make one timed body last about INNER_TARGET_S."""
+    def best_call_s(self, operation: str) -> float:
+        """`operation`'s call, at its fastest in this process so far (seconds)."""
         if self.prepare_s >= LONG_CALL_S:
-            return 1  # long enough already: do not spend seconds estimating it
+            # Long enough already: do not spend seconds estimating it (cold, so longer).
+            return max(self.first_call_s(operation) or 0.0, 1e-9)
         call = self.operation(operation)
         call()  # the first call is cold (caches, lazy imports); do not size by it
-        best = min(timeit.repeat(call, number=10, repeat=3)) / 10
-        return max(1, min(MAX_INNER_LOOPS, round(INNER_TARGET_S / max(best, 1e-9))))
+        return max(min(timeit.repeat(call, number=10, repeat=3)) / 10, 1e-9)
+
+    def inner_loops(self, operation: str) -> int:
+        """How many calls of `operation` make one timed body last about INNER_TARGET_S."""
+        return inner_loops_for(self.best_call_s(operation))
+
+
+def inner_loops_for(call_s: float) -> int:
+    """Calls of `call_s` seconds each that make one timed body last about INNER_TARGET_S."""
+    return max(1, min(MAX_INNER_LOOPS, round(INNER_TARGET_S / call_s)))
+
+
+def bodies_per_sample(calls: int, call_s: float) -> int:
+    """asv's `number` for a body of `calls` calls: the bodies of one SAMPLE_TIME_S sample."""
+    return max(1, round(SAMPLE_TIME_S / (calls * call_s)))
 
 
 # glibc serves an allocation of 128 KiB or more with its own mmap and munmap, until the
@@ -527,11 +539,17 @@ class CaseBenchmark:
         self.obj, self.payload, self.bound = case.obj, case.payload, case.bound
         if self.operation is None:
             return None
-        self.inner_loops = case.inner_loops(self.operation)
-        self.calls = self.inner_loops
+        best = case.best_call_s(self.operation)
+        self.inner_loops = self.calls = inner_loops_for(best)
         extra = injected_from_env()
         if extra is not None:
             self.inner_loops, self.calls = INJECTED_LOOPS, INJECTED_LOOPS + extra
+        # serkit picks asv's `number`, not asv: asv sizes a sample by the wall clock
+        # around it, canary readings and all (about 120 µs here, 1.8x that in the slow
+        # state), so a run calibrated in the slow state took 1 body a 0.2 ms sample where
+        # another took 9, and a sample of few bodies reads slow (docs/trust.md, "A
+        # sample's first call"). A later round keeps the first round's.
+        self.number = bodies_per_sample(self.calls, best)
         # asv imports the suite as a package named after its folder (benchmarks.bench_time)
         # and leaves that package out of benchmark names (bench_time.Dumps.time_dumps).
         module = type(self).__module__.partition(".")[2] or type(self).__module__
@@ -539,10 +557,13 @@ class CaseBenchmark:
         # Under `serkit bench`, each sample keeps the canary readings taken around it
         # (serkit.suite.canary): the machine's speed state when it was taken.
         self.timer = per_call_timer(self.inner_loops)
-        if notes_folder() is not None:
-            self.timer = CanaryClock(self.inner_loops, keep=self.repeat)
-            self._noted = (f"{name}.time_{self.operation}", tuple(repr(p) for p in params))
         call_s = case.first_call_s(self.operation) or 0.0
+        if notes_folder() is not None:
+            # The canaries leave the caches cold for a sample's first call: one untimed
+            # call after them warms them again, unless a call is too long to care.
+            warm = case.operation(self.operation) if call_s < LONG_CALL_S else None
+            self.timer = CanaryClock(self.inner_loops, keep=self.repeat, warm=warm)
+            self._noted = (f"{name}.time_{self.operation}", tuple(repr(p) for p in params))
         if timed_once(name, params, case.prepare_s, call_s, self.rounds, self.repeat):
             # One sample, now (serkit.suite.budget); preparing made the call: its warm-up.
             self.number, self.repeat, self.warmup_time = 1, 1, 0.0
