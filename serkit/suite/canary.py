@@ -31,7 +31,8 @@ from typing import Callable
 
 from serkit.suite.budget import NOTES_ENV
 
-# About 20 µs on this VM in its fast state: two readings cost each 2 ms sample 2 %.
+# About 20 µs on this VM in its fast state. The readings lie outside the timed interval,
+# but inside asv's wall clock: hence serkit, not asv, sizes a sample (serkit.suite.cases).
 CANARY_LOOPS = 400
 # The notes of one environment's processes, one JSON line each (not `*.json`: the folder
 # also holds serkit.suite.budget's notes).

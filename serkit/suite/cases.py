@@ -333,7 +333,7 @@ class Case:
         """`operation`'s call, at its fastest in this process so far (seconds)."""
         if self.prepare_s >= LONG_CALL_S:
             # Long enough already: do not spend seconds estimating it (cold, so longer).
-            return max(self.first_call_s(operation) or 0.0, 1e-9)
+            return self.first_call_s(operation) or self.prepare_s
         call = self.operation(operation)
         call()  # the first call is cold (caches, lazy imports); do not size by it
         return max(min(timeit.repeat(call, number=10, repeat=3)) / 10, 1e-9)
@@ -547,7 +547,7 @@ class CaseBenchmark:
         # serkit picks asv's `number`, not asv: asv sizes a sample by the wall clock
         # around it, canary readings and all (about 120 µs here, 1.8x that in the slow
         # state), so a run calibrated in the slow state took 1 body a 0.2 ms sample where
-        # another took 9, and a sample of few bodies reads slow (docs/trust.md, "A
+        # another took 5, and a sample of few bodies reads slow (docs/trust.md, "A
         # sample's first call"). A later round keeps the first round's.
         self.number = bodies_per_sample(self.calls, best)
         # asv imports the suite as a package named after its folder (benchmarks.bench_time)
