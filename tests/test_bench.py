@@ -1010,7 +1010,7 @@ def test_plan_lines_are_short_and_true_for_a_narrowed_slice(
     """The first line was a 600-character sentence naming every codec and five fixtures,
     whatever SERKIT_BENCH_CODECS and SERKIT_BENCH_FIXTURES narrowed the run to."""
     from serkit.run.quick import QuickPlan
-    from serkit.suite.cases import FIXTURES_ENV
+    from serkit.suite.cases import FIXTURES_ENV, SAMPLES_PER_PROCESS
 
     monkeypatch.setenv(CODECS_ENV, "json,orjson")
     monkeypatch.setenv(FIXTURES_ENV, "small-dict")
@@ -1023,7 +1023,7 @@ def test_plan_lines_are_short_and_true_for_a_narrowed_slice(
     assert "machine box: 1 environment (" in text
     assert "2 pairs of 2 codecs on small-dict" in text
     assert "every codec" not in text and "twitter" not in text
-    assert "5 processes of 5 samples" in text
+    assert f"5 processes of {SAMPLES_PER_PROCESS} samples" in text
     full = bench.plan_lines(plan, "box", quick=False, chosen=None, extra=[])
     assert "full run: 2 codecs on 1 fixture (small-dict)" in "\n".join(full)
     asked = bench.plan_lines(plan, "box", quick=True, chosen=None, extra=["-b", "Dumps"])
