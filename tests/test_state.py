@@ -160,6 +160,23 @@ def test_the_share_of_the_slow_state_is_said_in_words() -> None:
     )
 
 
+def _note_canaries(machine: Path, samples: list[float], factors: list[float]) -> Path:
+    """Give every pair of `machine`'s results file one canary reading a sample (version 1
+    rows): the fast reading times each process's factor. Returns the file."""
+    from results_factory import GRID
+
+    path = next(machine.glob("*-*.json"))
+    data = json.loads(path.read_text())
+    rows = {
+        params_key([codec, fixture]): [[[t], [REF * f]] for t, f in zip(samples, factors)]
+        for codec in GRID[0]
+        for fixture in GRID[1]
+    }
+    data[CANARY_KEY] = {"version": 1, "rows": {"bench_time.Dumps.time_dumps": rows}}
+    path.write_text(json.dumps(data))
+    return path
+
+
 def test_the_clock_times_the_canary_outside_each_sample() -> None:
     clock = CanaryClock(inner_loops=4, keep=3)
     timer = timeit.Timer("sum(range(50))", timer=clock)
@@ -257,7 +274,7 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     """Two hosts, one run each: b timed most processes in the slow state. Raw, compare sees
     b 1.8x slower and can tell nothing under 60 %; by state, the same code reads the same,
     and the state is said in words."""
-    from results_factory import GRID, per_process_tree
+    from results_factory import per_process_tree
 
     from serkit.compare.comparison import compare
     from serkit.compare.verdicts import SLOWER
@@ -272,15 +289,7 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     # of 1.8 and cannot tell it from noise: it could see nothing under 60 %.
     raw = compare(read_tree(tmp_path), "a", "b")
     assert all(p.ratio == pytest.approx(1.8) and (p.detectable or 0) > 0.6 for p in raw.pairs)
-    path = next((tmp_path / "b").glob("*-*.json"))
-    data = json.loads(path.read_text())
-    rows = {
-        params_key([codec, fixture]): [[[t], [REF * f]] for t, f in zip(slow, factors)]
-        for codec in GRID[0]
-        for fixture in GRID[1]
-    }
-    data[CANARY_KEY] = {"version": 1, "rows": {"bench_time.Dumps.time_dumps": rows}}
-    path.write_text(json.dumps(data))
+    path = _note_canaries(tmp_path / "b", slow, factors)
 
     result = compare(read_tree(tmp_path), "a", "b")
     assert not [p for p in result.pairs if p.verdict == SLOWER]
@@ -356,7 +365,7 @@ def test_compare_says_when_the_runs_memory_differed(tmp_path: Path) -> None:
 def test_the_reports_ranking_judges_the_processes_its_table_shows(tmp_path: Path) -> None:
     """The answer ranks a codec by the same processes the fixture table's time and spread
     come from: judged by the machine's state, not each process's raw least sample."""
-    from results_factory import GRID, per_process_tree
+    from results_factory import per_process_tree
 
     from serkit.report.runs import latest_runs
     from serkit.report.snapshot import snapshot
@@ -365,15 +374,7 @@ def test_the_reports_ranking_judges_the_processes_its_table_shows(tmp_path: Path
     factors = [1.0, SLOW_FACTOR, SLOW_FACTOR, SLOW_FACTOR]  # one process fast, three slow
     slow = [10e-6 * f for f in factors]
     per_process_tree(tmp_path, [slow] * 4, [slow] * 4)
-    path = next((tmp_path / "a").glob("*-*.json"))
-    data = json.loads(path.read_text())
-    rows = {
-        params_key([codec, fixture]): [[[t], [REF * f]] for t, f in zip(slow, factors)]
-        for codec in GRID[0]
-        for fixture in GRID[1]
-    }
-    data[CANARY_KEY] = {"version": 1, "rows": {"bench_time.Dumps.time_dumps": rows}}
-    path.write_text(json.dumps(data))
+    _note_canaries(tmp_path / "a", slow, factors)
     (run,) = [r for r in latest_runs(read_tree(tmp_path)) if r.machine == "a"]
     (benchmark, params), _ = next(iter(run.values.items()))
     codec, fixture = (p.strip("'") for p in params)
