@@ -30,6 +30,13 @@ least slow sample scaled by the reference over its median slow reading, since a 
 the canary slow alike (json.dumps against the canary held within 3.2-3.6 in 16 of 20
 processes whose two were timed in one state). Where no sample's state is known, the raw
 least stands.
+
+The fast state is not one speed either: whole runs of one commit read 3-5 % apart, and
+the canary's own fast reading moved with them (docs/trust.md, "Whole runs"). Where a
+run's host is known to be the host of other runs in the tree, its values are given at
+the host's speed (`RunSpeed`): its fast values scaled by the host's fast reading over the
+run's own, and its slow values corrected to the host's fast reading. Never across hosts:
+another CPU moves a codec and the canary unalike.
 """
 
 from __future__ import annotations
@@ -49,6 +56,9 @@ MEMORY_SHIFT = 0.05
 # The reference is this quantile of a host's readings: low enough to be the fast state
 # when any stretch of a run was fast, high enough that one lucky reading does not set it.
 REFERENCE_QUANTILE = 0.05
+# A run's fast reading (`RunSpeed`) is taken from no fewer of its fast readings: a quick
+# run here took about 28,000 samples, 40-60 % of them fast.
+RUN_READINGS = 200
 
 FAST, SLOW, UNCLEAR, UNKNOWN = "fast", "slow", "unclear", "unknown"
 MEMORY_SLOW = "memory-slow"
@@ -57,7 +67,9 @@ STATE_RULE = (
     "each process's value is its least sample taken in the machine's fast state (a canary "
     f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
     "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
-    "asv's own values are kept unchanged"
+    "on a host with several runs, each run's values are given at the host's fast canary "
+    "(scaled by the host's fast reading over the run's own); asv's own values are kept "
+    "unchanged"
 )
 # How a process's value was taken: from fast samples, corrected from slow ones, or raw.
 FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
@@ -94,6 +106,32 @@ def classify(
     return SLOW if ratio >= SLOW_FROM else UNCLEAR
 
 
+def fast_reading(readings: Sequence[float | None], ref: float | None) -> float | None:
+    """The fast state's reading among `readings`, judged by a host's `ref`: the
+    REFERENCE_QUANTILE of those it calls fast; None under RUN_READINGS of them."""
+    fast = [r for r in readings if r and classify(r, ref) == FAST]
+    return reference(fast) if len(fast) >= RUN_READINGS else None
+
+
+@dataclass(frozen=True)
+class RunSpeed:
+    """A run's fast canary reading and its host's, over every run of that host (ns)."""
+
+    run_ns: float
+    host_ns: float
+
+    @property
+    def scale(self) -> float:
+        """What the run's fast values are multiplied by to be at the host's speed."""
+        return self.host_ns / self.run_ns
+
+    def in_words(self) -> str:
+        return (
+            f"values x{self.scale:.3f}: the run's fast canary read {self.run_ns / 1000:.2f} µs, "
+            f"the host's {self.host_ns / 1000:.2f} µs"
+        )
+
+
 @dataclass(frozen=True)
 class ProcessValue:
     value: float
@@ -101,18 +139,22 @@ class ProcessValue:
 
 
 def process_value(
-    samples: Sequence[float], canaries: Sequence[float | None], ref: float | None
+    samples: Sequence[float],
+    canaries: Sequence[float | None],
+    ref: float | None,
+    speed: RunSpeed | None = None,
 ) -> ProcessValue:
-    """One process's value from its samples and their canary readings (see the module)."""
+    """One process's value from its samples and their canary readings, at its host's speed
+    where the run's `speed` is known (see the module)."""
     states = [classify(c, ref) for c in canaries] if ref else [UNKNOWN] * len(samples)
     fast = [s for s, state in zip(samples, states) if state == FAST]
     if fast:
-        return ProcessValue(min(fast), FROM_FAST)
+        return ProcessValue(min(fast) * (speed.scale if speed else 1.0), FROM_FAST)
     slow = [(s, c) for s, c, state in zip(samples, canaries, states) if state == SLOW and c]
     if slow and ref:
         # One factor for the process, from the median of its slow readings: steadier than
         # any one reading, and the state holds across a process's few milliseconds.
-        factor = ref / statistics.median(c for _, c in slow)
+        factor = (speed.host_ns if speed else ref) / statistics.median(c for _, c in slow)
         return ProcessValue(min(s for s, _ in slow) * factor, CORRECTED)
     return ProcessValue(min(samples), RAW)
 
@@ -122,11 +164,12 @@ def process_values(
     canaries: Sequence[float | None],
     size: int,
     ref: float | None,
+    speed: RunSpeed | None = None,
 ) -> tuple[ProcessValue, ...]:
     """Every process's value: `samples` in runs of `size` (one process each), with the
     canary reading of each sample (None where it has none)."""
     return tuple(
-        process_value(samples[i : i + size], canaries[i : i + size], ref)
+        process_value(samples[i : i + size], canaries[i : i + size], ref, speed)
         for i in range(0, len(samples), size)
     )
 
@@ -143,6 +186,9 @@ class StateShare:
     # The memory canary's fast reading over these samples (its REFERENCE_QUANTILE in the
     # samples the first canary called fast), ns; None without memory readings.
     memory_fast_ns: float | None = None
+    # The scales of the runs whose values are given at their host's speed (`RunSpeed`),
+    # one per run, sorted; () where none was scaled.
+    run_scales: tuple[float, ...] = ()
 
     @property
     def slow_share(self) -> float:
@@ -170,12 +216,20 @@ class StateShare:
             else ""
         )
         if not self.slow:
-            return f"fast state throughout ({_samples_text(self.samples)}){memory}"
+            return f"fast state throughout ({_samples_text(self.samples)}){memory}{self._scaled()}"
         factor = f", x{self.slow_factor:.2f}" if self.slow_factor else ""
         return (
             f"slow state in {self.slow_share:.0%} of {_samples_text(self.samples)}"
-            f"{factor} the fast canary{memory}"
+            f"{factor} the fast canary{memory}{self._scaled()}"
         )
+
+    def _scaled(self) -> str:
+        if not self.run_scales:
+            return ""
+        low, high = self.run_scales[0], self.run_scales[-1]
+        scales = f"x{low:.3f}" if len(self.run_scales) == 1 else f"x{low:.3f} to x{high:.3f}"
+        runs = "its run's" if len(self.run_scales) == 1 else f"its {len(self.run_scales)} runs'"
+        return f"; values at the host's fast canary: {runs} {scales}"
 
 
 def state_share(

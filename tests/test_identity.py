@@ -9,12 +9,14 @@ from serkit.results.identity import (
     IDENTITY_FIELDS,
     UNREADABLE,
     cpu_flags,
+    host_id,
     host_identity,
     identity_changes,
     image,
     microcode,
     os_release,
     same_host,
+    speed_host,
 )
 
 X86 = """processor\t: 0
@@ -110,6 +112,23 @@ def test_a_fact_not_recorded_is_no_change_claimed_and_never_the_same_host() -> N
     assert not same_host(old_run, BEFORE)  # but not known to be the same, either
     assert identity_changes(BEFORE, {**BEFORE, "cpu_microcode": UNREADABLE}) == []
     assert not same_host(BEFORE, {**BEFORE, "cpu_microcode": UNREADABLE})
+
+
+def test_the_host_a_canary_speaks_for_is_one_vm_not_one_image(tmp_path: Path) -> None:
+    """Two CI runners of one image are the same host to `same_host`, but not to the canary:
+    their hostnames or machine ids differ. The machine id is kept hashed."""
+    machine_id = tmp_path / "machine-id"
+    machine_id.write_text("3d1219c7c4c5404aaa1f6d2a48adfda4\n")
+    found = host_id(machine_id)
+    assert found is not None and len(found) == 16 and "3d1219c7" not in found
+    assert host_id(tmp_path / "none") is None
+    one = {**BEFORE, "hostname": "runner-1", "host_id": found}
+    assert speed_host(one) == speed_host(dict(one))
+    for other in ({"hostname": "runner-2"}, {"host_id": "0" * 16}, {"kernel": "6.9"}):
+        assert speed_host({**one, **other}) != speed_host(one)
+    assert same_host(one, {**one, "hostname": "runner-2"})
+    assert speed_host({**one, "kernel": UNREADABLE}) is None  # no identity: nothing scales
+    assert speed_host({k: v for k, v in one.items() if k != "hostname"}) is None
 
 
 def test_many_flags_are_counted_not_all_listed() -> None:

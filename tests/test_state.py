@@ -27,10 +27,13 @@ from serkit.state import (
     MEMORY_FAST_LIMIT,
     MEMORY_SLOW,
     RAW,
+    RUN_READINGS,
     SLOW,
     UNCLEAR,
     UNKNOWN,
+    RunSpeed,
     classify,
+    fast_reading,
     memory_shift,
     process_value,
     process_values,
@@ -70,6 +73,24 @@ def test_a_process_keeps_its_fast_samples_corrects_slow_ones_and_else_stays_raw(
     assert process_value([1.3, 1.2], [REF * 1.3] * 2, REF).how == RAW
     values = process_values([1.0, 1.1, 1.8, 1.9], [REF, REF, REF * 1.8, REF * 1.8], 2, REF)
     assert [v.how for v in values] == [FROM_FAST, CORRECTED]
+
+
+def test_a_runs_values_are_given_at_its_hosts_speed() -> None:
+    """A run whose fast canary read 4 % over its host's: its fast values come down 4 %, and
+    its slow ones are corrected to the host's fast reading, not the run's."""
+    speed = RunSpeed(run_ns=REF * 1.04, host_ns=REF)
+    fast = process_value([1.04, 1.1], [REF * 1.04] * 2, REF, speed)
+    assert fast.how == FROM_FAST and fast.value == pytest.approx(1.0)
+    slow = process_value([1.8, 1.9], [REF * 1.8] * 2, REF, speed)
+    assert slow.how == CORRECTED and slow.value == pytest.approx(1.0)
+    assert process_value([1.04], [REF * 1.04], REF).value == 1.04  # no speed: as measured
+
+
+def test_a_runs_fast_reading_needs_enough_fast_readings() -> None:
+    mostly_slow = [REF * 1.8] * 5000 + [REF * 1.02] * RUN_READINGS
+    assert fast_reading(mostly_slow, REF) == pytest.approx(REF * 1.02)  # slow ones ignored
+    assert fast_reading(mostly_slow[:-1], REF) is None  # too few to place it
+    assert fast_reading([None, REF], None) is None
 
 
 def _run(
@@ -303,6 +324,48 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     record_host(tmp_path, "b", state=state)
     table = render_hosts(describe_hosts(read_tree(tmp_path)))
     assert "machine state, last run" in table and "slow state in 83%" in table
+
+
+def _record_host(root: Path, machine: str, hostname: str) -> None:
+    """A host record whose one run filed `machine`'s results file."""
+    from serkit.results.host_file import HOST_FILE, write_runs
+
+    (path,) = (root / machine).glob("*-*.json")
+    run = {"hostname": hostname, "kernel": "6.1", "cpu_model": "EPYC", "results": [path.name]}
+    write_runs(root / machine / HOST_FILE, machine, [run])
+
+
+@pytest.mark.parametrize("hostname_b", ["vm", "another-vm"])
+def test_runs_on_one_host_are_compared_at_its_speed_and_never_across_hosts(
+    tmp_path: Path, hostname_b: str
+) -> None:
+    """Two runs of one code, both fast, but the whole of b's run read 10 % slower, its fast
+    canary too (whole runs here read 3-5 % apart, and the canary moved with them). On one
+    host, b's values are given at the host's fast canary and agree with a's; on another
+    host, the canary is another CPU's and scales nothing, so the 10 % stands."""
+    from results_factory import per_process_tree
+
+    from serkit.compare.comparison import compare
+    from serkit.compare.verdicts import SLOWER
+    from serkit.results.tree import read_tree
+
+    per_run = RUN_READINGS // 4 + 10  # four pairs a run: enough fast readings to place it
+    values = [10e-6 * (1 + 0.001 * i) for i in range(per_run)]
+    offset = 1.10
+    per_process_tree(tmp_path, [values] * 4, [[v * offset for v in values]] * 4)
+    for machine, factor, hostname in (("a", 1.0, "vm"), ("b", offset, hostname_b)):
+        _note_canaries(tmp_path / machine, [v * factor for v in values], [factor] * per_run)
+        _record_host(tmp_path, machine, hostname)
+
+    result = compare(read_tree(tmp_path), "a", "b")
+    if hostname_b == "vm":
+        assert all(p.ratio == pytest.approx(1.0) for p in result.pairs)
+        assert not [p for p in result.pairs if p.verdict == SLOWER]
+        assert result.states["b"].endswith("values at the host's fast canary: its run's x0.909")
+    else:
+        assert all(p.ratio == pytest.approx(offset) for p in result.pairs)
+        assert all(p.verdict == SLOWER for p in result.pairs)
+        assert "values at" not in result.states["b"]
 
 
 def test_each_file_is_grouped_by_its_own_sampling_plan(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ from serkit.results.host_file import (
     write_runs,
 )
 from serkit.results.identity import UNREADABLE as UNREADABLE  # read by naming and doctor
-from serkit.results.identity import host_identity, identity_changes
+from serkit.results.identity import host_id, host_identity, identity_changes
 from serkit.results.noise import (
     DEFAULT_FLOOR,
     POWER_NOT_MEASURED,
@@ -207,6 +207,7 @@ def host_facts() -> dict[str, Any]:
     return {
         "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "hostname": platform.node(),
+        "host_id": host_id(),
         "cpu_model": cpu_model(),
         "logical_cpus": os.cpu_count(),
         "usable_cpus": len(affinity(0)) if affinity else None,

@@ -14,6 +14,8 @@ new series every week, and no graph over time would cross an update to show what
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import platform
 import subprocess
@@ -164,6 +166,27 @@ def _python_change(version: str, before: Any, after: Any) -> list[str]:
         shown = " ".join(flags_new) or "none"
         out.append(f"Python {version} build flags → {shown}")
     return out
+
+
+def host_id(path: Path = Path("/etc/machine-id")) -> str | None:
+    """This installation's machine id, hashed: it tells apart two VMs of one image and one
+    hostname, and is not published as it stands (systemd asks that it not be). None where
+    the OS keeps none."""
+    found = (_read(path) or "").strip()
+    return hashlib.sha256(f"serkit host {found}".encode()).hexdigest()[:16] if found else None
+
+
+def speed_host(run: Mapping[str, Any]) -> str | None:
+    """Who a run's canary speaks for: its hostname, machine id and identity (`same_host`),
+    as one key; runs with one key ran on one host, whose canary readings may scale each
+    other's values (serkit.state.RunSpeed). None where the run recorded no identity.
+
+    Stricter than `same_host`, which a CI runner's fresh VM of one image passes: the same
+    image on another VM is another host for the canary."""
+    if not _known(run.get("kernel")) or not _known(run.get("hostname")):
+        return None
+    fields = ("hostname", "host_id", *HARDWARE_FIELDS, *IDENTITY_FIELDS)
+    return json.dumps([run.get(f) for f in fields], default=str)
 
 
 def same_host(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:

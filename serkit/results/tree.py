@@ -17,6 +17,7 @@ import dataclasses
 import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,17 @@ from typing import Any
 from serkit.errors import RefusedFile
 from serkit.inputs.documents import read_record
 from serkit.results.canary import notes_of, params_key, sample_canaries, samples_per_process
-from serkit.state import ProcessValue, StateShare, process_values, reference, state_share
+from serkit.results.host_file import read_runs, run_of_file
+from serkit.results.identity import speed_host
+from serkit.state import (
+    ProcessValue,
+    RunSpeed,
+    StateShare,
+    fast_reading,
+    process_values,
+    reference,
+    state_share,
+)
 from serkit.units import plural
 
 RESULTS_VERSION = 2
@@ -195,6 +206,11 @@ class Measurement:
     # (serkit.results.canary.samples_per_process); None without notes, when the tree's
     # benchmarks.json is all there is to go by.
     samples_per_process: int | None = None
+    # The host its run recorded (serkit.results.identity.speed_host), None where unknown;
+    # and, on a known host, the run's fast canary against the host's, which its values are
+    # scaled by (serkit.state.RunSpeed), set once the tree is read.
+    host: str | None = None
+    run_speed: RunSpeed | None = None
 
 
 def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, ...]:
@@ -207,7 +223,7 @@ def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, 
     if size is None or not m.samples:
         return ()
     canaries = m.canary if len(m.canary) == len(m.samples) else (None,) * len(m.samples)
-    return process_values(m.samples, canaries, size, m.canary_reference)
+    return process_values(m.samples, canaries, size, m.canary_reference, m.run_speed)
 
 
 def sampled_apart(a: Measurement, b: Measurement) -> bool:
@@ -217,16 +233,40 @@ def sampled_apart(a: Measurement, b: Measurement) -> bool:
     return None not in sizes and sizes[0] != sizes[1]
 
 
-def _with_references(measurements: list[Measurement]) -> list[Measurement]:
-    """`measurements` (one machine's) with each Python's canary reference set."""
-    by_python: dict[str, list[float]] = {}
-    for m in measurements:
-        by_python.setdefault(m.env.python, []).extend(c for c in m.canary if c)
-    refs = {python: reference(readings) for python, readings in by_python.items()}
-    return [
-        dataclasses.replace(m, canary_reference=refs[m.env.python]) if m.canary else m
-        for m in measurements
-    ]
+def _with_references(machines: Sequence[Machine]) -> None:
+    """Set each measurement's canary reference, the fast state's reading on its Python:
+    from every run of its host in the tree, or, where its run recorded no host (a run
+    whose host record is yet to be written, or older), from every run of its machine; and,
+    on a known host, its run's speed against the host's (serkit.state.RunSpeed)."""
+    readings: dict[tuple[str, str, str], list[float | None]] = {}
+    runs: dict[tuple[str, Path], list[Measurement]] = {}
+    for machine in machines:
+        for m in machine.measurements:
+            if m.canary:
+                readings.setdefault(("machine", machine.name, m.env.python), []).extend(m.canary)
+                if m.host is not None:
+                    readings.setdefault(("host", m.host, m.env.python), []).extend(m.canary)
+                runs.setdefault((m.env.python, m.file), []).append(m)
+    refs = {group: reference([c for c in found if c]) for group, found in readings.items()}
+    host_ns = {
+        group: fast_reading(found, refs[group])
+        for group, found in readings.items()
+        if group[0] == "host"
+    }
+    # A host's one run is at its own speed: only where it has others is there any to scale.
+    host_runs = Counter(("host", m[0].host, python) for (python, _), m in runs.items())
+    judged: dict[int, Measurement] = {}
+    for (python, _), in_run in runs.items():
+        first = in_run[0]
+        group = ("host", first.host, python) if first.host else ("machine", first.machine, python)
+        ref = refs[group]
+        host = host_ns.get(group) if host_runs[group] > 1 else None
+        run_ns = fast_reading([c for m in in_run for c in m.canary], ref) if host else None
+        speed = RunSpeed(run_ns, host) if run_ns and host else None
+        for m in in_run:
+            judged[id(m)] = dataclasses.replace(m, canary_reference=ref, run_speed=speed)
+    for machine in machines:
+        machine.measurements = [judged.get(id(m), m) for m in machine.measurements]
 
 
 @dataclass
@@ -286,12 +326,16 @@ def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, flo
     readings: list[float | None] = []
     memory: list[float | None] = []
     ref: float | None = None
+    scales: dict[Path, float] = {}
     for m in measurements:
         ref = ref or m.canary_reference
         readings += m.canary
         same = len(m.memory_canary) == len(m.canary)
         memory += m.memory_canary if same else [None] * len(m.canary)
-    return state_share(readings, ref, memory), ref
+        if m.run_speed is not None:
+            scales[m.file] = m.run_speed.scale
+    share = state_share(readings, ref, memory)
+    return dataclasses.replace(share, run_scales=tuple(sorted(scales.values()))), ref
 
 
 def load_json(path: Path, root: Path | None = None) -> Any:
@@ -355,6 +399,7 @@ def _read_results_file(
     profile: Mapping[str, Any],
     unsafe: list[str],
     benchmarks: Mapping[str, Benchmark],
+    host: str | None = None,
 ) -> list[Measurement]:
     """The file's measurements; the names of rows skipped as unsafe go to `unsafe`."""
     data = load_json(path)
@@ -423,6 +468,7 @@ def _read_results_file(
                     canary=readings.canary if readings else (),
                     memory_canary=readings.memory if readings else (),
                     samples_per_process=own_sizes.get(str(name)),
+                    host=host,
                 )
             )
     return out
@@ -504,6 +550,15 @@ def machine_folders(root: Path) -> list[Path]:
     ]
 
 
+def _host_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]]:
+    """The runs `folder`'s host file records (serkit.results.host_file); [] without one.
+    Its warnings are given once, though the views that show hosts read it again."""
+    found: list[str] = []
+    runs = read_runs(folder, found) or []
+    warnings += [w for w in found if w not in warnings]
+    return runs
+
+
 def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
     """Every machine's results under `root`, or only those named (unread otherwise)."""
     warnings: list[str] = []
@@ -515,10 +570,17 @@ def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
         tree.machines[folder.name] = machine
         if machines is not None and folder.name not in machines:
             continue
+        runs = _host_runs(folder, warnings)
         for path in _results_files(folder):
+            run = run_of_file(runs, path.name)
             try:
                 machine.measurements += _read_results_file(
-                    path, folder.name, profile, unsafe, tree.benchmarks
+                    path,
+                    folder.name,
+                    profile,
+                    unsafe,
+                    tree.benchmarks,
+                    speed_host(run) if run else None,
                 )
             except ResultsFileError as exc:
                 warnings.append(f"skipped {path}: {exc}")
@@ -528,7 +590,7 @@ def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
                 warnings.append(f"skipped {path}: not laid out as asv's ({exc!r})")
             else:
                 machine.files += 1
-        machine.measurements = _with_references(machine.measurements)
+    _with_references(list(tree.machines.values()))
     if unsafe:
         warnings.append(
             f"skipped {plural(len(unsafe), 'benchmark row')} whose name or "
