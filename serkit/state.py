@@ -125,12 +125,6 @@ class RunSpeed:
         """What the run's fast values are multiplied by to be at the host's speed."""
         return self.host_ns / self.run_ns
 
-    def in_words(self) -> str:
-        return (
-            f"values x{self.scale:.3f}: the run's fast canary read {self.run_ns / 1000:.2f} µs, "
-            f"the host's {self.host_ns / 1000:.2f} µs"
-        )
-
 
 @dataclass(frozen=True)
 class ProcessValue:
