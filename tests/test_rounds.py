@@ -381,6 +381,52 @@ def test_the_first_round_is_split_so_a_ctrl_c_keeps_its_finished_parts(
     assert parts == list(rounds.FIRST_ROUND_PARTS[1:])
 
 
+def test_a_round_stopped_before_asv_wrote_leaves_the_results_file_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C stops asv before it saves its round: the results file is as the last round
+    left it, serkit's notes in it, and rewriting it (12 MB in a quick run here, read and
+    written three times) cost seconds of the 2 s a stop may take. A round asv did save
+    gets serkit's notes again."""
+    from serkit.run import rounds
+
+    state = RunState("c0ffee", True, False, None, 5, ["env-a"], {}, [], str(tmp_path / "n"))
+    env = {"SERKIT_BUILDS": str(tmp_path / "results" / "m" / "builds.yaml")}
+    monkeypatch.setattr(rounds, "BUILDS_ENV", "SERKIT_BUILDS")
+    monkeypatch.setattr(rounds, "results_dir", lambda root: root / "results")
+    monkeypatch.setattr(rounds, "_benchmarks", lambda root: {})
+    results = tmp_path / "results" / "m" / rounds.results_file_name("c0ffee", "env-a")
+    results.parent.mkdir(parents=True)
+    columns = ["result", "samples", "duration"]
+    rows = {"b.time_x": [[1.0], [[1.0]], 30.0]}
+    results.write_text(json.dumps({"result_columns": columns, "results": rows}))
+    attached: list[Path] = []
+    monkeypatch.setattr(rounds, "attach", lambda path, notes: attached.append(path))
+
+    def stopped(command: list[str], **_: Any) -> int:
+        raise rounds.Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(rounds, "run_in_session", stopped)
+    before = results.stat()
+    with pytest.raises(rounds.Interrupted):
+        rounds.drive(tmp_path, state, env, {"env-a": "py3.11"})
+    after = results.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert attached == []
+
+    def saved(command: list[str], **_: Any) -> int:  # asv appends a round, its own keys only
+        rows["b.time_x"] = [[1.0], [[1.0, 1.1]], 0.4]
+        tmp = results.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"result_columns": columns, "results": rows}))
+        tmp.replace(results)
+        return 0
+
+    monkeypatch.setattr(rounds, "run_in_session", saved)
+    kept = RunState.load(tmp_path / BENCH_STATE)
+    assert rounds.drive(tmp_path, kept, env, {"env-a": "py3.11"}) == 0
+    assert attached and set(attached) == {results}
+
+
 def test_an_interrupt_in_an_extra_round_says_so(tmp_path: Path) -> None:
     from serkit.run.rounds import _interrupted
 
@@ -409,6 +455,10 @@ def test_an_extra_round_keeps_the_planned_rounds_durations(tmp_path: Path) -> No
         )
     (row,) = json.loads(path.read_text())["results"].values()
     assert row == [[1.0], [[1.0, 1.1]], 30.0]
+    before = path.stat()
+    with _durations_kept(path):  # a round stopped before asv saved: nothing to restore
+        pass
+    assert (path.stat().st_ino, path.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
 def test_a_resumed_run_past_its_rounds_names_the_extra_round() -> None:

@@ -253,7 +253,7 @@ class _Round:
             console.start(label)
         results = self.builds.parent / results_file_name(state.commit, name)
         notes = Path(env[NOTES_ENV])
-        before, started = asv_runs.read_data(results), time.monotonic()
+        before, started, stamp = asv_runs.read_data(results), time.monotonic(), _stamp(results)
         try:
             output = console.line if console is not None else None
             code = run_in_session(command, cwd=self.root, env=env, output=output)
@@ -263,9 +263,12 @@ class _Round:
         finally:
             if console is not None:
                 console.close_bar()
-            # asv rewrote the results file with its own keys only: serkit's notes again.
-            attach(results, notes)
-            asv_runs.attach(results, notes)
+            # asv rewrote the results file with its own keys only: serkit's notes again. A
+            # file asv left as it was (a round stopped by Ctrl-C) holds them already, and
+            # rewriting a quick run's 12 MB file twice took seconds of a 2 s stop.
+            if _stamp(results) != stamp:
+                attach(results, notes)
+                asv_runs.attach(results, notes)
         failure = read_builds(self.builds).get(name)
         if failure is not None:
             others = len(state.environments) - len(state.failed) > 1
@@ -293,12 +296,23 @@ def _durations_kept(path: Path) -> Iterator[None]:
     asv writes a benchmark's duration as the last `asv run` took it, and an extra round
     runs a few short pairs only: `serkit matrix --cost` reads a duration as one process of
     every pair (serkit.run.cost), so after an extra round it would predict a fraction."""
-    before = _durations(path)
+    before, stamp = _durations(path), _stamp(path)
     try:
         yield
     finally:
-        if before:
+        if before and _stamp(path) != stamp:  # unchanged, it holds them still
             _restore_durations(path, before)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """Which version of the file is at `path` (inode, modification time, size); None
+    without one. asv's and serkit's writes replace a results file whole (serkit.run.asv_env),
+    so every write gives a new stamp."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_ino, found.st_mtime_ns, found.st_size)
 
 
 # Less free space than this where asv writes, after a failed `asv run`, is the cause.
