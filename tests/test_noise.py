@@ -101,6 +101,21 @@ def test_aa_judging_counts_false_verdicts_and_measures_the_floor(tmp_path: Path)
     assert "cannot be told apart" in record.in_words()
 
 
+def test_the_floor_is_measured_on_the_values_verdicts_judge(tmp_path: Path) -> None:
+    """Run B was timed mostly in the slow state: asv's medians read it 1.8x slower, while
+    its processes, judged by the canary, agree with A's. The floor comes from the
+    processes; from asv's medians only where a run kept none."""
+    values = [1e-6 * (1 + 0.01 * i) for i in range(5)]
+    per_process_tree(tmp_path, [values] * 4, [[v * 1.8 for v in values]] * 4)
+    tree = read_tree(tmp_path)
+    on_a, on_b = (tree.machines[host].measurements for host in ("a", "b"))
+    judged = [noise.PairAA(a.benchmark, a.params, a, b, tuple(values), tuple(values))
+              for a, b in zip(on_a, on_b)]  # fmt: skip
+    assert noise.measured_floor(judged) == 0.0
+    unjudged = [noise.PairAA(p.benchmark, p.params, p.a, p.b, (), ()) for p in judged]
+    assert noise.measured_floor(unjudged) > 1.0  # exp(3.82 * ln 1.8) - 1
+
+
 def test_aa_says_how_many_pairs_instruction_counts_agree(tmp_path: Path) -> None:
     counts_b = {**NEW, INSTRUCTIONS["dumps"]: [281425 * 1.01, 10004626, 105425, 2485553 * 1.004]}
     for run, values in (("a", NEW), ("b", counts_b)):
