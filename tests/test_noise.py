@@ -116,6 +116,33 @@ def test_the_floor_is_measured_on_the_values_verdicts_judge(tmp_path: Path) -> N
     assert noise.measured_floor(unjudged) > 1.0  # exp(3.82 * ln 1.8) - 1
 
 
+def test_aa_says_which_known_slowdowns_its_runs_could_see(tmp_path: Path) -> None:
+    """Two steady runs (processes within 2 %): a +5 % under the 7 % floor is never called,
+    +10 % and +20 % always, both ways round. Processes 10 % apart hide most of a +10 %."""
+
+    def judged(a: list[list[float]], b: list[list[float]], name: str) -> noise.AAResult:
+        for run, processes in (("a", a), ("b", b)):
+            per_process_tree(tmp_path / name / run, processes, processes, hosts=("vm", "other"))
+        trees = (read_tree(tmp_path / name / run, ["vm"]) for run in ("a", "b"))
+        return noise.judge(*trees, floor=0.07)
+
+    result = judged([STEADY] * 4, [STEADY[::-1]] * 4, "steady")
+    assert [(s.size, s.called, s.judged) for s in result.seen] == [
+        (0.05, 0, 8), (0.10, 8, 8), (0.20, 8, 8)
+    ]  # fmt: skip
+    assert "+10% called slower in 8 of 8 (100%)" in "\n".join(noise.summary_lines(result, "x"))
+    rng = random.Random(3)
+
+    def noisy() -> list[list[float]]:
+        return [[rng.lognormvariate(0, 0.10) * 1e-6 for _ in range(5)] for _ in range(4)]
+
+    seen = judged(noisy(), noisy(), "noisy").seen
+    assert seen[1].judged == 8 and seen[1].called <= 4
+    assert noise.as_dict(result)["known_slowdowns"][1] == {
+        "size": 0.10, "called_slower": 8, "judged": 8
+    }  # fmt: skip
+
+
 def test_aa_says_how_many_pairs_instruction_counts_agree(tmp_path: Path) -> None:
     counts_b = {**NEW, INSTRUCTIONS["dumps"]: [281425 * 1.01, 10004626, 105425, 2485553 * 1.004]}
     for run, values in (("a", NEW), ("b", counts_b)):

@@ -13,6 +13,14 @@ results in a temporary folder. Nothing differs between the runs, so every "faste
   With `--instructions` both runs also count instructions per call, and it reports how
   many pairs' counts agree within INSTRUCTIONS_AGREEMENT.
 
+Both also say what the same two runs could have seen: each known slowdown (SLOWDOWNS)
+applied to one run's process values, then judged by the same rule against the other run,
+both ways round. The slowdown did not run, but everything else did: the run's own
+sampling (asv's calibrated `number`, the real processes), whatever state changes came
+between the runs, and the rule that judges them. A slowdown that ran would be the code's
+time times 1.1 in whatever state the machine was in, which is what scaling gives.
+`serkit power` injects slowdowns that run, in bodies of a fixed 20 calls.
+
 The floor is the relative difference that two runs' medians of one pair exceed only 1 %
 of the time here: 2.576 robust standard deviations (1.4826 x the median absolute log
 ratio) of the panel's run-to-run log ratios, each the ratio of the medians of the pair's
@@ -27,7 +35,7 @@ import math
 import os
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from serkit.compare.verdicts import FASTER, INSTRUCTIONS_UNIT, SLOWER, judge_overlap, judge_pair
@@ -54,6 +62,8 @@ INSTRUCTIONS_AGREEING_SHARE = 0.95
 Z_99 = 2.576  # two-sided 1 % of a normal distribution
 MAD_TO_SD = 1.4826  # a normal distribution's standard deviation per median absolute deviation
 RUNS = ("A", "B")
+# Known slowdowns an A/A's runs are judged against, and `serkit power` injects.
+SLOWDOWNS = (0.05, 0.10, 0.20)
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,23 @@ class PairAA:
 
 
 @dataclass(frozen=True)
+class Seen:
+    """A known slowdown applied to one run's values: how many pairs the rule called slower."""
+
+    size: float  # 0.10: +10 %
+    called: int
+    judged: int
+
+    @property
+    def share(self) -> float:
+        return self.called / self.judged if self.judged else 0.0
+
+    def in_words(self) -> str:
+        share = f"{self.share:.0%}"
+        return f"+{self.size:.0%} called slower in {self.called} of {self.judged} ({share})"
+
+
+@dataclass(frozen=True)
 class AAResult:
     pairs: list[PairAA]
     processes: int
@@ -96,6 +123,9 @@ class AAResult:
     instruction_ratios: tuple[float, ...] = ()
     # Each run's machine state while it sampled, in words (serkit.state).
     states: tuple[str, str] = ("", "")
+    # Per SLOWDOWNS size: the timed pairs called slower with it applied to one run's
+    # values, and how many were judged (each pair both ways round).
+    seen: tuple[Seen, ...] = ()
 
     def rate(self, count: int) -> float:
         return count / len(self.pairs) if self.pairs else 0.0
@@ -237,6 +267,7 @@ def judge(
             SLOWER,
         )
         false_overlap += judge_overlap(benchmark, pair.a, pair.b) in (FASTER, SLOWER)
+    seen = tuple(known_slowdown(tree_a, pairs, size, used) for size in SLOWDOWNS)
     spreads = [log_std(v) for p in pairs for v in (p.processes_a, p.processes_b) if len(v) > 1]
     if not spreads:
         raise SerkitError(
@@ -256,7 +287,29 @@ def judge(
         load_after=load_after,
         instruction_ratios=instruction_ratios(tree_a, tree_b),
         states=(tree_a.state_share().in_words(), tree_b.state_share().in_words()),
+        seen=seen,
     )
+
+
+def known_slowdown(tree: ResultsTree, pairs: Sequence[PairAA], size: float, floor: float) -> Seen:
+    """How many timed pairs the verdicts call slower when one run's processes are `size`
+    slower: B's over A, then A's over B (the module docstring)."""
+    factor = 1 + size
+    called = judged = 0
+    for pair in pairs:
+        benchmark = tree.benchmark(pair.benchmark)
+        if not _is_time(benchmark) or len(pair.processes_a) < 2 or len(pair.processes_b) < 2:
+            continue
+        for base, slowed, on_base, on_slowed in (
+            (pair.a, pair.b, pair.processes_a, pair.processes_b),
+            (pair.b, pair.a, pair.processes_b, pair.processes_a),
+        ):
+            assert slowed.value is not None
+            slower = replace(slowed, value=slowed.value * factor)
+            processes = (on_base, tuple(v * factor for v in on_slowed))
+            called += judge_pair(benchmark, base, slower, processes, floor).verdict == SLOWER
+            judged += 1
+    return Seen(size, called, judged)
 
 
 def measure(
@@ -293,7 +346,19 @@ def summary_lines(result: AAResult, floor_source: str) -> list[str]:
         f"false verdicts, t-test alone: {share(result.false_test_only)}",
         f"false verdicts, overlapping-intervals rule on the same samples: "
         f"{share(result.false_overlap)}",
+        *seen_lines(result),
         *instruction_lines(result),
+    ]
+
+
+def seen_lines(result: AAResult) -> list[str]:
+    """What the two runs could have seen of a known slowdown (the module docstring)."""
+    if not result.seen or not result.seen[0].judged:
+        return []
+    return [
+        f"a known slowdown on one run's values, judged against the other run at the floor "
+        f"{result.used_floor:.1%}, both ways round (the runs' own sampling; the slowdown did "
+        f"not run): {'; '.join(s.in_words() for s in result.seen)}"
     ]
 
 
@@ -324,6 +389,9 @@ def as_dict(result: AAResult) -> Mapping[str, object]:
         "load_before": result.load_before,
         "load_after": result.load_after,
         "machine_state": list(result.states),
+        "known_slowdowns": [
+            {"size": s.size, "called_slower": s.called, "judged": s.judged} for s in result.seen
+        ],
         "instruction_pairs": len(result.instruction_ratios),
         "instructions_within": result.instructions_agreeing,
         "instructions_largest_difference": max(

@@ -51,10 +51,10 @@ from serkit.suite.cases import (
     precision_needed,
 )
 from serkit.trust.agreement import ScratchSuite
-from serkit.trust.noise import TIMINGS, PairAA, match
+from serkit.trust.noise import SLOWDOWNS, TIMINGS, PairAA, match
 from serkit.units import plural
 
-SIZES = (0.05, 0.10, 0.20)
+SIZES = SLOWDOWNS
 PLAIN, AGAIN = "plain", "plain again"
 
 
