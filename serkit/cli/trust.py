@@ -107,7 +107,10 @@ def add_commands(commands: Any) -> None:
         help="run a slice of the suite twice and count the verdicts that call it different",
         description="Run a slice of the suite twice in a row and judge the second run "
         "against the first by `serkit compare`'s rule: every verdict of a difference is a "
-        "false one (docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
+        "false one (docs/trust.md#numbers-that-hold-up-on-a-noisy-machine). Then apply "
+        "each known slowdown (+5, +10, +20 %) to one run's values and judge again, both "
+        "ways round: the share called slower is what verdicts between two such runs can "
+        "see, sampled as a real run samples.",
         options=(
             "--codec",
             "--fixture",

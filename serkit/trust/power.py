@@ -15,7 +15,9 @@ calls than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call mor
   judged with the host's floor between runs.
 
 The share of pairs called slower at each size is the verdicts' power here; the share the
-A/A arm called different, their false alarms. Both are kept for the host
+A/A arm called different, their false alarms. The fixed 20-call bodies are not how a real
+run samples, so `serkit aa` and `noise` also say what their two runs could have seen of
+the same sizes, applied to one run's values (serkit.trust.noise). Both are kept for the host
 (serkit.results.noise.PowerRecord).
 """
 
