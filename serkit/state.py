@@ -25,17 +25,11 @@ fastest reading moved with a run whose values all read faster, which `serkit com
 says (`memory_shift`).
 
 A process's value is then the least of its fast samples, as before the canary (the least
-is the least disturbed), where at least half its samples read fast (FAST_MAJORITY). A
-process that spent most of its samples slow was inside a slow stretch, and its few "fast"
-samples are flickers that ran slow for part of their length: in 7 A/A quick runs, such a
-process's least fast sample read a median 24 % above its pair's wholly fast processes
-where under a fifth of its samples read fast, and 4.5 % above where a fifth to a half
-did (docs/trust.md, "A process in a slow stretch"). Such a process, like one with no fast
-sample, is corrected: its least slow sample scaled by the reference over its median slow
-reading, since a call and the canary slow alike (json.dumps against the canary held
-within 3.2-3.6 in 16 of 20 processes whose two were timed in one state). A process with
-fast samples and no slow one keeps its least fast sample; where no sample's state is
-known, the raw least stands.
+is the least disturbed). A process with no fast sample but slow ones is corrected: its
+least slow sample scaled by the reference over its median slow reading, since a call and
+the canary slow alike (json.dumps against the canary held within 3.2-3.6 in 16 of 20
+processes whose two were timed in one state). Where no sample's state is known, the raw
+least stands.
 
 The fast state is not one speed either: whole runs of one commit read 3-5 % apart, and
 the canary's own fast reading moved with them (docs/trust.md, "Whole runs"). Where a
@@ -62,9 +56,6 @@ MEMORY_SHIFT = 0.05
 # The reference is this quantile of a host's readings: low enough to be the fast state
 # when any stretch of a run was fast, high enough that one lucky reading does not set it.
 REFERENCE_QUANTILE = 0.05
-# A process's fast samples give its value only where they are at least this share of its
-# samples with a known state (see the module).
-FAST_MAJORITY = 0.5
 # A run's fast reading (`RunSpeed`) is taken from no fewer of its fast readings: a quick
 # run here took about 28,000 samples, 40-60 % of them fast.
 RUN_READINGS = 200
@@ -74,9 +65,8 @@ MEMORY_SLOW = "memory-slow"
 # The rule in words, for every view that shows a process's value.
 STATE_RULE = (
     "each process's value is its least sample taken in the machine's fast state (a canary "
-    f"within {FAST_LIMIT:g}x its fast reading) where at least half its samples were, else "
-    "its least slow sample corrected by the canary (the slow state: 1.8x here, unseen by the "
-    "load average), else its least fast sample, else its least sample; "
+    f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
+    "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
     "on a host with several runs, each run's values are given at the host's fast canary "
     "(scaled by the host's fast reading over the run's own); asv's own values are kept "
     "unchanged"
@@ -152,10 +142,9 @@ def process_value(
     where the run's `speed` is known (see the module)."""
     states = [classify(c, ref) for c in canaries] if ref else [UNKNOWN] * len(samples)
     fast = [s for s, state in zip(samples, states) if state == FAST]
-    slow = [(s, c) for s, c, state in zip(samples, canaries, states) if state == SLOW and c]
-    known = len(states) - states.count(UNKNOWN)
-    if fast and (len(fast) >= FAST_MAJORITY * known or not slow):
+    if fast:
         return ProcessValue(min(fast) * (speed.scale if speed else 1.0), FROM_FAST)
+    slow = [(s, c) for s, c, state in zip(samples, canaries, states) if state == SLOW and c]
     if slow and ref:
         # One factor for the process, from the median of its slow readings: steadier than
         # any one reading, and the state holds across a process's few milliseconds.
