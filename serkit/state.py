@@ -31,6 +31,15 @@ the canary slow alike (json.dumps against the canary held within 3.2-3.6 in 16 o
 processes whose two were timed in one state). Where no sample's state is known, the raw
 least stands.
 
+A call does not slow exactly as the canary does: one pair's corrected processes read a few
+per cent under its wholly fast ones, another's over, and by about as much in every run
+(in 7 A/A quick runs, a spread of 6.5 % between pairs, 5.2 % within a pair from run to
+run; docs/trust.md, "A pair's own slowing"). So where the host's other runs in the tree
+measured it, a pair's corrected values are divided by its own `slow_ratio`: the median,
+over those runs, of its corrected processes' median over its wholly fast ones'
+(WHOLLY_FAST of their samples fast). The run's own is left out, so that its corrected
+processes still place the pair by themselves.
+
 The fast state is not one speed either: whole runs of one commit read 3-5 % apart, and
 the canary's own fast reading moved with them (docs/trust.md, "Whole runs"). Where a
 run's host is known to be the host of other runs in the tree, its values are given at
@@ -41,6 +50,7 @@ another CPU moves a codec and the canary unalike.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +66,9 @@ MEMORY_SHIFT = 0.05
 # The reference is this quantile of a host's readings: low enough to be the fast state
 # when any stretch of a run was fast, high enough that one lucky reading does not set it.
 REFERENCE_QUANTILE = 0.05
+# A process ran in a fast stretch where at least this share of its samples read fast:
+# a pair's `slow_ratio` is measured against such processes only.
+WHOLLY_FAST = 0.8
 # A run's fast reading (`RunSpeed`) is taken from no fewer of its fast readings: a quick
 # run here took about 28,000 samples, 40-60 % of them fast.
 RUN_READINGS = 200
@@ -68,8 +81,9 @@ STATE_RULE = (
     f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
     "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
     "on a host with several runs, each run's values are given at the host's fast canary "
-    "(scaled by the host's fast reading over the run's own); asv's own values are kept "
-    "unchanged"
+    "(scaled by the host's fast reading over the run's own), and a pair's corrected values "
+    "by how it slowed against the canary in the host's other runs; asv's own values are "
+    "kept unchanged"
 )
 # How a process's value was taken: from fast samples, corrected from slow ones, or raw.
 FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
@@ -130,6 +144,11 @@ class RunSpeed:
 class ProcessValue:
     value: float
     how: str  # FROM_FAST, CORRECTED or RAW
+    fast_share: float = 0.0  # of its samples with a known state, the share that read fast
+
+    @property
+    def wholly_fast(self) -> bool:
+        return self.how == FROM_FAST and self.fast_share >= WHOLLY_FAST
 
 
 def process_value(
@@ -137,20 +156,41 @@ def process_value(
     canaries: Sequence[float | None],
     ref: float | None,
     speed: RunSpeed | None = None,
+    slow_ratio: float | None = None,
 ) -> ProcessValue:
     """One process's value from its samples and their canary readings, at its host's speed
-    where the run's `speed` is known (see the module)."""
+    where the run's `speed` is known, and a corrected one at the pair's own `slow_ratio`
+    where the host's other runs measured it (see the module)."""
     states = [classify(c, ref) for c in canaries] if ref else [UNKNOWN] * len(samples)
     fast = [s for s, state in zip(samples, states) if state == FAST]
+    known = len(states) - states.count(UNKNOWN)
+    share = len(fast) / known if known else 0.0
     if fast:
-        return ProcessValue(min(fast) * (speed.scale if speed else 1.0), FROM_FAST)
+        return ProcessValue(min(fast) * (speed.scale if speed else 1.0), FROM_FAST, share)
     slow = [(s, c) for s, c, state in zip(samples, canaries, states) if state == SLOW and c]
     if slow and ref:
         # One factor for the process, from the median of its slow readings: steadier than
         # any one reading, and the state holds across a process's few milliseconds.
         factor = (speed.host_ns if speed else ref) / statistics.median(c for _, c in slow)
-        return ProcessValue(min(s for s, _ in slow) * factor, CORRECTED)
-    return ProcessValue(min(samples), RAW)
+        value = min(s for s, _ in slow) * factor / (slow_ratio or 1.0)
+        return ProcessValue(value, CORRECTED, share)
+    return ProcessValue(min(samples), RAW, share)
+
+
+def slow_ratio_in_run(processes: Sequence[ProcessValue]) -> float | None:
+    """How a pair slowed against the canary in one run: its corrected processes' median
+    over its wholly fast ones'; None without two of each."""
+    corrected = [p.value for p in processes if p.how == CORRECTED]
+    wholly_fast = [p.value for p in processes if p.wholly_fast]
+    if len(corrected) < 2 or len(wholly_fast) < 2:
+        return None
+    return statistics.median(corrected) / statistics.median(wholly_fast)
+
+
+def pair_slow_ratio(ratios: Sequence[float]) -> float | None:
+    """A pair's own slow ratio from other runs' (`slow_ratio_in_run`): their median, None if
+    none."""
+    return math.exp(statistics.median(math.log(r) for r in ratios)) if ratios else None
 
 
 def process_values(
@@ -159,11 +199,12 @@ def process_values(
     size: int,
     ref: float | None,
     speed: RunSpeed | None = None,
+    slow_ratio: float | None = None,
 ) -> tuple[ProcessValue, ...]:
     """Every process's value: `samples` in runs of `size` (one process each), with the
     canary reading of each sample (None where it has none)."""
     return tuple(
-        process_value(samples[i : i + size], canaries[i : i + size], ref, speed)
+        process_value(samples[i : i + size], canaries[i : i + size], ref, speed, slow_ratio)
         for i in range(0, len(samples), size)
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import statistics
 import timeit
 from pathlib import Path
 
@@ -31,13 +32,16 @@ from serkit.state import (
     SLOW,
     UNCLEAR,
     UNKNOWN,
+    ProcessValue,
     RunSpeed,
     classify,
     fast_reading,
     memory_shift,
+    pair_slow_ratio,
     process_value,
     process_values,
     reference,
+    slow_ratio_in_run,
     state_share,
 )
 from serkit.stats import difference
@@ -366,6 +370,59 @@ def test_runs_on_one_host_are_compared_at_its_speed_and_never_across_hosts(
         assert all(p.ratio == pytest.approx(offset) for p in result.pairs)
         assert all(p.verdict == SLOWER for p in result.pairs)
         assert "values at" not in result.states["b"]
+
+
+def test_a_pairs_own_slowing_comes_from_the_hosts_other_runs() -> None:
+    """A call that slows 1.1x more than the canary: corrected alone it reads 10 % high;
+    at the slow ratio its other runs measured, it reads as its fast processes do."""
+    fast = [ProcessValue(1.0, FROM_FAST, 1.0), ProcessValue(1.02, FROM_FAST, 0.9)]
+    corrected = [ProcessValue(1.1, CORRECTED), ProcessValue(1.12, CORRECTED)]
+    assert slow_ratio_in_run(fast + corrected) == pytest.approx(1.11 / 1.01)
+    # Fast only by a few of its samples: not a process of a fast stretch.
+    assert slow_ratio_in_run([ProcessValue(1.0, FROM_FAST, 0.5)] * 2 + corrected) is None
+    assert slow_ratio_in_run(fast + corrected[:1]) is None
+    assert pair_slow_ratio([1.05, 1.10, 1.20]) == pytest.approx(1.10)
+    assert pair_slow_ratio([]) is None
+    value = process_value([1.98, 2.0], [REF * 1.8] * 2, REF, slow_ratio=1.1)
+    assert value.how == CORRECTED and value.value == pytest.approx(1.0)
+    assert process_value([1.0, 1.3], [REF, REF * 1.3], REF, slow_ratio=1.1).value == 1.0
+
+
+@pytest.mark.parametrize("hostname_c", ["vm", "another-vm"])
+def test_a_pairs_corrected_values_are_at_its_slowing_on_the_host(
+    tmp_path: Path, hostname_c: str
+) -> None:
+    """Three runs of one code, each with half its processes in the slow state, where the
+    call slows 1.1x more than the canary. On one host each run's corrected processes are
+    divided by that, from the other runs, and read as the fast ones do; a run on another
+    host learns nothing from them, and its corrected processes read 10 % high."""
+    from results_factory import per_process_tree
+
+    from serkit.results.tree import read_tree
+
+    half = RUN_READINGS // 4 + 10  # fast processes a pair: enough to place each run
+    fast = [10e-6 * (1 + 0.001 * i) for i in range(half)]
+    samples = fast + [v * SLOW_FACTOR * 1.1 for v in fast]
+    factors = [1.0] * half + [SLOW_FACTOR] * half
+    per_process_tree(tmp_path, [samples] * 4, [samples] * 4)
+    per_process_tree(tmp_path / "c-tree", [samples] * 4, [samples] * 4, hosts=("c", "d"))
+    (tmp_path / "c-tree" / "c").rename(tmp_path / "c")
+    for machine, hostname in (("a", "vm"), ("b", "vm"), ("c", hostname_c)):
+        _note_canaries(tmp_path / machine, samples, factors)
+        _record_host(tmp_path, machine, hostname)
+    tree = read_tree(tmp_path)
+    for machine in ("a", "b", "c"):
+        m = tree.machines[machine].measurements[0]
+        corrected = [p.value for p in tree.process_states(m) if p.how == CORRECTED]
+        assert len(corrected) == half
+        if machine != "c" or hostname_c == "vm":
+            assert m.slow_ratio == pytest.approx(1.1, rel=1e-3)
+            assert statistics.median(corrected) == pytest.approx(statistics.median(fast), rel=1e-3)
+        else:
+            assert m.slow_ratio is None
+            assert statistics.median(corrected) == pytest.approx(
+                statistics.median(fast) * 1.1, rel=1e-3
+            )
 
 
 def test_each_file_is_grouped_by_its_own_sampling_plan(tmp_path: Path) -> None:

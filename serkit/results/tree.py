@@ -33,8 +33,10 @@ from serkit.state import (
     RunSpeed,
     StateShare,
     fast_reading,
+    pair_slow_ratio,
     process_values,
     reference,
+    slow_ratio_in_run,
     state_share,
 )
 from serkit.units import plural
@@ -211,6 +213,10 @@ class Measurement:
     # scaled by (serkit.state.RunSpeed), set once the tree is read.
     host: str | None = None
     run_speed: RunSpeed | None = None
+    # On a known host, how this pair slowed against the canary in the host's other runs
+    # (serkit.state.pair_slow_ratio): its corrected values are divided by it. None where
+    # no other run measured it.
+    slow_ratio: float | None = None
 
 
 def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, ...]:
@@ -223,7 +229,7 @@ def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, 
     if size is None or not m.samples:
         return ()
     canaries = m.canary if len(m.canary) == len(m.samples) else (None,) * len(m.samples)
-    return process_values(m.samples, canaries, size, m.canary_reference, m.run_speed)
+    return process_values(m.samples, canaries, size, m.canary_reference, m.run_speed, m.slow_ratio)
 
 
 def sampled_apart(a: Measurement, b: Measurement) -> bool:
@@ -233,11 +239,12 @@ def sampled_apart(a: Measurement, b: Measurement) -> bool:
     return None not in sizes and sizes[0] != sizes[1]
 
 
-def _with_references(machines: Sequence[Machine]) -> None:
+def _with_references(machines: Sequence[Machine], benchmarks: Mapping[str, Benchmark]) -> None:
     """Set each measurement's canary reference, the fast state's reading on its Python:
     from every run of its host in the tree, or, where its run recorded no host (a run
     whose host record is yet to be written, or older), from every run of its machine; and,
-    on a known host, its run's speed against the host's (serkit.state.RunSpeed)."""
+    on a known host, its run's speed against the host's (serkit.state.RunSpeed) and its
+    pair's slow ratio from the host's other runs (`_with_slow_ratios`)."""
     readings: dict[tuple[str, str, str], list[float | None]] = {}
     runs: dict[tuple[str, Path], list[Measurement]] = {}
     for machine in machines:
@@ -265,8 +272,31 @@ def _with_references(machines: Sequence[Machine]) -> None:
         speed = RunSpeed(run_ns, host) if run_ns and host else None
         for m in in_run:
             judged[id(m)] = dataclasses.replace(m, canary_reference=ref, run_speed=speed)
+    _with_slow_ratios(judged, benchmarks)
     for machine in machines:
         machine.measurements = [judged.get(id(m), m) for m in machine.measurements]
+
+
+def _with_slow_ratios(judged: dict[int, Measurement], benchmarks: Mapping[str, Benchmark]) -> None:
+    """Give each timed pair on a host with several runs its slow ratio from the host's other
+    runs (serkit.state.pair_slow_ratio), in place; never its own run's, never another
+    host's."""
+    ratios: dict[tuple[str, str, str, tuple[str, ...]], dict[Path, float]] = {}
+    for m in judged.values():
+        benchmark = benchmarks.get(m.benchmark)
+        if m.host is None or benchmark is None:
+            continue  # no host: no other run known to be of it
+        ratio = slow_ratio_in_run(process_states(benchmark, m))
+        if ratio is not None:
+            pair = (m.host, m.env.python, m.benchmark, m.params)
+            ratios.setdefault(pair, {})[m.file] = ratio
+    for key, m in list(judged.items()):
+        if m.host is None:
+            continue
+        by_run = ratios.get((m.host, m.env.python, m.benchmark, m.params), {})
+        others = [r for file, r in by_run.items() if file != m.file]
+        if others:
+            judged[key] = dataclasses.replace(m, slow_ratio=pair_slow_ratio(others))
 
 
 @dataclass
@@ -590,7 +620,7 @@ def read_tree(root: Path, machines: list[str] | None = None) -> ResultsTree:
                 warnings.append(f"skipped {path}: not laid out as asv's ({exc!r})")
             else:
                 machine.files += 1
-    _with_references(list(tree.machines.values()))
+    _with_references(list(tree.machines.values()), tree.benchmarks)
     if unsafe:
         warnings.append(
             f"skipped {plural(len(unsafe), 'benchmark row')} whose name or "
