@@ -82,8 +82,8 @@ STATE_RULE = (
     "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
     "on a host with several runs, each run's values are given at the host's fast canary "
     "(scaled by the host's fast reading over the run's own), and a pair's corrected values "
-    "by how it slowed against the canary in the host's other runs; asv's own values are "
-    "kept unchanged"
+    "are divided by its slow ratio (how it slowed against the canary in the host's other "
+    "runs); asv's own values are kept unchanged"
 )
 # How a process's value was taken: from fast samples, corrected from slow ones, or raw.
 FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
