@@ -224,6 +224,9 @@ class StateShare:
     # The scales of the runs whose values are given at their host's speed (`RunSpeed`),
     # one per run, sorted; () where none was scaled.
     run_scales: tuple[float, ...] = ()
+    # The slow ratios the pairs' corrected values were divided by (one per pair that had
+    # one from the host's other runs, `pair_slow_ratio`); () where none had.
+    slow_ratios: tuple[float, ...] = ()
 
     @property
     def slow_share(self) -> float:
@@ -250,12 +253,22 @@ class StateShare:
             if self.memory_slow
             else ""
         )
+        adjusted = f"{memory}{self._scaled()}{self._slowed()}"
         if not self.slow:
-            return f"fast state throughout ({_samples_text(self.samples)}){memory}{self._scaled()}"
+            return f"fast state throughout ({_samples_text(self.samples)}){adjusted}"
         factor = f", x{self.slow_factor:.2f}" if self.slow_factor else ""
         return (
             f"slow state in {self.slow_share:.0%} of {_samples_text(self.samples)}"
-            f"{factor} the fast canary{memory}{self._scaled()}"
+            f"{factor} the fast canary{adjusted}"
+        )
+
+    def _slowed(self) -> str:
+        if not self.slow_ratios:
+            return ""
+        pairs = "1 pair" if len(self.slow_ratios) == 1 else f"{len(self.slow_ratios)} pairs"
+        return (
+            f"; corrected values at each pair's slow ratio from the host's other runs "
+            f"({pairs}, median x{statistics.median(self.slow_ratios):.3f})"
         )
 
     def _scaled(self) -> str:

@@ -415,11 +415,17 @@ def test_a_pairs_corrected_values_are_at_its_slowing_on_the_host(
         m = tree.machines[machine].measurements[0]
         corrected = [p.value for p in tree.process_states(m) if p.how == CORRECTED]
         assert len(corrected) == half
+        words = tree.state_share(tree.machines[machine].measurements).in_words()
         if machine != "c" or hostname_c == "vm":
             assert m.slow_ratio == pytest.approx(1.1, rel=1e-3)
             assert statistics.median(corrected) == pytest.approx(statistics.median(fast), rel=1e-3)
+            assert words.endswith(
+                "; corrected values at each pair's slow ratio from the host's other runs "
+                "(4 pairs, median x1.100)"
+            )
         else:
             assert m.slow_ratio is None
+            assert "slow ratio" not in words
             assert statistics.median(corrected) == pytest.approx(
                 statistics.median(fast) * 1.1, rel=1e-3
             )

@@ -357,6 +357,7 @@ def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, flo
     memory: list[float | None] = []
     ref: float | None = None
     scales: dict[Path, float] = {}
+    slow_ratios: list[float] = []
     for m in measurements:
         ref = ref or m.canary_reference
         readings += m.canary
@@ -364,8 +365,13 @@ def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, flo
         memory += m.memory_canary if same else [None] * len(m.canary)
         if m.run_speed is not None:
             scales[m.file] = m.run_speed.scale
+        if m.slow_ratio is not None:
+            slow_ratios.append(m.slow_ratio)
     share = state_share(readings, ref, memory)
-    return dataclasses.replace(share, run_scales=tuple(sorted(scales.values()))), ref
+    adjusted = dataclasses.replace(
+        share, run_scales=tuple(sorted(scales.values())), slow_ratios=tuple(sorted(slow_ratios))
+    )
+    return adjusted, ref
 
 
 def load_json(path: Path, root: Path | None = None) -> Any:
