@@ -11,6 +11,7 @@ output). Derandomized, so that a run is the same on every machine.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -108,6 +109,8 @@ SHAPES = {
     # A key starting with _ beside values of several kinds: a record field orjson never writes.
     "a key starting with _": {"_x": [], "id": False},
     "nulls in lists and maps": {"tags": [None], "by_id": {"1": None}, "empty": [], "none": {}},
+    # Hypothesis found it in CI on 2026-11-27: the values of a map merged as dates.
+    "a map of a string and a date": {"1": "", "01": datetime.date(2000, 1, 1)},
 }
 
 
@@ -119,6 +122,22 @@ def test_real_shapes_fit(shape: str) -> None:
 def test_mixed_kinds_are_refused_with_the_place_and_the_kinds() -> None:
     with pytest.raises(NoSchema, match=r"\['v'\] holds values of several types"):
         derive([{"v": 1}, {"v": "one"}, {"v": None}])
+    day = datetime.date(2000, 1, 1)
+    with pytest.raises(NoSchema, match=r"^\[\] holds values of several types \(date, string\)"):
+        derive(["", day])
+
+
+def test_a_string_and_a_date_are_two_kinds_not_a_map_of_dates() -> None:
+    """Merging a map's values took a plain string into a date's schema (GenSON keeps the
+    date's format), so a map of "" and a date read as a map of dates, which no codec could
+    decode its own output of. Two kinds make the dict a record, as two dates make a map."""
+    day = datetime.date(2000, 1, 1)
+    (record,) = derive(SHAPES["a map of a string and a date"]).records()
+    assert [(f.name, str(f.type)) for f in record.fields] == [
+        ("1", str(derive("").root)),
+        ("01", str(derive(day).root)),
+    ]
+    assert type(derive({"1": day, "01": day}).root).__name__ == "MapOf"
 
 
 def test_a_map_value_missing_a_key_makes_that_key_optional() -> None:

@@ -78,8 +78,15 @@ def _builder_class() -> Any:
         def match_object(cls, obj: Any) -> bool:
             return type(obj) is datetime.datetime
 
+    class Text(String):  # type: ignore[misc]
+        # GenSON's own string takes in any string schema when merging, a date's too, and
+        # keeps the date's format: a map of "" and a date then read as a map of dates.
+        @classmethod
+        def match_schema(cls, schema: Mapping[str, Any]) -> bool:
+            return bool(super().match_schema(schema)) and "format" not in schema
+
     class Builder(SchemaBuilder):  # type: ignore[misc]
-        EXTRA_STRATEGIES = (NamedTupleObject, Sequence, Date, DateTime)
+        EXTRA_STRATEGIES = (NamedTupleObject, Sequence, Date, DateTime, Text)
 
     return Builder
 
@@ -186,7 +193,9 @@ class _Reader(SchemaReader):
             # or dict, which held nothing, stays Scalar("null").
             return Nullable(Scalar("null")) if element else Scalar("null")
         if len(others) > 1:
-            kinds = ", ".join(sorted({str(option.get("type")) for option in others}))
+            kinds = ", ".join(
+                sorted({str(option.get("format") or option.get("type")) for option in others})
+            )
             raise NoSchema(f"{path or 'the document'} holds values of several types ({kinds})")
         found = self._read_one(others[0], path, label)
         return Nullable(found) if nullable else found
