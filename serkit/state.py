@@ -35,10 +35,10 @@ A call does not slow exactly as the canary does: one pair's corrected processes 
 per cent under its wholly fast ones, another's over, and by about as much in every run
 (in 7 A/A quick runs, a spread of 6.5 % between pairs, 5.2 % within a pair from run to
 run; docs/trust.md, "A pair's own slowing"). So where the host's other runs in the tree
-measured it, a pair's corrected values are divided by its own `slow_ratio`: the median,
-over those runs, of its corrected processes' median over its wholly fast ones'
-(WHOLLY_FAST of their samples fast). The run's own is left out, so that its corrected
-processes still place the pair by themselves.
+measured it in the same environment, a pair's corrected values are divided by its own
+`slow_ratio`: the median, over those runs, of its corrected processes' median over its
+wholly fast ones' (WHOLLY_FAST of their samples fast). The run's own is left out, so that
+its corrected processes still place the pair by themselves.
 
 The fast state is not one speed either: whole runs of one commit read 3-5 % apart, and
 the canary's own fast reading moved with them (docs/trust.md, "Whole runs"). Where a

@@ -279,21 +279,22 @@ def _with_references(machines: Sequence[Machine], benchmarks: Mapping[str, Bench
 
 def _with_slow_ratios(judged: dict[int, Measurement], benchmarks: Mapping[str, Benchmark]) -> None:
     """Give each timed pair on a host with several runs its slow ratio from the host's other
-    runs (serkit.state.pair_slow_ratio), in place; never its own run's, never another
-    host's."""
-    ratios: dict[tuple[str, str, str, tuple[str, ...]], dict[Path, float]] = {}
+    runs in the same environment (serkit.state.pair_slow_ratio), in place; never its own
+    run's, another host's, or another library release's or Python's: how a call slows is
+    its code's."""
+    ratios: dict[tuple[str, Environment, str, tuple[str, ...]], dict[Path, float]] = {}
     for m in judged.values():
         benchmark = benchmarks.get(m.benchmark)
         if m.host is None or benchmark is None:
             continue  # no host: no other run known to be of it
         ratio = slow_ratio_in_run(process_states(benchmark, m))
         if ratio is not None:
-            pair = (m.host, m.env.python, m.benchmark, m.params)
+            pair = (m.host, m.env, m.benchmark, m.params)
             ratios.setdefault(pair, {})[m.file] = ratio
     for key, m in list(judged.items()):
         if m.host is None:
             continue
-        by_run = ratios.get((m.host, m.env.python, m.benchmark, m.params), {})
+        by_run = ratios.get((m.host, m.env, m.benchmark, m.params), {})
         others = [r for file, r in by_run.items() if file != m.file]
         if others:
             judged[key] = dataclasses.replace(m, slow_ratio=pair_slow_ratio(others))
