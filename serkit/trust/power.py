@@ -15,10 +15,10 @@ calls than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call mor
   judged with the host's floor between runs.
 
 The share of pairs called slower at each size is the verdicts' power here; the share the
-A/A arm called different, their false alarms. The fixed 20-call bodies are not how a real
-run samples, so `serkit aa` and `noise` also say what their two runs could have seen of
-the same sizes, applied to one run's values (serkit.trust.noise). Both are kept for the host
-(serkit.results.noise.PowerRecord).
+A/A arm called different, their false alarms. Both are kept for the host
+(serkit.results.noise.PowerRecord). The fixed 20-call bodies are not how a real run
+samples, so `serkit aa` and `noise` also say what their two runs could have seen of the
+same sizes, applied to one run's values (serkit.trust.noise).
 """
 
 from __future__ import annotations
@@ -56,7 +56,6 @@ from serkit.trust.agreement import ScratchSuite
 from serkit.trust.noise import SLOWDOWNS, TIMINGS, PairAA, match
 from serkit.units import plural
 
-SIZES = SLOWDOWNS
 PLAIN, AGAIN = "plain", "plain again"
 
 
@@ -203,7 +202,7 @@ def measure(
     codecs: Sequence[str],
     fixtures: Sequence[str],
     *,
-    sizes: Sequence[float] = SIZES,
+    sizes: Sequence[float] = SLOWDOWNS,
     modes: Sequence[str] = (SAME_RUN, BETWEEN_RUNS),
     plan: Plan = PLANS["quick"],
     floor: float,
