@@ -8,19 +8,16 @@ from pathlib import Path
 import pytest
 
 from serkit.errors import SerkitError
-from serkit.run.machine_state import (
-    QUICK_WAIT_S,
-    WAIT_ENV,
-    StateWatch,
-    wait_budget_s,
-)
+from serkit.run.machine_state import QUICK_WAIT_S, wait_budget_s
+from serkit.suite.state_watch import WAIT_ENV, StateWatch
 
 
 def _watch(tmp_path: Path, readings: list[float], budget_s: float) -> tuple[StateWatch, list[str]]:
     said: list[str] = []
     slept: list[float] = []
     watch = StateWatch(
-        tmp_path, budget_s, probe=iter(readings).__next__, sleep=slept.append, say=said.append
+        tmp_path / "canary-probe.json",
+        budget_s, probe=iter(readings).__next__, sleep=slept.append, say=said.append
     )
     return watch, said
 

@@ -49,7 +49,7 @@ from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.console import AsvConsole
-from serkit.run.machine_state import StateWatch, wait_budget_s
+from serkit.run.machine_state import process_environment, run_watch, wait_budget_s
 from serkit.run.precision import by_precision
 from serkit.run.process import Interrupted, run_in_session
 from serkit.run.round_selection import (
@@ -65,6 +65,7 @@ from serkit.run.run_state import RunState as RunState
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
 from serkit.suite.cases import INSTRUCTIONS_ENV, TYPICAL_PROCESSES
 from serkit.suite.memory import MEMORY_ENV
+from serkit.suite.state_watch import WAIT_ENV, StateWatch
 from serkit.units import plural
 
 # An extra round that brings fewer than this share of the short pairs within precision is
@@ -122,7 +123,8 @@ class _Round:
     parts: list[list[str]]  # the first round's, one `asv run` each
     rest: list[str]  # the user's other asv arguments
     state_path: Path
-    watch: StateWatch  # the machine's state between rounds: extra rounds wait out its slow state
+    # The machine's state: extra rounds and timed processes wait out its slow state.
+    watch: StateWatch
     console: AsvConsole | None = None  # asv's output: a log and a bar (None: the terminal)
     # By extra round, the pairs short of precision in any environment as it began.
     short: dict[int, dict[str, set[tuple[str, ...]]]] = field(default_factory=dict)
@@ -151,7 +153,7 @@ class _Round:
         """One round in one environment: asv's status, or None when nothing was left to run."""
         state = self.state
         notes = Path(state.notes) / hashlib.sha1(name.encode()).hexdigest()[:12]
-        env = {**self.base_env, NOTES_ENV: str(notes)}
+        env = {**self.base_env, NOTES_ENV: str(notes), **process_environment(self.watch)}
         if name in state.uncounted:  # another environment counts them (serkit.run.matrix)
             env.update({MEMORY_ENV: "0", INSTRUCTIONS_ENV: "0"})
         # The commit the run began at: a commit made meanwhile is not what it measures.
@@ -379,7 +381,7 @@ def drive(
     else:
         parts = [[regex] for regex in FIRST_ROUND_PARTS]
     state_path = root / BENCH_STATE
-    watch = StateWatch(root, wait_budget_s(state.quick))
+    watch = run_watch(root, Path(state.notes), wait_budget_s(state.quick))
     rounds = _Round(
         root,
         state,
@@ -420,6 +422,12 @@ def drive(
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    if watch.spent_s:
+        print(
+            f"serkit: waited {watch.spent_s:.0f} s in all for the machine's fast state, of the "
+            f"{watch.budget_s:.0f} s this run may wait ({WAIT_ENV})",
+            file=sys.stderr,
+        )
     state_path.unlink(missing_ok=True)
     shutil.rmtree(state.notes, ignore_errors=True)
     return status

@@ -47,6 +47,7 @@ from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
 from serkit.suite.canary import CanaryClock, note_canary, notes_folder
+from serkit.suite.state_watch import wait_before_sampling
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -531,6 +532,10 @@ class CaseBenchmark:
         return reason
 
     def _prepare(self, codec: str, fixture: str, params: tuple[str, ...]) -> str | None:
+        if self.operation is not None and notes_folder() is not None:
+            # Timed under `serkit bench`: in the machine's fast state where the run's budget
+            # allows, calibration and samples alike.
+            wait_before_sampling()
         try:
             case = prepare(codec, fixture, decode=self.inputs == "round_trip")
         except SerkitError as exc:  # not installed, or cannot encode or decode it

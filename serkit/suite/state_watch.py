@@ -1,0 +1,188 @@
+"""Watching the machine's state with the canary, and waiting out its slow state.
+
+A process timed in the slow state has to be corrected by the readers (serkit.state), and
+corrected values scatter three times as much as fast ones here (docs/trust.md). A slow
+stretch lasts seconds to minutes, so waiting for the fast state before timing is often
+cheaper than timing through it: `serkit bench` waits before its extra rounds, and each
+timed process waits before it samples (`wait_before_sampling`), within the run's budget.
+
+The probe's fast reading is kept per host and Python in the checkout's `.asv` folder (the
+least probe seen), since a run that begins in the slow state has no fast reading of its
+own to compare with; every process of a run counts what it waited in one ledger, so the
+budget is the run's, not each process's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import socket
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from serkit.results.host_file import atomic_write
+from serkit.state import SLOW, classify
+from serkit.suite.budget import seconds_from_env
+from serkit.suite.canary import canary_ns, probe_ns
+
+POLL_S = 3.0
+# The most a run waits for the fast state, over all its processes and extra rounds; the
+# environment variable sets it (0: never probe, never wait).
+WAIT_ENV = "SERKIT_BENCH_STATE_WAIT"
+# Where a run's processes find the host's fast probe and count their waiting.
+PROBE_FILE_ENV = "SERKIT_BENCH_STATE_PROBE"
+LEDGER_ENV = "SERKIT_BENCH_STATE_LEDGER"
+# The ledger holds a byte for each tenth of a second waited: appends of a few bytes never
+# interleave, so processes need no lock to share it.
+LEDGER_TICKS_PER_S = 10
+# A timed process probes before it samples: 100 readings, about 2 ms in the fast state,
+# since it does so once for each of a quick run's ~1,600 processes; the median still
+# holds against the fast flickers of a slow stretch (docs/trust.md, "The state flickers").
+# A fresh process's first readings run up to 40 % slow (its first probe's median read
+# 1.1-1.4x its later ones here): those of the first PROCESS_WARM_READINGS are not kept.
+PROCESS_PROBE_READINGS = 100
+PROCESS_WARM_READINGS = 50
+PROCESS_POLL_S = 0.5
+
+
+def _key() -> str:
+    return f"{socket.gethostname()} {platform.python_implementation()} {sys.version.split()[0]}"
+
+
+def process_probe_ns() -> float:
+    """A timed process's probe: the median of PROCESS_PROBE_READINGS canary readings (ns)."""
+    for _ in range(PROCESS_WARM_READINGS):
+        canary_ns()
+    readings = sorted(canary_ns() for _ in range(PROCESS_PROBE_READINGS))
+    return float(readings[len(readings) // 2])
+
+
+@dataclass
+class StateWatch:
+    """Probes of the canary against the host's least probe, and waiting within a budget
+    that every process sharing `ledger` spends (None: this watch's own)."""
+
+    path: Path  # the host's fast probes, by host and Python
+    budget_s: float
+    probe: Callable[[], float] = probe_ns
+    sleep: Callable[[float], None] = time.sleep
+    say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)
+    ledger: Path | None = None
+    poll_s: float = POLL_S
+    waited_s: float = 0.0  # by this watch
+    _fast: float | None = field(default=None, init=False)
+
+    def _known(self) -> dict[str, float]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return {str(k): float(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        except (OSError, ValueError, TypeError):
+            return {}
+
+    @property
+    def spent_s(self) -> float:
+        """What the budget has paid for: by every process of the ledger, or this watch."""
+        if self.ledger is None:
+            return self.waited_s
+        try:
+            return self.ledger.stat().st_size / LEDGER_TICKS_PER_S
+        except OSError:
+            return 0.0
+
+    def _spend(self, seconds: float) -> None:
+        self.waited_s += seconds
+        if self.ledger is not None:
+            ticks = round(seconds * LEDGER_TICKS_PER_S)
+            with contextlib.suppress(OSError), open(self.ledger, "ab") as out:
+                out.write(b"." * ticks)
+
+    def ratio(self) -> float:
+        """The canary now over the host's fast reading (1.0 at the first probe ever)."""
+        now = self.probe()
+        if self._fast is None:
+            self._fast = self._known().get(_key())
+        if self._fast is None or now < self._fast:
+            self._fast = now
+            known = self._known() | {_key(): now}
+            # A read-only checkout: the probe still compares within this run.
+            with contextlib.suppress(OSError):
+                atomic_write(self.path, json.dumps(known, indent=1).encode())
+        return now / self._fast
+
+    def slow_now(self) -> float | None:
+        """The canary's slowness when the machine is in its slow state now, else None
+        (None too with no budget: the run was asked not to probe)."""
+        if self.budget_s <= 0:
+            return None
+        ratio = self.ratio()
+        return ratio if classify(ratio, 1.0) == SLOW else None
+
+    def wait_for_fast(self, what: str) -> float:
+        """Before `what`, wait while the machine is slow, within the budget: the seconds
+        waited."""
+        slow = self.slow_now()
+        if slow is None:
+            return 0.0
+        left = self.budget_s - self.spent_s
+        if left <= 0:
+            self.say(
+                f"serkit: {what} runs in the machine's slow state (canary x{slow:.2f} its fast "
+                f"reading): the {self.budget_s:.0f} s this run may wait for the fast state are "
+                "spent; its samples are judged by the canary"
+            )
+            return 0.0
+        self.say(
+            f"serkit: the machine is in its slow state (canary x{slow:.2f} its fast reading, "
+            f"which the load average does not show): waiting up to {left:.0f} s for the fast "
+            f"state before {what}"
+        )
+        spent = 0.0
+        while slow is not None and spent < left:
+            step = min(self.poll_s, left - spent)
+            self.sleep(step)
+            spent += step
+            self._spend(step)
+            slow = self.slow_now()
+        if slow is None:
+            self.say(f"serkit: fast again after {spent:.0f} s")
+        else:
+            self.say(
+                f"serkit: still slow after {spent:.0f} s (x{slow:.2f}): {what} measures in "
+                "the slow state; its samples are judged by the canary"
+            )
+        return spent
+
+
+def process_watch(environ: Mapping[str, str] = os.environ) -> StateWatch | None:
+    """The watch a timed process waits with, as its run set it (None: never wait)."""
+    path, ledger = environ.get(PROBE_FILE_ENV, ""), environ.get(LEDGER_ENV, "")
+    budget = seconds_from_env(WAIT_ENV, most=3600, what="from 0 to 3600", zero=True, environ=environ)
+    if not path or not ledger or not budget:
+        return None
+    return StateWatch(
+        Path(path),
+        budget,
+        probe=process_probe_ns,
+        say=lambda line: None,  # the run says what its processes waited, from the ledger
+        ledger=Path(ledger),
+        poll_s=PROCESS_POLL_S,
+    )
+
+
+_waited: list[float] = []  # once a process: what it waited before its first sample
+
+
+def wait_before_sampling() -> float:
+    """In a timed process under `serkit bench`: wait while the machine is slow, within
+    what is left of the run's budget, before the process prepares and samples its pair;
+    the seconds waited (0.0 when its run set no budget, or after the first call)."""
+    if _waited:
+        return 0.0
+    watch = process_watch()
+    _waited.append(watch.wait_for_fast("a timed process") if watch is not None else 0.0)
+    return _waited[0]
