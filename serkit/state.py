@@ -227,6 +227,9 @@ class StateShare:
     # The slow ratios the pairs' corrected values were divided by (one per pair that had
     # one from the host's other runs, `pair_slow_ratio`); () where none had.
     slow_ratios: tuple[float, ...] = ()
+    # What the runs' timed processes waited for the fast state before sampling, seconds
+    # (serkit.suite.state_watch).
+    waited_s: float = 0.0
 
     @property
     def slow_share(self) -> float:
@@ -242,6 +245,7 @@ class StateShare:
             "fast_canary_ns": round(reference_ns) if reference_ns else None,
             "memory_slow": self.memory_slow,
             "fast_memory_canary_ns": round(self.memory_fast_ns) if self.memory_fast_ns else None,
+            "waited_s": round(self.waited_s, 1),
             "in_words": self.in_words(),
         }
 
@@ -253,7 +257,12 @@ class StateShare:
             if self.memory_slow
             else ""
         )
-        adjusted = f"{memory}{self._scaled()}{self._slowed()}"
+        waited = (
+            f"; its processes waited {self.waited_s:.0f} s in all for the fast state"
+            if self.waited_s >= 0.5
+            else ""
+        )
+        adjusted = f"{memory}{waited}{self._scaled()}{self._slowed()}"
         if not self.slow:
             return f"fast state throughout ({_samples_text(self.samples)}){adjusted}"
         factor = f", x{self.slow_factor:.2f}" if self.slow_factor else ""

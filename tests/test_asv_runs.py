@@ -84,3 +84,22 @@ def test_notes_survive_asvs_rewrite_of_the_results_file(tmp_path: Path) -> None:
     hostile = [{"wall_s": "nan", "recorded_s": 1, "build_s": 0}, {"wall_s": -5, "recorded_s": 1}]
     hostile.append({"wall_s": 1e400, "recorded_s": 0, "build_s": 0})  # inf, as JSON can say
     assert asv_runs.runs_of({asv_runs.RUNS_KEY: hostile}) == []
+
+
+def test_what_a_runs_processes_waited_travels_with_its_results_file(tmp_path: Path) -> None:
+    """The seconds a run's timed processes waited for the fast state (inside the durations
+    asv recorded) are kept per `asv run`; older rows read as no waiting."""
+    notes, results = tmp_path / "notes", tmp_path / "abcd1234-env.json"
+    before = _before()
+    after = _after(before, timed_again=True, cache_again=False, build=None)
+    run = asv_runs.recorded(before, after, 20.0, waited_s=3.04)
+    assert (run.recorded_s, run.waited_s) == (7.5, 3.0)
+    asv_runs.note(notes, run)
+    asv_runs.note(notes, asv_runs.AsvRun(9.0, 5.0, 1.0))  # no wait: no key written
+    results.write_text(json.dumps(after))
+    assert asv_runs.attach(results, notes)
+    rows = json.loads(results.read_text())[asv_runs.RUNS_KEY]
+    assert rows[0]["waited_s"] == 3.0 and "waited_s" not in rows[1]
+    assert [r.waited_s for r in asv_runs.runs_of({asv_runs.RUNS_KEY: rows})] == [3.0, 0.0]
+    hostile = [{"wall_s": 1, "recorded_s": 1, "build_s": 0, "waited_s": v} for v in ("x", -1)]
+    assert asv_runs.runs_of({asv_runs.RUNS_KEY: hostile}) == []

@@ -94,6 +94,24 @@ def test_a_benchmark_costs_its_duration_times_its_processes(tmp_path: Path) -> N
     assert (m.library, m.version, m.python) == ("ujson", "6.1.0", "3.12")
 
 
+
+def test_a_timed_processs_wait_for_the_fast_state_is_not_priced_as_its_cost(
+    tmp_path: Path,
+) -> None:
+    """Waiting happens inside the durations asv records of a timed process: the model
+    takes it out of the timed pairs' cost in proportion to what the run recorded."""
+    from serkit.results.asv_runs import RUNS_KEY
+
+    data = _file("3.12", "ujson", "6.1.0", processes=10)
+    # A fifth of what asv recorded over the run's two asv runs was waiting.
+    data[RUNS_KEY] = [
+        {"wall_s": 12.0, "recorded_s": 10.0, "build_s": 0.0, "waited_s": 3.0},
+        {"wall_s": 12.0, "recorded_s": 10.0, "build_s": 0.0, "waited_s": 1.0},
+    ]
+    (m,) = read_costs(_tree(tmp_path / "results", [data]))[0]
+    assert m.per_process_s == pytest.approx(1.5 * 0.8)
+    assert m.benchmarks_s == pytest.approx(1.5 * 0.8 * 10 + 1.5 + 1.5 * 2)
+
 def test_a_broken_results_file_is_skipped_with_a_warning(tmp_path: Path) -> None:
     root = _tree(tmp_path / "results", [_file("3.12", "ujson", "6.1.0", processes=5)])
     (root / "box" / "12345678-broken.json").write_text("{")

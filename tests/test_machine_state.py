@@ -17,7 +17,10 @@ def _watch(tmp_path: Path, readings: list[float], budget_s: float) -> tuple[Stat
     slept: list[float] = []
     watch = StateWatch(
         tmp_path / "canary-probe.json",
-        budget_s, probe=iter(readings).__next__, sleep=slept.append, say=said.append
+        budget_s,
+        probe=iter(readings).__next__,
+        sleep=slept.append,
+        say=said.append,
     )
     return watch, said
 

@@ -185,6 +185,37 @@ def test_the_share_of_the_slow_state_is_said_in_words() -> None:
     )
 
 
+
+def test_what_a_runs_processes_waited_for_the_fast_state_is_said_with_its_state(
+    tmp_path: Path,
+) -> None:
+    """A run whose processes waited out the slow state shows few slow samples: its words
+    and its host record say what that took, from the asv runs its results file records."""
+    from results_factory import per_process_tree
+
+    from serkit.results.asv_runs import RUNS_KEY
+    from serkit.results.tree import read_tree
+
+    per_process_tree(tmp_path, [[1e-6] * 10] * 4, [[1e-6] * 10] * 4)
+    for machine, waits in (("a", [40.2, 2.0]), ("b", [])):
+        path = _note_canaries(tmp_path / machine, [1e-6] * 10, [1.0] * 10)
+        data = json.loads(path.read_text())
+        data[RUNS_KEY] = [
+            {"wall_s": 60.0, "recorded_s": 50.0, "build_s": 0.0, "waited_s": w} for w in waits
+        ]
+        path.write_text(json.dumps(data))
+    tree = read_tree(tmp_path)
+    waited = tree.state_share(tree.machines["a"].measurements)
+    assert waited.waited_s == pytest.approx(42.2)
+    assert waited.in_words() == (
+        "fast state throughout (40 samples); its processes waited 42 s in all for the fast state"
+    )
+    assert waited.as_record(REF)["waited_s"] == 42.2
+    plain = tree.state_share(tree.machines["b"].measurements)
+    assert plain.waited_s == 0.0 and "waited" not in plain.in_words()
+    # Two runs together: each run's wait counted once, however many pairs it holds.
+    assert tree.state_share().waited_s == pytest.approx(42.2)
+
 def _note_canaries(machine: Path, samples: list[float], factors: list[float]) -> Path:
     """Give every pair of `machine`'s results file one canary reading a sample (version 1
     rows): the fast reading times each process's factor. Returns the file."""

@@ -36,6 +36,9 @@ class AsvRun:
     wall_s: float
     recorded_s: float  # the benchmarks' and setup_cache durations this run wrote
     build_s: float  # the environment's build, when this run made it
+    # What its timed processes waited for the machine's fast state before sampling
+    # (serkit.suite.state_watch): inside the durations asv recorded of them.
+    waited_s: float = 0.0
 
     @property
     def overhead_s(self) -> float:
@@ -75,7 +78,9 @@ def read_data(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def recorded(before: Mapping[str, Any], after: Mapping[str, Any], wall_s: float) -> AsvRun:
+def recorded(
+    before: Mapping[str, Any], after: Mapping[str, Any], wall_s: float, waited_s: float = 0.0
+) -> AsvRun:
     """One run's record, from its results file before and after it: what it ran is what
     asv stamped anew (a benchmark's started_at, a duration's value)."""
     old_rows, new_rows = _rows(before), _rows(after)
@@ -87,13 +92,19 @@ def recorded(before: Mapping[str, Any], after: Mapping[str, Any], wall_s: float)
     old, new = _durations(before), _durations(after)
     changed = {key: value for key, value in new.items() if old.get(key) != value}
     build = changed.pop(BUILD, 0.0)
-    return AsvRun(round(wall_s, 3), round(ran + sum(changed.values()), 3), round(build, 3))
+    recorded_s = round(ran + sum(changed.values()), 3)
+    return AsvRun(round(wall_s, 3), recorded_s, round(build, 3), round(waited_s, 1))
+
+
+def _row(run: AsvRun) -> dict[str, float]:
+    row = {"wall_s": run.wall_s, "recorded_s": run.recorded_s, "build_s": run.build_s}
+    return row | ({"waited_s": run.waited_s} if run.waited_s else {})
 
 
 def note(folder: Path, run: AsvRun) -> None:
     """Keep `run` in the environment's notes folder."""
     folder.mkdir(parents=True, exist_ok=True)
-    line = json.dumps({"wall_s": run.wall_s, "recorded_s": run.recorded_s, "build_s": run.build_s})
+    line = json.dumps(_row(run))
     with (folder / RUNS_FILE).open("a", encoding="utf-8") as out:
         out.write(line + "\n")
 
@@ -103,7 +114,8 @@ def _parse(items: Iterable[Any]) -> list[AsvRun]:
     for item in items:
         try:
             values = [float(item[key]) for key in ("wall_s", "recorded_s", "build_s")]
-        except (KeyError, TypeError, ValueError):
+            values.append(float(item.get("waited_s", 0.0)))  # older rows: no waiting
+        except (KeyError, TypeError, ValueError, AttributeError):
             continue  # a damaged line costs itself only
         # A tree from elsewhere may say anything: only finite, non-negative seconds count.
         if all(math.isfinite(v) and v >= 0 for v in values):
@@ -131,9 +143,7 @@ def attach(results: Path, folder: Path) -> bool:
     data = read_data(results)
     if not runs or not data:
         return False
-    data[RUNS_KEY] = [
-        {"wall_s": r.wall_s, "recorded_s": r.recorded_s, "build_s": r.build_s} for r in runs
-    ]
+    data[RUNS_KEY] = [_row(r) for r in runs]
     atomic_write(results, json.dumps(data).encode())
     return True
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from serkit.errors import RefusedFile
 from serkit.inputs.documents import read_record
+from serkit.results import asv_runs
 from serkit.results.canary import notes_of, params_key, sample_canaries, samples_per_process
 from serkit.results.host_file import read_runs, run_of_file
 from serkit.results.identity import speed_host
@@ -217,6 +218,9 @@ class Measurement:
     # (serkit.state.pair_slow_ratio): its corrected values are divided by it. None where
     # no other run measured it.
     slow_ratio: float | None = None
+    # What the processes of its file's run waited for the machine's fast state before
+    # sampling, in seconds (serkit.results.asv_runs.AsvRun.waited_s): the whole run's.
+    run_waited_s: float = 0.0
 
 
 def process_states(benchmark: Benchmark, m: Measurement) -> tuple[ProcessValue, ...]:
@@ -359,6 +363,7 @@ def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, flo
     ref: float | None = None
     scales: dict[Path, float] = {}
     slow_ratios: list[float] = []
+    waited: dict[Path, float] = {}
     for m in measurements:
         ref = ref or m.canary_reference
         readings += m.canary
@@ -368,9 +373,13 @@ def measured_state(measurements: Iterable[Measurement]) -> tuple[StateShare, flo
             scales[m.file] = m.run_speed.scale
         if m.slow_ratio is not None:
             slow_ratios.append(m.slow_ratio)
+        waited[m.file] = m.run_waited_s
     share = state_share(readings, ref, memory)
     adjusted = dataclasses.replace(
-        share, run_scales=tuple(sorted(scales.values())), slow_ratios=tuple(sorted(slow_ratios))
+        share,
+        run_scales=tuple(sorted(scales.values())),
+        slow_ratios=tuple(sorted(slow_ratios)),
+        waited_s=sum(waited.values()),
     )
     return adjusted, ref
 
@@ -462,6 +471,7 @@ def _read_results_file(
     run_at = run_moment(data) or 0
     canary_notes = notes_of(data)
     own_sizes = samples_per_process(canary_notes)
+    waited = sum(run.waited_s for run in asv_runs.runs_of(data))
     for name, values in data["results"].items():
         if not isinstance(values, list):
             raise ResultsFileError(f"its row for {name!r} is not a list")
@@ -506,6 +516,7 @@ def _read_results_file(
                     memory_canary=readings.memory if readings else (),
                     samples_per_process=own_sizes.get(str(name)),
                     host=host,
+                    run_waited_s=waited,
                 )
             )
     return out

@@ -212,6 +212,12 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
             spent = duration * _passes(described.get(name), row.get("samples"), rounds_run)
             other += spent
             counted += spent if _counted(name) else 0.0
+    recorded_runs = asv_runs.runs_of(data)
+    waited = sum(r.waited_s for r in recorded_runs)
+    if waited:
+        # The timed processes' durations include what they waited for the machine's fast
+        # state: taken out in proportion, as asv records no wait of its own.
+        per_process *= max(0.0, 1 - waited / max(sum(r.recorded_s for r in recorded_runs), waited))
     # Each timed pair's processes, judged by the machine's state as the run judges them.
     by_pair = pair_processes(data, size)
     spreads = tuple(spread_of(values) for values in by_pair.values())
@@ -239,7 +245,7 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         spreads,
         counts,
         timed,
-        recorded_runs=tuple(asv_runs.runs_of(data)),
+        recorded_runs=tuple(recorded_runs),
         counted_s=counted,
     )
 

@@ -13,8 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from serkit.checkout import CANARY_PROBE
-from serkit.suite.budget import seconds_from_env
-from serkit.suite.state_watch import LEDGER_ENV, PROBE_FILE_ENV, WAIT_ENV, StateWatch
+from serkit.suite.state_watch import (
+    LEDGER_ENV,
+    PROBE_FILE_ENV,
+    WAIT_ENV,
+    StateWatch,
+    wait_from_env,
+)
 
 QUICK_WAIT_S = 60.0
 FULL_WAIT_S = 180.0
@@ -24,7 +29,7 @@ LEDGER = "state-wait"
 
 def wait_budget_s(quick: bool) -> float:
     """How long a run may wait for the fast state: WAIT_ENV, else the plan's default."""
-    given = seconds_from_env(WAIT_ENV, most=3600, what="from 0 to 3600", zero=True)
+    given = wait_from_env()
     if given is not None:
         return given
     return QUICK_WAIT_S if quick else FULL_WAIT_S

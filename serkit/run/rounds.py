@@ -256,12 +256,15 @@ class _Round:
         results = self.builds.parent / results_file_name(state.commit, name)
         notes = Path(env[NOTES_ENV])
         before, started, stamp = asv_runs.read_data(results), time.monotonic(), _stamp(results)
+        spent = self.watch.spent_s
         try:
             output = console.line if console is not None else None
             code = run_in_session(command, cwd=self.root, env=env, output=output)
-            # What this run cost beyond what asv recorded of it (serkit matrix --cost).
-            wall = time.monotonic() - started
-            asv_runs.note(notes, asv_runs.recorded(before, asv_runs.read_data(results), wall))
+            # What this run cost beyond what asv recorded of it (serkit matrix --cost), and
+            # what its processes waited for the fast state (the run's state in words).
+            wall, waited = time.monotonic() - started, self.watch.spent_s - spent
+            after = asv_runs.read_data(results)
+            asv_runs.note(notes, asv_runs.recorded(before, after, wall, waited))
         finally:
             if console is not None:
                 console.close_bar()

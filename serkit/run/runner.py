@@ -38,6 +38,7 @@ from serkit.run.interpreters import expose, find_pythons
 from serkit.run.lock import bench_lock
 from serkit.run.machine_profile import PROFILES_FILE, asv_home, ensure_machine, given_machine
 from serkit.run.machine_profile import machine_name as machine_name  # serkit.cli reads it here
+from serkit.run.machine_state import wait_budget_s
 from serkit.run.matrix import (
     COUNTS_PYTHON,
     MatrixEnvironment,
@@ -70,6 +71,7 @@ from serkit.suite.cases import (
 )
 from serkit.suite.instructions import opt_in_environment as instructions_environment
 from serkit.suite.memory import MEMORY_ENV
+from serkit.suite.state_watch import WAIT_ENV
 from serkit.units import plural
 
 # Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
@@ -459,6 +461,12 @@ def plan_lines(
             f"{least} to {2 * rounds} processes of {SAMPLES_PER_PROCESS} samples, by its "
             f"spread: after {least}, one more a round while the pair is placed too loosely "
             f"to see a {FULL_SEES:.0%} change; asv's warm-up"
+        )
+    waits = wait_budget_s(quick)
+    if waits:
+        sampling += (
+            f"; each timed process first waits out the machine's slow state, up to "
+            f"{waits:g} s in all ({WAIT_ENV})"
         )
     kind = "quick" if quick else "full"
     if split_bench_args(extra)[0]:

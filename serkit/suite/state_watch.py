@@ -158,10 +158,15 @@ class StateWatch:
         return spent
 
 
+def wait_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
+    """WAIT_ENV in seconds, from 0 to an hour; None when unset."""
+    return seconds_from_env(WAIT_ENV, most=3600, what="from 0 to 3600", zero=True, environ=environ)
+
+
 def process_watch(environ: Mapping[str, str] = os.environ) -> StateWatch | None:
     """The watch a timed process waits with, as its run set it (None: never wait)."""
     path, ledger = environ.get(PROBE_FILE_ENV, ""), environ.get(LEDGER_ENV, "")
-    budget = seconds_from_env(WAIT_ENV, most=3600, what="from 0 to 3600", zero=True, environ=environ)
+    budget = wait_from_env(environ)
     if not path or not ledger or not budget:
         return None
     return StateWatch(
