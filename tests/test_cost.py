@@ -94,7 +94,6 @@ def test_a_benchmark_costs_its_duration_times_its_processes(tmp_path: Path) -> N
     assert (m.library, m.version, m.python) == ("ujson", "6.1.0", "3.12")
 
 
-
 def test_a_timed_processs_wait_for_the_fast_state_is_not_priced_as_its_cost(
     tmp_path: Path,
 ) -> None:
@@ -111,6 +110,7 @@ def test_a_timed_processs_wait_for_the_fast_state_is_not_priced_as_its_cost(
     (m,) = read_costs(_tree(tmp_path / "results", [data]))[0]
     assert m.per_process_s == pytest.approx(1.5 * 0.8)
     assert m.benchmarks_s == pytest.approx(1.5 * 0.8 * 10 + 1.5 + 1.5 * 2)
+
 
 def test_a_broken_results_file_is_skipped_with_a_warning(tmp_path: Path) -> None:
     root = _tree(tmp_path / "results", [_file("3.12", "ujson", "6.1.0", processes=5)])

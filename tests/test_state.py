@@ -185,7 +185,6 @@ def test_the_share_of_the_slow_state_is_said_in_words() -> None:
     )
 
 
-
 def test_what_a_runs_processes_waited_for_the_fast_state_is_said_with_its_state(
     tmp_path: Path,
 ) -> None:
@@ -215,6 +214,7 @@ def test_what_a_runs_processes_waited_for_the_fast_state_is_said_with_its_state(
     assert plain.waited_s == 0.0 and "waited" not in plain.in_words()
     # Two runs together: each run's wait counted once, however many pairs it holds.
     assert tree.state_share().waited_s == pytest.approx(42.2)
+
 
 def _note_canaries(machine: Path, samples: list[float], factors: list[float]) -> Path:
     """Give every pair of `machine`'s results file one canary reading a sample (version 1

@@ -21,8 +21,10 @@ from serkit.suite.state_watch import (
     wait_from_env,
 )
 
-QUICK_WAIT_S = 60.0
-FULL_WAIT_S = 180.0
+# A quick run's processes waited 234-342 s in all, through stretches slow for minutes
+# (docs/trust.md, "Waiting for the fast state"); a full run lasts hours.
+QUICK_WAIT_S = 600.0
+FULL_WAIT_S = 3600.0
 # The ledger of a run's waiting, in its notes folder.
 LEDGER = "state-wait"
 

@@ -33,6 +33,7 @@ import re
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -92,6 +93,11 @@ def own_parts(codecs: Iterable[str]) -> list[list[str]]:
     names = "|".join(re.escape(repr(codec)) for codec in codecs)
     return [[rf"{part}[^(]*\((?:{names})[,)]"] for part in FIRST_ROUND_PARTS]
 
+
+# How often the run looks at what its processes waited for the fast state, and by how
+# much that must grow before it says so again.
+WAIT_POLL_S = 1.0
+WAIT_SHOWN_S = 10.0
 
 # Each `asv run` is one round, and asv keeps every sample: the per-process values that
 # spreads and verdicts are computed from.
@@ -259,7 +265,8 @@ class _Round:
         spent = self.watch.spent_s
         try:
             output = console.line if console is not None else None
-            code = run_in_session(command, cwd=self.root, env=env, output=output)
+            with _showing_waits(self.watch, console):
+                code = run_in_session(command, cwd=self.root, env=env, output=output)
             # What this run cost beyond what asv recorded of it (serkit matrix --cost), and
             # what its processes waited for the fast state (the run's state in words).
             wall, waited = time.monotonic() - started, self.watch.spent_s - spent
@@ -292,6 +299,43 @@ class _Round:
                     sys.stderr.write("".join(f"  {line}\n" for line in console.tail()))
             raise SerkitError(f"asv run failed (exit {code}); see its output {where}")
         return code
+
+
+@dataclass
+class _WaitShown:
+    """What the run's timed processes have waited for the fast state, said to `console`
+    each time it has grown by WAIT_SHOWN_S: asv shows nothing while a process waits."""
+
+    watch: StateWatch
+    console: AsvConsole
+    shown: float = 0.0
+
+    def check(self) -> None:
+        spent = self.watch.spent_s
+        if spent >= self.shown + WAIT_SHOWN_S:
+            self.console.waiting(spent)
+            self.shown = spent
+
+
+@contextlib.contextmanager
+def _showing_waits(watch: StateWatch, console: AsvConsole | None) -> Iterator[None]:
+    """While an `asv run` goes on, check every WAIT_POLL_S what its processes waited."""
+    if console is None or watch.ledger is None or watch.budget_s <= 0:
+        yield
+        return
+    shown, stop = _WaitShown(watch, console, watch.spent_s), threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(WAIT_POLL_S):
+            shown.check()
+
+    thread = threading.Thread(target=poll, name="serkit-waits", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 @contextlib.contextmanager
