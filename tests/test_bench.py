@@ -1013,7 +1013,9 @@ def test_timed_processes_wait_within_the_runs_budget_and_the_run_says_what_they_
     # Without a budget, processes are told nothing, and so never probe.
     monkeypatch.setenv(WAIT_ENV, "0")
     given.clear()
-    monkeypatch.setattr(rounds, "run_in_session", lambda command, *, env, **_: given.append(env) or 0)
+    monkeypatch.setattr(
+        rounds, "run_in_session", lambda command, *, env, **_: given.append(env) or 0
+    )
     bench.run(tmp_path, plan, quick=True, extra=["-b", "Dumps"])
     assert given and not any(LEDGER_ENV in env for env in given)
 

@@ -8,8 +8,14 @@ from pathlib import Path
 import pytest
 
 from serkit.errors import SerkitError
-from serkit.run.machine_state import QUICK_WAIT_S, wait_budget_s
-from serkit.suite.state_watch import WAIT_ENV, StateWatch
+from serkit.run.machine_state import (
+    QUICK_WAIT_S,
+    process_environment,
+    run_watch,
+    wait_budget_s,
+)
+from serkit.suite import state_watch
+from serkit.suite.state_watch import LEDGER_ENV, WAIT_ENV, StateWatch, process_watch
 
 
 def _watch(tmp_path: Path, readings: list[float], budget_s: float) -> tuple[StateWatch, list[str]]:
@@ -61,6 +67,56 @@ def test_no_budget_means_no_probe(tmp_path: Path) -> None:
     assert said == []
 
 
+def test_the_runs_processes_spend_one_budget_through_its_ledger(tmp_path: Path) -> None:
+    """Each timed process waits with a watch of its own; the ledger makes the budget the
+    run's: a later process finds it spent and measures in the slow state."""
+    ledger = tmp_path / "state-wait"
+    said: list[str] = []
+
+    def process_watch(readings: list[float]) -> StateWatch:
+        return StateWatch(
+            tmp_path / "canary-probe.json",
+            4,
+            probe=iter(readings).__next__,
+            sleep=lambda s: None,
+            say=said.append,
+            ledger=ledger,
+            poll_s=0.5,
+        )
+
+    process_watch([100.0]).ratio()  # the host's fast reading, as an earlier probe kept it
+    first = process_watch([180.0, 180.0, 180.0, 101.0])
+    assert first.wait_for_fast("a timed process") == 1.5 and said[-1].endswith("after 2 s")
+    second = process_watch([180.0] * 20)
+    assert second.spent_s == 1.5  # the first process's waiting, read from the ledger
+    assert second.wait_for_fast("a timed process") == 2.5  # what was left of the 4 s
+    third = process_watch([180.0])
+    assert third.wait_for_fast("a timed process") == 0.0 and "are spent" in said[-1]
+    assert ledger.stat().st_size == 40  # a byte a tenth of a second
+
+
+def test_a_process_waits_only_where_its_run_says_how(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run passes its budget, the host's probes and its ledger to its processes; a
+    process without all three (the tests' runs, asv run by hand) never probes."""
+    watch = run_watch(tmp_path, tmp_path / "notes", 60)
+    given = process_environment(watch)
+    assert given[WAIT_ENV] == "60" and given[LEDGER_ENV] == str(tmp_path / "notes" / "state-wait")
+    made = process_watch(given)
+    assert made is not None and made.budget_s == 60 and made.path == watch.path
+    assert made.ledger == watch.ledger
+    assert process_environment(run_watch(tmp_path, tmp_path / "notes", 0)) == {}
+    assert process_watch({**given, WAIT_ENV: "0"}) is None
+    assert process_watch({WAIT_ENV: "60"}) is None
+    # Once a process: what it waited before its first sample, and nothing after.
+    monkeypatch.setattr(state_watch, "_waited", [])
+    monkeypatch.setattr(state_watch, "process_watch", lambda: None)
+    assert state_watch.wait_before_sampling() == 0.0
+    monkeypatch.setattr(state_watch, "process_watch", lambda: 1 / 0)  # never made again
+    assert state_watch.wait_before_sampling() == 0.0
+
+
 def test_the_budget_comes_from_the_environment_or_the_plan(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -88,3 +144,19 @@ def test_a_full_disk_under_asv_is_one_line_naming_it(tmp_path: Path) -> None:
     assert line.startswith(f"{tmp_path}: ") and "(ENOSPC)" in line and "\n" not in line
     # Another failure, on a disk with room: asv's own output says what happened.
     assert disk_full(tmp_path, ["ImportError: no module named x"]) is None
+
+
+def test_the_trust_commands_processes_wait_as_a_quick_runs_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serkit aa`, `noise` and `power` run the suite in a scratch folder: its processes
+    get a quick run's budget and a ledger of their own, so their floors and power are
+    measured as `serkit bench` now samples."""
+    from serkit.trust.agreement import ScratchSuite
+
+    monkeypatch.setenv(WAIT_ENV, "30")
+    suite = ScratchSuite(tmp_path)
+    assert suite.env[WAIT_ENV] == "30"
+    assert suite.env[LEDGER_ENV] == str(suite.scratch / "notes" / "state-wait")
+    monkeypatch.setenv(WAIT_ENV, "0")
+    assert LEDGER_ENV not in ScratchSuite(tmp_path).env

@@ -33,6 +33,7 @@ from serkit.results.canary import attach
 from serkit.results.hosts import load_average
 from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
 from serkit.run.machine_profile import ensure_machine
+from serkit.run.machine_state import process_environment, run_watch, wait_budget_s
 from serkit.run.round_selection import imprecise_pairs, later_selection
 from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS
 from serkit.run.runner import asv, scratch_config
@@ -147,8 +148,11 @@ class ScratchSuite:
         self._short: int | None = None  # pairs short of it as the last extra round began
         self._folder = tempfile.TemporaryDirectory(prefix="serkit-agreement-")
         self.scratch = Path(self._folder.name)
-        # Each sample's canary, as under serkit bench (serkit.suite.canary): judged alike.
+        # Each sample's canary, as under serkit bench (serkit.suite.canary): judged alike;
+        # and its processes wait out the slow state as a quick run's do, within its budget.
         self.env[NOTES_ENV] = str(self.scratch / "notes")
+        self.watch = run_watch(root, self.scratch / "notes", wait_budget_s(quick=True))
+        self.env.update(process_environment(self.watch))
 
     def __enter__(self) -> ScratchSuite:
         self.config = scratch_config(self.root, self.scratch)
