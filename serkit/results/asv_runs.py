@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from serkit.results.host_file import atomic_write
+from serkit.files import atomic_write
 
 RUNS_KEY = "serkit_asv_runs"
 RUNS_FILE = "asv-runs.jsonl"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from serkit.results.host_file import atomic_write
+from serkit.files import atomic_write
 from serkit.state import reading
 from serkit.suite.canary import CANARY_NOTES
 

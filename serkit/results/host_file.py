@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import yaml
 
 from serkit.errors import RefusedFile
+from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
 from serkit.units import plural
 
@@ -105,33 +105,6 @@ def write_runs(path: Path, machine: str, runs: Sequence[Mapping[str, Any]]) -> b
         return False
     atomic_write(path, text.encode("utf-8"))
     return True
-
-
-def atomic_write(path: Path, content: bytes) -> None:
-    """Whole or not at all: a temporary file beside `path`, then renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    except OSError as exc:  # named after the file meant, not its temporary sibling
-        raise OSError(exc.errno, exc.strerror, str(path)) from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        # mkstemp's file is private (0600); the file replaced keeps its mode, a new one
-        # gets the one any new file would.
-        os.chmod(temporary, path.stat().st_mode if path.exists() else _new_file_mode())
-        os.replace(temporary, path)
-    except BaseException as exc:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(exc, OSError) and exc.filename is None:  # a write names no file
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc
-        raise
-
-
-def _new_file_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
 
 
 def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from serkit.errors import RefusedFile, SerkitError
+from serkit.files import atomic_write
 from serkit.inputs.documents import read_bytes
 from serkit.inputs.limits import record_max_bytes
 from serkit.results.history import dated_name, file_moment, is_dated, stamp
@@ -46,7 +47,6 @@ from serkit.results.host_file import (
     HOST_FILE,
     MAX_RUNS,
     Merged,
-    atomic_write,
     merge_incoming,
     read_runs,
     write_runs,

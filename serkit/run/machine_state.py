@@ -21,7 +21,7 @@ from serkit.suite.state_watch import (
     wait_from_env,
 )
 
-# A quick run's processes waited 234-342 s in all, through stretches slow for minutes
+# A quick run's processes waited 234-511 s in all, through stretches slow for minutes
 # (docs/trust.md, "Waiting for the fast state"); a full run lasts hours.
 QUICK_WAIT_S = 600.0
 FULL_WAIT_S = 3600.0

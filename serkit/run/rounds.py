@@ -43,10 +43,10 @@ from typing import Any
 
 from serkit.checkout import BENCH_STATE, results_dir
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.results import asv_runs
 from serkit.results.builds import BUILDS_ENV, read_builds
 from serkit.results.canary import attach
-from serkit.results.host_file import atomic_write
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.console import AsvConsole

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from serkit.results.host_file import atomic_write
+from serkit.files import atomic_write
 from serkit.state import SLOW, classify
 from serkit.suite.budget import seconds_from_env
 from serkit.suite.canary import canary_ns, probe_ns
