@@ -105,6 +105,10 @@ def test_every_timed_sample_keeps_its_canary(slice_scratch: Path) -> None:
     for m in timed:
         assert len(m.canary) == len(m.samples) and all(m.canary), m
         assert m.canary_reference and all(p.how for p in tree.process_states(m))
+    # One note a process (each pair ran in one), though asv tore each down at every sample.
+    rows = json.loads((copy / "serkit-test" / results_file.name).read_text())["serkit_canary"]
+    counts = [len(notes) for by_params in rows["rows"].values() for notes in by_params.values()]
+    assert counts == [1] * len(timed)
 
 
 def test_asv_check_accepts_the_suite(tmp_path: Path) -> None:

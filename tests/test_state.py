@@ -16,6 +16,7 @@ from serkit.results.canary import (
     CANARY_KEY,
     Note,
     attach,
+    clear_notes,
     notes_of,
     params_key,
     read_notes,
@@ -294,7 +295,7 @@ def test_notes_travel_inside_the_results_file(tmp_path: Path) -> None:
     timeit.Timer("pass", timer=clock).repeat(repeat=2, number=5)
     notes = tmp_path / "notes"
     note_canary(notes, "bench_time.Dumps.time_dumps", ["'json'", "'small-dict'"], clock)
-    (notes / "canary.jsonl").open("a").write("not json\n")  # a torn line is left out
+    (notes / "canary-1-torn.note").write_text('{"t": [1')  # a process cut short: left out
     results = tmp_path / "results.json"
     results.write_text(json.dumps({"results": {}, "version": 2}))
     assert attach(results, notes)
@@ -323,7 +324,30 @@ def test_a_benchmark_that_times_nothing_notes_nothing(
 
     monkeypatch.setenv(NOTES_ENV, str(tmp_path))
     Facts().teardown("'json'", "'small-dict'")
-    assert not (tmp_path / "canary.jsonl").exists()
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_process_torn_down_before_each_sample_leaves_one_note_its_last(
+    tmp_path: Path,
+) -> None:
+    """asv tears a process's benchmark down before each of its samples but the first, and
+    after the last: each teardown rewrites the process's one note, so the results file
+    keeps one note a process, with every sample, not one more at each teardown."""
+    clock = CanaryClock(inner_loops=1, keep=3)
+    timer = timeit.Timer("pass", timer=clock)
+    notes = tmp_path / "notes"
+    for _ in range(5):  # as asv samples: a teardown after each
+        timer.timeit(5)
+        note_canary(notes, "bench_time.Dumps.time_dumps", ["'json'", "'small-dict'"], clock)
+    (note,) = notes.iterdir()
+    key = params_key(["'json'", "'small-dict'"])
+    (row,) = read_notes(notes)["bench_time.Dumps.time_dumps"][key]
+    assert row[0] == [kept[0] for kept in clock.kept]  # the last 3 samples, the whole
+    # Notes a run made before, one line a teardown in one file, are still read.
+    (notes / "canary.jsonl").write_text(note.read_text() + "\n" + "not json\n")
+    assert len(read_notes(notes)["bench_time.Dumps.time_dumps"][key]) == 2
+    clear_notes(notes)
+    assert read_notes(notes) == {} and not list(notes.iterdir())
 
 
 def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None:

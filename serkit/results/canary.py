@@ -19,14 +19,14 @@ assumed, so a resumed run, an extra round or a failed process cannot misalign th
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from serkit.files import atomic_write
 from serkit.state import reading
-from serkit.suite.canary import CANARY_NOTES
+from serkit.suite.canary import CANARY_NOTES, PROCESS_NOTES
 
 CANARY_KEY = "serkit_canary"
 CANARY_VERSION = 2
@@ -57,30 +57,45 @@ def params_key(params: Sequence[str]) -> str:
     return json.dumps(list(params))
 
 
+def _note_lines(folder: Path) -> Iterator[str]:
+    """Every note in `folder`: one a process's file, and the lines of the older one file."""
+    for path in sorted(folder.glob(PROCESS_NOTES)):
+        try:
+            yield path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    if (folder / CANARY_NOTES).is_file():
+        with open(folder / CANARY_NOTES, encoding="utf-8", errors="replace") as lines:
+            yield from lines
+
+
 def read_notes(folder: Path) -> dict[str, dict[str, list[list[Any]]]]:
     """The notes in `folder`, by benchmark and parameters, as rows of the results file
     (intervals, then each sample's canary readings before and after it, then the memory
-    canary's); an unreadable line is left out (its samples then have no state, and are
+    canary's); an unreadable note is left out (its samples then have no state, and are
     judged as before the canary)."""
     rows: dict[str, dict[str, list[list[Any]]]] = {}
-    path = folder / CANARY_NOTES
-    if not path.is_file():
-        return rows
-    with open(path, encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            try:
-                note = json.loads(line)
-                intervals = [float(t) for t in note["t"]]
-                canaries = [[float(b), float(a)] for b, a in note["canary"]]
-                memory = [[float(b), float(a)] for b, a in note.get("memory", [])]
-                key = params_key([str(p) for p in note["params"]])
-                benchmark = str(note["benchmark"])
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue
-            if len(intervals) == len(canaries):
-                row = [intervals, canaries] + ([memory] if len(memory) == len(intervals) else [])
-                rows.setdefault(benchmark, {}).setdefault(key, []).append(row)
+    for line in _note_lines(folder):
+        try:
+            note = json.loads(line)
+            intervals = [float(t) for t in note["t"]]
+            canaries = [[float(b), float(a)] for b, a in note["canary"]]
+            memory = [[float(b), float(a)] for b, a in note.get("memory", [])]
+            key = params_key([str(p) for p in note["params"]])
+            benchmark = str(note["benchmark"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+        if len(intervals) == len(canaries):
+            row = [intervals, canaries] + ([memory] if len(memory) == len(intervals) else [])
+            rows.setdefault(benchmark, {}).setdefault(key, []).append(row)
     return rows
+
+
+def clear_notes(folder: Path) -> None:
+    """Remove every canary note in `folder` (a scratch suite starting again)."""
+    for path in folder.glob(PROCESS_NOTES):
+        path.unlink(missing_ok=True)
+    (folder / CANARY_NOTES).unlink(missing_ok=True)
 
 
 def attach(results: Path, folder: Path) -> bool:

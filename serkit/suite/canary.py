@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -34,9 +35,15 @@ from serkit.suite.budget import NOTES_ENV
 # About 20 µs on this VM in its fast state. The readings lie outside the timed interval,
 # but inside asv's wall clock: hence serkit, not asv, sizes a sample (serkit.suite.cases).
 CANARY_LOOPS = 400
-# The notes of one environment's processes, one JSON line each (not `*.json`: the folder
-# also holds serkit.suite.budget's notes).
+# One timed process's note, a file of its own in its environment's notes folder (not
+# `*.json`: the folder also holds serkit.suite.budget's notes). asv tears a process's benchmark
+# down before each of its samples but the first, and again after the last, and only the
+# last is its whole: so each teardown rewrites the process's note. Before 2026-11-27 every
+# teardown appended a line to one CANARY_NOTES file, which readers still take: a quick
+# run's results file held 26 notes a process, 34 MB where 2.6 would do.
+PROCESS_NOTES = "canary-*.note"
 CANARY_NOTES = "canary.jsonl"
+_note_names: dict[int, str] = {}  # this process's note, by pid (a forked child makes its own)
 
 
 # The memory canary: MEMORY_READS reads (about 40 µs here, nearly all of it misses), spread
@@ -122,8 +129,18 @@ class CanaryClock:
         return end
 
 
+def _note_name() -> str:
+    """This process's note: its pid and a random tag, since pids are reused within a run."""
+    pid = os.getpid()
+    if pid not in _note_names:
+        _note_names.clear()
+        _note_names[pid] = PROCESS_NOTES.replace("*", f"{pid}-{secrets.token_hex(4)}")
+    return _note_names[pid]
+
+
 def note_canary(folder: Path, benchmark: str, params: Sequence[str], clock: CanaryClock) -> None:
-    """Append one process's samples and canary readings to `folder`'s notes.
+    """Write one process's samples and canary readings, as they stand, to its note in
+    `folder` (one file a process, rewritten at each teardown; see PROCESS_NOTES).
 
     `benchmark` is asv's name (module.Class.method) and `params` asv's repr() strings, as
     the results file keys them; `t` holds each sample's interval before asv divides it by
@@ -139,9 +156,9 @@ def note_canary(folder: Path, benchmark: str, params: Sequence[str], clock: Cana
         "memory": [[kept[3], kept[4]] for kept in clock.kept],
     }
     folder.mkdir(parents=True, exist_ok=True)
-    # One write of one line in append mode: processes of one environment never interleave.
-    with open(folder / CANARY_NOTES, "a", encoding="utf-8") as out:
-        out.write(json.dumps(line) + "\n")
+    # Read only once asv has finished: a process cut short mid-write leaves a note no
+    # reader can parse, and its samples are judged as before the canary.
+    (folder / _note_name()).write_text(json.dumps(line), encoding="utf-8")
 
 
 def notes_folder() -> Path | None:

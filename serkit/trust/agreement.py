@@ -29,7 +29,7 @@ from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.sources import MIRROR_ENV
 from serkit.progress import progress
-from serkit.results.canary import attach
+from serkit.results.canary import attach, clear_notes
 from serkit.results.hosts import load_average
 from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
 from serkit.run.machine_profile import ensure_machine
@@ -40,7 +40,6 @@ from serkit.run.runner import asv, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.budget import NOTES_ENV
-from serkit.suite.canary import CANARY_NOTES
 from serkit.suite.cases import QUICK_SEES, precision_needed, prepare
 
 TOLERANCE = 0.10
@@ -216,7 +215,7 @@ class ScratchSuite:
         """Start from no results."""
         for old in self.results.glob("*/*-*.json"):
             old.unlink()
-        (self.scratch / "notes" / CANARY_NOTES).unlink(missing_ok=True)
+        clear_notes(self.scratch / "notes")
         self._short = None
 
     def tree(self) -> ResultsTree:
