@@ -471,11 +471,11 @@ def drive(
             signal.signal(signum, handler)
     if watch.spent_s:
         # The run's own waits (before extra rounds) are its watch's; the rest, its processes'.
-        where = f"{watch.spent_s - watch.waited_s:.0f} s in its timed processes"
+        split = f"{watch.spent_s - watch.waited_s:.0f} s in its timed processes"
         if watch.waited_s:
-            where += f", {watch.waited_s:.0f} s before extra rounds"
+            split += f", {watch.waited_s:.0f} s before extra rounds"
         print(
-            f"serkit: waited {watch.spent_s:.0f} s in all for the machine's fast state ({where}), "
+            f"serkit: waited {watch.spent_s:.0f} s in all for the machine's fast state ({split}), "
             f"of the {watch.budget_s:.0f} s this run may wait ({WAIT_ENV})",
             file=sys.stderr,
         )
