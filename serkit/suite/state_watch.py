@@ -28,7 +28,7 @@ from pathlib import Path
 from serkit.files import atomic_write
 from serkit.state import SLOW, classify
 from serkit.suite.budget import seconds_from_env
-from serkit.suite.canary import canary_ns, probe_ns
+from serkit.suite.canary import probe_ns
 
 POLL_S = 3.0
 # The most a run waits for the fast state, over all its processes and extra rounds; the
@@ -57,10 +57,7 @@ def _key() -> str:
 
 def process_probe_ns() -> float:
     """A timed process's probe: the median of PROCESS_PROBE_READINGS canary readings (ns)."""
-    for _ in range(PROCESS_WARM_READINGS):
-        canary_ns()
-    readings = sorted(canary_ns() for _ in range(PROCESS_PROBE_READINGS))
-    return float(readings[len(readings) // 2])
+    return probe_ns(PROCESS_PROBE_READINGS, left_out=PROCESS_WARM_READINGS)
 
 
 @dataclass
