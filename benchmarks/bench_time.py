@@ -1,8 +1,7 @@
 """Time of dumps, loads and the round trip, for every codec on every fixture.
 
-Each body repeats one call `calls` times (`inner_loops`, but under `serkit power`),
-with locals as in timeit's own loop; the class's timer turns that back into seconds per
-call by `inner_loops` (see serkit.suite.cases).
+Each body repeats one call `inner_loops` times, with locals as in timeit's own loop; the
+class's timer turns that back into seconds per call (see serkit.suite.cases).
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ class Dumps(CaseBenchmark):
 
     def time_dumps(self, codec: str, fixture: str) -> None:
         dumps, obj = self.dumps, self.obj
-        for _ in itertools.repeat(None, self.calls):
+        for _ in itertools.repeat(None, self.inner_loops):
             dumps(obj)
 
 
@@ -29,7 +28,7 @@ class Loads(CaseBenchmark):
     # The payload was encoded beforehand, by the same codec and config.
     def time_loads(self, codec: str, fixture: str) -> None:
         loads, payload = self.loads, self.payload
-        for _ in itertools.repeat(None, self.calls):
+        for _ in itertools.repeat(None, self.inner_loops):
             loads(payload)
 
 
@@ -40,5 +39,5 @@ class RoundTrip(CaseBenchmark):
     # One message out and back in: post 002's messages per second is 1 / this time.
     def time_round_trip(self, codec: str, fixture: str) -> None:
         dumps, loads, obj = self.dumps, self.loads, self.obj
-        for _ in itertools.repeat(None, self.calls):
+        for _ in itertools.repeat(None, self.inner_loops):
             loads(dumps(obj))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import timeit
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,14 @@ from serkit.results.noise import (
     record_power,
 )
 from serkit.results.tree import read_tree
-from serkit.suite.cases import INJECT_ENV, INJECTED_LOOPS, CaseBenchmark, injected_from_env
+from serkit.suite.canary import CanaryClock, Extra
+from serkit.suite.cases import (
+    INJECT_ENV,
+    CaseBenchmark,
+    injected_from_env,
+    injected_sampling,
+    per_call_timer,
+)
 from serkit.trust.power import judge_arm
 
 
@@ -36,25 +44,44 @@ def test_an_injected_share_is_whole_extra_calls_in_twenty() -> None:
             injected_from_env({INJECT_ENV: bad})
 
 
-def test_the_timed_body_makes_the_extra_calls_its_timer_does_not_count(
+def test_an_injected_sample_keeps_the_plain_bodies_and_makes_whole_extra_calls() -> None:
+    # Short calls: 20 calls a body, 10 bodies a sample; +10 % is 20 calls more a sample.
+    assert injected_sampling(20, 10, 2) == (10, 20)
+    # One call a sample: ten a sample at +10 %, twenty at +5 %, the plain one at 0.
+    assert injected_sampling(1, 1, 2) == (10, 1)
+    assert injected_sampling(1, 1, 1) == (20, 1)
+    assert injected_sampling(1, 1, 0) == (1, 0)
+    # The fewest bodies more that make whole calls: 3 x 4 = 12 calls -> 3 x 5 = 15 (+20 %: 3).
+    assert injected_sampling(3, 4, 4) == (5, 3)
+
+
+def test_the_timed_sample_makes_the_extra_calls_its_timer_does_not_count(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     class Dumps(CaseBenchmark):
         operation = "dumps"
 
-    made: list[object] = []
+    monkeypatch.delenv(INJECT_ENV, raising=False)
+    plain = Dumps()
+    assert plain.prepare_for("json", "small-dict") is None
     monkeypatch.setenv(INJECT_ENV, "0.1")
     bench = Dumps()
     assert bench.prepare_for("json", "small-dict") is None
-    assert (bench.inner_loops, bench.calls) == (INJECTED_LOOPS, INJECTED_LOOPS + 2)
-    bench.dumps = made.append  # type: ignore[assignment]
-    for _ in range(bench.calls):  # as benchmarks/bench_time.py's body runs it
-        bench.dumps(bench.obj)
-    assert len(made) == 22  # real calls: the timer divides by 20, so it reads +10 %
-    monkeypatch.delenv(INJECT_ENV)
-    plain = Dumps()
-    assert plain.prepare_for("json", "small-dict") is None
-    assert plain.calls == plain.inner_loops
+    # The plain run's sampling, where its calls a sample make whole extra calls.
+    assert bench.inner_loops == plain.inner_loops
+    calls = bench.inner_loops * bench.number
+    assert calls % 10 == 0 and calls - plain.inner_loops * plain.number < 10
+
+
+def test_the_extra_calls_fall_inside_each_sample_and_are_not_counted() -> None:
+    events: list[str] = []
+    extra = Extra(lambda: events.append("extra"), 2)
+    for clock in (per_call_timer(1, extra), CanaryClock(1, keep=2, extra=extra)):
+        events.clear()
+        timer = timeit.Timer("events.append('body')", timer=clock, globals={"events": events})
+        timer.repeat(repeat=2, number=3)
+        # Made after each sample's start is read and before its end: timed, not divided by.
+        assert events == ["extra", "extra", "body", "body", "body"] * 2
 
 
 def test_an_arm_is_judged_by_compares_rule(tmp_path: Path) -> None:

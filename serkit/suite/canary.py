@@ -21,12 +21,14 @@ and the body that asv times is the same as without it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import secrets
 import time
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -91,6 +93,20 @@ def canary_ns() -> int:
     return clock() - start
 
 
+@dataclass(frozen=True)
+class Extra:
+    """Calls a sample makes beyond its bodies' and its timer does not count: an injected
+    slowdown (serkit.suite.cases.INJECT_ENV), made right after the sample's start is read."""
+
+    call: Callable[[], object]
+    calls: int
+
+    def make(self) -> None:
+        call = self.call
+        for _ in itertools.repeat(None, self.calls):
+            call()
+
+
 class CanaryClock:
     """asv's `timer` for a timed pair: seconds per call (the clock over `inner_loops`, as
     serkit.suite.cases.per_call_timer reads it), with the canary timed right before each
@@ -101,10 +117,15 @@ class CanaryClock:
     """
 
     def __init__(
-        self, inner_loops: int, keep: int, warm: Callable[[], object] | None = None
+        self,
+        inner_loops: int,
+        keep: int,
+        warm: Callable[[], object] | None = None,
+        extra: Extra | None = None,
     ) -> None:
         self._inner_loops = inner_loops
         self._warm = warm  # one call, untimed, between the canaries and the sample
+        self._extra = extra
         self._started: tuple[float, int, int] | None = None
         # Each sample: its interval, the canary before and after, the memory canary before
         # and after.
@@ -119,6 +140,8 @@ class CanaryClock:
                 self._warm()
             start = clock() / loops
             self._started = (start, before, memory_before)
+            if self._extra is not None:
+                self._extra.make()
             return start
         end = clock() / loops
         after = canary_ns()

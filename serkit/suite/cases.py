@@ -46,7 +46,7 @@ from serkit.inputs.limits import Grant, granting, limits_from_env
 from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
-from serkit.suite.canary import CanaryClock, note_canary, notes_folder
+from serkit.suite.canary import CanaryClock, Extra, note_canary, notes_folder
 from serkit.suite.state_watch import wait_before_sampling
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -101,10 +101,12 @@ def precision_needed(change: float) -> float:
     return math.log1p(change) / (_Z_LEVEL + _Z_POWER) / math.sqrt(2)
 
 
-# Set only by `serkit power` and by hand: every timed body makes this share more calls
+# Set only by `serkit power` and by hand: every timed sample makes this share more calls
 # than its timer counts, a known slowdown that really runs (the same calls, the same
 # instruction mix), and the instruction counts make them too (serkit.suite.cachegrind).
-# Its bodies all repeat their call INJECTED_LOOPS times, so +5 % is one more call in 20.
+# A share is whole calls in INJECTED_LOOPS (+5 %: one more in 20). The samples keep the
+# plain run's bodies and `number` (`injected_sampling`), so an injected run samples as the
+# run it is compared with.
 INJECT_ENV = "SERKIT_BENCH_INJECT"
 INJECTED_LOOPS = 20
 
@@ -354,6 +356,20 @@ def bodies_per_sample(calls: int, call_s: float) -> int:
     return max(1, round(SAMPLE_TIME_S / (calls * call_s)))
 
 
+def injected_sampling(inner_loops: int, number: int, extra: int) -> tuple[int, int]:
+    """asv's `number`, and the calls each sample makes beyond its bodies', for `extra` more
+    calls in every INJECTED_LOOPS (injected_from_env).
+
+    The plain run's `number` where its sample's calls make a whole number of extra calls;
+    else the fewest more bodies that do (a pair of one call a sample takes ten a sample
+    at +10 %): a whole call is the least a real slowdown can add.
+    """
+    step = INJECTED_LOOPS // math.gcd(extra, INJECTED_LOOPS)
+    while inner_loops * number % step:
+        number += 1
+    return number, inner_loops * number * extra // INJECTED_LOOPS
+
+
 # glibc serves an allocation of 128 KiB or more with its own mmap and munmap, until the
 # process frees such a block: then it raises that threshold (up to 32 MiB) for good. So
 # the same call could time twice as fast after any large free (msgpack-ext dumps of
@@ -453,10 +469,23 @@ def schema_number(codec: str, fixture: str) -> int:
     return hash_number(pair_schema(codec, fixture).sha256)
 
 
-def per_call_timer(inner_loops: int) -> Callable[[], float]:
-    """A clock for asv that reads in units of 1/inner_loops s: seconds per call."""
+def per_call_timer(inner_loops: int, extra: Extra | None = None) -> Callable[[], float]:
+    """A clock for asv that reads in units of 1/inner_loops s: seconds per call; with
+    `extra`, it makes those calls in each sample it times (serkit.suite.canary.Extra)."""
     clock = timeit.default_timer
-    return lambda: clock() / inner_loops
+    if extra is None:
+        return lambda: clock() / inner_loops
+    make, started = extra.make, False
+
+    def read() -> float:
+        nonlocal started
+        now = clock() / inner_loops
+        started = not started
+        if started:  # a sample's start: its extra calls fall inside it
+            make()
+        return now
+
+    return read
 
 
 class _PreparedOnCheck:
@@ -496,8 +525,7 @@ class CaseBenchmark:
     obj: Any
     payload: bytes
     bound: Codec | None = None  # a schema codec as prepared: bound to the document's schema
-    inner_loops: int = 1  # calls the timer divides by
-    calls: int = 1  # calls the body makes: inner_loops, and more under `serkit power`
+    inner_loops: int = 1  # calls the body makes, and the timer divides by
     repeat: int  # asv's samples per process, and `rounds` its processes: set on timed classes
     rounds: int
     sample_time: float
@@ -545,30 +573,18 @@ class CaseBenchmark:
         if self.operation is None:
             return None
         best = case.best_call_s(self.operation)
-        self.inner_loops = self.calls = inner_loops_for(best)
-        extra = injected_from_env()
-        if extra is not None:
-            self.inner_loops, self.calls = INJECTED_LOOPS, INJECTED_LOOPS + extra
+        self.inner_loops = inner_loops_for(best)
         # serkit picks asv's `number`, not asv: asv sizes a sample by the wall clock
         # around it, canary readings and all (about 120 µs here, 1.8x that in the slow
         # state), so a run calibrated in the slow state took 1 body a 0.2 ms sample where
         # another took 5, and a sample of few bodies reads slow (docs/trust.md, "A
         # sample's first call"). A later round keeps the first round's.
-        self.number = bodies_per_sample(self.calls, best)
+        self.number = bodies_per_sample(self.inner_loops, best)
         # asv imports the suite as a package named after its folder (benchmarks.bench_time)
         # and leaves that package out of benchmark names (bench_time.Dumps.time_dumps).
         module = type(self).__module__.partition(".")[2] or type(self).__module__
         name = f"{module}.{type(self).__name__}"
-        # Under `serkit bench`, each sample keeps the canary readings taken around it
-        # (serkit.suite.canary): the machine's speed state when it was taken.
-        self.timer = per_call_timer(self.inner_loops)
         call_s = case.first_call_s(self.operation) or 0.0
-        if notes_folder() is not None:
-            # The canaries leave the caches cold for a sample's first call: one untimed
-            # call after them warms them again, unless a call is too long to care.
-            warm = case.operation(self.operation) if call_s < LONG_CALL_S else None
-            self.timer = CanaryClock(self.inner_loops, keep=self.repeat, warm=warm)
-            self._noted = (f"{name}.time_{self.operation}", tuple(repr(p) for p in params))
         if timed_once(name, params, case.prepare_s, call_s, self.rounds, self.repeat):
             # One sample, now (serkit.suite.budget); preparing made the call: its warm-up.
             self.number, self.repeat, self.warmup_time = 1, 1, 0.0
@@ -576,4 +592,17 @@ class CaseBenchmark:
             self.number, self.warmup_time = 1, 0.0
         elif (warmup := warmup_from_env()) is not None:
             self.warmup_time = warmup
+        extra = None
+        if (injected := injected_from_env()) is not None:
+            self.number, calls = injected_sampling(self.inner_loops, self.number, injected)
+            extra = Extra(case.operation(self.operation), calls)
+        self.timer = per_call_timer(self.inner_loops, extra)
+        if notes_folder() is not None:
+            # Under `serkit bench`, each sample keeps the canary readings taken around it
+            # (serkit.suite.canary): the machine's speed state when it was taken. The
+            # canaries leave the caches cold for a sample's first call: one untimed call
+            # after them warms them again, unless a call is too long to care.
+            warm = case.operation(self.operation) if call_s < LONG_CALL_S else None
+            self.timer = CanaryClock(self.inner_loops, keep=self.repeat, warm=warm, extra=extra)
+            self._noted = (f"{name}.time_{self.operation}", tuple(repr(p) for p in params))
         return None

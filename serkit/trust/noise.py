@@ -19,7 +19,7 @@ both ways round. The slowdown did not run, but everything else did: the run's ow
 sampling (asv's calibrated `number`, the real processes), whatever state changes came
 between the runs, and the rule that judges them. A slowdown that ran would be the code's
 time times 1.1 in whatever state the machine was in, which is what scaling gives.
-`serkit power` injects slowdowns that run, in bodies of a fixed 20 calls.
+`serkit power` injects slowdowns that run, with the same sampling (serkit.trust.power).
 
 The floor is the relative difference that two runs' medians of one pair exceed only 1 %
 of the time here: 2.576 robust standard deviations (1.4826 x the median absolute log

@@ -2,11 +2,13 @@
 
 An A/A run says how often verdicts call a difference that is not there; it says nothing
 of the differences they miss. So this runs the slice in several arms: twice plain (an
-A/A), and once for each known slowdown, where every timed body makes that share more
+A/A), and once for each known slowdown, where every timed sample makes that share more
 calls than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call more in
-20, the same calls, the same instruction mix). Every arm times its bodies with the same
-20 calls, so only the injected calls tell them apart. Judged by the rule the report and
-`serkit compare` use (serkit.compare.verdicts.judge_pair), in two ways:
+20, the same calls, the same instruction mix). Every arm samples as a real run does, its
+bodies and asv's `number` calibrated per pair; an injected arm takes a few bodies more a
+sample where its calls would not make a whole extra call (injected_sampling). Judged by
+the rule the report and `serkit compare` use (serkit.compare.verdicts.judge_pair), in two
+ways:
 
 - same run: the arms' rounds interleaved (round 1 of every arm, in an order shuffled per
   round, then round 2), as a matrix run interleaves library releases and Pythons; judged
@@ -16,9 +18,8 @@ calls than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call mor
 
 The share of pairs called slower at each size is the verdicts' power here; the share the
 A/A arm called different, their false alarms. Both are kept for the host
-(serkit.results.noise.PowerRecord). The fixed 20-call bodies are not how a real run
-samples, so `serkit aa` and `noise` also say what their two runs could have seen of the
-same sizes, applied to one run's values (serkit.trust.noise).
+(serkit.results.noise.PowerRecord). `serkit aa` and `noise` also say what their two runs
+could have seen of the same sizes, applied to one run's values (serkit.trust.noise).
 """
 
 from __future__ import annotations
