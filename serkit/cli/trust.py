@@ -130,8 +130,9 @@ def _add_power(commands: Any) -> None:
         "power",
         run_power,
         help="measure what verdicts here can see: known slowdowns that really run, and an A/A",
-        description="Inject known slowdowns into a slice of the suite (each timed body makes "
-        "that share more calls than its timer counts), run them beside an A/A pair, and "
+        description="Inject known slowdowns into a slice of the suite (each timed sample makes "
+        "that share more calls than its timer counts, and otherwise samples as a real run "
+        "does), run them beside an A/A pair, and "
         "record the share of pairs the verdicts call at each size "
         "(docs/trust.md#what-a-verdict-can-see-here).",
         options=(

@@ -25,7 +25,7 @@ per call: callgrind's rule of thumb, also the kind of model CodSpeed's "CPU simu
 runs on CI, cycles = Ir + 10 x (L1 misses) + 100 x (LL misses) (`estimated_cycles`).
 Misses are differenced the same way as instructions: the n calls' share of them.
 
-Under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env), the timed bodies make
+Under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env), the timed samples make
 extra calls, e extra in every INJECTED_LOOPS, and are divided as if they made none. The
 counts do the same: each pair is counted as before, and one more process makes the calls
 of its last process and e more; the difference, over INJECTED_LOOPS, is added to each
@@ -213,7 +213,7 @@ def count_calls(
 ) -> dict[str, Count]:
     """Instructions (and estimated cycles) per call of each `function(argument)`, counted
     in forked processes; with `injected` (e, loops), e extra calls in every `loops`, as the
-    timed bodies make them under SERKIT_BENCH_INJECT (the module).
+    timed samples make them under SERKIT_BENCH_INJECT (the module).
 
     Must run under cachegrind with `--cachegrind-out-file=cg.%p` in the current folder.
     """
