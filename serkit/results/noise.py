@@ -30,6 +30,11 @@ DEFAULT_FLOOR = 0.10
 # 419 pairs at 7 %; quiet, none of 174 at 7 %, where a real +10 % was called in 172 of
 # them (at 10 %, in 93: a floor at the change calls half). docs/trust.md has the runs.
 LEAST_FLOOR = 0.07
+# Between two runs, a pair's medians differ more than its processes' standard errors say:
+# each run adds a share of its own. On 7 quick runs of 2026-11-27 whose processes waited out
+# the slow state (21 pairings, up to 97 minutes apart, 3,420 pairs), the log ratios over
+# the joint standard error had a robust standard deviation of 1.34 (1.51 plain), not 1.
+BETWEEN_RUNS_SPREAD = 1.34
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from serkit.results.canary import notes_of, params_key, sample_canaries
+from serkit.results.noise import BETWEEN_RUNS_SPREAD, LEAST_FLOOR
 from serkit.state import process_values, reference
 from serkit.stats import log_std, standard_error, typical_processes
-from serkit.suite.cases import FULL_ROUNDS, TYPICAL_PROCESSES
+from serkit.suite.cases import FULL_ROUNDS, QUICK_SEES, TYPICAL_PROCESSES, precision_needed
 
 # Every pair's processes: the fewest a verdict judges, and the most a full run gives (its
 # planned rounds and as many extra rounds again).
@@ -32,6 +33,15 @@ LEAST_PROCESSES = TYPICAL_PROCESSES
 MOST_PROCESSES = 2 * FULL_ROUNDS
 
 Combo = tuple[str, ...]
+
+
+def quick_precision() -> float:
+    """What a quick run's pairs aim at: a QUICK_SEES change called between two runs in 90 %
+    of pairs, read past the floor such verdicts apply (LEAST_FLOOR), with the spread two
+    runs add to a pair's processes (BETWEEN_RUNS_SPREAD). Aimed at the test alone, 1.65 %,
+    the pairs within 1.0-1.25 % of it were called at +10 % in 93.5 % of pairings, those
+    within 1.5-1.65 % in 82.5 % (docs/trust.md, "Aiming past the floor")."""
+    return precision_needed(QUICK_SEES, floor=LEAST_FLOOR, spread=BETWEEN_RUNS_SPREAD)
 
 
 def processes_for(spread: float | None, precision: float, unknown: int = FULL_ROUNDS) -> int:

@@ -48,7 +48,7 @@ from serkit.run.matrix import (
     newest_set,
 )
 from serkit.run.points import Now, why_measure
-from serkit.run.precision import LEAST_PROCESSES, MOST_PROCESSES
+from serkit.run.precision import LEAST_PROCESSES, MOST_PROCESSES, quick_precision
 from serkit.run.quick import FULL_BUDGET_S, QUICK_FIXTURES, QuickPlan, plan_full, plan_quick
 from serkit.run.releases import current_python, load
 from serkit.run.round_selection import split_bench_args
@@ -98,7 +98,7 @@ def _more(sees: float) -> str:
 QUICK_DESCRIPTION = (
     f"every codec's dumps and loads, sizes and fidelity on {', '.join(QUICK_FIXTURES)}; "
     f"{QUICK_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
-    f"({_more(QUICK_SEES)}), 0.02 s of warm-up; a pair predicted to cost over "
+    f"({_more(QUICK_SEES)} between runs), 0.02 s of warm-up; a pair predicted to cost over "
     f"{QUICK_BUDGET_S:g} s is left to --full (with your -b: timed in 1 process)"
 )
 FULL_DESCRIPTION = (
@@ -315,7 +315,7 @@ def run(
                 instructions=instructions,
                 shard=str(plan_.shard) if plan_.shard else None,
                 extra_rounds=rounds,
-                precision=precision_needed(QUICK_SEES if quick else FULL_SEES),
+                precision=quick_precision() if quick else precision_needed(FULL_SEES),
                 # A full run's pairs past their first LEAST_PROCESSES: by their spread.
                 least_rounds=0 if quick else min(LEAST_PROCESSES, rounds),
                 parts=chosen.parts() if chosen else (),
@@ -451,7 +451,8 @@ def plan_lines(
         rounds = rounds or QUICK_ROUNDS
         sampling = (
             f"{_processes(rounds)} of {SAMPLES_PER_PROCESS} samples, up to {rounds} more "
-            f"where the pair is placed too loosely to see a {QUICK_SEES:.0%} change; "
+            f"where the pair is placed too loosely to see a {QUICK_SEES:.0%} change between "
+            "runs; "
             f"{QUICK_WARMUP_S} s of warm-up"
         )
     else:

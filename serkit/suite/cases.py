@@ -95,10 +95,16 @@ _Z_LEVEL = 2.807  # two-sided 0.5 % of a normal distribution: the verdicts' leve
 _Z_POWER = 1.282  # one-sided 10 %: a 90 % chance of calling the change
 
 
-def precision_needed(change: float) -> float:
+def precision_needed(change: float, floor: float = 0.0, spread: float = 1.0) -> float:
     """The standard error of a pair's mean log (serkit.stats.standard_error) at which two
-    such pairs, compared, call `change` in 90 % of cases at the verdicts' level."""
-    return math.log1p(change) / (_Z_LEVEL + _Z_POWER) / math.sqrt(2)
+    such pairs, compared, call `change` in 90 % of cases at the verdicts' level; and, with
+    a `floor`, read it past that floor in 90 % of cases, where the between-runs verdicts
+    apply one. `spread`: how much more two runs' values of a pair differ than their
+    processes' standard errors say (1: not at all, as within one run)."""
+    step = math.log1p(change)
+    test = step / (_Z_LEVEL + _Z_POWER)
+    past_floor = (step - math.log1p(floor)) / _Z_POWER if floor else test
+    return min(test, past_floor) / math.sqrt(2) / spread
 
 
 # Set only by `serkit power` and by hand: every timed sample makes this share more calls

@@ -34,13 +34,14 @@ from serkit.results.hosts import load_average
 from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
 from serkit.run.machine_profile import ensure_machine
 from serkit.run.machine_state import process_environment, run_watch, wait_budget_s
+from serkit.run.precision import quick_precision
 from serkit.run.round_selection import imprecise_pairs, later_selection
 from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS
 from serkit.run.runner import asv, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.budget import NOTES_ENV
-from serkit.suite.cases import QUICK_SEES, precision_needed, prepare
+from serkit.suite.cases import prepare
 
 TOLERANCE = 0.10
 TIMEIT, PYPERF = "timeit", "pyperf"
@@ -139,11 +140,12 @@ class ScratchSuite:
         root: Path,
         env: Mapping[str, str] | None = None,
         *,
-        precision: float = precision_needed(QUICK_SEES),
+        precision: float | None = None,
     ) -> None:
         self.root = root
         self.env = dict(env if env is not None else os.environ)
-        self.precision = precision  # what its extra rounds aim for, as serkit bench's
+        # What its extra rounds aim for: by default, as a quick run's of serkit bench.
+        self.precision = quick_precision() if precision is None else precision
         self._short: int | None = None  # pairs short of it as the last extra round began
         self._folder = tempfile.TemporaryDirectory(prefix="serkit-agreement-")
         self.scratch = Path(self._folder.name)
