@@ -38,9 +38,9 @@ Combo = tuple[str, ...]
 def quick_precision() -> float:
     """What a quick run's pairs aim at: a QUICK_SEES change called between two runs in 90 %
     of pairs, read past the floor such verdicts apply (LEAST_FLOOR), with the spread two
-    runs add to a pair's processes (BETWEEN_RUNS_SPREAD). Aimed at the test alone, 1.65 %,
-    the pairs within 1.0-1.25 % of it were called at +10 % in 93.5 % of pairings, those
-    within 1.5-1.65 % in 82.5 % (docs/trust.md, "Aiming past the floor")."""
+    runs add to a pair's processes (BETWEEN_RUNS_SPREAD). When runs aimed at the test alone
+    (1.65 %), pairs at a standard error of 1.0-1.25 % were called at +10 % in 93.5 % of
+    pairings, those at 1.5-1.65 % in 82.5 % (docs/trust.md, "Aiming past the floor")."""
     return precision_needed(QUICK_SEES, floor=LEAST_FLOOR, spread=BETWEEN_RUNS_SPREAD)
 
 

@@ -601,7 +601,8 @@ class CaseBenchmark:
         extra = None
         if (injected := injected_from_env()) is not None:
             self.number, calls = injected_sampling(self.inner_loops, self.number, injected)
-            extra = Extra(case.operation(self.operation), calls)
+            # No calls to make (an A/A arm): nothing added to the timed path.
+            extra = Extra(case.operation(self.operation), calls) if calls else None
         self.timer = per_call_timer(self.inner_loops, extra)
         if notes_folder() is not None:
             # Under `serkit bench`, each sample keeps the canary readings taken around it
