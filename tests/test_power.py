@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import timeit
 from pathlib import Path
 
 import pytest
 from results_factory import per_process_tree
 from test_noise import scaled
+from test_state import _note_canaries
 
 from serkit.cli import main
 from serkit.compare.comparison import compare
@@ -23,6 +25,7 @@ from serkit.results.noise import (
     record_power,
 )
 from serkit.results.tree import read_tree
+from serkit.state import RUN_READINGS
 from serkit.suite.canary import CanaryClock, Extra
 from serkit.suite.cases import (
     INJECT_ENV,
@@ -31,7 +34,8 @@ from serkit.suite.cases import (
     injected_sampling,
     per_call_timer,
 )
-from serkit.trust.power import judge_arm
+from serkit.trust.agreement import ScratchSuite, read_as_one_host
+from serkit.trust.power import arm_machine, judge_arm
 
 
 def test_an_injected_share_is_whole_extra_calls_in_twenty() -> None:
@@ -94,6 +98,33 @@ def test_an_arm_is_judged_by_compares_rule(tmp_path: Path) -> None:
     assert row.called_test_only == 4  # the test alone sees it: five processes within 2 %
     aa = judge_arm(SAME_RUN, 0.0, read_tree(plain), read_tree(plain), 0.10)
     assert (aa.called, aa.pairs) == (0, 4)
+
+
+def test_arms_are_judged_as_runs_of_one_host(tmp_path: Path) -> None:
+    """Two scratch runs of one code, the whole of the second 10 % slow, its fast canary too
+    (whole runs here read 3-5 % apart, the canary with them). Each read alone, against its
+    own fast canary, the second reads 10 % slower and the A/A calls every pair; filed as
+    runs of this host and read together, as `serkit compare` reads them, the same."""
+    per_run = RUN_READINGS // 4 + 10  # four pairs a run: enough fast readings to place it
+    values = [10e-6 * (1 + 0.001 * i) for i in range(per_run)]
+    together, alone = tmp_path / "together", []
+    for arm, factor in (("plain", 1.0), ("plain again", 1.10)):
+        suite = ScratchSuite(tmp_path)
+        suite.commit = "0" * 40
+        run = [v * factor for v in values]
+        per_process_tree(suite.results, [run] * 4, [run] * 4, hosts=("vm", "unused"))
+        shutil.rmtree(suite.results / "unused")
+        _note_canaries(suite.results / "vm", run, [factor] * per_run)
+        alone.append(suite.tree())
+        suite.file_as(together, arm_machine(arm))
+    apart = judge_arm(BETWEEN_RUNS, 0.0, alone[0], alone[1], 0.07)
+    assert (apart.called, apart.pairs) == (4, 4) and apart.median_ratio == pytest.approx(1.10)
+    trees = read_as_one_host(together, ["plain", "plain-again"])
+    assert set(trees["plain-again"].machines) == {"plain-again"}  # one arm a tree
+    aa = judge_arm(BETWEEN_RUNS, 0.0, trees["plain"], trees["plain-again"], 0.07)
+    assert (aa.called, aa.pairs) == (0, 4) and aa.median_ratio == pytest.approx(1.0)
+    # The tree `--keep` copies: each arm a machine, for `serkit compare plain plus10`.
+    assert compare(read_tree(together), "plain", "plain-again").pairs
 
 
 RECORD = PowerRecord(

@@ -173,7 +173,9 @@ def _add_power(commands: Any) -> None:
     power.add_argument(
         "--keep",
         metavar="DIR",
-        help="copy each arm's asv results tree into DIR/<mode>/<arm>, for a closer look",
+        help="copy the arms' results into DIR/<mode>, one tree with each arm a machine (plain, "
+        "plain-again, plus10, ...), for a closer look: serkit compare plain plus10 --results "
+        "DIR/between-runs",
     )
 
 

@@ -10,6 +10,7 @@ machine noise hits both alike; each pair's verdict is the median of its rounds' 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -27,11 +28,18 @@ from typing import Any, Optional
 from serkit.checkout import git_commit
 from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.inputs.sources import MIRROR_ENV
 from serkit.progress import progress
 from serkit.results.canary import attach, clear_notes
-from serkit.results.hosts import load_average
-from serkit.results.tree import BENCHMARKS_FILE, ResultsTree, read_tree
+from serkit.results.hosts import load_average, record_host
+from serkit.results.tree import (
+    BENCHMARKS_FILE,
+    MACHINE_FILE,
+    ResultsTree,
+    machine_folders,
+    read_tree,
+)
 from serkit.run.machine_profile import ensure_machine
 from serkit.run.machine_state import process_environment, run_watch, wait_budget_s
 from serkit.run.precision import quick_precision
@@ -223,6 +231,25 @@ class ScratchSuite:
     def tree(self) -> ResultsTree:
         return read_tree(self.results)
 
+    def file_as(self, into: Path, machine: str, measured_as: str = "quick") -> None:
+        """File the suite's last run in the results tree `into` as `machine`, a run of this
+        host (its host record): runs filed so are read together (`read_as_one_host`)."""
+        (folder,) = machine_folders(self.results)
+        target = into / machine
+        target.mkdir(parents=True)
+        filed = []
+        for path in sorted(folder.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if path.name == MACHINE_FILE:
+                data["machine"] = machine
+            else:
+                data["params"]["machine"] = machine
+                filed.append(path.name)
+            atomic_write(target / path.name, json.dumps(data).encode())
+        if not (into / BENCHMARKS_FILE).exists():
+            atomic_write(into / BENCHMARKS_FILE, (self.results / BENCHMARKS_FILE).read_bytes())
+        record_host(into, machine, commit=self.commit, filed=filed, measured_as=measured_as)
+
     def run_round(
         self,
         patterns: Iterable[str],
@@ -283,6 +310,18 @@ class ScratchSuite:
             attach(path, Path(self.env[NOTES_ENV]))
         if status not in (0, 2):
             raise SerkitError("asv run failed; see its output above")
+
+
+def read_as_one_host(into: Path, machines: Iterable[str]) -> dict[str, ResultsTree]:
+    """Runs filed in `into` (ScratchSuite.file_as), each as a tree of its own, but read
+    together as `serkit compare` reads runs of one host: against the host's one fast canary
+    reading, each run's values at the host's speed (serkit.state.RunSpeed). Each scratch
+    run read alone had its own fast reading, and an A/A or an injected run judged so was
+    off by as much as those readings: +10 % read as x1.043 in `serkit power` here, x1.072
+    read together (docs/trust.md, "What a verdict can see here")."""
+    names = list(machines)
+    tree = read_tree(into, names)
+    return {name: dataclasses.replace(tree, machines={name: tree.machines[name]}) for name in names}
 
 
 def _asv_value(values: Values, pair: SuiteCall) -> float:

@@ -34,6 +34,7 @@ import datetime
 import math
 import os
 import statistics
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -48,7 +49,7 @@ from serkit.run.runner import QUICK_ROUNDS, QUICK_WARMUP_S
 from serkit.stats import log_std
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, WARMUP_ENV
 from serkit.suite.instructions import opt_in_environment
-from serkit.trust.agreement import ScratchSuite
+from serkit.trust.agreement import ScratchSuite, read_as_one_host
 
 # The fixed panel: cheap, common codecs (C and stdlib) on a small and a mid-sized
 # document, both directions: 24 pairs, about a minute for two runs of 5 processes.
@@ -178,12 +179,14 @@ def run_twice(
         WARMUP_ENV: os.environ.get(WARMUP_ENV, QUICK_WARMUP_S),
         **(opt_in_environment() if instructions else {}),
     }
-    trees = []
-    with ScratchSuite(root, env) as suite:
-        for _ in progress(RUNS, desc="A/A runs", unit="run", leave=True):
+    with ScratchSuite(root, env) as suite, tempfile.TemporaryDirectory() as together:
+        for run in progress(RUNS, desc="A/A runs", unit="run", leave=True):
             counted = [INSTRUCTIONS] if instructions else []
-            trees.append(suite.run_tree([TIMINGS], rounds=processes, first_round_only=counted))
-    return trees[0], trees[1]
+            suite.run_tree([TIMINGS], rounds=processes, first_round_only=counted)
+            suite.file_as(Path(together), run)
+        # Judged as two runs of this host (read_as_one_host), as `serkit compare` would.
+        trees = read_as_one_host(Path(together), RUNS)
+    return trees[RUNS[0]], trees[RUNS[1]]
 
 
 def _is_time(benchmark: Benchmark) -> bool:

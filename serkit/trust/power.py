@@ -30,6 +30,7 @@ import os
 import random
 import shutil
 import statistics
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ from serkit.suite.cases import (
     WARMUP_ENV,
     precision_needed,
 )
-from serkit.trust.agreement import ScratchSuite
+from serkit.trust.agreement import ScratchSuite, read_as_one_host
 from serkit.trust.noise import SLOWDOWNS, TIMINGS, PairAA, match
 from serkit.units import plural
 
@@ -113,7 +114,8 @@ def run_arms(
 ) -> dict[str, ResultsTree]:
     """Every arm's timings of the slice, its rounds interleaved with the others' or not;
     `environ` adds to the suite's SERKIT_BENCH_* (the pairs a quick run leaves out), and
-    `keep` is where each arm's results tree is copied, for a closer look. Arms one after
+    `keep` is where the arms' results tree is copied, each arm a machine of it (`arm_machine`),
+    for a closer look (`serkit compare plain plus10 --results KEEP/between-runs`). Arms one after
     another wait `space_s` between them, so that they sample different stretches of the
     machine's state, as two runs on two days do."""
     base = {
@@ -162,10 +164,21 @@ def run_arms(
                 if index and space_s:  # apart in time: across a change of the machine's state
                     time.sleep(space_s)
                 suite.run_tree([TIMINGS], rounds=plan.processes)
+        # One tree, each arm a run of this host in it: judged as `serkit compare` judges two
+        # runs of one host, not each against its own fast canary reading.
+        together = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="serkit-power-")))
+        for name, suite in suites.items():
+            suite.file_as(together, arm_machine(name), measured_as=plan.name)
         if keep is not None:
-            for name, suite in suites.items():
-                shutil.copytree(suite.results, keep / name.replace(" ", "-"), dirs_exist_ok=True)
-        return {name: suite.tree() for name, suite in suites.items()}
+            shutil.copytree(together, keep, dirs_exist_ok=True)
+        trees = read_as_one_host(together, [arm_machine(name) for name in suites])
+        return {name: trees[arm_machine(name)] for name in suites}
+
+
+def arm_machine(name: str) -> str:
+    """An arm's machine in the results tree its arms are judged in (and kept in): "plain",
+    "plain-again", "plus10"."""
+    return name.replace(" ", "-").replace("+", "plus").replace("%", "")
 
 
 def judge_arm(
