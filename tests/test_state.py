@@ -350,6 +350,17 @@ def test_a_process_torn_down_before_each_sample_leaves_one_note_its_last(
     assert read_notes(notes) == {} and not list(notes.iterdir())
 
 
+def test_a_note_rewritten_shorter_holds_the_last_write_alone(tmp_path: Path) -> None:
+    """The note is rewritten in place: a shorter note leaves nothing of the longer one."""
+    notes, key = tmp_path / "notes", params_key(["'json'", "'small-dict'"])
+    longer, shorter = CanaryClock(inner_loops=1, keep=5), CanaryClock(inner_loops=1, keep=1)
+    for clock in (longer, shorter):
+        timeit.Timer("pass", timer=clock).repeat(repeat=5, number=3)
+        note_canary(notes, "bench_time.Dumps.time_dumps", ["'json'", "'small-dict'"], clock)
+    (row,) = read_notes(notes)["bench_time.Dumps.time_dumps"][key]
+    assert row[0] == [kept[0] for kept in shorter.kept] and len(row[0]) == 1
+
+
 def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None:
     """Two hosts, one run each: b timed most processes in the slow state. Raw, compare sees
     b 1.8x slower and can tell nothing under 60 %; by state, the same code reads the same,

@@ -46,6 +46,10 @@ CANARY_LOOPS = 400
 PROCESS_NOTES = "canary-*.note"
 CANARY_NOTES = "canary.jsonl"
 _note_names: dict[int, str] = {}  # this process's note, by pid (a forked child makes its own)
+# Its note kept open, by pid and folder, with the length last written: rewriting it in place
+# took 0.1 ms here, where opening it anew at each of a process's 25 teardowns took 0.36 ms
+# a time, about 7 ms of each timed process.
+_open_notes: dict[tuple[int, str], tuple[int, int]] = {}
 
 
 # The memory canary: MEMORY_READS reads (about 40 µs here, nearly all of it misses), spread
@@ -178,10 +182,26 @@ def note_canary(folder: Path, benchmark: str, params: Sequence[str], clock: Cana
         "canary": [[kept[1], kept[2]] for kept in clock.kept],
         "memory": [[kept[3], kept[4]] for kept in clock.kept],
     }
-    folder.mkdir(parents=True, exist_ok=True)
     # Read only once asv has finished: a process cut short mid-write leaves a note no
     # reader can parse, and its samples are judged as before the canary.
-    (folder / _note_name()).write_text(json.dumps(line), encoding="utf-8")
+    _rewrite_note(folder, json.dumps(line).encode())
+
+
+def _rewrite_note(folder: Path, data: bytes) -> None:
+    """This process's note in `folder`, made `data`: opened once, rewritten in place."""
+    key = (os.getpid(), str(folder))
+    if key not in _open_notes:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not hasattr(os, "pwrite"):  # Windows: written anew each time
+            (folder / _note_name()).write_bytes(data)
+            return
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        _open_notes[key] = (os.open(folder / _note_name(), flags, 0o644), 0)
+    fd, length = _open_notes[key]
+    os.pwrite(fd, data, 0)
+    if len(data) < length:
+        os.ftruncate(fd, len(data))
+    _open_notes[key] = (fd, len(data))
 
 
 def notes_folder() -> Path | None:
