@@ -28,6 +28,22 @@ def _plan(**predicted: Prediction) -> Any:
     return plan_quick(selection, rounds=5, budget_s=2.0, predicted={**everything, **table})
 
 
+def test_a_plan_made_in_the_slow_state_predicts_at_the_fast_states_speed() -> None:
+    """Predicted while the canary read x1.7 its fast reading, a pair over the budget at that
+    speed but within it at the fast state's (which the timed processes wait for) is timed;
+    a pair far over it is still left out, its prediction given at the fast speed."""
+    border = Prediction(dumps_s=0.015, loads_s=0.015)
+    selection = Selection(codecs=("json", "yaml"), fixtures=("small-dict", "twitter"))
+    predicted = {"json twitter": border, "yaml twitter": SLOW}
+    predicted |= {f"{codec} small-dict": FAST for codec in ("json", "yaml")}
+    as_read = plan_quick(selection, rounds=5, budget_s=2.0, predicted=predicted)
+    assert {item.codec for item in as_read.left_out} == {"json", "yaml"}
+    at_fast = plan_quick(selection, rounds=5, budget_s=2.0, predicted=predicted, slowness=1.7)
+    assert ("json", "twitter") in at_fast.pairs and at_fast.slowness == 1.7
+    (left,) = at_fast.left_out
+    assert left.prediction.loads_s == pytest.approx(0.6 / 1.7)
+
+
 def test_a_pair_predicted_over_the_budget_is_left_to_full_and_said_so() -> None:
     plan = _plan(yaml__twitter=SLOW)
     assert plan.pairs == (("json", "small-dict"), ("json", "twitter"), ("yaml", "small-dict"))

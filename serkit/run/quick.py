@@ -78,6 +78,9 @@ class QuickPlan:
     # leaves out only the pairs over its budget.
     kind: str = "quick"
     budget_s: float | None = None
+    # The canary over the host's fast reading as the plan was predicted, where it read the
+    # slow state (planning_slowness): each prediction was divided by it.
+    slowness: float = 1.0
 
     def asking(self, *, memory: bool, instructions: bool) -> QuickPlan:
         """The plan, measuring memory per call or instruction counts of its pairs too."""
@@ -168,11 +171,14 @@ def plan_quick(
     budget_s: float,
     predicted: Mapping[str, Any] | None = None,
     kind: str = "quick",
+    slowness: float = 1.0,
 ) -> QuickPlan:
     """The quick run's pairs: the selected codecs (every one by default) on the selected
     fixtures (QUICK_FIXTURES by default), less those whose predicted cost in `rounds`
-    processes is over `budget_s`. `predicted` stands in for serkit.suite.prediction.predict
-    (tests). With `kind` "full", a full run's (plan_full)."""
+    processes is over `budget_s`, each prediction divided by `slowness` (the machine's
+    slow state as it was made: serkit.run.machine_state.planning_slowness). `predicted`
+    stands in for serkit.suite.prediction.predict (tests). With `kind` "full", a full
+    run's (plan_full)."""
     codecs = list(selection.codecs or codec_names())
     if kind == "quick":
         fixtures = list(selection.fixtures or QUICK_FIXTURES)
@@ -198,6 +204,7 @@ def plan_quick(
                 notes.append(f"{codec} x {fixture}: not predicted ({exc})")
                 pairs.append((codec, fixture))
                 continue
+            found = Prediction(found.dumps_s / slowness, found.loads_s / slowness)
             if over_budget(found, rounds, budget_s):
                 left.append(LeftOut(codec, fixture, found))
             else:
@@ -210,10 +217,17 @@ def plan_quick(
             "`serkit bench --full` times every pair"
         )
     if kind != "quick":
-        return QuickPlan(tuple(pairs), tuple(left), (), tuple(notes), (), kind=kind,
-                         budget_s=budget_s)  # fmt: skip
+        return QuickPlan(
+            tuple(pairs),
+            tuple(left),
+            notes=tuple(notes),
+            kind=kind,
+            budget_s=budget_s,
+            slowness=slowness,
+        )
     fixtures_left = tuple(name for name in default_fixture_names() if name not in fixtures)
-    return QuickPlan(tuple(pairs), tuple(left), fixtures_left, tuple(notes), tuple(declared_out))
+    out = tuple(declared_out)
+    return QuickPlan(tuple(pairs), tuple(left), fixtures_left, tuple(notes), out, slowness=slowness)
 
 
 def plan_full(
@@ -222,11 +236,19 @@ def plan_full(
     rounds: int,
     budget_s: float = FULL_BUDGET_S,
     predicted: Mapping[str, Any] | None = None,
+    slowness: float = 1.0,
 ) -> QuickPlan:
     """A full run's plan: every pair of its grid (the selected codecs and fixtures, else
     the default grid), less those predicted to cost over `budget_s` in `rounds` processes
     (FULL_BUDGET_S): what is not worth timing, predicted from a small document."""
-    return plan_quick(selection, rounds=rounds, budget_s=budget_s, predicted=predicted, kind="full")
+    return plan_quick(
+        selection,
+        rounds=rounds,
+        budget_s=budget_s,
+        predicted=predicted,
+        kind="full",
+        slowness=slowness,
+    )
 
 
 def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:

@@ -392,16 +392,20 @@ def write_run_config(root: Path, plan_: Plan) -> Path:
     return path
 
 
-def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
-    """The quick run's own pairs (serkit.run.quick); None where the user's -b chooses what
-    runs. What it leaves to --full is said once, up front, by plan_lines."""
+def quick_plan(extra: Sequence[str], slowness: float = 1.0) -> QuickPlan | None:
+    """The quick run's own pairs (serkit.run.quick), predicted at the fast state's speed
+    (`slowness`: serkit.run.machine_state.planning_slowness); None where the user's -b
+    chooses what runs. What it leaves to --full is said once, up front, by plan_lines."""
     if split_bench_args(extra)[0]:
         return None
     rounds = rounds_from_env() if os.environ.get(ROUNDS_ENV, "").strip() else QUICK_ROUNDS
-    return plan_quick(Selection.from_env(), rounds=rounds, budget_s=QUICK_BUDGET_S)
+    selection = Selection.from_env()
+    return plan_quick(selection, rounds=rounds, budget_s=QUICK_BUDGET_S, slowness=slowness)
 
 
-def full_plan(extra: Sequence[str], plan_: Plan | None = None) -> QuickPlan | None:
+def full_plan(
+    extra: Sequence[str], plan_: Plan | None = None, slowness: float = 1.0
+) -> QuickPlan | None:
     """A full run's pairs (serkit.run.quick.plan_full): its grid less the pairs predicted
     not worth timing; None where the user's -b chooses what runs. Of a matrix slice, only
     the codecs its environments measure are predicted."""
@@ -416,7 +420,7 @@ def full_plan(extra: Sequence[str], plan_: Plan | None = None) -> QuickPlan | No
         if not wanted:  # nothing of the slice is timed: nothing to leave out
             return QuickPlan((), kind="full", budget_s=FULL_BUDGET_S)
         selection = replace(selection, codecs=wanted)
-    return plan_full(selection, rounds=rounds)
+    return plan_full(selection, rounds=rounds, slowness=slowness)
 
 
 # How many names a plan line lists before it counts the rest.
@@ -486,6 +490,11 @@ def plan_lines(
             lines.append(
                 f"left to --full: {plural(len(pairs), 'pair')} predicted over the "
                 f"{QUICK_BUDGET_S:g} s budget ({_listed(pairs)})"
+            )
+        if chosen.slowness > 1:
+            lines.append(
+                f"costs predicted at the fast state's speed: the canary read x"
+                f"{chosen.slowness:.2f} its fast reading as they were predicted"
             )
         lines.extend(chosen.notes[:LISTED])
         if len(chosen.notes) > LISTED:
