@@ -42,6 +42,11 @@ def test_a_plan_made_in_the_slow_state_predicts_at_the_fast_states_speed() -> No
     assert ("json", "twitter") in at_fast.pairs and at_fast.slowness == 1.7
     (left,) = at_fast.left_out
     assert left.prediction.loads_s == pytest.approx(0.6 / 1.7)
+    # The run's record says so, and the report with it; a plan made fast says nothing.
+    lines = leaves_out_in_words(json.loads(json.dumps(at_fast.as_record())))
+    (words,) = [line for line in lines if line.startswith("yaml x twitter")]
+    assert "predicted 0.35 s a call" in words and "the canary read x1.70" in words
+    assert all("canary" not in line for line in leaves_out_in_words(as_read.as_record()))
 
 
 def test_a_pair_predicted_over_the_budget_is_left_to_full_and_said_so() -> None:

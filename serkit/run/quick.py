@@ -127,11 +127,14 @@ class QuickPlan:
 
     def as_record(self) -> dict[str, Any]:
         """What the run's host record keeps, for the report to state."""
+        # Predicted in the slow state: the seconds below are the fast state's, so say so.
+        slowed = {"predicted_slowness": round(self.slowness, 3)} if self.slowness > 1 else {}
         if self.kind != "quick":
             return {
                 "kind": self.kind,
                 "budget_s": self.budget_s,
                 "pairs_left_out": [_predicted(item) for item in self.left_out],
+                **slowed,
             }
         return {
             "kind": "quick",
@@ -139,6 +142,7 @@ class QuickPlan:
             "fixtures_left_to_full": list(self.fixtures_left),
             "left_to_full": [name for name in FULL_ONLY if name not in self.asked],
             "pairs_left_to_full": [_predicted(item) for item in self.left_out],
+            **slowed,
         }
 
 
@@ -255,6 +259,12 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
     """A run record's plan (QuickPlan.as_record, quick or full), as the report and README
     say it."""
     out = []
+    slowness = record.get("predicted_slowness")
+    at = (
+        f", at the fast state's speed (the canary read x{float(slowness):.2f} as it was predicted)"
+        if isinstance(slowness, (int, float)) and slowness > 1
+        else ""
+    )
     if record.get("kind") == "full":
         budget = record.get("budget_s")
         over = f"over the full run's budget of {float(budget):g} s a pair" if budget else "over"
@@ -262,7 +272,8 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
             seconds = max(float(item["predicted_dumps_s"]), float(item["predicted_loads_s"]))
             out.append(
                 f"{item['codec']} x {item['fixture']}: not timed, predicted {seconds:.2g} s a "
-                f"call (from its cost per byte on a small document), {over} (asv's -b times it)"
+                f"call (from its cost per byte on a small document{at}), {over} (asv's -b "
+                "times it)"
             )
         return out
     fixtures = record.get("fixtures_left_to_full") or []
@@ -275,6 +286,6 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
         seconds = max(float(item["predicted_dumps_s"]), float(item["predicted_loads_s"]))
         out.append(
             f"{item['codec']} x {item['fixture']}: not timed, predicted {seconds:.2g} s a call "
-            "(from its cost per byte on a small document), over the quick run's budget"
+            f"(from its cost per byte on a small document{at}), over the quick run's budget"
         )
     return out
