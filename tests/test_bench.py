@@ -200,7 +200,7 @@ def test_bench_runs_one_shard_and_records_it(
     full = QuickPlan((("json", "small-dict"),), (slow,), kind="full", budget_s=60.0)
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench, "run", fake_run)
-    monkeypatch.setattr(bench, "full_plan", lambda extra, plan_=None, slowness=1.0: full)
+    monkeypatch.setattr(bench, "full_plan", lambda extra, plan_=None: full)
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
     assert main([*argv, "--", "--machine", "kind-1"]) == 0

@@ -7,17 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from serkit.checkout import CANARY_PROBE
 from serkit.errors import SerkitError
 from serkit.run.machine_state import (
     QUICK_WAIT_S,
-    planning_slowness,
     process_environment,
     run_watch,
     wait_budget_s,
 )
 from serkit.suite import state_watch
-from serkit.suite.state_watch import LEDGER_ENV, WAIT_ENV, StateWatch, _key, process_watch
+from serkit.suite.state_watch import LEDGER_ENV, WAIT_ENV, StateWatch, process_watch
 
 
 def _watch(tmp_path: Path, readings: list[float], budget_s: float) -> tuple[StateWatch, list[str]]:
@@ -162,21 +160,3 @@ def test_the_trust_commands_processes_wait_as_a_quick_runs_do(
     assert suite.env[LEDGER_ENV] == str(suite.scratch / "notes" / "state-wait")
     monkeypatch.setenv(WAIT_ENV, "0")
     assert LEDGER_ENV not in ScratchSuite(tmp_path).env
-
-
-def test_a_plan_is_predicted_at_the_slowness_the_canary_reads_now(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Against a host whose fast probe read far under any real reading, the machine reads
-    slow: the plan divides its predictions by that; against one far over it, and where the
-    run may not probe, by nothing."""
-    probe = tmp_path / CANARY_PROBE
-    probe.parent.mkdir(parents=True)
-    monkeypatch.setenv(WAIT_ENV, "600")
-    probe.write_text(f'{{"{_key()}": 1.0}}')  # 1 ns: every real reading is slow beside it
-    assert planning_slowness(tmp_path, quick=True) > 100
-    probe.write_text(f'{{"{_key()}": 1e12}}')  # a reading this slow is never fast
-    assert planning_slowness(tmp_path, quick=True) == 1.0
-    probe.write_text(f'{{"{_key()}": 1.0}}')
-    monkeypatch.setenv(WAIT_ENV, "0")
-    assert planning_slowness(tmp_path, quick=True) == 1.0

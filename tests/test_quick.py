@@ -14,7 +14,14 @@ from serkit.inputs.fixtures import default_fixture_names
 from serkit.run.cost import read_predictions
 from serkit.run.quick import QUICK_FIXTURES, leaves_out_in_words, plan_quick
 from serkit.suite.cases import FIXTURES_ENV, LEAVE_OUT_ENV, Selection
-from serkit.suite.prediction import Prediction, predict, text_bytes
+from serkit.suite.prediction import (
+    REFERENCE_CANARY_NS,
+    Prediction,
+    at_reference_speed,
+    predict,
+    reference_canary_ns,
+    text_bytes,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW = Prediction(dumps_s=0.2, loads_s=0.6)  # five processes of it: far over 2 s
@@ -28,25 +35,52 @@ def _plan(**predicted: Prediction) -> Any:
     return plan_quick(selection, rounds=5, budget_s=2.0, predicted={**everything, **table})
 
 
-def test_a_plan_made_in_the_slow_state_predicts_at_the_fast_states_speed() -> None:
-    """Predicted while the canary read x1.7 its fast reading, a pair over the budget at that
-    speed but within it at the fast state's (which the timed processes wait for) is timed;
-    a pair far over it is still left out, its prediction given at the fast speed."""
-    border = Prediction(dumps_s=0.015, loads_s=0.015)
-    selection = Selection(codecs=("json", "yaml"), fixtures=("small-dict", "twitter"))
-    predicted = {"json twitter": border, "yaml twitter": SLOW}
-    predicted |= {f"{codec} small-dict": FAST for codec in ("json", "yaml")}
-    as_read = plan_quick(selection, rounds=5, budget_s=2.0, predicted=predicted)
-    assert {item.codec for item in as_read.left_out} == {"json", "yaml"}
-    at_fast = plan_quick(selection, rounds=5, budget_s=2.0, predicted=predicted, slowness=1.7)
-    assert ("json", "twitter") in at_fast.pairs and at_fast.slowness == 1.7
-    (left,) = at_fast.left_out
-    assert left.prediction.loads_s == pytest.approx(0.6 / 1.7)
-    # The run's record says so, and the report with it; a plan made fast says nothing.
-    lines = leaves_out_in_words(json.loads(json.dumps(at_fast.as_record())))
-    (words,) = [line for line in lines if line.startswith("yaml x twitter")]
-    assert "predicted 0.35 s a call" in words and "the canary read x1.70" in words
-    assert all("canary" not in line for line in leaves_out_in_words(as_read.as_record()))
+def _timed_in(states: list[float]) -> float:
+    """at_reference_speed of a call three canary readings long, made in `states` (the
+    machine's slowness, reading by reading): a clock that only the calls move."""
+    reference, now, state = reference_canary_ns(), [0], iter(states)
+    slowness = [1.0]
+
+    def canary() -> float:
+        slowness[0] = next(state)
+        return reference * slowness[0]
+
+    def call() -> None:
+        now[0] += round(3 * reference * slowness[0])
+
+    return at_reference_speed(call, canary=canary, clock=lambda: now[0], readings=len(states))
+
+
+def test_a_call_is_predicted_at_the_reference_speed_in_either_state() -> None:
+    """A call and the canary slow alike: timed in the fast state, the slow state (x1.8) or a
+    slow stretch that flickers fast reading by reading, the call is predicted the same,
+    three reference readings long; the plain seconds were 1.8x apart."""
+    fast = _timed_in([1.0] * 15)
+    assert fast == pytest.approx(3 * reference_canary_ns() / 1e9)
+    assert _timed_in([1.8] * 15) == pytest.approx(fast)
+    assert _timed_in([1.8, 1.0] * 7 + [1.8]) == pytest.approx(fast)
+    assert _timed_in([1.0, 1.8] * 7 + [1.0]) == pytest.approx(fast)
+
+
+def test_each_python_has_its_own_reference_and_a_new_one_the_nearest() -> None:
+    assert reference_canary_ns((3, 11)) == REFERENCE_CANARY_NS[(3, 11)]
+    assert reference_canary_ns((3, 14)) == REFERENCE_CANARY_NS[(3, 13)]
+    assert reference_canary_ns((3, 8)) == REFERENCE_CANARY_NS[(3, 9)]
+    assert max(REFERENCE_CANARY_NS.values()) / min(REFERENCE_CANARY_NS.values()) > 1.3
+
+
+def test_a_plan_says_its_costs_are_at_the_reference_speed_and_older_records_as_written() -> None:
+    """The record of a plan says its predictions are at the reference speed, and the report
+    with it; a record of a run before the reference speed is read as it was written."""
+    plan = _plan(yaml__twitter=SLOW)
+    record = json.loads(json.dumps(plan.as_record()))
+    assert record["predicted_at"] == "reference"
+    (words,) = [line for line in leaves_out_in_words(record) if line.startswith("yaml x")]
+    assert "predicted 0.6 s a call" in words and "at serkit's reference speed" in words
+    del record["predicted_at"]
+    older = leaves_out_in_words(record | {"predicted_slowness": 1.7})
+    assert any("the fast state's speed (the canary read x1.70" in line for line in older)
+    assert all("speed" not in line for line in leaves_out_in_words(record))
 
 
 def test_a_pair_predicted_over_the_budget_is_left_to_full_and_said_so() -> None:
@@ -55,7 +89,8 @@ def test_a_pair_predicted_over_the_budget_is_left_to_full_and_said_so() -> None:
     (left,) = plan.left_out
     assert (left.codec, left.fixture) == ("yaml", "twitter")
     assert (
-        "predicted 200 ms a dumps, 600 ms a loads, over the quick run's budget" in left.in_words()
+        "predicted 200 ms a dumps, 600 ms a loads at serkit's reference speed, over the quick "
+        "run's budget" in left.in_words()
     )
     # Every process of the run knows: its fixtures, and the pair no process measures.
     assert plan.environment() == {FIXTURES_ENV: "small-dict,twitter", LEAVE_OUT_ENV: "yaml@twitter"}
@@ -88,7 +123,8 @@ def test_the_record_says_what_the_quick_run_leaves_to_full() -> None:
     assert words[0].startswith("left to serkit bench --full: the round trip, import time")
     assert words[1] == (
         "yaml x twitter: not timed, predicted 0.6 s a call (from its cost per byte on a small "
-        "document), over the quick run's budget"
+        "document, at serkit's reference speed: the same on any host, in either state), over "
+        "the quick run's budget"
     )
 
 
@@ -207,7 +243,8 @@ def test_a_full_run_leaves_out_only_the_pairs_predicted_over_its_budget_and_says
     (line,) = leaves_out_in_words(record)
     assert line == (
         "yaml x random-dicts-1000: not timed, predicted 5 s a call (from its cost per byte on a "
-        "small document), over the full run's budget of 60 s a pair (asv's -b times it)"
+        "small document, at serkit's reference speed: the same on any host, in either state), "
+        "over the full run's budget of 60 s a pair (asv's -b times it)"
     )
     # Within the budget, nothing is left out.
     assert plan_full(selection, rounds=FULL_ROUNDS, predicted=grid).left_out == ()

@@ -210,7 +210,8 @@ def test_a_full_run_says_which_pairs_it_predicted_not_worth_timing(tmp_path: Pat
     assert "What the runs left out" in overview and "(full run, " in overview
     line = (
         "yaml x random-dicts-10: not timed, predicted 7 s a call (from its cost per byte on a "
-        "small document), over the full run&#39;s budget of 60 s a pair"
+        "small document, at serkit&#39;s reference speed: the same on any host, in either "
+        "state), over the full run&#39;s budget of 60 s a pair"
     )
     assert line in overview
     page = (written.folder / "fixture-random-dicts-10.html").read_text()

@@ -21,7 +21,6 @@ from serkit.results import history
 from serkit.run import runner
 from serkit.run.console import AsvConsole, new_log_path
 from serkit.run.lock import check_free
-from serkit.run.machine_state import planning_slowness
 from serkit.run.points import measured_as
 from serkit.run.releases import load, staleness
 from serkit.run.rounds import SELECTION, RunState
@@ -242,10 +241,7 @@ def run_bench(args: argparse.Namespace) -> int:
             return 0
     chosen = None
     if state is None:  # the pairs the run leaves out, predicted (serkit.run.quick)
-        slowness = planning_slowness(root, quick=quick)
-        chosen = (
-            runner.quick_plan(extra, slowness) if quick else runner.full_plan(extra, plan, slowness)
-        )
+        chosen = runner.quick_plan(extra) if quick else runner.full_plan(extra, plan)
     if not args.resume:
         for line in runner.plan_lines(plan, machine, quick=quick, chosen=chosen, extra=extra):
             print(f"serkit: {line}", file=sys.stderr)

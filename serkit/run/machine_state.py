@@ -37,15 +37,6 @@ def wait_budget_s(quick: bool) -> float:
     return QUICK_WAIT_S if quick else FULL_WAIT_S
 
 
-def planning_slowness(root: Path, *, quick: bool) -> float:
-    """How slow the machine is as a run predicts its pairs' costs: the canary over the host's
-    fast reading where it reads the slow state now, else 1 (and 1 where the run may not
-    probe, WAIT_ENV=0). The timed processes wait for the fast state, so a pair is judged
-    against the budget at that state's speed: predicted in the slow state, json x twitter
-    was left out of a quick run here that others timed."""
-    return StateWatch(root / CANARY_PROBE, wait_budget_s(quick)).slow_now() or 1.0
-
-
 def run_watch(root: Path, notes: Path, budget_s: float) -> StateWatch:
     """The run's own watch (before extra rounds), sharing its ledger with its processes."""
     notes.mkdir(parents=True, exist_ok=True)

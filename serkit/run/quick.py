@@ -40,6 +40,9 @@ FULL_ONLY = (
 # run leaves it out, and the report says so with its predicted call. A run naming its
 # pairs (asv's -b) times them whatever they cost.
 FULL_BUDGET_S = 60.0
+# What a record's predicted seconds are (serkit.suite.prediction), in its key and in words.
+PREDICTED_AT = "reference"
+REFERENCE_SPEED = "serkit's reference speed"
 # What a quick run measures of its pairs when asked (--memory, --instructions).
 ON_REQUEST = {
     "memory per call": r"bench_memory\.\w+",
@@ -57,8 +60,8 @@ class LeftOut:
 
     def in_words(self, kind: str = "quick") -> str:
         return (
-            f"{self.codec} x {self.fixture}: predicted {self.prediction.in_words()}, over the "
-            f"{kind} run's budget"
+            f"{self.codec} x {self.fixture}: predicted {self.prediction.in_words()} at "
+            f"{REFERENCE_SPEED}, over the {kind} run's budget"
         )
 
 
@@ -78,9 +81,6 @@ class QuickPlan:
     # leaves out only the pairs over its budget.
     kind: str = "quick"
     budget_s: float | None = None
-    # The canary over the host's fast reading as the plan was predicted, where it read the
-    # slow state (planning_slowness): each prediction was divided by it.
-    slowness: float = 1.0
 
     def asking(self, *, memory: bool, instructions: bool) -> QuickPlan:
         """The plan, measuring memory per call or instruction counts of its pairs too."""
@@ -127,14 +127,15 @@ class QuickPlan:
 
     def as_record(self) -> dict[str, Any]:
         """What the run's host record keeps, for the report to state."""
-        # Predicted in the slow state: the seconds below are the fast state's, so say so.
-        slowed = {"predicted_slowness": round(self.slowness, 3)} if self.slowness > 1 else {}
+        # The seconds below are at the reference speed (serkit.suite.prediction), which
+        # records of earlier runs did not use: say so.
+        speed = {"predicted_at": PREDICTED_AT}
         if self.kind != "quick":
             return {
                 "kind": self.kind,
                 "budget_s": self.budget_s,
                 "pairs_left_out": [_predicted(item) for item in self.left_out],
-                **slowed,
+                **speed,
             }
         return {
             "kind": "quick",
@@ -142,7 +143,7 @@ class QuickPlan:
             "fixtures_left_to_full": list(self.fixtures_left),
             "left_to_full": [name for name in FULL_ONLY if name not in self.asked],
             "pairs_left_to_full": [_predicted(item) for item in self.left_out],
-            **slowed,
+            **speed,
         }
 
 
@@ -175,14 +176,12 @@ def plan_quick(
     budget_s: float,
     predicted: Mapping[str, Any] | None = None,
     kind: str = "quick",
-    slowness: float = 1.0,
 ) -> QuickPlan:
     """The quick run's pairs: the selected codecs (every one by default) on the selected
     fixtures (QUICK_FIXTURES by default), less those whose predicted cost in `rounds`
-    processes is over `budget_s`, each prediction divided by `slowness` (the machine's
-    slow state as it was made: serkit.run.machine_state.planning_slowness). `predicted`
-    stands in for serkit.suite.prediction.predict (tests). With `kind` "full", a full
-    run's (plan_full)."""
+    processes, at the reference speed (serkit.suite.prediction), is over `budget_s`.
+    `predicted` stands in for serkit.suite.prediction.predict (tests). With `kind`
+    "full", a full run's (plan_full)."""
     codecs = list(selection.codecs or codec_names())
     if kind == "quick":
         fixtures = list(selection.fixtures or QUICK_FIXTURES)
@@ -208,7 +207,6 @@ def plan_quick(
                 notes.append(f"{codec} x {fixture}: not predicted ({exc})")
                 pairs.append((codec, fixture))
                 continue
-            found = Prediction(found.dumps_s / slowness, found.loads_s / slowness)
             if over_budget(found, rounds, budget_s):
                 left.append(LeftOut(codec, fixture, found))
             else:
@@ -227,11 +225,10 @@ def plan_quick(
             notes=tuple(notes),
             kind=kind,
             budget_s=budget_s,
-            slowness=slowness,
         )
     fixtures_left = tuple(name for name in default_fixture_names() if name not in fixtures)
     out = tuple(declared_out)
-    return QuickPlan(tuple(pairs), tuple(left), fixtures_left, tuple(notes), out, slowness=slowness)
+    return QuickPlan(tuple(pairs), tuple(left), fixtures_left, tuple(notes), out)
 
 
 def plan_full(
@@ -240,7 +237,6 @@ def plan_full(
     rounds: int,
     budget_s: float = FULL_BUDGET_S,
     predicted: Mapping[str, Any] | None = None,
-    slowness: float = 1.0,
 ) -> QuickPlan:
     """A full run's plan: every pair of its grid (the selected codecs and fixtures, else
     the default grid), less those predicted to cost over `budget_s` in `rounds` processes
@@ -251,7 +247,6 @@ def plan_full(
         budget_s=budget_s,
         predicted=predicted,
         kind="full",
-        slowness=slowness,
     )
 
 
@@ -259,12 +254,14 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
     """A run record's plan (QuickPlan.as_record, quick or full), as the report and README
     say it."""
     out = []
-    slowness = record.get("predicted_slowness")
-    at = (
-        f", at the fast state's speed (the canary read x{float(slowness):.2f} as it was predicted)"
-        if isinstance(slowness, (int, float)) and slowness > 1
-        else ""
-    )
+    slowness = record.get("predicted_slowness")  # runs before the reference speed
+    if record.get("predicted_at") == PREDICTED_AT:
+        at = f", at {REFERENCE_SPEED}: the same on any host, in either state"
+    elif isinstance(slowness, (int, float)) and slowness > 1:
+        read = f"the canary read x{float(slowness):.2f} as it was predicted"
+        at = f", at the fast state's speed ({read})"
+    else:
+        at = ""
     if record.get("kind") == "full":
         budget = record.get("budget_s")
         over = f"over the full run's budget of {float(budget):g} s a pair" if budget else "over"

@@ -49,7 +49,14 @@ from serkit.run.matrix import (
 )
 from serkit.run.points import Now, why_measure
 from serkit.run.precision import LEAST_PROCESSES, MOST_PROCESSES, quick_precision
-from serkit.run.quick import FULL_BUDGET_S, QUICK_FIXTURES, QuickPlan, plan_full, plan_quick
+from serkit.run.quick import (
+    FULL_BUDGET_S,
+    QUICK_FIXTURES,
+    REFERENCE_SPEED,
+    QuickPlan,
+    plan_full,
+    plan_quick,
+)
 from serkit.run.releases import current_python, load
 from serkit.run.round_selection import split_bench_args
 from serkit.run.rounds import drive
@@ -392,20 +399,17 @@ def write_run_config(root: Path, plan_: Plan) -> Path:
     return path
 
 
-def quick_plan(extra: Sequence[str], slowness: float = 1.0) -> QuickPlan | None:
-    """The quick run's own pairs (serkit.run.quick), predicted at the fast state's speed
-    (`slowness`: serkit.run.machine_state.planning_slowness); None where the user's -b
-    chooses what runs. What it leaves to --full is said once, up front, by plan_lines."""
+def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
+    """The quick run's own pairs (serkit.run.quick); None where the user's -b chooses what
+    runs. What it leaves to --full is said once, up front, by plan_lines."""
     if split_bench_args(extra)[0]:
         return None
     rounds = rounds_from_env() if os.environ.get(ROUNDS_ENV, "").strip() else QUICK_ROUNDS
     selection = Selection.from_env()
-    return plan_quick(selection, rounds=rounds, budget_s=QUICK_BUDGET_S, slowness=slowness)
+    return plan_quick(selection, rounds=rounds, budget_s=QUICK_BUDGET_S)
 
 
-def full_plan(
-    extra: Sequence[str], plan_: Plan | None = None, slowness: float = 1.0
-) -> QuickPlan | None:
+def full_plan(extra: Sequence[str], plan_: Plan | None = None) -> QuickPlan | None:
     """A full run's pairs (serkit.run.quick.plan_full): its grid less the pairs predicted
     not worth timing; None where the user's -b chooses what runs. Of a matrix slice, only
     the codecs its environments measure are predicted."""
@@ -420,7 +424,7 @@ def full_plan(
         if not wanted:  # nothing of the slice is timed: nothing to leave out
             return QuickPlan((), kind="full", budget_s=FULL_BUDGET_S)
         selection = replace(selection, codecs=wanted)
-    return plan_full(selection, rounds=rounds, slowness=slowness)
+    return plan_full(selection, rounds=rounds)
 
 
 # How many names a plan line lists before it counts the rest.
@@ -489,12 +493,7 @@ def plan_lines(
             pairs = [f"{item.codec} x {item.fixture}" for item in chosen.left_out]
             lines.append(
                 f"left to --full: {plural(len(pairs), 'pair')} predicted over the "
-                f"{QUICK_BUDGET_S:g} s budget ({_listed(pairs)})"
-            )
-        if chosen.slowness > 1:
-            lines.append(
-                f"costs predicted at the fast state's speed: the canary read x"
-                f"{chosen.slowness:.2f} its fast reading as they were predicted"
+                f"{QUICK_BUDGET_S:g} s budget at {REFERENCE_SPEED} ({_listed(pairs)})"
             )
         lines.extend(chosen.notes[:LISTED])
         if len(chosen.notes) > LISTED:

@@ -7,20 +7,74 @@ document's JSON text, and leaves a pair its budget cannot afford to `--full` wit
 calling it once (serkit.run.quick). Per byte of a small document, a fast codec's fixed
 cost per call weighs more than on a large one, so the prediction errs high: it can leave
 out a pair near the budget, never time a pair far over it.
+
+A prediction is given at one reference speed, not at the speed the machine happens to
+have as the plan is made: a codec's calls are timed each beside a reading of the canary
+(serkit.suite.canary), and scaled to what the canary reads on serkit's own VM in its fast
+state (REFERENCE_CANARY_NS). So a run planned in the VM's slow state, a fresh
+checkout that has no fast reading of its own, and another host all leave out the same
+pairs. Read in seconds at the machine's speed, a fresh clone planned in the slow state
+left json x twitter out of its quick run, and with it the json column of twitter's
+page; the next run timed it.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import timeit
+import statistics
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from serkit.suite.canary import canary_ns
 from serkit.suite.cases import load_granted, prepare
 from serkit.units import seconds
 
 REFERENCE_FIXTURE = "small-dict"
+# The canary's fast reading on serkit's VM (2 vCPUs, docs/trust.md), in ns, by CPython
+# version: the least of 60 probes each, 2026-11-27. The pure-Python loop runs 1.4x apart
+# across these Pythons where C codecs do not, so each is scaled by its own.
+REFERENCE_CANARY_NS = {
+    (3, 9): 26_900.0,
+    (3, 10): 25_000.0,
+    (3, 11): 19_400.0,
+    (3, 12): 25_200.0,
+    (3, 13): 27_000.0,
+}
+# Calls timed, each after one reading of the canary: in a slow stretch the machine flickers
+# into its fast state for 0.2-2 ms at a time (docs/trust.md), so a call and the canary
+# must sample the same stretch, one beside the other, and be compared by their medians.
+BESIDE_READINGS = 15
+
+
+def reference_canary_ns(version: tuple[int, int] | None = None) -> float:
+    """REFERENCE_CANARY_NS for `version` (default: this Python), else for the nearest
+    version measured."""
+    major, minor = version or sys.version_info[:2]
+    known = min(REFERENCE_CANARY_NS, key=lambda v: abs(v[0] - major) * 100 + abs(v[1] - minor))
+    return REFERENCE_CANARY_NS[known]
+
+
+def at_reference_speed(
+    call: Callable[[], object],
+    canary: Callable[[], float] = canary_ns,
+    clock: Callable[[], int] = time.perf_counter_ns,
+    readings: int = BESIDE_READINGS,
+) -> float:
+    """Seconds `call` takes at the reference speed: its median over `readings` calls, each
+    made just after a reading of the canary, over the canary's median, times the reference
+    reading. Both slow alike in the slow state, so their ratio does not move with it."""
+    calls, canaries = [], []
+    for _ in range(readings):
+        canaries.append(canary())
+        start = clock()
+        call()
+        calls.append(clock() - start)
+    ratio = statistics.median(calls) / statistics.median(canaries)
+    return ratio * reference_canary_ns() / 1e9
 
 
 @dataclass(frozen=True)
@@ -46,18 +100,19 @@ def _fixture_bytes(fixture: str) -> int:
 
 @functools.cache
 def _per_byte(codec: str) -> tuple[float, float]:
-    """The codec's dumps and loads on the reference document, in seconds per byte: the
-    best of three calls each, after the cold one preparing made."""
+    """The codec's dumps and loads on the reference document, in seconds per byte at the
+    reference speed, after the cold calls preparing made."""
     case = prepare(codec, REFERENCE_FIXTURE)
     size = _fixture_bytes(REFERENCE_FIXTURE)
-    dumps = min(timeit.repeat(case.operation("dumps"), number=1, repeat=3))
-    loads = min(timeit.repeat(case.operation("loads"), number=1, repeat=3))
+    dumps = at_reference_speed(case.operation("dumps"))
+    loads = at_reference_speed(case.operation("loads"))
     return dumps / size, loads / size
 
 
 def predict(codec: str, fixture: str) -> Prediction:
-    """The pair's calls, scaled from the codec's on REFERENCE_FIXTURE. Raises a SerkitError
-    subclass where the codec is not installed here or cannot take the reference."""
+    """The pair's calls at the reference speed, scaled from the codec's on
+    REFERENCE_FIXTURE. Raises a SerkitError subclass where the codec is not installed
+    here or cannot take the reference."""
     dumps, loads = _per_byte(codec)
     size = _fixture_bytes(fixture)
     return Prediction(dumps * size, loads * size)
