@@ -577,8 +577,11 @@ def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
     extra = [args for args, _ in seen if "--append-samples" in args][bench.QUICK_ROUNDS - 1 :]
     assert len(extra) == 1  # the second brought nothing within precision: no third
     err = capsys.readouterr().err
-    assert "serkit: extra round 1 of at most 5: 1 pair short of 5 typical processes" in err
-    assert "1 pair still short of precision after 1 extra round, 1 before the last" in err
+    assert (
+        "serkit: extra round 1 of at most 5: 1 timing (a codec's dumps or loads of one "
+        "fixture) short of 5 typical processes" in err
+    )
+    assert "1 timing still short of precision after 1 extra round, 1 before the last" in err
 
 
 LOOSE = "bench_time.Dumps.time_dumps"

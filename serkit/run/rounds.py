@@ -94,6 +94,10 @@ def own_parts(codecs: Iterable[str]) -> list[list[str]]:
     return [[rf"{part}[^(]*\((?:{names})[,)]"] for part in FIRST_ROUND_PARTS]
 
 
+# What the rounds count as short: each timed benchmark of a pair on its own, so a pair
+# counts twice ("88 pairs short" of a run of 88 pairs read as all of them).
+TIMING = "a codec's dumps or loads of one fixture"
+
 # How often the run looks at what its processes waited for the fast state, and by how
 # much that must grow before it says so again.
 WAIT_POLL_S = 1.0
@@ -201,7 +205,7 @@ class _Round:
                 done = round_index - state.rounds
                 after = plural(done, "extra round") if done else "the planned rounds"
                 print(
-                    f"serkit: {plural(pairs, 'pair')} still short of precision after "
+                    f"serkit: {plural(pairs, 'timing')} still short of precision after "
                     f"{after}, {before} before the last: more processes do not help while {why}",
                     file=sys.stderr,
                 )
@@ -212,7 +216,7 @@ class _Round:
         if not extra:
             label = f"round {round_index + 1} of {state.rounds}{where}"
             why = (
-                f": {plural(pairs, 'pair')} short of a {state.precision:.1%} standard error"
+                f": {plural(pairs, 'timing')} short of a {state.precision:.1%} standard error"
                 if short_only
                 else ""
             )
@@ -223,8 +227,9 @@ class _Round:
                 f"{state.extra_rounds}{where}"
             )
             print(
-                f"serkit: {label}: {plural(pairs, 'pair')} short of {TYPICAL_PROCESSES} "
-                f"typical processes or of a {state.precision:.1%} standard error",
+                f"serkit: {label}: {plural(pairs, 'timing')} ({TIMING}) short of "
+                f"{TYPICAL_PROCESSES} typical processes or of a {state.precision:.1%} standard "
+                "error",
                 file=sys.stderr,
             )
         with _durations_kept(results):
