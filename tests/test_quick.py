@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from serkit.errors import SerkitError
 from serkit.inputs.fixtures import default_fixture_names
 from serkit.run.cost import read_predictions
 from serkit.run.quick import QUICK_FIXTURES, leaves_out_in_words, plan_quick
+from serkit.suite import prediction
 from serkit.suite.cases import FIXTURES_ENV, LEAVE_OUT_ENV, Selection
 from serkit.suite.prediction import (
     REFERENCE_CANARY_NS,
@@ -38,7 +40,7 @@ def _plan(**predicted: Prediction) -> Any:
 def _timed_in(states: list[float]) -> float:
     """at_reference_speed of a call three canary readings long, made in `states` (the
     machine's slowness, reading by reading): a clock that only the calls move."""
-    reference, now, state = reference_canary_ns(), [0], iter(states)
+    reference, now, state = reference_canary_ns() or 1.0, [0], iter(states)
     slowness = [1.0]
 
     def canary() -> float:
@@ -56,7 +58,7 @@ def test_a_call_is_predicted_at_the_reference_speed_in_either_state() -> None:
     slow stretch that flickers fast reading by reading, the call is predicted the same,
     three reference readings long; the plain seconds were 1.8x apart."""
     fast = _timed_in([1.0] * 15)
-    assert fast == pytest.approx(3 * reference_canary_ns() / 1e9)
+    assert fast == pytest.approx(3 * reference_canary_ns(sys.version_info[:2]) / 1e9)
     assert _timed_in([1.8] * 15) == pytest.approx(fast)
     assert _timed_in([1.8, 1.0] * 7 + [1.8]) == pytest.approx(fast)
     assert _timed_in([1.0, 1.8] * 7 + [1.0]) == pytest.approx(fast)
@@ -67,6 +69,18 @@ def test_each_python_has_its_own_reference_and_a_new_one_the_nearest() -> None:
     assert reference_canary_ns((3, 14)) == REFERENCE_CANARY_NS[(3, 13)]
     assert reference_canary_ns((3, 8)) == REFERENCE_CANARY_NS[(3, 9)]
     assert max(REFERENCE_CANARY_NS.values()) / min(REFERENCE_CANARY_NS.values()) > 1.3
+
+
+def test_another_implementation_predicts_in_its_own_seconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PyPy compiles the canary's loop: its calls are not scaled by a CPython reference."""
+    monkeypatch.setattr(prediction.platform, "python_implementation", lambda: "PyPy")
+    assert reference_canary_ns() is None
+    assert reference_canary_ns((3, 11)) == REFERENCE_CANARY_NS[(3, 11)]
+    ticks = iter(range(0, 10**9, 500))  # each call 500 ns on the clock, the canary ignored
+    took = at_reference_speed(lambda: None, canary=lambda: 1e6, clock=lambda: next(ticks))
+    assert took == pytest.approx(500e-9)
 
 
 def test_a_plan_says_its_costs_are_at_the_reference_speed_and_older_records_as_written() -> None:

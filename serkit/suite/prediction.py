@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
+import platform
 import statistics
 import sys
 import time
@@ -50,9 +51,12 @@ REFERENCE_CANARY_NS = {
 BESIDE_READINGS = 15
 
 
-def reference_canary_ns(version: tuple[int, int] | None = None) -> float:
+def reference_canary_ns(version: tuple[int, int] | None = None) -> float | None:
     """REFERENCE_CANARY_NS for `version` (default: this Python), else for the nearest
-    version measured."""
+    version measured; None on another implementation than CPython (PyPy compiles the
+    canary's loop), whose predictions stay in its own seconds."""
+    if version is None and platform.python_implementation() != "CPython":
+        return None
     major, minor = version or sys.version_info[:2]
     known = min(REFERENCE_CANARY_NS, key=lambda v: abs(v[0] - major) * 100 + abs(v[1] - minor))
     return REFERENCE_CANARY_NS[known]
@@ -73,8 +77,10 @@ def at_reference_speed(
         start = clock()
         call()
         calls.append(clock() - start)
-    ratio = statistics.median(calls) / statistics.median(canaries)
-    return ratio * reference_canary_ns() / 1e9
+    reference = reference_canary_ns()
+    if reference is None:
+        return statistics.median(calls) / 1e9
+    return statistics.median(calls) / statistics.median(canaries) * reference / 1e9
 
 
 @dataclass(frozen=True)
