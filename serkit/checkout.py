@@ -45,19 +45,30 @@ def project_root(start: Path | None = None) -> Path:
 
 def git_commit(root: Path) -> str | None:
     """The full commit checked out at `root`, or None outside a git checkout."""
+    commit = _git(root, "rev-parse", "HEAD")
+    return commit if commit and re.fullmatch(r"[0-9a-f]{40}", commit) else None
+
+
+def _git(root: Path, *args: str) -> str | None:
+    """git's output at `root`, stripped; None where git fails or is missing."""
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
+            ["git", *args], cwd=root, capture_output=True, text=True, check=False, timeout=30
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", commit) else None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def branches_here(root: Path, configured: list[str]) -> list[str]:
+    """Of the config's branches, those the checkout at `root` has; where it has none of
+    them (a clone of another branch, a fork whose default is not `main`), the branch
+    checked out, or HEAD: `asv publish` stops with a traceback on a branch git lacks."""
+    present = [b for b in configured if _git(root, "rev-parse", "--verify", f"refs/heads/{b}")]
+    if present:
+        return present
+    current = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
+    return [current or "HEAD"]
 
 
 def results_dir(root: Path) -> Path:

@@ -785,3 +785,38 @@ def test_the_fidelity_page_names_the_fixtures_nothing_ran_on_instead_of_empty_co
     assert "<th>random-dicts-10</th>" not in page and "<th>small-dict</th>" in page
     assert "Not run here: random-dicts-10 (<code>serkit bench --full</code>" in page
     assert "not run</td>" not in page  # every cell shown holds exact or lossy
+
+
+def _git(where: Path, *args: str) -> None:
+    import subprocess
+
+    command = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args]
+    subprocess.run(command, cwd=where, check=True, capture_output=True)
+
+
+def test_asv_publish_is_given_only_branches_the_checkout_has(tmp_path: Path) -> None:
+    """A clone of another branch has no `main`, and asv publish stopped on it with a
+    traceback: it is handed the branch checked out instead, or HEAD when detached."""
+    from serkit.checkout import branches_here
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "feature")
+    _git(repo, "commit", "-q", "--allow-empty", "-m", "one")
+    assert branches_here(repo, ["main"]) == ["feature"]
+    _git(repo, "branch", "main")
+    assert branches_here(repo, ["main", "gone"]) == ["main"]
+    _git(repo, "branch", "-D", "main")
+    _git(repo, "checkout", "-q", "--detach")
+    assert branches_here(repo, ["main"]) == ["HEAD"]
+    # What asv publish is handed: the config's own branches, narrowed so.
+    handed: list[Any] = []
+
+    def fake_asv(root: Path, args: list[str]) -> int:
+        handed.append(json.loads(Path(args[args.index("--config") + 1]).read_text())["branches"])
+        return 1
+
+    results = write_tree(tmp_path / "results")
+    tree = read_tree(results)
+    assert not report_html.asv_publish(repo, tree, tmp_path / "asv", fake_asv, [])
+    assert handed == [["HEAD"]]

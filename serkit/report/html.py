@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from serkit import __version__, units
-from serkit.checkout import ENV_DIR, conformance_path, git_commit, replication_path
+from serkit.checkout import (
+    ENV_DIR,
+    branches_here,
+    conformance_path,
+    git_commit,
+    replication_path,
+)
 from serkit.compare import ranking
 from serkit.compare.render import beside_text
 from serkit.compare.verdicts import CYCLES_RULE
@@ -448,10 +454,13 @@ def asv_publish(
 
     config = asv_config()
     root = root.resolve()
+    configured = config.get("branches")
+    configured = [str(b) for b in configured] if isinstance(configured, list) else []
     config.update(
         repo=str(root),
         benchmark_dir=str(root / "benchmarks"),
         env_dir=str(root / ENV_DIR),
+        branches=branches_here(root, configured),
     )
     with tempfile.TemporaryDirectory(prefix="serkit-publish-") as scratch:
         # asv reads only what serkit read and found sound, and writes beside the report:
