@@ -14,8 +14,8 @@ have as the plan is made: a codec's calls are timed each beside a reading of the
 state (REFERENCE_CANARY_NS). So a run planned in the VM's slow state, a fresh
 checkout that has no fast reading of its own, and another host all leave out the same
 pairs. Read in seconds at the machine's speed, a fresh clone planned in the slow state
-left json x twitter out of its quick run, and with it the json column of twitter's
-page; the next run timed it.
+left json x twitter out of its quick run, and with it json's row of twitter's page,
+which every "x json" ratio there divides by; the next run timed it.
 """
 
 from __future__ import annotations
