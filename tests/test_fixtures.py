@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime
+import hashlib
 import json
+import marshal
 import os
 import pickle
 import shutil
@@ -136,6 +139,63 @@ def test_a_document_built_elsewhere_is_adopted_only_for_a_source_fixture(
     assert serkit.fixture_hash("senate-bios") == FIXTURES["senate-bios"].sha256
     with pytest.raises(serkit.SerkitError, match="not built from a source"):
         fixtures.adopt_built("small-dict", {})
+
+
+@pytest.fixture
+def fresh_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No document built in this process yet, and an empty data dir for built copies."""
+    from serkit.inputs import fixtures
+
+    monkeypatch.setattr(fixtures, "_BUILT_FROM_SOURCE", {})
+    monkeypatch.setenv("SERKIT_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data" / fixtures.BUILT_FOLDER
+
+
+def _never_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget this process's build, and make building senate-bios again fail the test."""
+    from serkit.inputs import fixtures
+
+    def build() -> Any:
+        raise AssertionError("built again: its checked copy was not used")
+
+    monkeypatch.setattr(fixtures, "_BUILT_FROM_SOURCE", {})
+    monkeypatch.setitem(
+        fixtures._FIXTURES, "senate-bios", dataclasses.replace(FIXTURES["senate-bios"], build=build)
+    )
+
+
+def test_a_document_slow_to_build_is_read_back_from_its_copy_as_built(
+    senate_available: None, fresh_builds: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = serkit.load_fixture("senate-bios")  # builds it, and keeps the copy
+    encoded = [pickle.dumps(built, 2), pickle.dumps(built, 5), marshal.dumps(built)]
+    (copy_path,) = fresh_builds.iterdir()
+    pinned = FIXTURES["senate-bios"].built_sha256
+    assert hashlib.sha256(copy_path.read_bytes()).hexdigest() == pinned
+    _never_built(monkeypatch)
+    read_back = serkit.load_fixture("senate-bios")
+    assert content_hash(read_back) == FIXTURES["senate-bios"].sha256
+    # Byte for byte as built for the codecs that encode shared objects: json's loads shares
+    # equal keys, the YAML build does not.
+    assert [pickle.dumps(read_back, 2), pickle.dumps(read_back, 5), marshal.dumps(read_back)] == (
+        encoded
+    )
+
+
+def test_a_copy_that_fails_its_pin_is_never_read_but_built_anew(
+    senate_available: None, fresh_builds: Path
+) -> None:
+    from serkit.inputs import fixtures
+
+    serkit.load_fixture("senate-bios")
+    (copy_path,) = fresh_builds.iterdir()
+    document = json.loads(copy_path.read_bytes())
+    document[0]["name"]["last"] = "Planted"
+    copy_path.write_bytes(fixtures.built_bytes(document))
+    fixtures._BUILT_FROM_SOURCE.clear()
+    assert serkit.load_fixture("senate-bios")[0]["name"]["last"] != "Planted"
+    pinned = FIXTURES["senate-bios"].built_sha256
+    assert hashlib.sha256(copy_path.read_bytes()).hexdigest() == pinned
 
 
 def test_random_dict_sizes_share_one_stream() -> None:

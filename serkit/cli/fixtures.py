@@ -21,7 +21,6 @@ from serkit.inputs.fixtures import (
     data_dir,
     fetch_source,
     get_fixture,
-    load_fixture,
     source_path,
 )
 from serkit.inputs.user_fixtures import (
@@ -248,7 +247,8 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
         for name in bar:
             fixture = get_fixture(name)
             try:
-                document = load_fixture(name)
+                # Built from its source: never from a built copy (load_fixture's).
+                document = fixture.build()
                 actual = content_hash(document)
             except (FixtureChanged, DocumentError) as exc:  # one of your documents
                 failures += 1
