@@ -10,8 +10,9 @@ from collections.abc import Mapping
 
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
-from serkit.codecs.registry import codec_names, get_codec
+from serkit.codecs.registry import codec_names, get_codec, schema_codec_names
 from serkit.errors import SerkitError
+from serkit.inputs.fixtures import fixture_names
 from serkit.schemas.types import SUPPLIED
 from serkit.suite.cases import CaseBenchmark, pair_schema, schema_number
 from serkit.suite.facts import FactsBenchmark, PairFacts
@@ -63,6 +64,9 @@ class KeyOrder(FactsBenchmark):
 class Schema(CaseBenchmark):
     """The schema a schema codec ran under: a new inference shows here as a new value."""
 
+    # Only the codecs that run under a schema: asv forks a process for every pair it
+    # selects, and the others' only said "needs none" (160 processes of a quick run).
+    params = (schema_codec_names(), fixture_names())
     unit = "sha256 of the derived schema: its first 12 hex digits as an integer"
     inputs = "nothing"
 
@@ -76,6 +80,7 @@ class Schema(CaseBenchmark):
 class SchemaOrigin(CaseBenchmark):
     """Where that schema came from: derived from the document, or supplied by the user."""
 
+    params = Schema.params
     unit = "1 when the user supplied the schema, 0 when it was derived"
     inputs = "nothing"
 

@@ -70,6 +70,7 @@ __all__ = [
     "is_compiled",
     "register_codec",
     "registry",
+    "schema_codec_names",
 ]
 
 
@@ -288,6 +289,10 @@ class CodecRegistry:
         self._load()
         return sorted(self._specs)
 
+    def schema_names(self) -> list[str]:
+        """The codec ids that run under a schema (CodecSpec.needs_schema), sorted."""
+        return [name for name in self.names() if self.spec(name).needs_schema]
+
     def spec(self, name: str) -> CodecSpec:
         self._load()
         try:
@@ -375,6 +380,7 @@ def builtin_specs() -> tuple[CodecSpec, ...]:
 
 registry = CodecRegistry()
 codec_names = registry.names
+schema_codec_names = registry.schema_names
 get_codec = registry.get
 check_codecs = registry.check
 register_codec = registry.register
