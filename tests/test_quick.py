@@ -14,16 +14,10 @@ from serkit.errors import SerkitError
 from serkit.inputs.fixtures import default_fixture_names
 from serkit.run.cost import read_predictions
 from serkit.run.quick import QUICK_FIXTURES, leaves_out_in_words, plan_quick
-from serkit.suite import prediction
+from serkit.suite import canary
+from serkit.suite.canary import REFERENCE_CANARY_NS, reference_canary_ns
 from serkit.suite.cases import FIXTURES_ENV, LEAVE_OUT_ENV, Selection
-from serkit.suite.prediction import (
-    REFERENCE_CANARY_NS,
-    Prediction,
-    at_reference_speed,
-    predict,
-    reference_canary_ns,
-    text_bytes,
-)
+from serkit.suite.prediction import Prediction, at_reference_speed, predict, text_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW = Prediction(dumps_s=0.2, loads_s=0.6)  # five processes of it: far over 2 s
@@ -75,7 +69,7 @@ def test_another_implementation_predicts_in_its_own_seconds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """PyPy compiles the canary's loop: its calls are not scaled by a CPython reference."""
-    monkeypatch.setattr(prediction.platform, "python_implementation", lambda: "PyPy")
+    monkeypatch.setattr(canary.platform, "python_implementation", lambda: "PyPy")
     assert reference_canary_ns() is None
     assert reference_canary_ns((3, 11)) == REFERENCE_CANARY_NS[(3, 11)]
     ticks = iter(range(0, 10**9, 500))  # each call 500 ns on the clock, the canary ignored

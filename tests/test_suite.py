@@ -152,6 +152,41 @@ def test_the_budget_is_read_in_seconds_and_checked() -> None:
     assert pair_cost_s(0.25, 0.25, 5) == 2.5
 
 
+def test_the_budget_is_judged_at_the_reference_speed_so_the_state_cannot_move_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One pair measured in either state, on synthetic two-state data: in the machine's own
+    seconds the slow state (x1.8, the canary with it) put it over a 2 s budget; at the
+    reference speed it is under in both, and a pair truly over it is over in both."""
+    from serkit.suite import canary
+    from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles, timed_once
+
+    monkeypatch.setenv(BUDGET_ENV, "2")
+    monkeypatch.setenv(NOTES_ENV, str(tmp_path))
+    reference = canary.reference_canary_ns()
+    assert reference is not None  # CPython
+    params = ("json", "random-dicts-100")
+
+    def judged(prepare_s: float, call_s: float, slowness: float, *, scaled: bool) -> bool:
+        readings = lambda: reference * slowness  # noqa: E731 - the canary slows with the call
+        scale = (lambda: canary.reference_scale(readings)) if scaled else None
+        return timed_once(
+            "bench_time.Dumps", params, prepare_s * slowness, call_s * slowness, 5, 25, scale
+        )
+
+    # Five processes of 25 samples of a 12 ms call, each preparing it in 50 ms: 1.75 s fast.
+    assert not judged(0.05, 0.012, 1.0, scaled=False)
+    assert judged(0.05, 0.012, 1.8, scaled=False)  # 3.15 s in the slow state: once
+    assert not judged(0.05, 0.012, 1.0, scaled=True)
+    assert not judged(0.05, 0.012, 1.8, scaled=True)
+    assert judged(0.05, 0.02, 1.0, scaled=True) and judged(0.05, 0.02, 1.8, scaled=True)
+    (noted,) = read_singles(tmp_path)  # one note a pair, the last: at the reference speed
+    assert (noted.prepare_s, noted.call_s) == (pytest.approx(0.05), pytest.approx(0.02))
+    # Another implementation than CPython has no reference: its own seconds.
+    monkeypatch.setattr(canary.platform, "python_implementation", lambda: "PyPy")
+    assert canary.reference_scale(lambda: 1e9) == 1.0
+
+
 def test_warmup_is_read_in_seconds_and_checked() -> None:
     assert warmup_from_env({}) is None
     assert warmup_from_env({WARMUP_ENV: " 0.02 "}) == 0.02

@@ -5,7 +5,8 @@ prepares the pair, which makes the call cold (serkit.suite.cases). For most pair
 costs milliseconds; pure-Python YAML on random-dicts-1000 makes a 14 s call, and five
 processes of it took minutes. So when BUDGET_ENV is set (the quick run's first round), a
 process whose preparation shows that `rounds` processes of the pair would cost more than
-the budget times the pair right away, once: the call preparation made is its warm-up.
+the budget, at serkit's reference speed, times the pair right away, once: the call
+preparation made is its warm-up.
 It notes the pair in NOTES_ENV, and `serkit bench` leaves it out of the later rounds
 (serkit.run.runner), so the results keep that one sample (asv's `stats_repeat` is 1)
 and every view says *single sample*, never a spread.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +66,7 @@ class SingleSample:
 
     benchmark: str
     params: tuple[str, ...]
-    prepare_s: float
+    prepare_s: float  # both at serkit's reference speed (timed_once)
     call_s: float
 
 
@@ -100,12 +101,23 @@ def timed_once(
     call_s: float,
     rounds: int,
     samples: int = 1,
+    scale: Callable[[], float] | None = None,
 ) -> bool:
-    """Whether the pair goes over the run's budget; if so, noted (see the module docstring)."""
+    """Whether the pair goes over the run's budget; if so, noted (see the module docstring).
+
+    `scale`, asked only under a budget, turns the seconds measured into seconds at
+    serkit's reference speed (serkit.suite.canary.reference_scale), as the run's plan is
+    made: in the machine's own seconds, the slow state put json dumps of random-dicts-100
+    over the budget in one run and not the next, so that one of two runs of a commit timed
+    it once and the other in 7 processes."""
     budget = budget_from_env()
-    folder = os.environ.get(NOTES_ENV, "").strip()
-    if budget is None or pair_cost_s(prepare_s, call_s, rounds, samples) <= budget:
+    if budget is None:
         return False
+    factor = scale() if scale is not None else 1.0
+    prepare_s, call_s = prepare_s * factor, call_s * factor
+    if pair_cost_s(prepare_s, call_s, rounds, samples) <= budget:
+        return False
+    folder = os.environ.get(NOTES_ENV, "").strip()
     if folder:
         note_single(Path(folder), SingleSample(benchmark, params, prepare_s, call_s))
     return True

@@ -24,7 +24,10 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import platform
 import secrets
+import statistics
+import sys
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -109,6 +112,45 @@ class Extra:
         call = self.call
         for _ in itertools.repeat(None, self.calls):
             call()
+
+
+# The canary's fast reading on serkit's VM (2 vCPUs, docs/trust.md), in ns, by CPython
+# version: the least of 60 probes each, 2026-11-27. The pure-Python loop runs 1.4x apart
+# across these Pythons where C codecs do not, so each is scaled by its own.
+REFERENCE_CANARY_NS = {
+    (3, 9): 26_900.0,
+    (3, 10): 25_000.0,
+    (3, 11): 19_400.0,
+    (3, 12): 25_200.0,
+    (3, 13): 27_000.0,
+}
+# Readings the budget's check takes (serkit.suite.budget): about 0.1 ms in all.
+SCALE_READINGS = 5
+
+
+def reference_canary_ns(version: tuple[int, int] | None = None) -> float | None:
+    """REFERENCE_CANARY_NS for `version` (default: this Python), else for the nearest
+    version measured; None on another implementation than CPython (PyPy compiles the
+    canary's loop), whose predictions stay in its own seconds."""
+    if version is None and platform.python_implementation() != "CPython":
+        return None
+    major, minor = version or sys.version_info[:2]
+    known = min(REFERENCE_CANARY_NS, key=lambda v: abs(v[0] - major) * 100 + abs(v[1] - minor))
+    return REFERENCE_CANARY_NS[known]
+
+
+def reference_scale(
+    canary: Callable[[], float] = canary_ns, readings: int = SCALE_READINGS
+) -> float:
+    """What seconds measured now, at the machine's present speed, are multiplied by to be
+    seconds at serkit's reference speed: the reference reading over the median of
+    `readings` canary readings taken now; 1.0 where there is no reference (not CPython).
+    The slow state lasts seconds to minutes, so readings right after a measurement of a
+    few milliseconds share its state."""
+    reference = reference_canary_ns()
+    if reference is None:
+        return 1.0
+    return reference / statistics.median(canary() for _ in range(readings))
 
 
 class CanaryClock:

@@ -46,7 +46,7 @@ from serkit.inputs.limits import Grant, granting, limits_from_env
 from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
-from serkit.suite.canary import CanaryClock, Extra, note_canary, notes_folder
+from serkit.suite.canary import CanaryClock, Extra, note_canary, notes_folder, reference_scale
 from serkit.suite.state_watch import wait_before_sampling
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -591,7 +591,9 @@ class CaseBenchmark:
         module = type(self).__module__.partition(".")[2] or type(self).__module__
         name = f"{module}.{type(self).__name__}"
         call_s = case.first_call_s(self.operation) or 0.0
-        if timed_once(name, params, case.prepare_s, call_s, self.rounds, self.repeat):
+        if timed_once(
+            name, params, case.prepare_s, call_s, self.rounds, self.repeat, reference_scale
+        ):
             # One sample, now (serkit.suite.budget); preparing made the call: its warm-up.
             self.number, self.repeat, self.warmup_time = 1, 1, 0.0
         elif case.warmed_up(self.operation):  # see WARMED_CALL_S

@@ -11,7 +11,7 @@ out a pair near the budget, never time a pair far over it.
 A prediction is given at one reference speed, not at the speed the machine happens to
 have as the plan is made: a codec's calls are timed each beside a reading of the canary
 (serkit.suite.canary), and scaled to what the canary reads on serkit's own VM in its fast
-state (REFERENCE_CANARY_NS). So a run planned in the VM's slow state, a fresh
+state (serkit.suite.canary.REFERENCE_CANARY_NS). So a run planned in the VM's slow state, a fresh
 checkout that has no fast reading of its own, and another host all leave out the same
 pairs. Read in seconds at the machine's speed, a fresh clone planned in the slow state
 left json x twitter out of its quick run, and with it json's row of twitter's page,
@@ -22,44 +22,21 @@ from __future__ import annotations
 
 import functools
 import json
-import platform
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from serkit.suite.canary import canary_ns
+from serkit.suite.canary import canary_ns, reference_canary_ns
 from serkit.suite.cases import load_granted, prepare
 from serkit.units import seconds
 
 REFERENCE_FIXTURE = "small-dict"
-# The canary's fast reading on serkit's VM (2 vCPUs, docs/trust.md), in ns, by CPython
-# version: the least of 60 probes each, 2026-11-27. The pure-Python loop runs 1.4x apart
-# across these Pythons where C codecs do not, so each is scaled by its own.
-REFERENCE_CANARY_NS = {
-    (3, 9): 26_900.0,
-    (3, 10): 25_000.0,
-    (3, 11): 19_400.0,
-    (3, 12): 25_200.0,
-    (3, 13): 27_000.0,
-}
 # Calls timed, each after one reading of the canary: in a slow stretch the machine flickers
 # into its fast state for 0.2-2 ms at a time (docs/trust.md), so a call and the canary
 # must sample the same stretch, one beside the other, and be compared by their medians.
 BESIDE_READINGS = 15
-
-
-def reference_canary_ns(version: tuple[int, int] | None = None) -> float | None:
-    """REFERENCE_CANARY_NS for `version` (default: this Python), else for the nearest
-    version measured; None on another implementation than CPython (PyPy compiles the
-    canary's loop), whose predictions stay in its own seconds."""
-    if version is None and platform.python_implementation() != "CPython":
-        return None
-    major, minor = version or sys.version_info[:2]
-    known = min(REFERENCE_CANARY_NS, key=lambda v: abs(v[0] - major) * 100 + abs(v[1] - minor))
-    return REFERENCE_CANARY_NS[known]
 
 
 def at_reference_speed(
