@@ -65,7 +65,7 @@ class Schema(CaseBenchmark):
     """The schema a schema codec ran under: a new inference shows here as a new value."""
 
     # Only the codecs that run under a schema: asv forks a process for every pair it
-    # selects, and the others' only said "needs none" (160 processes of a quick run).
+    # selects, and the others' only said "needs none" (170 processes of a quick run).
     params = (schema_codec_names(), fixture_names())
     unit = "sha256 of the derived schema: its first 12 hex digits as an integer"
     inputs = "nothing"
