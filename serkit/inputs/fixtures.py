@@ -378,9 +378,10 @@ def _build(fixture: Fixture) -> Any:
     """`fixture`'s document: from its built copy where that holds the pinned bytes, else
     built from its source, and the copy written for the next process.
 
-    Every asv run imports the suite twice (discovery, then the process it forks the
-    benchmarks from), and each import built the Senate document from 1 MB of YAML: about
-    0.3-0.8 s here, where its 45 KB copy parses in under a millisecond. The copy is
+    Every asv run's forkserver builds the selected documents before it forks the
+    benchmark processes (benchmarks/__init__.py), and serkit's own process builds them
+    for its plan: the Senate document from 1 MB of YAML, about 0.3-0.8 s here, where its
+    45 KB copy parses in under a millisecond. The copy is
     checked against the pin on its raw bytes before any parser sees them; a copy that
     fails is ignored and written anew."""
     if fixture.built_sha256 is None:
