@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import gzip
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,48 @@ def test_the_budget_is_judged_at_the_reference_speed_so_the_state_cannot_move_it
     # Another implementation than CPython has no reference: its own seconds.
     monkeypatch.setattr(canary.platform, "python_implementation", lambda: "PyPy")
     assert canary.reference_scale(lambda: 1e9) == 1.0
+
+
+def test_a_cold_first_call_is_checked_again_warm_before_the_pair_is_timed_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Five processes of 25 samples against a 2 s budget: a first call of 16 ms (cold)
+    puts a pair over it, its later calls of 8 ms would not; a call over it even at half
+    its first time is not made again."""
+    from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles, timed_once
+
+    monkeypatch.setenv(BUDGET_ENV, "2")
+    monkeypatch.setenv(NOTES_ENV, str(tmp_path))
+    asked: list[float] = []
+
+    def warm(seconds: float) -> Callable[[], float]:
+        def call() -> float:
+            asked.append(seconds)
+            return seconds
+
+        return call
+
+    def once(call_s: float, warm_s: float | None) -> bool:
+        call = warm(warm_s) if warm_s is not None else None
+        params = (str(call_s), str(warm_s))  # a note a pair
+        return timed_once("bench_time.Loads", params, 0.05, call_s, 5, 25, None, call)
+
+    assert not once(0.012, 0.001) and asked == []  # under the budget cold: never asked
+    assert once(0.016, None)  # over, with nothing to ask
+    assert not once(0.016, 0.008) and asked == [0.008]  # 1.25 s warm: in its processes
+    assert once(0.016, 0.015) and asked == [0.008, 0.015]  # still over warm: once
+    assert once(0.04, 0.001) and asked == [0.008, 0.015]  # 2.75 s at half: not asked
+    # Noted with the faster of its two calls, as the pair was judged.
+    assert {round(n.call_s, 3) for n in read_singles(tmp_path)} == {0.015, 0.016, 0.04}
+
+
+def test_the_warm_call_is_timed_as_a_sample_is_with_the_collector_off() -> None:
+    import gc
+
+    seen: list[bool] = []
+    assert gc.isenabled()
+    assert suite._call_s(lambda: seen.append(gc.isenabled())) > 0
+    assert seen == [False] and gc.isenabled()  # off for the call, then as it was
 
 
 def test_warmup_is_read_in_seconds_and_checked() -> None:

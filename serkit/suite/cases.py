@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
+import gc
 import gzip
 import math
 import os
@@ -352,6 +354,19 @@ class Case:
         return inner_loops_for(self.best_call_s(operation))
 
 
+def _call_s(call: Callable[[], object]) -> float:
+    """One call's seconds, as a sample times it: by its clock, the collector off."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        start = timeit.default_timer()
+        call()
+        return timeit.default_timer() - start
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def inner_loops_for(call_s: float) -> int:
     """Calls of `call_s` seconds each that make one timed body last about INNER_TARGET_S."""
     return max(1, min(MAX_INNER_LOOPS, round(INNER_TARGET_S / call_s)))
@@ -591,8 +606,16 @@ class CaseBenchmark:
         module = type(self).__module__.partition(".")[2] or type(self).__module__
         name = f"{module}.{type(self).__name__}"
         call_s = case.first_call_s(self.operation) or 0.0
+        warm_call = functools.partial(_call_s, case.operation(self.operation))
         if timed_once(
-            name, params, case.prepare_s, call_s, self.rounds, self.repeat, reference_scale
+            name,
+            params,
+            case.prepare_s,
+            call_s,
+            self.rounds,
+            self.repeat,
+            reference_scale,
+            warm_call,
         ):
             # One sample, now (serkit.suite.budget); preparing made the call: its warm-up.
             self.number, self.repeat, self.warmup_time = 1, 1, 0.0
