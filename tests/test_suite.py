@@ -221,15 +221,6 @@ def test_a_cold_first_call_is_checked_again_warm_before_the_pair_is_timed_once(
     assert {round(n.call_s, 3) for n in read_singles(tmp_path)} == {0.015, 0.016, 0.04}
 
 
-def test_the_warm_call_is_timed_as_a_sample_is_with_the_collector_off() -> None:
-    import gc
-
-    seen: list[bool] = []
-    assert gc.isenabled()
-    assert suite._call_s(lambda: seen.append(gc.isenabled())) > 0
-    assert seen == [False] and gc.isenabled()  # off for the call, then as it was
-
-
 def test_warmup_is_read_in_seconds_and_checked() -> None:
     assert warmup_from_env({}) is None
     assert warmup_from_env({WARMUP_ENV: " 0.02 "}) == 0.02

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-import gc
 import gzip
 import math
 import os
@@ -354,19 +353,6 @@ class Case:
         return inner_loops_for(self.best_call_s(operation))
 
 
-def _call_s(call: Callable[[], object]) -> float:
-    """One call's seconds, as a sample times it: by its clock, the collector off."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        start = timeit.default_timer()
-        call()
-        return timeit.default_timer() - start
-    finally:
-        if collecting:
-            gc.enable()
-
-
 def inner_loops_for(call_s: float) -> int:
     """Calls of `call_s` seconds each that make one timed body last about INNER_TARGET_S."""
     return max(1, min(MAX_INNER_LOOPS, round(INNER_TARGET_S / call_s)))
@@ -606,7 +592,8 @@ class CaseBenchmark:
         module = type(self).__module__.partition(".")[2] or type(self).__module__
         name = f"{module}.{type(self).__name__}"
         call_s = case.first_call_s(self.operation) or 0.0
-        warm_call = functools.partial(_call_s, case.operation(self.operation))
+        # One call timed as a sample is: timeit's clock, the collector off.
+        warm_call = functools.partial(timeit.timeit, case.operation(self.operation), number=1)
         if timed_once(
             name,
             params,
