@@ -57,9 +57,10 @@ def budget_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
 
 
 # How much slower a pair's first call can read than its later ones: `orjson-dataclass`
-# loads of twitter read 9.1-13.5 ms first in six fresh processes and 6.7-7.3 ms in a run's
-# fast processes (2026-11-28); its first call put it over the quick run's 2 s budget in
-# one run of four.
+# loads of twitter read 9.1-13.5 ms first in five fresh processes in the fast state (the
+# canary at 1.03-1.07x its reference; 16.8 ms in a sixth, slow at 1.85x) and 6.7-7.3 ms
+# in a run's fast processes (2026-11-28); its first call put it over the quick run's 2 s
+# budget in one run of four.
 COLD_CALL = 2.0
 
 
