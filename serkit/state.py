@@ -69,6 +69,12 @@ REFERENCE_QUANTILE = 0.05
 # A process ran in a fast stretch where at least this share of its samples read fast:
 # a pair's `slow_ratio` is measured against such processes only.
 WHOLLY_FAST = 0.8
+# In a verdict, a process not timed wholly in the fast state (corrected, raw, or with slow
+# samples among its fast ones) counts for this much of one that was: within a run such
+# processes spread 5.1-6.3 % and wholly fast ones 1.6-2.0 % (docs/trust.md), 7-15 times
+# the variance. Weighting them 1/4, not by the full ratio, held the false alarms down on
+# three series of quick runs ("Weighing each process by its state").
+PARTLY_SLOW_WEIGHT = 0.25
 # A run's fast reading (`RunSpeed`) is taken from no fewer of its fast readings: a quick
 # run here took about 28,000 samples, 40-60 % of them fast.
 RUN_READINGS = 200
@@ -151,6 +157,12 @@ class ProcessValue:
     @property
     def wholly_fast(self) -> bool:
         return self.how == FROM_FAST and self.fast_share >= WHOLLY_FAST
+
+
+def judging_weight(process: ProcessValue) -> float:
+    """How much `process` counts in its side's mean when a verdict judges it (serkit.stats.
+    difference): 1 when it was timed wholly in the fast state, else PARTLY_SLOW_WEIGHT."""
+    return 1.0 if process.wholly_fast else PARTLY_SLOW_WEIGHT
 
 
 def process_value(

@@ -172,8 +172,29 @@ class Difference:
     used: tuple[int, int] = (0, 0)  # processes judged a side: its typical ones
 
 
+def _weighted_side(
+    values: Sequence[float], weights: Sequence[float] | None, judged: int
+) -> tuple[float, float]:
+    """A side's weighted mean log over its `judged` fastest processes (the ones
+    `judged_processes` keeps are always the fastest), and that mean's variance."""
+    order = sorted(range(len(values)), key=values.__getitem__)[:judged]
+    logs = [math.log(values[i]) for i in order]
+    given = [weights[i] if weights is not None else 1.0 for i in order]
+    total = sum(given)
+    mean = sum(w * x for w, x in zip(given, logs)) / total
+    # The weights say how precise each process is against the others, not how precise any
+    # is: the scale comes from the side's own scatter, with n - 1 degrees of freedom.
+    scatter = sum(w * (x - mean) ** 2 for w, x in zip(given, logs)) / (len(logs) - 1)
+    return mean, scatter / total
+
+
 def difference(
-    a: Sequence[float], b: Sequence[float], *, floor: float = 0.0, alpha: float = ALPHA
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    floor: float = 0.0,
+    alpha: float = ALPHA,
+    weights: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> Difference:
     """Welch's t-test on the logs of the per-process values (`judged_processes`: each side's
     typical processes), and a floor.
@@ -183,6 +204,11 @@ def difference(
     them) move every process of a run alike, which no per-pair test can see, so the floor
     is measured on the host by an A/A run (`serkit noise`). `detectable` is the larger of
     the floor and the shift the test needed, given these processes' spread.
+
+    `weights`, one per process of `a` and of `b` in their order (serkit.state.
+    judging_weight), make the test's means weighted ones: a process that measured the call
+    less precisely counts for less. Without them every process counts alike, which is
+    Welch's test itself. The ratio stays that of the medians, as the values are shown.
     """
     try:  # slow to import, and only comparisons need it
         from scipy import stats as scipy_stats
@@ -191,21 +217,23 @@ def difference(
 
     if len(a) < 2 or len(b) < 2:
         raise ValueError("a test between processes needs two or more values a side")
-    a, b = judged_processes(a, b)
-    ratio = statistics.median(b) / statistics.median(a)
-    log_a, log_b = [math.log(v) for v in a], [math.log(v) for v in b]
-    var_a, var_b = statistics.variance(log_a), statistics.variance(log_b)
-    joint_error = math.sqrt(var_a / len(a) + var_b / len(b))
+    if weights is not None and (
+        (len(weights[0]), len(weights[1])) != (len(a), len(b)) or min(*weights[0], *weights[1]) <= 0
+    ):
+        raise ValueError("weights: one above 0 for each process of each side")
+    judged_a, judged_b = judged_processes(a, b)
+    ratio = statistics.median(judged_b) / statistics.median(judged_a)
+    weights_a, weights_b = weights if weights is not None else (None, None)
+    mean_a, var_a = _weighted_side(a, weights_a, len(judged_a))
+    mean_b, var_b = _weighted_side(b, weights_b, len(judged_b))
+    joint_error = math.sqrt(var_a + var_b)
     if joint_error == 0:  # identical values a side: only the floor can hold them apart
         shift = 0.0
         p_value = None if ratio == 1 else 0.0
     else:
-        dof = joint_error**4 / (
-            (var_a / len(a)) ** 2 / (len(a) - 1) + (var_b / len(b)) ** 2 / (len(b) - 1)
-        )
+        dof = joint_error**4 / (var_a**2 / (len(judged_a) - 1) + var_b**2 / (len(judged_b) - 1))
         shift = float(scipy_stats.t.ppf(1 - alpha / 2, dof)) * joint_error
-        test = scipy_stats.ttest_ind(log_b, log_a, equal_var=False)
-        p_value = float(test.pvalue)
+        p_value = float(2 * scipy_stats.t.sf(abs(mean_b - mean_a) / joint_error, dof))
     detectable = max(floor, math.exp(shift) - 1)
     differs = p_value is not None and p_value < alpha and abs(math.log(ratio)) > math.log1p(floor)
-    return Difference(ratio, p_value, detectable, differs, (len(a), len(b)))
+    return Difference(ratio, p_value, detectable, differs, (len(judged_a), len(judged_b)))

@@ -190,3 +190,27 @@ def _welch_all(a: list[float], b: list[float]) -> bool:
 
     log_a, log_b = [math.log(v) for v in a], [math.log(v) for v in b]
     return bool(scipy_stats.ttest_ind(log_b, log_a, equal_var=False).pvalue < ALPHA)
+
+
+def test_weights_alike_are_welchs_test_and_weights_move_the_means() -> None:
+    from scipy import stats as scipy_stats
+
+    a, b = [1.0, 1.02, 0.99, 1.01, 1.03], [1.05, 1.04, 1.08, 1.06, 1.02]
+    welch = scipy_stats.ttest_ind(
+        [math.log(v) for v in b], [math.log(v) for v in a], equal_var=False
+    )
+    plain = difference(a, b)
+    assert plain.p_value == pytest.approx(float(welch.pvalue))
+    alike = difference(a, b, weights=([0.25] * 5, [0.25] * 5))
+    assert alike.p_value == pytest.approx(plain.p_value)
+    # B's one high process counts for a quarter: B's mean moves towards the rest, the
+    # ratio (of the medians, as shown) does not.
+    lighter = difference(a, b, weights=([1.0] * 5, [1.0, 1.0, 0.25, 1.0, 1.0]))
+    assert lighter.ratio == plain.ratio and lighter.p_value != plain.p_value
+
+
+def test_weights_are_one_above_0_for_each_process() -> None:
+    with pytest.raises(ValueError, match="one above 0"):
+        difference([1.0, 1.1], [1.0, 1.2], weights=([1.0], [1.0, 1.0]))
+    with pytest.raises(ValueError, match="one above 0"):
+        difference([1.0, 1.1], [1.0, 1.2], weights=([1.0, 0.0], [1.0, 1.0]))

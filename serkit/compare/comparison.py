@@ -516,7 +516,8 @@ def _match(
         return
     assert a.value is not None and b.value is not None
     group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
-    found = judge_pair(benchmark, a, b, (tree.processes(a), tree.processes(b)), result.floor)
+    processes, weights = (tree.processes(a), tree.processes(b)), (tree.weights(a), tree.weights(b))
+    found = judge_pair(benchmark, a, b, processes, result.floor, weights)
     # The ratio the verdict judged, where processes were; asv's medians of every sample
     # would count the processes a neighbour slowed down. The values shown are the same
     # processes' medians (Pair.value_a), so the table's B/A is its A and B columns'.

@@ -6,8 +6,10 @@ each stated once here and in the README:
 - Noise, for timings measured in several processes a side (serkit's runs keep each
   process's samples; a process's value is the least of them): faster or slower only when
   Welch's t-test on the logs of the per-process values of each side's typical processes
-  (its fastest mode less its slow stragglers, serkit.stats.judged_processes) rejects "no
-  difference" at 0.5 % and the difference exceeds the hosts' noise floor between runs (the
+  (its fastest mode less its slow stragglers, serkit.stats.judged_processes), each
+  process weighted by the machine's state it was timed in (serkit.state.judging_weight:
+  one not wholly in the fast state counts for a quarter), rejects "no difference" at
+  0.5 % and the difference exceeds the hosts' noise floor between runs (the
   larger of the two, measured by `serkit noise`; 10 % where a host has none, said in a
   warning). Each pair states the smallest difference it could have called. A/A runs on a
   shared VM call at most 1 % of pairs different this way.
@@ -150,8 +152,10 @@ def judge_pair(
     b: Measurement,
     processes: tuple[Sequence[float], Sequence[float]] = ((), ()),
     floor: float = DEFAULT_FLOOR,
+    weights: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> Verdict:
-    """The verdict on one pair, by the rules in this module's docstring."""
+    """The verdict on one pair, by the rules in this module's docstring; `weights`, one per
+    process (serkit.state.judging_weight), weigh the test's means."""
     assert a.value is not None and b.value is not None
     if is_exact_size(benchmark):
         return Verdict(SAME if a.value == b.value else SIZE_MISMATCH)
@@ -164,7 +168,7 @@ def judge_pair(
     if benchmark.kind == "time" and 1 in (len(on_a), len(on_b)):
         return Verdict(SINGLE_SAMPLE)  # see the module docstring
     if benchmark.kind == "time" and len(on_a) >= 2 and len(on_b) >= 2:
-        found = difference(on_a, on_b, floor=floor)
+        found = difference(on_a, on_b, floor=floor, weights=weights)
         multimodal = spread(on_a).multimodal or spread(on_b).multimodal
         verdict = WITHIN_NOISE if not found.differs else SLOWER if found.ratio > 1 else FASTER
         judged = judged_processes(on_a, on_b)

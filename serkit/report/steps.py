@@ -137,7 +137,10 @@ def judge_steps(
                         verdict = counted_change(benchmark, a.value, b.value)
                     else:
                         processes = (tree.processes(a), tree.processes(b))
-                        found = judge_pair(tree.benchmark(benchmark), a, b, processes, floor)
+                        weights = (tree.weights(a), tree.weights(b))
+                        found = judge_pair(
+                            tree.benchmark(benchmark), a, b, processes, floor, weights
+                        )
                         verdict = found.verdict
                     out.append(
                         Change(

@@ -34,6 +34,7 @@ from serkit.state import (
     RunSpeed,
     StateShare,
     fast_reading,
+    judging_weight,
     pair_slow_ratio,
     process_values,
     reference,
@@ -325,6 +326,11 @@ class ResultsTree:
         """`m`'s per-process values, judged by the machine's state (`process_states`), where
         asv kept its samples; else ()."""
         return tuple(p.value for p in self.process_states(m))
+
+    def weights(self, m: Measurement) -> tuple[float, ...]:
+        """What each of `m`'s processes (`processes`) counts for in a verdict
+        (serkit.state.judging_weight)."""
+        return tuple(judging_weight(p) for p in self.process_states(m))
 
     def process_states(self, m: Measurement) -> tuple[ProcessValue, ...]:
         """`m`'s per-process values with how each was taken (see `process_states`)."""

@@ -77,6 +77,14 @@ class PairAA:
     b: Measurement
     processes_a: tuple[float, ...]
     processes_b: tuple[float, ...]
+    # What each process counts for in a verdict (serkit.state.judging_weight); () unknown.
+    weights_a: tuple[float, ...] = ()
+    weights_b: tuple[float, ...] = ()
+
+    @property
+    def weights(self) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+        """Both sides' weights for judge_pair, where both are known."""
+        return (self.weights_a, self.weights_b) if self.weights_a and self.weights_b else None
 
     @property
     def log_ratio(self) -> float:
@@ -220,6 +228,8 @@ def match(tree_a: ResultsTree, tree_b: ResultsTree) -> list[PairAA]:
             on_b[key],
             tree_a.processes(on_a[key]),
             tree_b.processes(on_b[key]),
+            tree_a.weights(on_a[key]),
+            tree_b.weights(on_b[key]),
         )
         for key in sorted(on_a.keys() & on_b.keys())
     ]
@@ -261,11 +271,12 @@ def judge(
     for pair in pairs:
         benchmark = tree_a.benchmark(pair.benchmark)
         processes = (pair.processes_a, pair.processes_b)
-        false_new += judge_pair(benchmark, pair.a, pair.b, processes, used).verdict in (
+        weights = pair.weights
+        false_new += judge_pair(benchmark, pair.a, pair.b, processes, used, weights).verdict in (
             FASTER,
             SLOWER,
         )
-        false_test += judge_pair(benchmark, pair.a, pair.b, processes, 0.0).verdict in (
+        false_test += judge_pair(benchmark, pair.a, pair.b, processes, 0.0, weights).verdict in (
             FASTER,
             SLOWER,
         )
@@ -294,6 +305,12 @@ def judge(
     )
 
 
+def _swapped(
+    weights: tuple[tuple[float, ...], tuple[float, ...]] | None,
+) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    return None if weights is None else (weights[1], weights[0])
+
+
 def known_slowdown(tree: ResultsTree, pairs: Sequence[PairAA], size: float, floor: float) -> Seen:
     """How many timed pairs the verdicts call slower when one run's processes are `size`
     slower: B's over A, then A's over B (the module docstring)."""
@@ -303,14 +320,15 @@ def known_slowdown(tree: ResultsTree, pairs: Sequence[PairAA], size: float, floo
         benchmark = tree.benchmark(pair.benchmark)
         if not _is_time(benchmark) or len(pair.processes_a) < 2 or len(pair.processes_b) < 2:
             continue
-        for base, slowed, on_base, on_slowed in (
-            (pair.a, pair.b, pair.processes_a, pair.processes_b),
-            (pair.b, pair.a, pair.processes_b, pair.processes_a),
+        for base, slowed, on_base, on_slowed, weights in (
+            (pair.a, pair.b, pair.processes_a, pair.processes_b, pair.weights),
+            (pair.b, pair.a, pair.processes_b, pair.processes_a, _swapped(pair.weights)),
         ):
             assert slowed.value is not None
             slower = replace(slowed, value=slowed.value * factor)
             processes = (on_base, tuple(v * factor for v in on_slowed))
-            called += judge_pair(benchmark, base, slower, processes, floor).verdict == SLOWER
+            found = judge_pair(benchmark, base, slower, processes, floor, weights)
+            called += found.verdict == SLOWER
             judged += 1
     return Seen(size, called, judged)
 

@@ -193,8 +193,10 @@ def judge_arm(
     for pair in pairs:
         benchmark = plain.benchmark(pair.benchmark)
         processes = (pair.processes_a, pair.processes_b)
-        found = judge_pair(benchmark, pair.a, pair.b, processes, floor)
-        test_only += judge_pair(benchmark, pair.a, pair.b, processes, 0.0).verdict in wanted
+        found = judge_pair(benchmark, pair.a, pair.b, processes, floor, pair.weights)
+        test_only += (
+            judge_pair(benchmark, pair.a, pair.b, processes, 0.0, pair.weights).verdict in wanted
+        )
         hit = found.verdict in wanted
         called += hit
         multimodal += not hit and found.multimodal
