@@ -163,3 +163,23 @@ def test_a_tie_of_scattered_samples_says_it_cannot_tell() -> None:
     assert [g.codecs for g in tier.groups] == [("a", "b")]
     assert ranking.scattered
     assert tier_text(tier, ROUND_TRIP).startswith("a and b: tied, too scattered to tell apart")
+
+
+def test_a_tie_weighs_each_process_by_the_state_it_was_timed_in() -> None:
+    # ujson's five wholly fast processes read 4 % behind orjson's; its three others,
+    # corrected from the slow state, scatter around them. Counted alike, the scatter ties
+    # the two; weighted as `serkit compare` weighs them, ujson stands apart.
+    fast = (1.0,) * 8
+    lead = Candidate("orjson", EXACT, processes(1e-6), processes(1e-6), {}, "", fast, fast)
+    scattered = (*(1.04e-6 * f for f in SHAPE[:5]), 0.96e-6, 1.12e-6, 1.06e-6)
+    weights = (1.0,) * 5 + (0.25,) * 3
+    alike = Candidate("ujson", EXACT, scattered, scattered)
+    weighed = Candidate("ujson", EXACT, scattered, scattered, {}, "", weights, weights)
+    assert rank([lead, alike], DUMPS).tiers[0].codecs == ["orjson", "ujson"]
+    assert len(rank([lead, alike], DUMPS).tiers[0].groups) == 1
+    for measure in (DUMPS, ROUND_TRIP):
+        groups = rank([lead, weighed], measure).tiers[0].groups
+        assert [g.codecs for g in groups] == [("orjson",), ("ujson",)], measure
+    # A round trip counts as its less precise half; weights that do not fit are unknown.
+    assert weighed.weights(ROUND_TRIP) == weights
+    assert Candidate("x", EXACT, (1.0, 2.0), (1.0, 2.0), {}, "", (1.0,)).weights(DUMPS) == ()

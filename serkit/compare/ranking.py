@@ -14,7 +14,9 @@ bench` all rank with this module, by these rules (stated once, here):
   of the same round, so the sum keeps what that round shared.
 - Ties: going down a class, a codec joins the group above it when serkit's verdict test
   (serkit.stats.difference: Welch's t-test on the logs of both sides' typical processes,
-  at serkit.stats.ALPHA) cannot tell it from that group's leader, its fastest; else it
+  at serkit.stats.ALPHA, each process weighted by the machine's state it was timed in
+  where the report knows it, as `serkit compare` weighs them; a round trip as its less
+  precise half) cannot tell it from that group's leader, its fastest; else it
   leads a group of its own. Measured against the leader, not the last member, so a chain
   of small steps cannot tie a slow codec to a fast one. A tie states the largest
   difference the test could have missed (its `detectable`): few or scattered samples
@@ -62,7 +64,7 @@ CLASSES = (EXACT, KEY_ORDER_ONLY, LOSSY, UNKNOWN)
 # nothing of the order: it is worded so, and `scattered` reports it.
 BLIND = 1.0
 VERDICT_NAMES = 4  # a one-line verdict names at most this many codecs of a group
-TIE_TEST = "Welch's t-test on the logs of the typical processes"
+TIE_TEST = "Welch's t-test on the logs of the typical processes, weighted by state where known"
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,10 @@ class Candidate:
     loads: tuple[float, ...] = ()
     sizes: Mapping[str, float] = field(default_factory=dict)  # SIZE and COMPRESSORS, bytes
     why_not: str = ""  # why it has no value to rank, when known
+    # What each process of `dumps` and `loads` counts for in the verdict test
+    # (serkit.state.judging_weight); () where its state is unknown (serkit try).
+    dumps_weights: tuple[float, ...] = ()
+    loads_weights: tuple[float, ...] = ()
 
     def values(self, measure: str) -> tuple[float, ...]:
         """Its values by `measure`: several for a timing, one for a size; () if none."""
@@ -89,6 +95,19 @@ class Candidate:
             return tuple(d + lo for d, lo in zip(self.dumps, self.loads))
         size = self.sizes.get(measure)
         return () if size is None else (float(size),)
+
+    def weights(self, measure: str) -> tuple[float, ...]:
+        """Each of `values(measure)`'s weight in the verdict test; () where unknown. A
+        round trip counts as its less precise half."""
+        dumps = self.dumps_weights if len(self.dumps_weights) == len(self.dumps) else ()
+        loads = self.loads_weights if len(self.loads_weights) == len(self.loads) else ()
+        if measure == DUMPS:
+            return dumps
+        if measure == LOADS:
+            return loads
+        if measure == ROUND_TRIP and dumps and loads:
+            return tuple(min(d, lo) for d, lo in zip(dumps, loads))
+        return ()
 
 
 @dataclass(frozen=True)
@@ -154,23 +173,27 @@ class Ranking:
         return None
 
 
+# One codec as a tier ranks it: its name, values by the measure, and their weights.
+Entry = tuple[str, tuple[float, ...], tuple[float, ...]]
+
+
 def _centre(values: Sequence[float]) -> float:
     """The median of the typical processes (of every value, under two)."""
     kept = typical_processes(values) if len(values) >= 2 else tuple(values)
     return statistics.median(kept)
 
 
-def _tied(
-    leader: Sequence[float], other: Sequence[float], measure: str
-) -> tuple[bool, float | None]:
+def _tied(leader: Entry, other: Entry, measure: str) -> tuple[bool, float | None]:
     """Whether the verdict test cannot tell `other` from `leader` (False when untestable),
     and the smallest difference it could have told (None for sizes, or untested)."""
+    (_, values_l, weights_l), (_, values_o, weights_o) = leader, other
     if measure not in TIMINGS:
-        return leader[0] == other[0], None
-    if len(leader) < 2 or len(other) < 2:
+        return values_l[0] == values_o[0], None
+    if len(values_l) < 2 or len(values_o) < 2:
         return False, None
+    weights = (weights_l, weights_o) if weights_l and weights_o else None
     try:
-        found = difference(leader, other)
+        found = difference(values_l, values_o, weights=weights)
     except SerkitError:  # scipy missing: the order stands, untested
         return False, None
     return not found.differs, found.detectable
@@ -186,26 +209,27 @@ def _margin(leader: Sequence[float], follower: Sequence[float], measure: str) ->
     return Margin(ratio, 2 * ratio * error)
 
 
-def _tier(fidelity: str, entries: list[tuple[str, tuple[float, ...]]], measure: str) -> Tier:
+def _tier(fidelity: str, entries: list[Entry], measure: str) -> Tier:
     entries.sort(key=lambda entry: (_centre(entry[1]), entry[0]))
     groups: list[list[str]] = []
-    leaders: list[tuple[float, ...]] = []
+    leaders: list[Entry] = []
     blind: list[float | None] = []  # per group: the largest difference its test could miss
-    for codec, values in entries:
+    for entry in entries:
+        codec = entry[0]
         if leaders:
-            tied, detectable = _tied(leaders[-1], values, measure)
+            tied, detectable = _tied(leaders[-1], entry, measure)
             if tied:
                 groups[-1].append(codec)
                 if detectable is not None:
                     blind[-1] = max(blind[-1] or 0.0, detectable)
                 continue
         groups.append([codec])
-        leaders.append(values)
+        leaders.append(entry)
         blind.append(None)
     return Tier(
         fidelity,
-        tuple(Group(tuple(g), _centre(v), b) for g, v, b in zip(groups, leaders, blind)),
-        tuple(_margin(a, b, measure) for a, b in zip(leaders, leaders[1:])),
+        tuple(Group(tuple(g), _centre(v[1]), b) for g, v, b in zip(groups, leaders, blind)),
+        tuple(_margin(a[1], b[1], measure) for a, b in zip(leaders, leaders[1:])),
     )
 
 
@@ -215,7 +239,7 @@ def rank(
     """The candidates in order by `measure`, by the rules in this module's docstring."""
     if measure not in MEASURES:
         raise ValueError(f"unknown measure {measure!r}; known: {', '.join(MEASURES)}")
-    by_class: dict[str, list[tuple[str, tuple[float, ...]]]] = {c: [] for c in CLASSES}
+    by_class: dict[str, list[Entry]] = {c: [] for c in CLASSES}
     left_out: list[tuple[str, str]] = []
     for candidate in candidates:
         values = candidate.values(measure)
@@ -225,7 +249,7 @@ def rank(
         elif exact_only and fidelity != EXACT:
             left_out.append((candidate.codec, f"{fidelity}: left out by exact-only"))
         else:
-            by_class[fidelity].append((candidate.codec, values))
+            by_class[fidelity].append((candidate.codec, values, candidate.weights(measure)))
     tiers = tuple(_tier(c, entries, measure) for c, entries in by_class.items() if entries)
     return Ranking(measure, tiers, tuple(left_out), exact_only)
 

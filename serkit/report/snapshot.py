@@ -19,6 +19,7 @@ from serkit.compare.ranking import SIZE as SIZE_MEASURE
 from serkit.report.runs import Run
 from serkit.results.tree import Measurement, process_states
 from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
+from serkit.state import ProcessValue, judging_weight
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
@@ -74,8 +75,10 @@ class SnapshotRow:
     format: str = ""  # the codec's format, where this serkit knows the codec
     # Of a lossy round trip: whether dict key order was all it lost (None: not recorded).
     key_order_only: bool | None = None
-    # Each process's value of "dumps" and "loads", in the order asv ran them.
+    # Each process's value of "dumps" and "loads", in the order asv ran them, and what
+    # each counts for in the ranking's test (serkit.state.judging_weight).
     processes: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    weights: dict[str, tuple[float, ...]] = field(default_factory=dict)
     not_run: str = ""  # why the row has no value, where its declaration tells (not_run_reason)
 
     @property
@@ -103,6 +106,8 @@ class SnapshotRow:
             timed("loads", self.loads),
             {name: size for name, size in sizes.items() if size is not None},
             why_not=self.not_run or "not measured",
+            dumps_weights=self.weights.get("dumps", ()),
+            loads_weights=self.weights.get("loads", ()),
         )
 
     @property
@@ -183,13 +188,13 @@ def not_run_reason(codec: str, fixture: str) -> str:
     return f"timed {where} by default; SERKIT_BENCH_FIXTURES={fixture} times it here"
 
 
-def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[float, ...]:
+def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[ProcessValue, ...]:
     """Each process's value, judged by the machine's state and grouped by the file's own
     plan as the time and spread beside it are (Run.spread); () where asv kept no samples."""
     found, described = run.get(benchmark, codec, fixture), run.benchmarks.get(benchmark)
     if found is None or described is None:
         return ()
-    return tuple(p.value for p in process_states(described, found))
+    return process_states(described, found)
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -210,6 +215,7 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
     for codec in run.codecs:
         dumps, loads = run.get(DUMPS, codec, fixture), run.get(LOADS, codec, fixture)
         schema, schema_sha256 = schema_of(run, codec, fixture)
+        states = {op: _processes(run, TIME[op], codec, fixture) for op in ("dumps", "loads")}
         rows.append(
             SnapshotRow(
                 codec=codec,
@@ -243,10 +249,8 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 format=registry.specs[codec].format if codec in registry.specs else "",
                 key_order_only=as_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture)),
                 not_run=not_run_reason(codec, fixture),
-                processes={
-                    operation: _processes(run, TIME[operation], codec, fixture)
-                    for operation in ("dumps", "loads")
-                },
+                processes={op: tuple(p.value for p in found) for op, found in states.items()},
+                weights={op: tuple(map(judging_weight, found)) for op, found in states.items()},
             )
         )
     return SnapshotTable(fixture, run, rows)
