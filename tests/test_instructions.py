@@ -121,11 +121,13 @@ def test_an_injected_change_reaches_the_counts_by_calls_really_made(
     synthetic: dict[str, Any],
 ) -> None:
     # A cheap call and one counted a few at a time: each counted as before (the same n),
-    # and both read the 20 % more calls their timed bodies would make, as 20 % more a call.
+    # and both read the 20 % more calls their timed bodies would make, as 20 % more a call,
+    # in instructions and in estimated cycles alike.
     for name in ("k", "50k"):
         plain, injected = synthetic[name], synthetic[f"{name}+"]
         assert injected[1] == plain[1]
         assert injected[0] == pytest.approx(1.2 * plain[0], rel=0.005)
+        assert injected[2] == pytest.approx(1.2 * plain[2], rel=0.005)
     assert synthetic["50k"][1] < 20  # the ladder takes it a few at a time
 
 
