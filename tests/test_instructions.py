@@ -23,7 +23,7 @@ from serkit.suite.cachegrind import (
     PairCounts,
     calls_for,
 )
-from serkit.suite.cases import INSTRUCTIONS_ENV
+from serkit.suite.cases import INJECT_ENV, INSTRUCTIONS_ENV
 from serkit.suite.instructions import (
     MISSING_VALGRIND,
     OPT_IN,
@@ -239,3 +239,17 @@ def test_the_codecs_are_dealt_to_the_workers_so_that_they_finish_together() -> N
     assert counted == [6, 5]  # the most pairs first, each to the emptier worker
     assert [[rows[0][0] for rows in share] for share in shares] == [["b", "a"], ["c", "d"]]
     assert instructions._shares(groups[:1], 2) == [[groups[0]]]  # one codec: one worker
+
+
+def test_an_injected_count_is_kept_apart_from_plain_ones_and_from_the_old_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(INJECT_ENV, raising=False)
+    plain = instructions.counts_measure("true", 1_000)
+    monkeypatch.setenv(INJECT_ENV, "0.10")
+    injected = instructions.counts_measure("true", 1_000)
+    assert "injected" not in plain and "injected_format" not in plain
+    # The extra calls have been counted over the pair's own n since format 2: a count the
+    # store holds from the first way is counted again, never read back.
+    assert injected["injected_format"] == instructions.INJECTED_FORMAT == 2
+    assert {k: v for k, v in injected.items() if not k.startswith("injected")} == plain

@@ -29,8 +29,9 @@ Under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env), the timed samp
 extra calls, e extra in every INJECTED_LOOPS, and are divided as if they made none. The
 counts do the same: each pair is counted as before, and one more process makes the calls
 of its last process and as many again as the pair counts; the difference is what an
-extra call adds, and e of them over INJECTED_LOOPS are added to each call. An injected change then reaches the counts as it reaches the time, by calls really
-made, and each pair keeps its own way of counting.
+extra call adds, and e of them over INJECTED_LOOPS are added to each call. An injected
+change then reaches the counts as it reaches the time, by calls really made, and each
+pair keeps its own way of counting.
 
 serkit.suite.instructions starts the worker and reads the results back.
 """

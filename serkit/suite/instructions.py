@@ -90,6 +90,9 @@ Rows = list[tuple[str, str, Optional[str]]]  # one codec's (codec, fixture, why 
 REUSED = "counted in an earlier run: read from the store"
 # Part of every stored count's key: a change to how counts are made counts every pair afresh.
 COUNTS_FORMAT = 1
+# Part of an injected count's key alone: 2 since its extra calls are counted over the
+# pair's own n (serkit.suite.cachegrind), which plain counts do not touch.
+INJECTED_FORMAT = 2
 
 
 def opt_in_environment() -> dict[str, str]:
@@ -245,7 +248,11 @@ def counts_measure(valgrind: str, target: int) -> dict[str, Any]:
         "tunables": _TUNABLES,
         "grid": fixture_names(),  # each worker's order: what a pair's process starts from
         # An injected run's counts include its extra calls: never reused for another run.
-        **({"injected": injected} if (injected := injected_from_env()) else {}),
+        **(
+            {"injected": injected, "injected_format": INJECTED_FORMAT}
+            if (injected := injected_from_env())
+            else {}
+        ),
     }
 
 
