@@ -188,6 +188,31 @@ def _weighted_side(
     return mean, scatter / total
 
 
+def joint_error(
+    a: Sequence[float],
+    b: Sequence[float],
+    weights: tuple[Sequence[float], Sequence[float]] | None = None,
+) -> float:
+    """The standard error of the difference of the two sides' mean logs, as `difference`
+    weighs and judges them (its `weights`, each side's judged processes)."""
+    (_, var_a), (_, var_b) = _weighted_sides(a, b, weights)
+    return math.sqrt(var_a + var_b)
+
+
+def _weighted_sides(
+    a: Sequence[float],
+    b: Sequence[float],
+    weights: tuple[Sequence[float], Sequence[float]] | None,
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Each side's `_weighted_side` over the processes a verdict judges."""
+    judged_a, judged_b = judged_processes(a, b)
+    weights_a, weights_b = weights if weights is not None else (None, None)
+    return (
+        _weighted_side(a, weights_a, len(judged_a)),
+        _weighted_side(b, weights_b, len(judged_b)),
+    )
+
+
 def difference(
     a: Sequence[float],
     b: Sequence[float],
@@ -223,17 +248,15 @@ def difference(
         raise ValueError("weights: one above 0 for each process of each side")
     judged_a, judged_b = judged_processes(a, b)
     ratio = statistics.median(judged_b) / statistics.median(judged_a)
-    weights_a, weights_b = weights if weights is not None else (None, None)
-    mean_a, var_a = _weighted_side(a, weights_a, len(judged_a))
-    mean_b, var_b = _weighted_side(b, weights_b, len(judged_b))
-    joint_error = math.sqrt(var_a + var_b)
-    if joint_error == 0:  # identical values a side: only the floor can hold them apart
+    (mean_a, var_a), (mean_b, var_b) = _weighted_sides(a, b, weights)
+    error = math.sqrt(var_a + var_b)
+    if error == 0:  # identical values a side: only the floor can hold them apart
         shift = 0.0
         p_value = None if ratio == 1 else 0.0
     else:
-        dof = joint_error**4 / (var_a**2 / (len(judged_a) - 1) + var_b**2 / (len(judged_b) - 1))
-        shift = float(scipy_stats.t.ppf(1 - alpha / 2, dof)) * joint_error
-        p_value = float(2 * scipy_stats.t.sf(abs(mean_b - mean_a) / joint_error, dof))
+        dof = error**4 / (var_a**2 / (len(judged_a) - 1) + var_b**2 / (len(judged_b) - 1))
+        shift = float(scipy_stats.t.ppf(1 - alpha / 2, dof)) * error
+        p_value = float(2 * scipy_stats.t.sf(abs(mean_b - mean_a) / error, dof))
     detectable = max(floor, math.exp(shift) - 1)
     differs = p_value is not None and p_value < alpha and abs(math.log(ratio)) > math.log1p(floor)
     return Difference(ratio, p_value, detectable, differs, (len(judged_a), len(judged_b)))

@@ -12,6 +12,7 @@ from serkit.compare.ranking import (
     SIZE,
     UNKNOWN,
     Candidate,
+    Margin,
     rank,
     ranking_lines,
     tier_text,
@@ -183,3 +184,24 @@ def test_a_tie_weighs_each_process_by_the_state_it_was_timed_in() -> None:
     # A round trip counts as its less precise half; weights that do not fit are unknown.
     assert weighed.weights(ROUND_TRIP) == weights
     assert Candidate("x", EXACT, (1.0, 2.0), (1.0, 2.0), {}, "", (1.0,)).weights(DUMPS) == ()
+
+
+def test_a_margin_weighs_each_process_as_the_test_does() -> None:
+    # ujson a third behind orjson: its five wholly fast processes tight, three corrected
+    # ones scattered. Weighted, the scatter widens the margin less; all weights 1 is the
+    # unweighted margin itself.
+    fast = (1.0,) * 8
+    lead = Candidate("orjson", EXACT, processes(1e-6), processes(1e-6), {}, "", fast, fast)
+    scattered = (*(1.3e-6 * f for f in SHAPE[:5]), 1.15e-6, 1.5e-6, 1.35e-6)
+    weights = (1.0,) * 5 + (0.25,) * 3
+
+    def margin(*weighed: tuple[float, ...]) -> Margin:
+        follower = Candidate("ujson", EXACT, scattered, scattered, {}, "", *weighed)
+        (found,) = rank([lead, follower], DUMPS).tiers[0].margins
+        return found
+
+    alike, weighed, ones = margin(), margin(weights, weights), margin(fast, fast)
+    assert alike.ratio == weighed.ratio == pytest.approx(1.3, rel=0.02)  # medians, unweighted
+    assert alike.plus_minus is not None and weighed.plus_minus is not None
+    assert weighed.plus_minus < 0.7 * alike.plus_minus  # 0.029 against 0.049
+    assert ones.plus_minus == pytest.approx(alike.plus_minus)

@@ -27,8 +27,8 @@ bench` all rank with this module, by these rules (stated once, here):
   are ordered; they have no noise.
 - The margin between two groups is the ratio of their leaders' medians, ± twice the
   standard error of that ratio (from each leader's standard error of the mean log over
-  the processes the verdict test judged, serkit.stats.judged_processes): about a 95 %
-  interval.
+  the processes the verdict test judged, serkit.stats.judged_processes, weighted by state
+  as the test weighs them, serkit.stats.joint_error): about a 95 % interval.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from typing import Any
 
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
 from serkit.errors import SerkitError
-from serkit.stats import ALPHA, difference, judged_processes, log_std, typical_processes
+from serkit.stats import ALPHA, difference, joint_error, typical_processes
 from serkit.suite.cases import COMPRESSORS
 from serkit.units import bytes_binary, percent, seconds, significant
 
@@ -199,14 +199,14 @@ def _tied(leader: Entry, other: Entry, measure: str) -> tuple[bool, float | None
     return not found.differs, found.detectable
 
 
-def _margin(leader: Sequence[float], follower: Sequence[float], measure: str) -> Margin:
-    ratio = _centre(follower) / _centre(leader)
-    if measure not in TIMINGS or len(leader) < 2 or len(follower) < 2:
+def _margin(leader: Entry, follower: Entry, measure: str) -> Margin:
+    (_, values_l, weights_l), (_, values_f, weights_f) = leader, follower
+    ratio = _centre(values_f) / _centre(values_l)
+    if measure not in TIMINGS or len(values_l) < 2 or len(values_f) < 2:
         return Margin(ratio, None)
-    # The processes the verdict test judged, each side's mean log's standard error.
-    judged = judged_processes(leader, follower)
-    error = math.hypot(*(log_std(side) / math.sqrt(len(side)) for side in judged))
-    return Margin(ratio, 2 * ratio * error)
+    # The error the verdict test used: its processes, weighted as it weighs them.
+    weights = (weights_l, weights_f) if weights_l and weights_f else None
+    return Margin(ratio, 2 * ratio * joint_error(values_l, values_f, weights))
 
 
 def _tier(fidelity: str, entries: list[Entry], measure: str) -> Tier:
@@ -229,7 +229,7 @@ def _tier(fidelity: str, entries: list[Entry], measure: str) -> Tier:
     return Tier(
         fidelity,
         tuple(Group(tuple(g), _centre(v[1]), b) for g, v, b in zip(groups, leaders, blind)),
-        tuple(_margin(a[1], b[1], measure) for a, b in zip(leaders, leaders[1:])),
+        tuple(_margin(a, b, measure) for a, b in zip(leaders, leaders[1:])),
     )
 
 
