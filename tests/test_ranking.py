@@ -187,7 +187,7 @@ def test_a_tie_weighs_each_process_by_the_state_it_was_timed_in() -> None:
 
 
 def test_a_margin_weighs_each_process_as_the_test_does() -> None:
-    # ujson a third behind orjson: its five wholly fast processes tight, three corrected
+    # ujson 30 % behind orjson: its five wholly fast processes tight, three corrected
     # ones scattered. Weighted, the scatter widens the margin less; all weights 1 is the
     # unweighted margin itself.
     fast = (1.0,) * 8
