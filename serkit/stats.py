@@ -195,7 +195,7 @@ def joint_error(
 ) -> float:
     """The standard error of the difference of the two sides' mean logs, as `difference`
     weighs and judges them (its `weights`, each side's judged processes)."""
-    (_, var_a), (_, var_b) = _weighted_sides(a, b, weights)
+    (_, var_a), (_, var_b) = _weighted_sides(a, b, weights, judged_processes(a, b))
     return math.sqrt(var_a + var_b)
 
 
@@ -203,13 +203,13 @@ def _weighted_sides(
     a: Sequence[float],
     b: Sequence[float],
     weights: tuple[Sequence[float], Sequence[float]] | None,
+    judged: tuple[Sequence[float], Sequence[float]],
 ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Each side's `_weighted_side` over the processes a verdict judges."""
-    judged_a, judged_b = judged_processes(a, b)
+    """Each side's `_weighted_side` over its `judged` processes (`judged_processes`)."""
     weights_a, weights_b = weights if weights is not None else (None, None)
     return (
-        _weighted_side(a, weights_a, len(judged_a)),
-        _weighted_side(b, weights_b, len(judged_b)),
+        _weighted_side(a, weights_a, len(judged[0])),
+        _weighted_side(b, weights_b, len(judged[1])),
     )
 
 
@@ -248,7 +248,7 @@ def difference(
         raise ValueError("weights: one above 0 for each process of each side")
     judged_a, judged_b = judged_processes(a, b)
     ratio = statistics.median(judged_b) / statistics.median(judged_a)
-    (mean_a, var_a), (mean_b, var_b) = _weighted_sides(a, b, weights)
+    (mean_a, var_a), (mean_b, var_b) = _weighted_sides(a, b, weights, (judged_a, judged_b))
     error = math.sqrt(var_a + var_b)
     if error == 0:  # identical values a side: only the floor can hold them apart
         shift = 0.0

@@ -183,6 +183,13 @@ def _centre(values: Sequence[float]) -> float:
     return statistics.median(kept)
 
 
+def _weights(
+    a: tuple[float, ...], b: tuple[float, ...]
+) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
+    """Both entries' weights for the test, or None (all alike) where either has none."""
+    return (a, b) if a and b else None
+
+
 def _tied(leader: Entry, other: Entry, measure: str) -> tuple[bool, float | None]:
     """Whether the verdict test cannot tell `other` from `leader` (False when untestable),
     and the smallest difference it could have told (None for sizes, or untested)."""
@@ -191,9 +198,8 @@ def _tied(leader: Entry, other: Entry, measure: str) -> tuple[bool, float | None
         return values_l[0] == values_o[0], None
     if len(values_l) < 2 or len(values_o) < 2:
         return False, None
-    weights = (weights_l, weights_o) if weights_l and weights_o else None
     try:
-        found = difference(values_l, values_o, weights=weights)
+        found = difference(values_l, values_o, weights=_weights(weights_l, weights_o))
     except SerkitError:  # scipy missing: the order stands, untested
         return False, None
     return not found.differs, found.detectable
@@ -205,8 +211,9 @@ def _margin(leader: Entry, follower: Entry, measure: str) -> Margin:
     if measure not in TIMINGS or len(values_l) < 2 or len(values_f) < 2:
         return Margin(ratio, None)
     # The error the verdict test used: its processes, weighted as it weighs them.
-    weights = (weights_l, weights_f) if weights_l and weights_f else None
-    return Margin(ratio, 2 * ratio * joint_error(values_l, values_f, weights))
+    return Margin(
+        ratio, 2 * ratio * joint_error(values_l, values_f, _weights(weights_l, weights_f))
+    )
 
 
 def _tier(fidelity: str, entries: list[Entry], measure: str) -> Tier:
