@@ -6,6 +6,7 @@ import dataclasses
 import shutil
 import timeit
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from results_factory import per_process_tree
@@ -26,7 +27,8 @@ from serkit.results.noise import (
 )
 from serkit.results.tree import read_tree
 from serkit.state import RUN_READINGS
-from serkit.suite.canary import CanaryClock, Extra
+from serkit.suite import canary, cases
+from serkit.suite.canary import CANARY_LOOPS, CanaryClock, Extra, spin, spin_loops_for
 from serkit.suite.cases import (
     INJECT_ENV,
     CaseBenchmark,
@@ -48,44 +50,70 @@ def test_an_injected_share_is_whole_extra_calls_in_twenty() -> None:
             injected_from_env({INJECT_ENV: bad})
 
 
-def test_an_injected_sample_keeps_the_plain_bodies_and_makes_whole_extra_calls() -> None:
-    # Short calls: 20 calls a body, 10 bodies a sample; +10 % is 20 calls more a sample.
-    assert injected_sampling(20, 10, 2) == (10, 20)
-    # One call a sample: ten a sample at +10 %, twenty at +5 %, the plain one at 0.
-    assert injected_sampling(1, 1, 2) == (10, 1)
-    assert injected_sampling(1, 1, 1) == (20, 1)
-    assert injected_sampling(1, 1, 0) == (1, 0)
-    # The fewest bodies more that make whole calls: 3 x 4 = 12 calls -> 3 x 5 = 15 (+20 %: 3).
-    assert injected_sampling(3, 4, 4) == (5, 3)
+def test_an_injected_sample_keeps_the_plain_calls_and_spins_for_a_part_call() -> None:
+    # Short calls: 20 calls a body, 10 bodies a sample; +10 % is 20 whole calls more.
+    assert injected_sampling(20, 10, 2) == (20, 0.0)
+    # One call a sample stays one: a tenth of a call at +10 %, a twentieth at +5 %.
+    assert injected_sampling(1, 1, 2) == (0, pytest.approx(0.1))
+    assert injected_sampling(1, 1, 1) == (0, pytest.approx(0.05))
+    assert injected_sampling(1, 1, 0) == (0, 0.0)
+    # 3 x 4 = 12 calls at +20 %: 2.4 calls, two whole and 0.4 of one.
+    assert injected_sampling(3, 4, 4) == (2, pytest.approx(0.4))
 
 
-def test_the_timed_sample_makes_the_extra_calls_its_timer_does_not_count(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_spin_lasts_its_share_of_a_call_in_either_state() -> None:
+    # The canary's 400 loops at their least: 20 µs, so 50 ns a loop; the call at its
+    # least 100 µs, so a tenth of it is 200 loops, whichever state each reading was in.
+    fast = spin_loops_for(
+        0.1, iter([180_000, 100_000, 150_000]).__next__, 3, iter([36_000, 20_000, 21_000]).__next__
+    )
+    slow = spin_loops_for(
+        0.1, iter([180_000, 190_000]).__next__, 2, iter([36_000, 37_000]).__next__
+    )
+    assert fast == slow == 200
+    assert spin_loops_for(0.0, lambda: 1, 1, lambda: 1) == 0
+    # In runs of the canary's length: the same arithmetic, on integers as small.
+    one_canary = sum(i * i % 7 for i in range(CANARY_LOOPS))
+    assert spin(2 * CANARY_LOOPS + 3) == 2 * one_canary + sum(i * i % 7 for i in range(3))
+
+
+def test_an_injected_pair_keeps_the_plain_sampling(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[Extra | None] = []
+
+    def timer(inner_loops: int, extra: Extra | None = None) -> Callable[[], float]:
+        made.append(extra)
+        return timeit.default_timer
+
     class Dumps(CaseBenchmark):
         operation = "dumps"
 
-    monkeypatch.delenv(INJECT_ENV, raising=False)
-    plain = Dumps()
-    assert plain.prepare_for("json", "small-dict") is None
+    # A sample of 3 x 7 = 21 calls, whatever this machine times: at +10 %, 2.1 calls more.
+    monkeypatch.setattr(cases, "inner_loops_for", lambda call_s: 3)
+    monkeypatch.setattr(cases, "bodies_per_sample", lambda calls, call_s: 7)
+    monkeypatch.setattr(cases, "per_call_timer", timer)
     monkeypatch.setenv(INJECT_ENV, "0.1")
     bench = Dumps()
     assert bench.prepare_for("json", "small-dict") is None
-    # The plain run's sampling, where its calls a sample make whole extra calls.
-    assert bench.inner_loops == plain.inner_loops
-    calls = bench.inner_loops * bench.number
-    assert calls % 10 == 0 and calls - plain.inner_loops * plain.number < 10
+    assert (bench.inner_loops, bench.number) == (3, 7)
+    (extra,) = made
+    assert extra is not None and extra.calls == 2 and extra.spin_loops >= 1
+    monkeypatch.setenv(INJECT_ENV, "0")  # an A/A arm: nothing added
+    assert Dumps().prepare_for("json", "small-dict") is None
+    assert made[1] is None
 
 
-def test_the_extra_calls_fall_inside_each_sample_and_are_not_counted() -> None:
+def test_the_extra_work_falls_inside_each_sample_and_is_not_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     events: list[str] = []
-    extra = Extra(lambda: events.append("extra"), 2)
+    monkeypatch.setattr(canary, "spin", lambda loops: events.append(f"spin {loops}"))
+    extra = Extra(lambda: events.append("extra"), 2, spin_loops=5)
     for clock in (per_call_timer(1, extra), CanaryClock(1, keep=2, extra=extra)):
         events.clear()
         timer = timeit.Timer("events.append('body')", timer=clock, globals={"events": events})
         timer.repeat(repeat=2, number=3)
         # Made after each sample's start is read and before its end: timed, not divided by.
-        assert events == ["extra", "extra", "body", "body", "body"] * 2
+        assert events == ["extra", "extra", "spin 5", "body", "body", "body"] * 2
 
 
 def test_an_arm_is_judged_by_compares_rule(tmp_path: Path) -> None:

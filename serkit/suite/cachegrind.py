@@ -25,13 +25,14 @@ per call: callgrind's rule of thumb, also the kind of model CodSpeed's "CPU simu
 runs on CI, cycles = Ir + 10 x (L1 misses) + 100 x (LL misses) (`estimated_cycles`).
 Misses are differenced the same way as instructions: the n calls' share of them.
 
-Under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env), the timed samples make
-extra calls, e extra in every INJECTED_LOOPS, and are divided as if they made none. The
-counts do the same: each pair is counted as before, and one more process makes the calls
-of its last process and as many again as the pair counts; the difference is what an
-extra call adds, and e of them over INJECTED_LOOPS are added to each call. An injected
-change then reaches the counts as it reaches the time, by calls really made, and each
-pair keeps its own way of counting.
+Under SERKIT_BENCH_INJECT (serkit.suite.cases.injected_from_env), the timed samples do
+the work of e extra calls in every INJECTED_LOOPS (whole calls, and a spin timed to last
+the part of a call they cannot make), and are divided as if they did none. The counts
+add the same share by calls only: each pair is counted as before, and one more process
+makes the calls of its last process and as many again as the pair counts; the difference
+is what an extra call adds, and e of them over INJECTED_LOOPS are added to each call. So
+the counts' +10 % is exactly 10 % of the call's own work, and each pair keeps its own way
+of counting.
 
 serkit.suite.instructions starts the worker and reads the results back.
 """

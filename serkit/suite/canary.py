@@ -100,18 +100,52 @@ def canary_ns() -> int:
     return clock() - start
 
 
+def spin(loops: int) -> int:
+    """The canary's arithmetic, `loops` times: work that slows with the machine's state as
+    the canary does, in any amount (an injected share of a call, `Extra`). In runs of the
+    canary's own length, so that its integers stay as small as the canary's."""
+    total = 0
+    whole, rest = divmod(loops, CANARY_LOOPS)
+    for length in itertools.chain(itertools.repeat(CANARY_LOOPS, whole), (rest,)):
+        for i in range(length):
+            total += i * i % 7
+    return total
+
+
+def spin_loops_for(
+    share: float,
+    call_ns: Callable[[], int],
+    readings: int,
+    canary: Callable[[], int] = canary_ns,
+) -> int:
+    """Loops of `spin` that last `share` of one call: the call (`call_ns` times one, in ns)
+    and the canary read in turn `readings` times, each at its least, so that both are
+    taken in one state of the machine (they keep a fixed ratio in either, docs/trust.md)."""
+    calls, canaries = [], []
+    for _ in range(readings):
+        canaries.append(canary())
+        calls.append(call_ns())
+    per_loop_ns = min(canaries) / CANARY_LOOPS
+    return max(1, round(share * min(calls) / per_loop_ns)) if share > 0 else 0
+
+
 @dataclass(frozen=True)
 class Extra:
-    """Calls a sample makes beyond its bodies' and its timer does not count: an injected
-    slowdown (serkit.suite.cases.INJECT_ENV), made right after the sample's start is read."""
+    """Work a sample does beyond its bodies' and its timer does not count: an injected
+    slowdown (serkit.suite.cases.INJECT_ENV), done right after the sample's start is read.
+    Whole calls of the pair, then `spin_loops` of the canary's arithmetic for the part of
+    a call that whole calls cannot make, so that the sample keeps the plain run's calls."""
 
     call: Callable[[], object]
     calls: int
+    spin_loops: int = 0
 
     def make(self) -> None:
         call = self.call
         for _ in itertools.repeat(None, self.calls):
             call()
+        if self.spin_loops:
+            spin(self.spin_loops)
 
 
 # The canary's fast reading on serkit's VM (2 vCPUs, docs/trust.md), in ns, by CPython

@@ -27,6 +27,7 @@ import gzip
 import math
 import os
 import platform
+import time
 import timeit
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -47,7 +48,14 @@ from serkit.inputs.limits import Grant, granting, limits_from_env
 from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
-from serkit.suite.canary import CanaryClock, Extra, note_canary, notes_folder, reference_scale
+from serkit.suite.canary import (
+    CanaryClock,
+    Extra,
+    note_canary,
+    notes_folder,
+    reference_scale,
+    spin_loops_for,
+)
 from serkit.suite.state_watch import wait_before_sampling
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
@@ -112,8 +120,8 @@ def precision_needed(change: float, floor: float = 0.0, spread: float = 1.0) -> 
 # than its timer counts, a known slowdown that really runs (the same calls, the same
 # instruction mix), and the instruction counts make them too (serkit.suite.cachegrind).
 # A share is whole calls in INJECTED_LOOPS (+5 %: one more in 20). The samples keep the
-# plain run's bodies and `number` (`injected_sampling`), so an injected run samples as the
-# run it is compared with.
+# plain run's bodies and `number`, so an injected run samples as the run it is compared
+# with; the part of a call that whole calls cannot make is a spin (`injected_sampling`).
 INJECT_ENV = "SERKIT_BENCH_INJECT"
 INJECTED_LOOPS = 20
 
@@ -363,18 +371,29 @@ def bodies_per_sample(calls: int, call_s: float) -> int:
     return max(1, round(SAMPLE_TIME_S / (calls * call_s)))
 
 
-def injected_sampling(inner_loops: int, number: int, extra: int) -> tuple[int, int]:
-    """asv's `number`, and the calls each sample makes beyond its bodies', for `extra` more
-    calls in every INJECTED_LOOPS (injected_from_env).
+def injected_sampling(inner_loops: int, number: int, extra: int) -> tuple[int, float]:
+    """For `extra` more calls in every INJECTED_LOOPS, in a sample of the plain run's
+    `inner_loops` x `number` calls: the whole calls it makes more, and the rest of the
+    share, a part of one call (0 to 1), which a spin of the canary's arithmetic makes.
 
-    The plain run's `number` where its sample's calls make a whole number of extra calls;
-    else the fewest more bodies that do (a pair of one call a sample takes ten a sample
-    at +10 %): a whole call is the least a real slowdown can add.
+    The sample keeps the plain run's calls: one of a long call stays one, as a slower
+    release of the codec would leave it, where whole calls alone would need ten.
     """
-    step = INJECTED_LOOPS // math.gcd(extra, INJECTED_LOOPS)
-    while inner_loops * number % step:
-        number += 1
-    return number, inner_loops * number * extra // INJECTED_LOOPS
+    whole, rest = divmod(inner_loops * number * extra, INJECTED_LOOPS)
+    return whole, rest / INJECTED_LOOPS
+
+
+def spin_readings(call_s: float) -> int:
+    """Readings of a call and the canary that size an injected spin: about 10 ms of calls,
+    3 to 15 of them."""
+    return max(3, min(15, round(0.01 / call_s))) if call_s > 0 else 15
+
+
+def _call_ns(call: Callable[[], object]) -> int:
+    clock = time.perf_counter_ns
+    start = clock()
+    call()
+    return clock() - start
 
 
 # glibc serves an allocation of 128 KiB or more with its own mmap and munmap, until the
@@ -612,9 +631,12 @@ class CaseBenchmark:
             self.warmup_time = warmup
         extra = None
         if (injected := injected_from_env()) is not None:
-            self.number, calls = injected_sampling(self.inner_loops, self.number, injected)
-            # No calls to make (an A/A arm): nothing added to the timed path.
-            extra = Extra(case.operation(self.operation), calls) if calls else None
+            calls, share = injected_sampling(self.inner_loops, self.number, injected)
+            call = case.operation(self.operation)
+            timed_call = functools.partial(_call_ns, call)
+            loops = spin_loops_for(share, timed_call, spin_readings(best)) if share else 0
+            # No work to add (an A/A arm): nothing added to the timed path.
+            extra = Extra(call, calls, loops) if calls or loops else None
         self.timer = per_call_timer(self.inner_loops, extra)
         if notes_folder() is not None:
             # Under `serkit bench`, each sample keeps the canary readings taken around it

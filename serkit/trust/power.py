@@ -3,10 +3,11 @@
 An A/A run says how often verdicts call a difference that is not there; it says nothing
 of the differences they miss. So this runs the slice in several arms: twice plain (an
 A/A), and once for each known slowdown, where every timed sample makes that share more
-calls than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call more in
-20, the same calls, the same instruction mix). Every arm samples as a real run does, its
-bodies and asv's `number` calibrated per pair; an injected arm takes a few bodies more a
-sample where its calls would not make a whole extra call (injected_sampling). Judged by
+work than its timer counts (serkit.suite.cases.INJECT_ENV: +5 % is one call more in
+20, the same calls). Every arm samples as a real run does, its
+bodies and asv's `number` calibrated per pair; where a sample's calls would not make
+whole extra calls, the part of a call they cannot make is a spin of the canary's
+arithmetic, timed against the call in its process (injected_sampling). Judged by
 the rule the report and `serkit compare` use (serkit.compare.verdicts.judge_pair), in two
 ways:
 
