@@ -62,15 +62,27 @@ def test_an_injected_sample_keeps_the_plain_calls_and_spins_for_a_part_call() ->
 
 
 def test_a_spin_lasts_its_share_of_a_call_in_either_state() -> None:
-    # The canary's 400 loops at their least: 20 µs, so 50 ns a loop; the call at its
-    # least 100 µs, so a tenth of it is 200 loops, whichever state each reading was in.
-    fast = spin_loops_for(
-        0.1, iter([180_000, 100_000, 150_000]).__next__, 3, iter([36_000, 20_000, 21_000]).__next__
-    )
-    slow = spin_loops_for(
-        0.1, iter([180_000, 190_000]).__next__, 2, iter([36_000, 37_000]).__next__
-    )
+    # The canary's 400 loops at their least: 20 µs, so 50 ns a loop, and a call of 100 µs:
+    # a spin of 2,000 loops to match it. Timed in turn with the call, it reads alike but
+    # once, when the call ran slow (x1.8) and the spin fast: a tenth is 200 loops.
+    def sized(calls: list[int], canaries: list[int], spins: list[int]) -> int:
+        spun: list[int] = []
+
+        def timed_spin(loops: int) -> int:
+            spun.append(loops)
+            return spins[len(spun) - 1]
+
+        loops = spin_loops_for(
+            0.1, iter(calls).__next__, len(spins), iter(canaries).__next__, timed_spin
+        )
+        assert set(spun) == {round(calls[0] / (min(canaries) / CANARY_LOOPS))}
+        return loops
+
+    fast = sized([100_000, 100_000, 180_000, 100_000], [20_000] * 3, [100_000] * 3)
+    slow = sized([180_000] * 4, [36_000] * 3, [180_000] * 3)  # all in the slow state
     assert fast == slow == 200
+    # A spin's loop a tenth quicker than the canary's: the call's ratio to it corrects it.
+    assert sized([100_000] * 4, [20_000] * 3, [90_000] * 3) == 222
     assert spin_loops_for(0.0, lambda: 1, 1, lambda: 1) == 0
     # In runs of the canary's length: the same arithmetic, on integers as small.
     one_canary = sum(i * i % 7 for i in range(CANARY_LOOPS))

@@ -112,21 +112,35 @@ def spin(loops: int) -> int:
     return total
 
 
+def spin_ns(loops: int) -> int:
+    """How long `spin(loops)` took, in nanoseconds."""
+    clock = time.perf_counter_ns
+    start = clock()
+    spin(loops)
+    return clock() - start
+
+
 def spin_loops_for(
     share: float,
     call_ns: Callable[[], int],
     readings: int,
     canary: Callable[[], int] = canary_ns,
+    timed_spin: Callable[[int], int] = spin_ns,
 ) -> int:
-    """Loops of `spin` that last `share` of one call: the call (`call_ns` times one, in ns)
-    and the canary read in turn `readings` times, each at its least, so that both are
-    taken in one state of the machine (they keep a fixed ratio in either, docs/trust.md)."""
-    calls, canaries = [], []
-    for _ in range(readings):
-        canaries.append(canary())
-        calls.append(call_ns())
-    per_loop_ns = min(canaries) / CANARY_LOOPS
-    return max(1, round(share * min(calls) / per_loop_ns)) if share > 0 else 0
+    """Loops of `spin` that last `share` of one call (`call_ns` times one, in ns).
+
+    A spin sized by the canary to last one call is timed in turn with the call, `readings`
+    times, and the median of the calls' ratios to it sizes the share. The two span the
+    same time, so where the state changes within a long call it slows both alike, and a
+    pair of readings taken in two states is outvoted (a 20 µs canary would catch a fast
+    spell that a 10 ms call did not).
+    """
+    if share <= 0:
+        return 0
+    per_loop_ns = min(canary() for _ in range(3)) / CANARY_LOOPS
+    one_call = max(1, round(call_ns() / per_loop_ns))
+    ratios = [call_ns() / max(1, timed_spin(one_call)) for _ in range(readings)]
+    return max(1, round(share * one_call * statistics.median(ratios)))
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,8 @@ def precision_needed(change: float, floor: float = 0.0, spread: float = 1.0) -> 
 
 # Set only by `serkit power` and by hand: every timed sample makes this share more calls
 # than its timer counts, a known slowdown that really runs (the same calls, the same
-# instruction mix), and the instruction counts make them too (serkit.suite.cachegrind).
+# instruction mix, where whole calls make the share), and the instruction counts make them
+# too (serkit.suite.cachegrind).
 # A share is whole calls in INJECTED_LOOPS (+5 %: one more in 20). The samples keep the
 # plain run's bodies and `number`, so an injected run samples as the run it is compared
 # with; the part of a call that whole calls cannot make is a spin (`injected_sampling`).
