@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import shutil
 import timeit
 from pathlib import Path
@@ -87,6 +88,13 @@ def test_a_spin_lasts_its_share_of_a_call_in_either_state() -> None:
     # In runs of the canary's length: the same arithmetic, on integers as small.
     one_canary = sum(i * i % 7 for i in range(CANARY_LOOPS))
     assert spin(2 * CANARY_LOOPS + 3) == 2 * one_canary + sum(i * i % 7 for i in range(3))
+
+
+def test_the_call_that_sizes_a_spin_is_timed_as_a_sample_times_it() -> None:
+    seen: list[bool] = []
+    assert gc.isenabled()
+    assert cases._call_ns(lambda: seen.append(gc.isenabled())) > 0
+    assert seen == [False] and gc.isenabled()  # the collector off for the call, then on
 
 
 def test_an_injected_pair_keeps_the_plain_sampling(monkeypatch: pytest.MonkeyPatch) -> None:

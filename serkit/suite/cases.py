@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import gc
 import gzip
 import math
 import os
@@ -391,10 +392,18 @@ def spin_readings(call_s: float) -> int:
 
 
 def _call_ns(call: Callable[[], object]) -> int:
+    """One call in ns, as a timed sample makes it: the collector off (as in timeit), which
+    slows a large decode by up to a third when on (docs/trust.md, "Agreement with pyperf")."""
     clock = time.perf_counter_ns
-    start = clock()
-    call()
-    return clock() - start
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        start = clock()
+        call()
+        return clock() - start
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # glibc serves an allocation of 128 KiB or more with its own mmap and munmap, until the
