@@ -90,11 +90,12 @@ def test_a_spin_lasts_its_share_of_a_call_in_either_state() -> None:
     assert spin(2 * CANARY_LOOPS + 3) == 2 * one_canary + sum(i * i % 7 for i in range(3))
 
 
-def test_the_call_that_sizes_a_spin_is_timed_as_a_sample_times_it() -> None:
+def test_the_calls_that_size_a_spin_are_timed_as_a_sample_times_them() -> None:
     seen: list[bool] = []
     assert gc.isenabled()
-    assert cases._call_ns(lambda: seen.append(gc.isenabled())) > 0
-    assert seen == [False] and gc.isenabled()  # the collector off for the call, then on
+    assert cases._calls_ns(lambda: seen.append(gc.isenabled()), 3) > 0
+    # The sample's calls back to back, the collector off for them, then on again.
+    assert seen == [False] * 3 and gc.isenabled()
 
 
 def test_an_injected_pair_keeps_the_plain_sampling(monkeypatch: pytest.MonkeyPatch) -> None:

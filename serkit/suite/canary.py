@@ -122,14 +122,15 @@ def spin_ns(loops: int) -> int:
 
 def spin_loops_for(
     share: float,
-    call_ns: Callable[[], int],
+    call_ns: Callable[[], float],
     readings: int,
     canary: Callable[[], int] = canary_ns,
     timed_spin: Callable[[int], int] = spin_ns,
 ) -> int:
-    """Loops of `spin` that last `share` of one call (`call_ns` times one, in ns).
+    """Loops of `spin` that last `share` of one call (`call_ns` times a sample's calls, in
+    ns a call).
 
-    A spin sized by the canary to last one call is timed in turn with the call, `readings`
+    A spin sized by the canary to last one call is timed in turn with the calls, `readings`
     times, and the median of the calls' ratios to it sizes the share. The two span the
     same time, so where the state changes within a long call it slows both alike, and a
     pair of readings taken in two states is outvoted (a 20 µs canary would catch a fast

@@ -25,6 +25,7 @@ import ctypes
 import functools
 import gc
 import gzip
+import itertools
 import math
 import os
 import platform
@@ -391,16 +392,19 @@ def spin_readings(call_s: float) -> int:
     return max(3, min(15, round(0.01 / call_s))) if call_s > 0 else 15
 
 
-def _call_ns(call: Callable[[], object]) -> int:
-    """One call in ns, as a timed sample makes it: the collector off (as in timeit), which
-    slows a large decode by up to a third when on (docs/trust.md, "Agreement with pyperf")."""
+def _calls_ns(call: Callable[[], object], calls: int) -> float:
+    """`calls` calls back to back, as a sample's bodies make them (the collector off, as in
+    timeit: on, it slows a large decode by up to a third, docs/trust.md "Agreement with
+    pyperf"): ns a call. A call right after a spin reads slower than the next ones, so
+    one call alone would size the spin of a many-call sample too long."""
     clock = time.perf_counter_ns
     collecting = gc.isenabled()
     gc.disable()
     try:
         start = clock()
-        call()
-        return clock() - start
+        for _ in itertools.repeat(None, calls):
+            call()
+        return (clock() - start) / calls
     finally:
         if collecting:
             gc.enable()
@@ -643,7 +647,7 @@ class CaseBenchmark:
         if (injected := injected_from_env()) is not None:
             calls, share = injected_sampling(self.inner_loops, self.number, injected)
             call = case.operation(self.operation)
-            timed_call = functools.partial(_call_ns, call)
+            timed_call = functools.partial(_calls_ns, call, self.inner_loops * self.number)
             loops = spin_loops_for(share, timed_call, spin_readings(best)) if share else 0
             # No work to add (an A/A arm): nothing added to the timed path.
             extra = Extra(call, calls, loops) if calls or loops else None
