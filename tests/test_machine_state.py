@@ -160,3 +160,73 @@ def test_the_trust_commands_processes_wait_as_a_quick_runs_do(
     assert suite.env[LEDGER_ENV] == str(suite.scratch / "notes" / "state-wait")
     monkeypatch.setenv(WAIT_ENV, "0")
     assert LEDGER_ENV not in ScratchSuite(tmp_path).env
+
+
+def _gate(
+    ledger: Path, readings: list[float], allowance_s: float, step_s: float = 0.05
+) -> state_watch.SampleGate:
+    """A gate whose canary takes `step_s` a reading, on a clock of its own."""
+    now = [0.0]
+    given = iter(readings)
+
+    def canary() -> float:
+        now[0] += step_s
+        return next(given)
+
+    return state_watch.SampleGate(
+        125.0, allowance_s, ledger, readings=3, canary=canary, clock=lambda: now[0]
+    )
+
+
+def test_each_sample_waits_for_fast_readings_in_a_row(tmp_path: Path) -> None:
+    """A fast flicker inside a slow stretch does not let a sample start: the readings must
+    be fast three times in a row. The least readings are not waiting."""
+    ledger = tmp_path / "state-wait"
+    flickering = [180.0, 100.0, 180.0, 180.0, 100.0, 110.0, 180.0, 100.0, 110.0, 120.0]
+    gate = _gate(ledger, [100.0] * 3 + flickering, 2.0, step_s=0.037)
+    gate.wait()  # fast at once
+    assert gate.waited_s == 0.0
+    gate.wait()  # slow, flickers of one and two fast readings, then three in a row
+    assert gate.waited_s == pytest.approx(10 * 0.037)
+    assert ledger.stat().st_size == 3  # whole tenths of a second, as they add up
+    gate.close()
+    assert ledger.stat().st_size == 4  # the rest (0.07 s), to the nearest tenth
+
+
+def test_a_process_stops_waiting_at_its_allowance(tmp_path: Path) -> None:
+    """A stretch slow throughout has no flicker to wait for: the process spends its
+    allowance once, then samples at once, judged by the canary."""
+    gate = _gate(tmp_path / "state-wait", [180.0] * 40, 0.5)
+    gate.wait()
+    spent = gate.waited_s
+    assert 0.5 <= spent < 0.55  # to the reading that reached it
+    gate.wait()  # one reading, and no more waiting
+    assert gate.waited_s == spent
+
+
+def test_the_gate_comes_with_the_processs_wait_and_the_runs_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = tmp_path / "state-wait"
+    readings = iter([100.0, 101.0])
+
+    def watch(budget_s: float) -> StateWatch:
+        return StateWatch(tmp_path / "probe.json", budget_s, probe=readings.__next__, ledger=ledger)
+
+    watch(60).ratio()  # the host's fast reading, kept
+    monkeypatch.setattr(state_watch, "process_watch", lambda: watch(60))
+    monkeypatch.setattr(state_watch, "_waited", [])
+    monkeypatch.setattr(state_watch, "_gate", [])
+    state_watch.wait_before_sampling()  # fast (101): no wait, and the gate is made
+    gate = state_watch.sample_gate()
+    assert gate is not None and gate.fast_ns == pytest.approx(125.0)
+    assert gate.allowance_s == state_watch.PROCESS_SAMPLE_WAIT_S and gate.ledger == ledger
+    # Less of the run's budget left than a process's allowance: what is left.
+    ledger.write_bytes(b"." * 595)
+    assert state_watch._gate_for(watch(60)).allowance_s == pytest.approx(0.5)  # type: ignore[union-attr]
+    ledger.write_bytes(b"." * 600)
+    assert state_watch._gate_for(watch(60)) is None
+    # No fast reading known for this host: nothing to wait for.
+    assert state_watch._gate_for(StateWatch(tmp_path / "none.json", 60)) is None
+    monkeypatch.setattr(state_watch, "_gate", [])
+    assert state_watch.sample_gate() is None  # a process that has not waited

@@ -48,6 +48,7 @@ from serkit.state import (
     state_share,
 )
 from serkit.stats import difference
+from serkit.suite import canary as canary_module
 from serkit.suite.canary import CanaryClock, note_canary
 
 REF = 20_000.0  # the fast canary, ns
@@ -253,6 +254,24 @@ def test_the_clock_warms_each_sample_after_its_canaries_outside_the_interval() -
     # One untimed call before each sample's two body runs, and nothing after them.
     assert events == ["warm", "body", "body"] * 3
     assert [kept[0] for kept in clock.kept] == intervals
+
+
+def test_the_clock_waits_at_its_gate_before_each_samples_canaries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    events: list[str] = []
+    monkeypatch.setattr(canary_module, "canary_ns", lambda: events.append("canary") or 1)
+    monkeypatch.setattr(canary_module, "memory_canary_ns", lambda: 1)
+    clock = CanaryClock(
+        inner_loops=1,
+        keep=2,
+        warm=lambda: events.append("warm"),
+        gate=lambda: events.append("gate"),
+    )
+    timer = timeit.Timer("events.append('body')", timer=clock, globals={"events": events})
+    timer.repeat(repeat=2, number=1)
+    # Waiting happens before anything the sample keeps: its canary, its warm-up, its clock.
+    assert events == ["gate", "canary", "warm", "body", "canary"] * 2
 
 
 def test_notes_are_matched_to_their_samples_by_the_ratio_asv_divided_by(tmp_path: Path) -> None:

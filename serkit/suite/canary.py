@@ -217,10 +217,13 @@ class CanaryClock:
         keep: int,
         warm: Callable[[], object] | None = None,
         extra: Extra | None = None,
+        gate: Callable[[], object] | None = None,
     ) -> None:
         self._inner_loops = inner_loops
         self._warm = warm  # one call, untimed, between the canaries and the sample
         self._extra = extra
+        # Waits, before the canaries, for the machine's fast state (serkit.suite.state_watch)
+        self._gate = gate
         self._started: tuple[float, int, int] | None = None
         # Each sample: its interval, the canary before and after, the memory canary before
         # and after.
@@ -229,6 +232,8 @@ class CanaryClock:
     def __call__(self) -> float:
         clock, loops = time.perf_counter, self._inner_loops
         if self._started is None:
+            if self._gate is not None:
+                self._gate()
             memory_before = memory_canary_ns()
             before = canary_ns()  # the first canary nearest the sample, as before
             if self._warm is not None:

@@ -58,7 +58,7 @@ from serkit.suite.canary import (
     reference_scale,
     spin_loops_for,
 )
-from serkit.suite.state_watch import wait_before_sampling
+from serkit.suite.state_watch import sample_gate, wait_before_sampling
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -589,6 +589,9 @@ class CaseBenchmark:
         folder, clock = notes_folder(), getattr(self, "timer", None)  # timed classes only
         if folder is not None and isinstance(clock, CanaryClock):
             note_canary(folder, *self._noted, clock)
+        gate = sample_gate()
+        if gate is not None:
+            gate.close()  # the ledger gets what the samples waited
 
     def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:
         """Prepare the pair; return why it is skipped, or None when it is ready."""
@@ -658,6 +661,13 @@ class CaseBenchmark:
             # canaries leave the caches cold for a sample's first call: one untimed call
             # after them warms them again, unless a call is too long to care.
             warm = case.operation(self.operation) if call_s < LONG_CALL_S else None
-            self.timer = CanaryClock(self.inner_loops, keep=self.repeat, warm=warm, extra=extra)
+            gate = sample_gate()
+            self.timer = CanaryClock(
+                self.inner_loops,
+                keep=self.repeat,
+                warm=warm,
+                extra=extra,
+                gate=gate.wait if gate is not None else None,
+            )
             self._noted = (f"{name}.time_{self.operation}", tuple(repr(p) for p in params))
         return None

@@ -5,6 +5,8 @@ corrected values scatter three times as much as fast ones here (docs/trust.md). 
 stretch lasts seconds to minutes, so waiting for the fast state before timing is often
 cheaper than timing through it: `serkit bench` waits before its extra rounds, and each
 timed process waits before it samples (`wait_before_sampling`), within the run's budget.
+Inside a slow stretch the machine also flickers fast for milliseconds, so a process that
+began fast was often timed part fast, part slow: each sample waits too (`SampleGate`).
 
 The probe's fast reading is kept per host and Python in the checkout's `.asv` folder (the
 least probe seen), since a run that begins in the slow state has no fast reading of its
@@ -26,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from serkit.files import atomic_write
-from serkit.state import SLOW, classify
+from serkit.state import FAST_LIMIT, SLOW, classify
 from serkit.suite.budget import seconds_from_env
-from serkit.suite.canary import probe_ns
+from serkit.suite.canary import canary_ns, probe_ns
 
 POLL_S = 3.0
 # The most a run waits for the fast state, over all its processes and extra rounds; the
@@ -49,6 +51,16 @@ LEDGER_TICKS_PER_S = 10
 PROCESS_PROBE_READINGS = 100
 PROCESS_WARM_READINGS = 50
 PROCESS_POLL_S = 0.5
+# Before each sample, a timed process waits for this many fast canary readings in a row
+# (about 0.2 ms in the fast state). In a flickering slow stretch (2026-11-28, 150 s of
+# blocks of 25 samples of json.dumps as a process takes them, alternately waiting and not,
+# 867 blocks each): wholly fast blocks 60 % -> 97 %, blocks with no fast sample 68 -> 1,
+# for 0.11 s of waiting a block; the wholly fast blocks' least samples spread alike (SD of
+# logs 1.87 % and 1.85 %). docs/trust.md, "Each sample waits for the fast state".
+SAMPLE_FAST_READINGS = 10
+# The most one process waits so, over all its samples: a stretch slow for minutes has no
+# flicker to wait for, and the process then samples through it, judged by the canary.
+PROCESS_SAMPLE_WAIT_S = 2.0
 
 
 def _key() -> str:
@@ -94,16 +106,18 @@ class StateWatch:
 
     def _spend(self, seconds: float) -> None:
         self.waited_s += seconds
-        if self.ledger is not None:
-            ticks = round(seconds * LEDGER_TICKS_PER_S)
-            with contextlib.suppress(OSError), open(self.ledger, "ab") as out:
-                out.write(b"." * ticks)
+        _write_ledger(self.ledger, round(seconds * LEDGER_TICKS_PER_S))
+
+    def fast_ns(self) -> float | None:
+        """The host's fast probe (ns), as a probe of this watch or an earlier run kept it."""
+        if self._fast is None:
+            self._fast = self._known().get(_key())
+        return self._fast
 
     def ratio(self) -> float:
         """The canary now over the host's fast reading (1.0 at the first probe ever)."""
         now = self.probe()
-        if self._fast is None:
-            self._fast = self._known().get(_key())
+        self.fast_ns()
         if self._fast is None or now < self._fast:
             self._fast = now
             known = self._known() | {_key(): now}
@@ -156,6 +170,51 @@ class StateWatch:
         return spent
 
 
+def _write_ledger(ledger: Path | None, ticks: int) -> None:
+    if ledger is not None and ticks > 0:
+        with contextlib.suppress(OSError), open(ledger, "ab") as out:
+            out.write(b"." * ticks)
+
+
+@dataclass
+class SampleGate:
+    """Before each sample of a timed process: wait until the canary reads fast `readings`
+    times in a row, spending at most `allowance_s` over the process's samples; what it
+    waited goes to the run's ledger, in whole ticks as it adds up (`close` writes the rest)."""
+
+    fast_ns: float  # a canary reading at most this is fast
+    allowance_s: float
+    ledger: Path | None = None
+    readings: int = SAMPLE_FAST_READINGS
+    canary: Callable[[], float] = canary_ns
+    clock: Callable[[], float] = time.perf_counter
+    waited_s: float = 0.0
+    _unwritten_s: float = field(default=0.0, init=False)
+
+    def wait(self) -> None:
+        start, in_a_row, taken = self.clock(), 0, 0
+        while in_a_row < self.readings:
+            in_a_row = in_a_row + 1 if self.canary() <= self.fast_ns else 0
+            taken += 1
+            if self.waited_s + self.clock() - start >= self.allowance_s:
+                break
+        if taken > self.readings:  # only readings past the least count as waiting
+            self._add(self.clock() - start)
+
+    def _add(self, seconds: float) -> None:
+        self.waited_s += seconds
+        self._unwritten_s += seconds
+        ticks = int(self._unwritten_s * LEDGER_TICKS_PER_S + 1e-9)  # 0.3 s is 3 ticks
+        if ticks:
+            _write_ledger(self.ledger, ticks)
+            self._unwritten_s -= ticks / LEDGER_TICKS_PER_S
+
+    def close(self) -> None:
+        """Write what is left of the waiting to the ledger, to the nearest tick."""
+        _write_ledger(self.ledger, round(self._unwritten_s * LEDGER_TICKS_PER_S))
+        self._unwritten_s = 0.0
+
+
 def wait_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
     """WAIT_ENV in seconds, from 0 to an hour; None when unset."""
     return seconds_from_env(WAIT_ENV, most=3600, what="from 0 to 3600", zero=True, environ=environ)
@@ -188,4 +247,23 @@ def wait_before_sampling() -> float:
         return 0.0
     watch = process_watch()
     _waited.append(watch.wait_for_fast("a timed process") if watch is not None else 0.0)
+    _gate.append(_gate_for(watch) if watch is not None else None)
     return _waited[0]
+
+
+_gate: list[SampleGate | None] = []  # once a process, made with its first wait
+
+
+def _gate_for(watch: StateWatch) -> SampleGate | None:
+    fast = watch.fast_ns()
+    left = watch.budget_s - watch.spent_s
+    if fast is None or left <= 0:
+        return None
+    return SampleGate(FAST_LIMIT * fast, min(PROCESS_SAMPLE_WAIT_S, left), watch.ledger)
+
+
+def sample_gate() -> SampleGate | None:
+    """In a timed process under `serkit bench`, once it has waited (`wait_before_sampling`):
+    the gate each of its samples waits at; None where its run set no budget, the budget is
+    spent, or the host's fast reading is not known."""
+    return _gate[0] if _gate else None
