@@ -84,8 +84,9 @@ MEMORY_SLOW = "memory-slow"
 # The rule in words, for every view that shows a process's value.
 STATE_RULE = (
     "under serkit bench each timed process first waits while the canary reads the slow "
-    "state, and each of its samples until the canary reads fast ten times in a row, within "
-    "a budget for the run; "
+    "state, and each of its samples until the canary reads fast ten times in a row (the "
+    "process waits no more once a sample found no fast spell in 0.2 s), within a budget for "
+    "the run; "
     "each process's value is its least sample taken in the machine's fast state (a canary "
     f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
     "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "

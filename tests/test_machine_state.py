@@ -163,7 +163,11 @@ def test_the_trust_commands_processes_wait_as_a_quick_runs_do(
 
 
 def _gate(
-    ledger: Path, readings: list[float], allowance_s: float, step_s: float = 0.05
+    ledger: Path,
+    readings: list[float],
+    allowance_s: float,
+    step_s: float = 0.05,
+    patience_s: float = 10.0,
 ) -> state_watch.SampleGate:
     """A gate whose canary takes `step_s` a reading, on a clock of its own."""
     now = [0.0]
@@ -174,7 +178,13 @@ def _gate(
         return next(given)
 
     return state_watch.SampleGate(
-        125.0, allowance_s, ledger, readings=3, canary=canary, clock=lambda: now[0]
+        125.0,
+        allowance_s,
+        ledger,
+        readings=3,
+        patience_s=patience_s,
+        canary=canary,
+        clock=lambda: now[0],
     )
 
 
@@ -202,6 +212,20 @@ def test_a_process_stops_waiting_at_its_allowance(tmp_path: Path) -> None:
     assert 0.5 <= spent < 0.55  # to the reading that reached it
     gate.wait()  # one reading, and no more waiting
     assert gate.waited_s == spent
+
+
+def test_a_sample_that_finds_no_fast_spell_ends_the_waiting(tmp_path: Path) -> None:
+    """Slow for the whole of a sample's patience: a stretch slow throughout, not a flicker.
+    The process stops waiting there, with most of its allowance unspent."""
+    flicker = [180.0, 100.0, 100.0, 180.0, 100.0, 100.0, 100.0]  # fast in a row at the 7th
+    gate = _gate(tmp_path / "state-wait", flicker + [180.0] * 40, 2.0, 0.01, patience_s=0.1)
+    gate.wait()
+    assert gate.waited_s == pytest.approx(0.07) and not gate.gave_up
+    gate.wait()  # ten slow readings: 0.1 s, and no fast spell
+    assert gate.gave_up and gate.waited_s == pytest.approx(0.17)
+    gate.wait()  # no reading, no waiting
+    assert gate.waited_s == pytest.approx(0.17)
+    assert gate.canary() == 180.0  # the 18th reading: the last wait took none
 
 
 def test_the_gate_comes_with_the_processs_wait_and_the_runs_budget(

@@ -58,8 +58,12 @@ PROCESS_POLL_S = 0.5
 # for 0.11 s of waiting a block; the wholly fast blocks' least samples spread alike (SD of
 # logs 1.87 % and 1.85 %). docs/trust.md, "Each sample waits for the fast state".
 SAMPLE_FAST_READINGS = 10
-# The most one process waits so, over all its samples: a stretch slow for minutes has no
-# flicker to wait for, and the process then samples through it, judged by the canary.
+# The most one sample waits so. A sample that finds no fast spell in that time has met a
+# stretch slow throughout, with no flicker to wait for: its process then samples through
+# it, judged by the canary, rather than wait its whole allowance (2026-11-28: the first
+# gate, with the allowance alone, spent a run's 600 s within two rounds so).
+SAMPLE_PATIENCE_S = 0.2
+# The most one process waits so, over all its samples.
 PROCESS_SAMPLE_WAIT_S = 2.0
 
 
@@ -179,24 +183,33 @@ def _write_ledger(ledger: Path | None, ticks: int) -> None:
 @dataclass
 class SampleGate:
     """Before each sample of a timed process: wait until the canary reads fast `readings`
-    times in a row, spending at most `allowance_s` over the process's samples; what it
-    waited goes to the run's ledger, in whole ticks as it adds up (`close` writes the rest)."""
+    times in a row, spending at most `patience_s` a sample and `allowance_s` over the
+    process's samples, and none after a sample that found no fast spell; what it waited
+    goes to the run's ledger, in whole ticks as it adds up (`close` writes the rest)."""
 
     fast_ns: float  # a canary reading at most this is fast
     allowance_s: float
     ledger: Path | None = None
     readings: int = SAMPLE_FAST_READINGS
+    patience_s: float = SAMPLE_PATIENCE_S
     canary: Callable[[], float] = canary_ns
     clock: Callable[[], float] = time.perf_counter
     waited_s: float = 0.0
+    gave_up: bool = False  # a sample found no fast spell: the process samples on
     _unwritten_s: float = field(default=0.0, init=False)
 
     def wait(self) -> None:
+        if self.gave_up:
+            return
         start, in_a_row, taken = self.clock(), 0, 0
         while in_a_row < self.readings:
             in_a_row = in_a_row + 1 if self.canary() <= self.fast_ns else 0
             taken += 1
-            if self.waited_s + self.clock() - start >= self.allowance_s:
+            waited = self.clock() - start
+            if self.waited_s + waited >= self.allowance_s:
+                break
+            if waited >= self.patience_s and in_a_row < self.readings:
+                self.gave_up = True
                 break
         if taken > self.readings:  # only readings past the least count as waiting
             self._add(self.clock() - start)
