@@ -56,7 +56,7 @@ PROCESS_POLL_S = 0.5
 # blocks of 25 samples of json.dumps as a process takes them, alternately waiting and not,
 # 867 blocks each): wholly fast blocks 60 % -> 97 %, blocks with no fast sample 68 -> 1,
 # for 0.11 s of waiting a block; the wholly fast blocks' least samples spread alike (SD of
-# logs 1.87 % and 1.85 %). docs/trust.md, "Each sample waits for the fast state".
+# logs 1.87 % and 1.85 %). docs/trust.md, both sections "Waiting before each sample".
 SAMPLE_FAST_READINGS = 10
 # The most one sample waits so. A sample that finds no fast spell in that time has met a
 # stretch slow throughout, with no flicker to wait for: its process then samples through
