@@ -387,8 +387,8 @@ def injected_sampling(inner_loops: int, number: int, extra: int) -> tuple[int, f
 
 
 def spin_readings(call_s: float) -> int:
-    """Readings of a call and the canary that size an injected spin: about 10 ms of calls,
-    3 to 15 of them."""
+    """Readings of a sample's calls and a spin that size an injected spin (`call_s` a
+    call): about 10 ms of calls, 3 to 15 readings."""
     return max(3, min(15, round(0.01 / call_s))) if call_s > 0 else 15
 
 
