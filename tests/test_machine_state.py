@@ -193,14 +193,14 @@ def test_each_sample_waits_for_fast_readings_in_a_row(tmp_path: Path) -> None:
     be fast three times in a row. The least readings are not waiting."""
     ledger = tmp_path / "state-wait"
     flickering = [180.0, 100.0, 180.0, 180.0, 100.0, 110.0, 180.0, 100.0, 110.0, 120.0]
-    gate = _gate(ledger, [100.0] * 3 + flickering, 2.0, step_s=0.037)
+    gate = _gate(ledger, [100.0] * 3 + flickering + [180.0] + [100.0] * 3, 2.0, step_s=0.037)
     gate.wait()  # fast at once
     assert gate.waited_s == 0.0
     gate.wait()  # slow, flickers of one and two fast readings, then three in a row
     assert gate.waited_s == pytest.approx(10 * 0.037)
     assert ledger.stat().st_size == 3  # whole tenths of a second, as they add up
-    gate.close()
-    assert ledger.stat().st_size == 4  # the rest (0.07 s), to the nearest tenth
+    gate.wait()  # one slow reading, three fast: 0.148 s, on top of the 0.07 s left over
+    assert ledger.stat().st_size == 5  # waits under a tick add up across samples
 
 
 def test_a_process_stops_waiting_at_its_allowance(tmp_path: Path) -> None:

@@ -589,9 +589,6 @@ class CaseBenchmark:
         folder, clock = notes_folder(), getattr(self, "timer", None)  # timed classes only
         if folder is not None and isinstance(clock, CanaryClock):
             note_canary(folder, *self._noted, clock)
-        gate = sample_gate()
-        if gate is not None:
-            gate.close()  # the ledger gets what the samples waited
 
     def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:
         """Prepare the pair; return why it is skipped, or None when it is ready."""

@@ -185,7 +185,9 @@ class SampleGate:
     """Before each sample of a timed process: wait until the canary reads fast `readings`
     times in a row, spending at most `patience_s` a sample and `allowance_s` over the
     process's samples, and none after a sample that found no fast spell; what it waited
-    goes to the run's ledger, in whole ticks as it adds up (`close` writes the rest)."""
+    goes to the run's ledger in whole ticks as it adds up. asv tears a process down after
+    each sample, so a rest rounded there would drop every wait under 0.05 s; the last
+    part of a tick a process waited is left out instead."""
 
     fast_ns: float  # a canary reading at most this is fast
     allowance_s: float
@@ -221,11 +223,6 @@ class SampleGate:
         if ticks:
             _write_ledger(self.ledger, ticks)
             self._unwritten_s -= ticks / LEDGER_TICKS_PER_S
-
-    def close(self) -> None:
-        """Write what is left of the waiting to the ledger, to the nearest tick."""
-        _write_ledger(self.ledger, round(self._unwritten_s * LEDGER_TICKS_PER_S))
-        self._unwritten_s = 0.0
 
 
 def wait_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
