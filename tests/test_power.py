@@ -96,6 +96,10 @@ def test_the_calls_that_size_a_spin_are_timed_as_a_sample_times_them() -> None:
     assert cases._calls_ns(lambda: seen.append(gc.isenabled()), 3) > 0
     # The sample's calls back to back, the collector off for them, then on again.
     assert seen == [False] * 3 and gc.isenabled()
+    seen.clear()
+    # Where the sample has its warm call, one untimed call first: 1 + 3 made.
+    assert cases._calls_ns(lambda: seen.append(gc.isenabled()), 3, warm=True) > 0
+    assert seen == [False] * 4 and gc.isenabled()
 
 
 def test_an_injected_pair_keeps_the_plain_sampling(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,8 +137,9 @@ def test_the_extra_work_falls_inside_each_sample_and_is_not_counted(
         events.clear()
         timer = timeit.Timer("events.append('body')", timer=clock, globals={"events": events})
         timer.repeat(repeat=2, number=3)
-        # Made after each sample's start is read and before its end: timed, not divided by.
-        assert events == ["extra", "extra", "spin 5", "body", "body", "body"] * 2
+        # Made after each sample's calls, before its end is read: timed, not divided by,
+        # and the sample's own calls follow what a plain sample's follow.
+        assert events == ["body", "body", "body", "extra", "extra", "spin 5"] * 2
 
 
 def test_an_arm_is_judged_by_compares_rule(tmp_path: Path) -> None:

@@ -147,9 +147,10 @@ def spin_loops_for(
 @dataclass(frozen=True)
 class Extra:
     """Work a sample does beyond its bodies' and its timer does not count: an injected
-    slowdown (serkit.suite.cases.INJECT_ENV), done right after the sample's start is read.
-    Whole calls of the pair, then `spin_loops` of the canary's arithmetic for the part of
-    a call that whole calls cannot make, so that the sample keeps the plain run's calls."""
+    slowdown (serkit.suite.cases.INJECT_ENV), done after the sample's calls, right before
+    its end is read, so that they follow the warm call as a plain sample's do. Whole calls
+    of the pair, then `spin_loops` of the canary's arithmetic for the part of a call that
+    whole calls cannot make, so that the sample keeps the plain run's calls."""
 
     call: Callable[[], object]
     calls: int
@@ -240,9 +241,9 @@ class CanaryClock:
                 self._warm()
             start = clock() / loops
             self._started = (start, before, memory_before)
-            if self._extra is not None:
-                self._extra.make()
             return start
+        if self._extra is not None:
+            self._extra.make()
         end = clock() / loops
         after = canary_ns()
         memory_after = memory_canary_ns()

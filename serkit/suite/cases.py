@@ -392,15 +392,19 @@ def spin_readings(call_s: float) -> int:
     return max(3, min(15, round(0.01 / call_s))) if call_s > 0 else 15
 
 
-def _calls_ns(call: Callable[[], object], calls: int) -> float:
+def _calls_ns(call: Callable[[], object], calls: int, warm: bool = False) -> float:
     """`calls` calls back to back, as a sample's bodies make them (the collector off, as in
     timeit: on, it slows a large decode by up to a third, docs/trust.md "Agreement with
-    pyperf"): ns a call. A call right after a spin reads slower than the next ones, so
-    one call alone would size the spin of a many-call sample too long."""
+    pyperf"), after one untimed call where the sample has its warm call: ns a call. A
+    call right after a spin reads slower than the next ones, most of all a long call
+    timed one a sample, so calls timed colder than the sample's would size its spin too
+    long."""
     clock = time.perf_counter_ns
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if warm:
+            call()
         start = clock()
         for _ in itertools.repeat(None, calls):
             call()
@@ -519,11 +523,10 @@ def per_call_timer(inner_loops: int, extra: Extra | None = None) -> Callable[[],
 
     def read() -> float:
         nonlocal started
-        now = clock() / inner_loops
         started = not started
-        if started:  # a sample's start: its extra calls fall inside it
+        if not started:  # a sample's end: its extra calls fall inside it, after its own
             make()
-        return now
+        return clock() / inner_loops
 
     return read
 
@@ -643,21 +646,25 @@ class CaseBenchmark:
             self.number, self.warmup_time = 1, 0.0
         elif (warmup := warmup_from_env()) is not None:
             self.warmup_time = warmup
+        noted = notes_folder() is not None
+        # Under `serkit bench`, the canaries leave the caches cold for a sample's first
+        # call: one untimed call after them warms them again, unless a call is too long
+        # to care.
+        warmed = noted and call_s < LONG_CALL_S
         extra = None
         if (injected := injected_from_env()) is not None:
             calls, share = injected_sampling(self.inner_loops, self.number, injected)
             call = case.operation(self.operation)
-            timed_call = functools.partial(_calls_ns, call, self.inner_loops * self.number)
+            sample_calls = self.inner_loops * self.number
+            timed_call = functools.partial(_calls_ns, call, sample_calls, warmed)
             loops = spin_loops_for(share, timed_call, spin_readings(best)) if share else 0
             # No work to add (an A/A arm): nothing added to the timed path.
             extra = Extra(call, calls, loops) if calls or loops else None
         self.timer = per_call_timer(self.inner_loops, extra)
-        if notes_folder() is not None:
-            # Under `serkit bench`, each sample keeps the canary readings taken around it
-            # (serkit.suite.canary): the machine's speed state when it was taken. The
-            # canaries leave the caches cold for a sample's first call: one untimed call
-            # after them warms them again, unless a call is too long to care.
-            warm = case.operation(self.operation) if call_s < LONG_CALL_S else None
+        if noted:
+            # Each sample keeps the canary readings taken around it (serkit.suite.canary):
+            # the machine's speed state when it was taken.
+            warm = case.operation(self.operation) if warmed else None
             gate = sample_gate()
             self.timer = CanaryClock(
                 self.inner_loops,
