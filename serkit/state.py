@@ -79,14 +79,31 @@ PARTLY_SLOW_WEIGHT = 0.25
 # run here took about 28,000 samples, 40-60 % of them fast.
 RUN_READINGS = 200
 
+# Before each sample, a timed process under `serkit bench` waits for this many canary
+# readings in a row under the slow state (SLOW_FROM times the host's least probe;
+# serkit.suite.state_watch.SampleGate), about 0.2 ms in the fast state. In a flickering
+# slow stretch (2026-11-28, 150 s of blocks of 25 samples of json.dumps as a process takes
+# them, alternately waiting and not, 867 blocks each): wholly fast blocks 60 % -> 97 %,
+# blocks with no fast sample 68 -> 1, for 0.11 s of waiting a block; the wholly fast
+# blocks' least samples spread alike (SD of logs 1.87 % and 1.85 %). docs/trust.md, the
+# sections "Waiting before each sample". Not FAST_LIMIT times the least probe: that least
+# can sit well under a run's fast readings (2026-11-28, another instance: 9.9 µs against
+# readings of 12.0-13.3 µs, deciles 1 and 9), and then no sample found its ten in a row.
+SAMPLE_NOT_SLOW_READINGS = 10
+# The most one sample waits so. A sample that finds no such spell in that time has met a
+# stretch slow throughout, with no flicker to wait for: its process then samples through
+# it, judged by the canary, rather than wait its whole allowance (2026-11-28: the first
+# gate, with the allowance alone, spent a run's 600 s within two rounds so).
+SAMPLE_PATIENCE_S = 0.2
+
 FAST, SLOW, UNCLEAR, UNKNOWN = "fast", "slow", "unclear", "unknown"
 MEMORY_SLOW = "memory-slow"
 # The rule in words, for every view that shows a process's value.
 STATE_RULE = (
     "under serkit bench each timed process first waits while the canary reads the slow "
-    "state, and each of its samples until the canary reads fast ten times in a row (the "
-    "process waits no more once a sample found no fast spell in 0.2 s), within a budget for "
-    "the run; "
+    f"state, and each of its samples until the canary reads under it {SAMPLE_NOT_SLOW_READINGS} "
+    "times in a row (the process waits no more once a sample found no such spell in "
+    f"{SAMPLE_PATIENCE_S:g} s), within a budget for the run; "
     "each process's value is its least sample taken in the machine's fast state (a canary "
     f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
     "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from serkit.files import atomic_write
-from serkit.state import FAST_LIMIT, SLOW, classify
+from serkit.state import SAMPLE_NOT_SLOW_READINGS, SAMPLE_PATIENCE_S, SLOW, SLOW_FROM, classify
 from serkit.suite.budget import seconds_from_env
 from serkit.suite.canary import canary_ns, probe_ns
 
@@ -51,18 +51,6 @@ LEDGER_TICKS_PER_S = 10
 PROCESS_PROBE_READINGS = 100
 PROCESS_WARM_READINGS = 50
 PROCESS_POLL_S = 0.5
-# Before each sample, a timed process waits for this many fast canary readings in a row
-# (about 0.2 ms in the fast state). In a flickering slow stretch (2026-11-28, 150 s of
-# blocks of 25 samples of json.dumps as a process takes them, alternately waiting and not,
-# 867 blocks each): wholly fast blocks 60 % -> 97 %, blocks with no fast sample 68 -> 1,
-# for 0.11 s of waiting a block; the wholly fast blocks' least samples spread alike (SD of
-# logs 1.87 % and 1.85 %). docs/trust.md, both sections "Waiting before each sample".
-SAMPLE_FAST_READINGS = 10
-# The most one sample waits so. A sample that finds no fast spell in that time has met a
-# stretch slow throughout, with no flicker to wait for: its process then samples through
-# it, judged by the canary, rather than wait its whole allowance (2026-11-28: the first
-# gate, with the allowance alone, spent a run's 600 s within two rounds so).
-SAMPLE_PATIENCE_S = 0.2
 # The most one process waits so, over all its samples.
 PROCESS_SAMPLE_WAIT_S = 2.0
 
@@ -182,22 +170,22 @@ def _write_ledger(ledger: Path | None, ticks: int) -> None:
 
 @dataclass
 class SampleGate:
-    """Before each sample of a timed process: wait until the canary reads fast `readings`
-    times in a row, spending at most `patience_s` a sample and `allowance_s` over the
-    process's samples, and none after a sample that found no fast spell; what it waited
-    goes to the run's ledger in whole ticks as it adds up. asv tears a process down after
-    each sample, so a rest rounded there would drop every wait under 0.05 s; the last
-    part of a tick a process waited is left out instead."""
+    """Before each sample of a timed process: wait until the canary reads under the slow
+    state `readings` times in a row, spending at most `patience_s` a sample and
+    `allowance_s` over the process's samples, and none after a sample that found no such
+    spell; what it waited goes to the run's ledger in whole ticks as it adds up. asv
+    tears a process down after each sample, so a rest rounded there would drop every wait
+    under 0.05 s; the last part of a tick a process waited is left out instead."""
 
-    fast_ns: float  # a canary reading at most this is fast
+    slow_ns: float  # a canary reading this or over is the slow state's
     allowance_s: float
     ledger: Path | None = None
-    readings: int = SAMPLE_FAST_READINGS
+    readings: int = SAMPLE_NOT_SLOW_READINGS
     patience_s: float = SAMPLE_PATIENCE_S
     canary: Callable[[], float] = canary_ns
     clock: Callable[[], float] = time.perf_counter
     waited_s: float = 0.0
-    gave_up: bool = False  # a sample found no fast spell: the process samples on
+    gave_up: bool = False  # a sample found no spell under the slow state: it samples on
     _unwritten_s: float = field(default=0.0, init=False)
 
     def wait(self) -> None:
@@ -205,7 +193,7 @@ class SampleGate:
             return
         start, in_a_row, taken = self.clock(), 0, 0
         while in_a_row < self.readings:
-            in_a_row = in_a_row + 1 if self.canary() <= self.fast_ns else 0
+            in_a_row = in_a_row + 1 if self.canary() < self.slow_ns else 0
             taken += 1
             waited = self.clock() - start
             if self.waited_s + waited >= self.allowance_s:
@@ -269,7 +257,7 @@ def _gate_for(watch: StateWatch) -> SampleGate | None:
     left = watch.budget_s - watch.spent_s
     if fast is None or left <= 0:
         return None
-    return SampleGate(FAST_LIMIT * fast, min(PROCESS_SAMPLE_WAIT_S, left), watch.ledger)
+    return SampleGate(SLOW_FROM * fast, min(PROCESS_SAMPLE_WAIT_S, left), watch.ledger)
 
 
 def sample_gate() -> SampleGate | None:
