@@ -88,7 +88,8 @@ RUN_READINGS = 200
 # blocks' least samples spread alike (SD of logs 1.87 % and 1.85 %). docs/trust.md, the
 # sections "Waiting before each sample". Not FAST_LIMIT times the least probe: that least
 # can sit well under a run's fast readings (2026-11-28, another instance: 9.9 µs against
-# readings of 12.0-13.3 µs, deciles 1 and 9), and then no sample found its ten in a row.
+# a run's readings of 12.0-13.3 µs, 5th to 95th percentile), and then no sample found its
+# ten in a row.
 SAMPLE_NOT_SLOW_READINGS = 10
 # The most one sample waits so. A sample that finds no such spell in that time has met a
 # stretch slow throughout, with no flicker to wait for: its process then samples through

@@ -213,11 +213,17 @@ def test_fast_readings_above_the_least_probe_pass_the_gate(tmp_path: Path) -> No
     watch.ratio()  # the least probe: 100
     gate = state_watch._gate_for(watch)
     assert gate is not None
-    gate.readings, gate.canary = 3, readings.__next__
+    now = [0.0]
+
+    def canary() -> float:
+        now[0] += 0.01  # a clock of the gate's own: 10 ms a reading
+        return next(readings)
+
+    gate.readings, gate.canary, gate.clock = 3, canary, lambda: now[0]
     gate.wait()  # 129, 131, 127: under 140 three times in a row
     assert gate.waited_s == 0.0 and not gate.gave_up
     gate.wait()  # 133, then the slow state twice, then three in a row again
-    assert gate.waited_s > 0.0 and not gate.gave_up
+    assert gate.waited_s == pytest.approx(0.06) and not gate.gave_up
     assert next(readings, None) is None
 
 
