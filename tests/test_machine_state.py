@@ -169,7 +169,8 @@ def _gate(
     step_s: float = 0.05,
     patience_s: float = 10.0,
 ) -> state_watch.SampleGate:
-    """A gate whose canary takes `step_s` a reading, on a clock of its own."""
+    """A gate whose canary takes `step_s` a reading, on a clock of its own; a reading of
+    125 or over is the slow state's."""
     now = [0.0]
     given = iter(readings)
 
@@ -188,9 +189,9 @@ def _gate(
     )
 
 
-def test_each_sample_waits_for_fast_readings_in_a_row(tmp_path: Path) -> None:
+def test_each_sample_waits_for_readings_under_the_slow_state_in_a_row(tmp_path: Path) -> None:
     """A fast flicker inside a slow stretch does not let a sample start: the readings must
-    be fast three times in a row. The least readings are not waiting."""
+    be under the slow state three times in a row. The least readings are not waiting."""
     ledger = tmp_path / "state-wait"
     flickering = [180.0, 100.0, 180.0, 180.0, 100.0, 110.0, 180.0, 100.0, 110.0, 120.0]
     gate = _gate(ledger, [100.0] * 3 + flickering + [180.0] + [100.0] * 3, 2.0, step_s=0.037)
@@ -238,7 +239,9 @@ def test_a_process_stops_waiting_at_its_allowance(tmp_path: Path) -> None:
     assert gate.waited_s == spent
 
 
-def test_a_sample_that_finds_no_fast_spell_ends_the_waiting(tmp_path: Path) -> None:
+def test_a_sample_that_finds_no_spell_under_the_slow_state_ends_the_waiting(
+    tmp_path: Path,
+) -> None:
     """Slow for the whole of a sample's patience: a stretch slow throughout, not a flicker.
     The process stops waiting there, with most of its allowance unspent."""
     flicker = [180.0, 100.0, 100.0, 180.0, 100.0, 100.0, 100.0]  # fast in a row at the 7th
