@@ -993,14 +993,22 @@ def test_timed_processes_wait_within_the_runs_budget_and_the_run_says_what_they_
 ) -> None:
     """Each `asv run` hands its processes the run's budget, the host's probes and one
     ledger; what they waited, read from it, is said at the run's end."""
-    from serkit.suite.state_watch import LEDGER_ENV, LEDGER_TICKS_PER_S, PROBE_FILE_ENV, WAIT_ENV
+    from serkit.suite.state_watch import (
+        GATED,
+        LEDGER_ENV,
+        LEDGER_TICKS_PER_S,
+        PROBE_FILE_ENV,
+        WAIT_ENV,
+        WAITED,
+    )
 
     given: list[dict[str, str]] = []
 
     def processes_that_wait(command: list[str], *, env: dict[str, str], **_: Any) -> int:
         given.append(env)
-        with open(env[LEDGER_ENV], "ab") as ledger:  # as StateWatch spends: 2.5 s a run
-            ledger.write(b"." * round(2.5 * LEDGER_TICKS_PER_S))
+        with open(env[LEDGER_ENV], "ab") as ledger:  # 2.5 s a run: 2 s before sampling
+            ledger.write(WAITED * 2 * LEDGER_TICKS_PER_S)
+            ledger.write(GATED * round(0.5 * LEDGER_TICKS_PER_S))  # and 0.5 s at samples
         return 0
 
     _fake_rounds(monkeypatch, tmp_path, SUITE)
@@ -1013,8 +1021,8 @@ def test_timed_processes_wait_within_the_runs_budget_and_the_run_says_what_they_
     assert {env[PROBE_FILE_ENV] for env in given} == {str(tmp_path / ".asv" / "canary-probe.json")}
     err = capsys.readouterr().err
     assert (
-        "waited 5 s in all for the machine's fast state (5 s in its timed processes), of the 300 s"
-        in err
+        "waited 5 s in all for the machine's fast state (5 s in its timed processes: 4 s "
+        "before they sampled, 1 s before single samples), of the 300 s" in err
     )
     # Without a budget, processes are told nothing, and so never probe.
     monkeypatch.setenv(WAIT_ENV, "0")

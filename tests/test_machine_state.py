@@ -202,6 +202,12 @@ def test_each_sample_waits_for_readings_under_the_slow_state_in_a_row(tmp_path: 
     assert ledger.stat().st_size == 3  # whole tenths of a second, as they add up
     gate.wait()  # one slow reading, three fast: 0.148 s, on top of the 0.07 s left over
     assert ledger.stat().st_size == 5  # waits under a tick add up across samples
+    # Marked as a sample's waits, which the run tells from its processes' waits before
+    # they sampled.
+    assert ledger.read_bytes() == state_watch.GATED * 5
+    watch = StateWatch(tmp_path / "probe.json", 60, ledger=ledger)
+    state_watch._write_ledger(ledger, 12)  # a process's wait before it sampled: 1.2 s
+    assert watch.spent_s == pytest.approx(1.7) and watch.gated_s == pytest.approx(0.5)
 
 
 def test_fast_readings_above_the_least_probe_pass_the_gate(tmp_path: Path) -> None:

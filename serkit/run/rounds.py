@@ -475,8 +475,14 @@ def drive(
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     if watch.spent_s:
-        # The run's own waits (before extra rounds) are its watch's; the rest, its processes'.
-        split = f"{watch.spent_s - watch.waited_s:.0f} s in its timed processes"
+        # The run's own waits (before extra rounds) are its watch's; the rest, its processes':
+        # before they sampled, and before single samples.
+        gated = watch.gated_s
+        processes = watch.spent_s - watch.waited_s
+        split = (
+            f"{processes:.0f} s in its timed processes: {processes - gated:.0f} s before "
+            f"they sampled, {gated:.0f} s before single samples"
+        )
         if watch.waited_s:
             split += f", {watch.waited_s:.0f} s before extra rounds"
         print(

@@ -40,8 +40,11 @@ WAIT_ENV = "SERKIT_BENCH_STATE_WAIT"
 PROBE_FILE_ENV = "SERKIT_BENCH_STATE_PROBE"
 LEDGER_ENV = "SERKIT_BENCH_STATE_LEDGER"
 # The ledger holds a byte for each tenth of a second waited: appends of a few bytes never
-# interleave, so processes need no lock to share it.
+# interleave, so processes need no lock to share it. A wait before a process sampled, or
+# before an extra round, writes WAITED; a sample's wait (`SampleGate`) writes GATED, so
+# that a run can say which of the two its time went to.
 LEDGER_TICKS_PER_S = 10
+WAITED, GATED = b".", b":"
 # A timed process probes before it samples: 100 readings, about 2 ms in the fast state,
 # since it does so once for each of a quick run's ~1,600 processes; the median still
 # holds against the fast flickers of a slow stretch (docs/trust.md, "The state flickers").
@@ -93,6 +96,16 @@ class StateWatch:
             return self.waited_s
         try:
             return self.ledger.stat().st_size / LEDGER_TICKS_PER_S
+        except OSError:
+            return 0.0
+
+    @property
+    def gated_s(self) -> float:
+        """Of `spent_s`, what timed processes waited before single samples (`SampleGate`)."""
+        if self.ledger is None:
+            return 0.0
+        try:
+            return self.ledger.read_bytes().count(GATED) / LEDGER_TICKS_PER_S
         except OSError:
             return 0.0
 
@@ -162,10 +175,10 @@ class StateWatch:
         return spent
 
 
-def _write_ledger(ledger: Path | None, ticks: int) -> None:
+def _write_ledger(ledger: Path | None, ticks: int, mark: bytes = WAITED) -> None:
     if ledger is not None and ticks > 0:
         with contextlib.suppress(OSError), open(ledger, "ab") as out:
-            out.write(b"." * ticks)
+            out.write(mark * ticks)
 
 
 @dataclass
@@ -209,7 +222,7 @@ class SampleGate:
         self._unwritten_s += seconds
         ticks = int(self._unwritten_s * LEDGER_TICKS_PER_S + 1e-9)  # 0.3 s is 3 ticks
         if ticks:
-            _write_ledger(self.ledger, ticks)
+            _write_ledger(self.ledger, ticks, GATED)
             self._unwritten_s -= ticks / LEDGER_TICKS_PER_S
 
 
