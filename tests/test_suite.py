@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import gc
 import gzip
+import itertools
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -96,6 +98,39 @@ def test_a_long_first_call_is_the_warm_up_and_asv_skips_its_own(
     long = DumpsLike()
     assert ("orjson", "small-dict") not in long.skip_params
     assert (long.number, long.warmup_time) == (1, 0.0)
+
+
+def test_under_serkit_bench_the_warm_up_is_the_pairs_calls_made_while_preparing_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """asv's warm-up is whole samples, the gate and the canaries around each: under serkit
+    bench the warm-up a run sets is made of the pair's calls in preparing it, and asv
+    makes none."""
+    from serkit.suite.budget import NOTES_ENV
+
+    monkeypatch.delenv(CODECS_ENV, raising=False)
+    monkeypatch.delenv(FIXTURES_ENV, raising=False)
+    monkeypatch.setenv(NOTES_ENV, str(tmp_path))
+    monkeypatch.setenv(WARMUP_ENV, "0.02")
+    warmed: list[tuple[object, float]] = []
+    monkeypatch.setattr(suite, "warm_up", lambda call, seconds: warmed.append((call, seconds)))
+    bench = DumpsLike()
+    assert ("orjson", "small-dict") not in bench.skip_params
+    assert bench.warmup_time == 0.0  # asv's: none
+    ((call, seconds),) = warmed
+    assert seconds == 0.02 and callable(call)
+    monkeypatch.delenv(WARMUP_ENV)  # a full run: asv's own warm-up, serkit's none
+    assert ("orjson", "small-dict") not in DumpsLike().skip_params
+    assert len(warmed) == 1
+
+
+def test_a_warm_up_makes_calls_for_its_time_with_the_collector_off() -> None:
+    collecting: list[bool] = []
+    assert suite.warm_up(lambda: collecting.append(gc.isenabled()), 0.0) == 1  # one at least
+    assert collecting == [False] and gc.isenabled()
+    ticks = itertools.count()  # a clock of its own: a millisecond a reading
+
+    assert suite.warm_up(lambda: None, 0.005, clock=lambda: next(ticks) / 1000) == 5
 
 
 def test_serkit_sizes_a_sample_by_the_calls_it_times_not_by_the_clock_around_them(

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -88,8 +88,25 @@ from serkit.units import plural
 # test that can call a difference (with 5 processes a side, Welch's t on the logs).
 QUICK_ROUNDS = 5
 # Not `-a warmup_time`, which would also give a second warm-up to the long calls that
-# their preparation already warmed up (serkit.suite.cases.WARMED_CALL_S).
-QUICK_WARMUP_S = "0.02"
+# their preparation already warmed up (serkit.suite.cases.WARMED_CALL_S). Seconds of the
+# pair's calls, made while preparing it: so 0.01 s read as asv's 0.02 s of whole samples
+# did (2026-11-28, three quick runs against seven: the values' ratios at the median
+# 0.986-1.007, as between runs with asv's; with no warm-up they read 1.003-1.014), and
+# saved about 2 s a round (docs/trust.md, "A warm-up of calls alone").
+QUICK_WARMUP_S = "0.01"
+
+
+def run_warmup(quick: bool, selection: Mapping[str, str]) -> float | None:
+    """The warm-up a run's timed processes make, in seconds of the pair's calls (the run's
+    WARMUP_ENV, else the quick run's); None where asv warms them up (a full run)."""
+    given = selection.get(WARMUP_ENV) or (QUICK_WARMUP_S if quick else "")
+    return warmup_from_env({WARMUP_ENV: given})
+
+
+def warmup_words(warmup_s: float | None) -> str:
+    return "asv's warm-up" if warmup_s is None else f"{warmup_s:g} s of warm-up"
+
+
 # What one timed pair may cost in the quick run, warm-up included (serkit.suite.budget):
 # a pair over it is timed once, in one process, and shown as a single sample.
 QUICK_BUDGET_S = 2.0
@@ -105,8 +122,8 @@ def _more(sees: float) -> str:
 QUICK_DESCRIPTION = (
     f"every codec's dumps and loads, sizes and fidelity on {', '.join(QUICK_FIXTURES)}; "
     f"{QUICK_ROUNDS} processes of {SAMPLES_PER_PROCESS} samples each per pair "
-    f"({_more(QUICK_SEES)} between runs), 0.02 s of warm-up; a pair predicted to cost over "
-    f"{QUICK_BUDGET_S:g} s is left to --full (with your -b: timed in 1 process)"
+    f"({_more(QUICK_SEES)} between runs), {QUICK_WARMUP_S} s of warm-up; a pair predicted to "
+    f"cost over {QUICK_BUDGET_S:g} s is left to --full (with your -b: timed in 1 process)"
 )
 FULL_DESCRIPTION = (
     f"{LEAST_PROCESSES} to {MOST_PROCESSES} processes of {SAMPLES_PER_PROCESS} samples each "
@@ -460,8 +477,7 @@ def plan_lines(
         sampling = (
             f"{_processes(rounds)} of {SAMPLES_PER_PROCESS} samples, up to {rounds} more "
             f"where the pair is placed too loosely to see a {QUICK_SEES:.0%} change between "
-            "runs; "
-            f"{QUICK_WARMUP_S} s of warm-up"
+            f"runs; {warmup_words(run_warmup(True, os.environ))}"
         )
     else:
         rounds = rounds or FULL_ROUNDS
@@ -469,7 +485,7 @@ def plan_lines(
         sampling = (
             f"{least} to {2 * rounds} processes of {SAMPLES_PER_PROCESS} samples, by its "
             f"spread: after {least}, one more a round while the pair is placed too loosely "
-            f"to see a {FULL_SEES:.0%} change; asv's warm-up"
+            f"to see a {FULL_SEES:.0%} change; {warmup_words(run_warmup(False, os.environ))}"
         )
     waits = wait_budget_s(quick)
     if waits:
