@@ -20,6 +20,7 @@ from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.libraries import companions
 from serkit.run.matrix import EVERY_LIBRARY, counted, environments, newest_set
+from serkit.suite.canary import CANARY_HARNESS
 from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
 from serkit.units import plural
 
@@ -140,11 +141,13 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
 
     def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: object) -> Path:
         seen.update(results=results, machine=machine, pythons=sorted(pythons), shard=run["shard"])
+        seen.update(harness=run["harness"])
         return results
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench, "run", fake_run)
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    monkeypatch.delenv(WARMUP_ENV, raising=False)
     args = ["bench", "--no-report", "--", "--skip-existing", "-b", "Dumps", "--machine", "m1"]
     assert main(args) == 0
     assert seen == {
@@ -156,7 +159,11 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         "machine": "m1",
         "pythons": [CURRENT],
         "shard": None,
+        # What ran around the canary: it moves the canary's reading (serkit.suite.canary).
+        "harness": f"harness {CANARY_HARNESS}, a warm-up of {bench.QUICK_WARMUP_S} s",
     }
+    assert bench.run_warmup(False, {}) is None  # a full run: asv's warm-up
+    assert bench.warmup_words(bench.run_warmup(False, {WARMUP_ENV: "0.01"})) == "0.01 s of warm-up"
 
 
 def test_bench_instructions_asks_the_quick_run_to_count_them(
@@ -202,6 +209,7 @@ def test_bench_runs_one_shard_and_records_it(
     monkeypatch.setattr(bench, "run", fake_run)
     monkeypatch.setattr(bench, "full_plan", lambda extra, plan_=None: full)
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    monkeypatch.delenv(WARMUP_ENV, raising=False)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
     assert main([*argv, "--", "--machine", "kind-1"]) == 0
     chosen = shard_slice(environments((CURRENT,)), Shard(2, 3))
@@ -220,6 +228,7 @@ def test_bench_runs_one_shard_and_records_it(
         "measured_as": "full",  # how, for --skip-measured: the machine's name is not how
         "plan": full.as_record(),  # what the report states it left out
         "state": None,  # no samples, no canary: no machine state to record
+        "harness": f"harness {CANARY_HARNESS}, asv's warm-up",  # a full run: asv warms up
     }
     assert "serkit: machine kind-1, shard 2/3: " in capsys.readouterr().err
 

@@ -420,23 +420,35 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     assert "machine state, last run" in table and "slow state in 83%" in table
 
 
-def _record_host(root: Path, machine: str, hostname: str) -> None:
+HARNESS = "harness 1, a warm-up of 0.02 s"  # as serkit.suite.canary.harness_record says
+
+
+def _record_host(root: Path, machine: str, hostname: str, harness: str | None = HARNESS) -> None:
     """A host record whose one run filed `machine`'s results file."""
     from serkit.results.host_file import HOST_FILE, write_runs
 
     (path,) = (root / machine).glob("*-*.json")
     run = {"hostname": hostname, "kernel": "6.1", "cpu_model": "EPYC", "results": [path.name]}
-    write_runs(root / machine / HOST_FILE, machine, [run])
+    write_runs(root / machine / HOST_FILE, machine, [{**run, "canary_harness": harness}])
 
 
-@pytest.mark.parametrize("hostname_b", ["vm", "another-vm"])
+@pytest.mark.parametrize(
+    ("hostname_b", "harness_b"),
+    [
+        ("vm", HARNESS),
+        ("another-vm", HARNESS),
+        ("vm", "harness 1, a warm-up of 0.01 s"),
+        ("vm", None),
+    ],
+)
 def test_runs_on_one_host_are_compared_at_its_speed_and_never_across_hosts(
-    tmp_path: Path, hostname_b: str
+    tmp_path: Path, hostname_b: str, harness_b: str | None
 ) -> None:
     """Two runs of one code, both fast, but the whole of b's run read 10 % slower, its fast
     canary too (whole runs here read 3-5 % apart, and the canary moved with them). On one
     host, b's values are given at the host's fast canary and agree with a's; on another
-    host, the canary is another CPU's and scales nothing, so the 10 % stands."""
+    host, the canary is another CPU's and scales nothing, so the 10 % stands. So too with
+    another harness around the canary, or none recorded: it moves the canary's reading."""
     from results_factory import per_process_tree
 
     from serkit.compare.comparison import compare
@@ -447,12 +459,13 @@ def test_runs_on_one_host_are_compared_at_its_speed_and_never_across_hosts(
     values = [10e-6 * (1 + 0.001 * i) for i in range(per_run)]
     offset = 1.10
     per_process_tree(tmp_path, [values] * 4, [[v * offset for v in values]] * 4)
-    for machine, factor, hostname in (("a", 1.0, "vm"), ("b", offset, hostname_b)):
+    runs = (("a", 1.0, "vm", HARNESS), ("b", offset, hostname_b, harness_b))
+    for machine, factor, hostname, harness in runs:
         _note_canaries(tmp_path / machine, [v * factor for v in values], [factor] * per_run)
-        _record_host(tmp_path, machine, hostname)
+        _record_host(tmp_path, machine, hostname, harness)
 
     result = compare(read_tree(tmp_path), "a", "b")
-    if hostname_b == "vm":
+    if hostname_b == "vm" and harness_b == HARNESS:
         assert all(p.ratio == pytest.approx(1.0) for p in result.pairs)
         assert not [p for p in result.pairs if p.verdict == SLOWER]
         assert result.states["b"].endswith("values at the host's fast canary: its run's x0.909")

@@ -32,6 +32,7 @@ from serkit.run.sentinel import (
     sentinel_selection,
 )
 from serkit.run.shards import BadShard, Shard
+from serkit.suite.canary import harness_record
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 from serkit.units import plural
 
@@ -304,6 +305,7 @@ def run_bench(args: argparse.Namespace) -> int:
         started_at=started_at,
         plan=kept,
         state=machine_state,
+        harness=harness_record(runner.run_warmup(quick, selection)),
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:

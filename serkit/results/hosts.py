@@ -252,6 +252,7 @@ def record_host(
     started_at: str | None = None,
     plan: Mapping[str, Any] | None = None,
     state: Mapping[str, Any] | None = None,
+    harness: str | None = None,
 ) -> Path:
     """Add this run's host (what `collect` finds) to results_dir/<machine>/serkit-host.yaml.
 
@@ -260,7 +261,8 @@ def record_host(
     any narrowing: serkit.run.points) say what the run measured: a results file's host is
     the run that names it, and two values one run filed had their rounds interleaved
     (serkit.results.host_file.same_run). `plan` says how it sampled and what it left out,
-    `state` how much of it the machine spent in its slow state (serkit.state).
+    `state` how much of it the machine spent in its slow state (serkit.state), `harness`
+    what its timed processes ran around the canary (serkit.suite.canary.harness_record).
     """
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -278,6 +280,7 @@ def record_host(
         "started_at": started_at,
         "plan": dict(plan) if plan else None,
         "state": dict(state) if state else None,
+        "canary_harness": harness,
         **collect(pythons),
     }
     write_runs(path, machine, merge_runs([earlier, [run]]))

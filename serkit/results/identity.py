@@ -178,14 +178,17 @@ def host_id(path: Path = Path("/etc/machine-id")) -> str | None:
 
 def speed_host(run: Mapping[str, Any]) -> str | None:
     """Who a run's canary speaks for: its hostname, machine id and identity (`same_host`),
-    as one key; runs with one key ran on one host, whose canary readings may scale each
-    other's values (serkit.state.RunSpeed). None where the run recorded no identity.
+    and the harness its processes ran around the canary (serkit.suite.canary.
+    CANARY_HARNESS), as one key; runs with one key ran on one host, whose canary readings
+    may scale each other's values (serkit.state.RunSpeed). None where the run recorded no
+    identity.
 
     Stricter than `same_host`, which a CI runner's fresh VM of one image passes: the same
     image on another VM is another host for the canary."""
     if not _known(run.get("kernel")) or not _known(run.get("hostname")):
         return None
-    fields = ("hostname", "host_id", *HARDWARE_FIELDS, *IDENTITY_FIELDS)
+    # And its harness: what ran around the canary moves its reading too.
+    fields = ("hostname", "host_id", *HARDWARE_FIELDS, *IDENTITY_FIELDS, "canary_harness")
     return json.dumps([run.get(f) for f in fields], default=str)
 
 

@@ -164,6 +164,25 @@ class Extra:
             spin(self.spin_loops)
 
 
+# What a timed process runs around its canary readings under `serkit bench`, by version.
+# A change there moves the canary's own reading, as a change of the machine would: the
+# sample gate of 2026-11-28 made runs read their fast canary 2.7 % slower, and runs
+# without a warm-up read it 3 % faster (docs/trust.md). A host's runs scale each other's
+# values by their fast canaries (serkit.state.RunSpeed), so only runs that record one
+# harness are read as one host's (serkit.results.identity.speed_host). Runs recorded
+# before it have none: they are read together, apart from every later one.
+# 1: the gate (under 1.4x the host's least probe, ten readings in a row), a warm call
+#    before each sample, and the warm-up made of the pair's calls while preparing it.
+CANARY_HARNESS = 1
+
+
+def harness_record(warmup_s: float | None) -> str:
+    """What a run records of its harness: CANARY_HARNESS and the warm-up its processes
+    made (serkit's, in seconds of the pair's calls; asv's where serkit made none)."""
+    warmup = "asv's warm-up" if warmup_s is None else f"a warm-up of {warmup_s:g} s"
+    return f"harness {CANARY_HARNESS}, {warmup}"
+
+
 # The canary's fast reading on serkit's VM (2 vCPUs, docs/trust.md), in ns, by CPython
 # version: the least of 60 probes each, 2026-11-27. The pure-Python loop runs 1.4x apart
 # across these Pythons where C codecs do not, so each is scaled by its own.

@@ -49,7 +49,8 @@ from serkit.run.runner import asv, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.budget import NOTES_ENV
-from serkit.suite.cases import prepare
+from serkit.suite.canary import harness_record
+from serkit.suite.cases import prepare, warmup_from_env
 
 TOLERANCE = 0.10
 TIMEIT, PYPERF = "timeit", "pyperf"
@@ -248,7 +249,15 @@ class ScratchSuite:
             atomic_write(target / path.name, json.dumps(data).encode())
         if not (into / BENCHMARKS_FILE).exists():
             atomic_write(into / BENCHMARKS_FILE, (self.results / BENCHMARKS_FILE).read_bytes())
-        record_host(into, machine, commit=self.commit, filed=filed, measured_as=measured_as)
+        warmup = warmup_from_env(self.env)  # serkit's own where the suite's env sets one
+        record_host(
+            into,
+            machine,
+            commit=self.commit,
+            filed=filed,
+            measured_as=measured_as,
+            harness=harness_record(warmup),
+        )
 
     def run_round(
         self,
