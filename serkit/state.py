@@ -60,6 +60,12 @@ SLOW_FROM = 1.40
 # The memory canary's fast limit: in samples the first canary called fast, its readings
 # spread 0.95-1.20x its reference (deciles 1 and 9).
 MEMORY_FAST_LIMIT = 1.15
+# Where the memory canary's own fast readings spread more than this (decile 9 over decile 1),
+# it cannot tell one sample held up by others from its ordinary readings, and no sample is
+# called memory-slow (`StateShare.memory_judged`): on the first instance of serkit's VM
+# they spread 1.26x, on a second 1.53-1.58x, where 73-77 % of fast samples read over the
+# limit above (2026-11-28, docs/trust.md).
+MEMORY_SPREAD_LIMIT = 1.4
 # Two runs whose memory canaries' fastest readings differ by more than this are said to
 # differ as machines (`memory_shift`).
 MEMORY_SHIFT = 0.05
@@ -264,6 +270,14 @@ class StateShare:
     # What the runs' timed processes waited for the fast state before sampling, seconds
     # (serkit.suite.state_watch).
     waited_s: float = 0.0
+    # The memory canary's fast readings' spread, decile 9 over decile 1; None without them.
+    memory_spread: float | None = None
+
+    @property
+    def memory_judged(self) -> bool:
+        """Whether the memory canary's readings are steady enough here to call a sample
+        memory-slow (MEMORY_SPREAD_LIMIT); so too where too few say how they spread."""
+        return self.memory_spread is None or self.memory_spread <= MEMORY_SPREAD_LIMIT
 
     @property
     def slow_share(self) -> float:
@@ -277,8 +291,9 @@ class StateShare:
             "unclear": self.unclear,
             "slow_factor": round(self.slow_factor, 3) if self.slow_factor else None,
             "fast_canary_ns": round(reference_ns) if reference_ns else None,
-            "memory_slow": self.memory_slow,
+            "memory_slow": self.memory_slow if self.memory_judged else None,
             "fast_memory_canary_ns": round(self.memory_fast_ns) if self.memory_fast_ns else None,
+            "memory_spread": round(self.memory_spread, 3) if self.memory_spread else None,
             "waited_s": round(self.waited_s, 1),
             "in_words": self.in_words(),
         }
@@ -286,11 +301,14 @@ class StateShare:
     def in_words(self) -> str:
         if not self.samples:
             return "machine state unknown (no canary recorded)"
-        memory = (
-            f"; memory slow in {self.memory_slow / self.samples:.0%} (fast by the canary)"
-            if self.memory_slow
-            else ""
-        )
+        memory = ""
+        if not self.memory_judged:
+            memory = (
+                f"; memory canary too scattered here to judge samples (x{self.memory_spread:.2f} "
+                "from its 1st decile to its 9th)"
+            )
+        elif self.memory_slow:
+            memory = f"; memory slow in {self.memory_slow / self.samples:.0%} (fast by the canary)"
         waited = (
             f"; its processes waited {self.waited_s:.0f} s in all for the fast state"
             if self.waited_s >= 0.5
@@ -337,8 +355,22 @@ def state_share(
     factor = statistics.median(slow) if slow else None
     known = sum(1 for s in states if s != UNKNOWN)
     return StateShare(
-        known, len(slow), states.count(UNCLEAR), factor, states.count(MEMORY_SLOW), memory_ref
+        known,
+        len(slow),
+        states.count(UNCLEAR),
+        factor,
+        states.count(MEMORY_SLOW),
+        memory_ref,
+        memory_spread=_decile_spread(fast_memory),
     )
+
+
+def _decile_spread(readings: Sequence[float]) -> float | None:
+    """Decile 9 over decile 1 of `readings`; None under ten of them."""
+    if len(readings) < 10:
+        return None
+    deciles = statistics.quantiles(readings, n=10)
+    return deciles[-1] / deciles[0] if deciles[0] > 0 else None
 
 
 def memory_shift(a: StateShare, b: StateShare) -> str | None:

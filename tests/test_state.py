@@ -28,6 +28,7 @@ from serkit.state import (
     FROM_FAST,
     MEMORY_FAST_LIMIT,
     MEMORY_SLOW,
+    MEMORY_SPREAD_LIMIT,
     PARTLY_SLOW_WEIGHT,
     RAW,
     RUN_READINGS,
@@ -187,6 +188,26 @@ def test_the_share_of_the_slow_state_is_said_in_words() -> None:
     assert memory.in_words() == (
         "fast state throughout (4 samples); memory slow in 25% (fast by the canary)"
     )
+
+
+def test_a_memory_canary_too_scattered_to_judge_samples_calls_none_memory_slow() -> None:
+    """On another instance the memory canary's fast readings spread 1.53x from decile 1 to
+    9, and three samples in four read over its limit: it cannot tell a sample held up by
+    others there, and says so instead of a share."""
+    scattered = [MEMORY_REF * (1 + i / 20) for i in range(21)]  # 1.0x to 2.0x
+    share = state_share([REF] * 21, REF, scattered)
+    assert share.memory_spread is not None and share.memory_spread > MEMORY_SPREAD_LIMIT
+    assert not share.memory_judged and share.memory_slow > 0  # counted, not claimed
+    assert share.in_words() == (
+        "fast state throughout (21 samples); memory canary too scattered here to judge "
+        "samples (x1.83 from its 1st decile to its 9th)"
+    )
+    assert share.as_record(REF)["memory_slow"] is None
+    steady = [MEMORY_REF * (1 + i / 200) for i in range(20)] + [MEMORY_REF * 1.5]
+    judged = state_share([REF] * 21, REF, steady)
+    assert judged.memory_judged and judged.memory_slow == 1
+    assert "memory slow in 5%" in judged.in_words()
+    assert judged.as_record(REF)["memory_slow"] == 1
 
 
 def test_what_a_runs_processes_waited_for_the_fast_state_is_said_with_its_state(
