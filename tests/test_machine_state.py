@@ -15,7 +15,7 @@ from serkit.run.machine_state import (
     wait_budget_s,
 )
 from serkit.suite import state_watch
-from serkit.suite.state_watch import LEDGER_ENV, WAIT_ENV, StateWatch, process_watch
+from serkit.suite.state_watch import LEDGER_ENV, POLL_S, WAIT_ENV, StateWatch, process_watch
 
 
 def _watch(tmp_path: Path, readings: list[float], budget_s: float) -> tuple[StateWatch, list[str]]:
@@ -48,6 +48,45 @@ def test_the_wait_stops_at_its_budget_and_says_so(tmp_path: Path) -> None:
     assert said[-1].startswith("serkit: still slow after 5 s (x1.80): extra round 1 measures")
     watch.wait_for_fast("extra round 2")  # the budget is spent: no more waiting
     assert "are spent" in said[-1] and watch.waited_s == 5
+
+
+@pytest.mark.parametrize("fresh_ns", [120.0, 180.0, None])
+def test_a_process_slow_where_a_new_interpreter_is_not_does_not_wait(
+    tmp_path: Path, fresh_ns: float | None
+) -> None:
+    """Every process one asv server forked read 1.4-1.9x while new interpreters read 1.2x:
+    the slowness was that process tree's, and no wait would end it. Such a process samples
+    at once, counted for its run, and with no gate before its samples. A new interpreter
+    slow too (the machine's state), or one that cannot run, leaves the wait as it was."""
+    ledger = tmp_path / "state-wait"
+    slept: list[float] = []
+    said: list[str] = []
+    readings = iter([100.0, 180.0, 102.0])
+    watch = StateWatch(
+        tmp_path / "probe.json",
+        60,
+        probe=readings.__next__,
+        sleep=slept.append,
+        say=said.append,
+        ledger=ledger,
+        fresh=lambda: fresh_ns,
+    )
+    watch.ratio()  # the host's fast reading: 100
+    watch.wait_for_fast("a timed process")
+    if fresh_ns == 120.0:
+        assert slept == [] and watch.tree_slow and watch.tree_slow_processes == 1
+        assert "where a new interpreter does not" in said[0]
+        assert state_watch._gate_for(watch) is None  # no spell would come for its samples
+        assert watch.spent_s == 0.0
+    else:
+        assert slept == [POLL_S] and not watch.tree_slow and watch.tree_slow_processes == 0
+        assert state_watch._gate_for(watch) is not None
+
+
+def test_a_new_interpreter_probes_with_the_canarys_own_code() -> None:
+    probe = state_watch.fresh_probe_ns()
+    assert probe is not None and probe > 0
+    assert state_watch.fresh_probe_ns(python="/nonexistent/python") is None
 
 
 def test_the_fast_reading_is_kept_for_the_next_run(tmp_path: Path) -> None:

@@ -490,6 +490,13 @@ def drive(
             f"of the {watch.budget_s:.0f} s this run may wait ({WAIT_ENV})",
             file=sys.stderr,
         )
+    if alone := watch.tree_slow_processes:
+        print(
+            f"serkit: {alone} timed process{'' if alone == 1 else 'es'} read the slow state "
+            "where a new interpreter read the fast one: the slowness was their asv server's, "
+            "not the machine's, so they sampled without waiting, judged by the canary",
+            file=sys.stderr,
+        )
     state_path.unlink(missing_ok=True)
     shutil.rmtree(state.notes, ignore_errors=True)
     return status

@@ -17,11 +17,14 @@ budget is the run's, not each process's.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import platform
 import socket
+import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,7 +33,7 @@ from pathlib import Path
 from serkit.files import atomic_write
 from serkit.state import SAMPLE_NOT_SLOW_READINGS, SAMPLE_PATIENCE_S, SLOW, SLOW_FROM, classify
 from serkit.suite.budget import seconds_from_env
-from serkit.suite.canary import canary_ns, probe_ns
+from serkit.suite.canary import CANARY_LOOPS, canary_ns, probe_ns
 
 POLL_S = 3.0
 # The most a run waits for the fast state, over all its processes and extra rounds; the
@@ -59,6 +62,14 @@ PROCESS_WARM_READINGS = 50
 PROCESS_POLL_S = 0.1
 # The most one process waits so, over all its samples.
 PROCESS_SAMPLE_WAIT_S = 2.0
+# A timed process whose probe reads the slow state asks a new interpreter of its Python to
+# probe too. On 2026-11-28 every process one asv server forked read 1.43-1.94x the host's
+# least probe for over 7 minutes, while new interpreters read 1.18-1.29x it: the slowness
+# was that process tree's, not the machine's, and waiting for it spent the run's whole
+# budget. A process slow where a new interpreter is not samples at once, judged by the
+# canary, and counts itself in the file beside the ledger with this suffix.
+FRESH_PROBE_TIMEOUT_S = 10.0
+TREE_SLOW_SUFFIX = ".tree-slow"
 
 
 def _key() -> str:
@@ -68,6 +79,32 @@ def _key() -> str:
 def process_probe_ns() -> float:
     """A timed process's probe: the median of PROCESS_PROBE_READINGS canary readings (ns)."""
     return probe_ns(PROCESS_PROBE_READINGS, left_out=PROCESS_WARM_READINGS)
+
+
+def fresh_probe_ns(python: str = sys.executable) -> float | None:
+    """A timed process's probe taken by a new interpreter of `python` (ns): the canary's own
+    source, run without site or serkit, so in about 20 ms. None where it could not run."""
+    code = "\n".join(
+        (
+            "import time",
+            f"CANARY_LOOPS = {CANARY_LOOPS}",
+            textwrap.dedent(inspect.getsource(canary_ns)),
+            f"for _ in range({PROCESS_WARM_READINGS}): canary_ns()",
+            f"taken = sorted(canary_ns() for _ in range({PROCESS_PROBE_READINGS}))",
+            "print(taken[len(taken) // 2])",
+        )
+    )
+    try:
+        done = subprocess.run(
+            [python, "-I", "-S", "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=FRESH_PROBE_TIMEOUT_S,
+            check=True,
+        )
+        return float(done.stdout.strip())
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
 
 
 @dataclass
@@ -82,7 +119,11 @@ class StateWatch:
     say: Callable[[str], None] = lambda line: print(line, file=sys.stderr)
     ledger: Path | None = None
     poll_s: float = POLL_S
+    # A probe by a new interpreter, where the watch's own probe reads slow (a timed
+    # process's: `fresh_probe_ns`); None: the watch's probe alone judges.
+    fresh: Callable[[], float | None] | None = None
     waited_s: float = 0.0  # by this watch
+    tree_slow: bool = False  # its probe read slow where a new interpreter's did not
     _fast: float | None = field(default=None, init=False)
 
     def _known(self) -> dict[str, float]:
@@ -111,6 +152,28 @@ class StateWatch:
             return self.ledger.read_bytes().count(GATED) / LEDGER_TICKS_PER_S
         except OSError:
             return 0.0
+
+    @property
+    def tree_slow_processes(self) -> int:
+        """How many processes sharing the ledger found the slow state theirs alone."""
+        if self.ledger is None:
+            return 0
+        try:
+            return (self.ledger.parent / (self.ledger.name + TREE_SLOW_SUFFIX)).stat().st_size
+        except OSError:
+            return 0
+
+    def _slow_here_only(self) -> bool:
+        """Whether a new interpreter reads the machine's fast state where this watch's
+        probe read its slow state (noted once, for the run to count)."""
+        now = self.fresh() if self.fresh is not None else None
+        fast = self.fast_ns()
+        if now is None or not fast or classify(now / fast, 1.0) == SLOW:
+            return False
+        self.tree_slow = True
+        if self.ledger is not None:
+            _write_ledger(self.ledger.parent / (self.ledger.name + TREE_SLOW_SUFFIX), 1)
+        return True
 
     def _spend(self, seconds: float) -> None:
         self.waited_s += seconds
@@ -154,6 +217,12 @@ class StateWatch:
                 f"serkit: {what} runs in the machine's slow state (canary x{slow:.2f} its fast "
                 f"reading): the {self.budget_s:.0f} s this run may wait for the fast state are "
                 "spent; its samples are judged by the canary"
+            )
+            return 0.0
+        if self._slow_here_only():
+            self.say(
+                f"serkit: {what} reads the slow state (canary x{slow:.2f} its fast reading) "
+                "where a new interpreter does not: the slowness is its own, and it does not wait"
             )
             return 0.0
         self.say(
@@ -247,6 +316,7 @@ def process_watch(environ: Mapping[str, str] = os.environ) -> StateWatch | None:
         say=lambda line: None,  # the run says what its processes waited, from the ledger
         ledger=Path(ledger),
         poll_s=PROCESS_POLL_S,
+        fresh=fresh_probe_ns,
     )
 
 
@@ -271,7 +341,7 @@ _gate: list[SampleGate | None] = []  # once a process, made with its first wait
 def _gate_for(watch: StateWatch) -> SampleGate | None:
     fast = watch.fast_ns()
     left = watch.budget_s - watch.spent_s
-    if fast is None or left <= 0:
+    if fast is None or left <= 0 or watch.tree_slow:  # no spell would come: its own state
         return None
     return SampleGate(SLOW_FROM * fast, min(PROCESS_SAMPLE_WAIT_S, left), watch.ledger)
 
