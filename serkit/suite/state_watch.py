@@ -146,22 +146,19 @@ class StateWatch:
     @property
     def gated_s(self) -> float:
         """Of `spent_s`, what timed processes waited before single samples (`SampleGate`)."""
-        if self.ledger is None:
-            return 0.0
-        try:
-            return self.ledger.read_bytes().count(GATED) / LEDGER_TICKS_PER_S
-        except OSError:
-            return 0.0
+        return _read_bytes(self.ledger).count(GATED) / LEDGER_TICKS_PER_S
 
     @property
     def tree_slow_processes(self) -> int:
         """How many processes sharing the ledger found the slow state theirs alone."""
-        if self.ledger is None:
-            return 0
-        try:
-            return (self.ledger.parent / (self.ledger.name + TREE_SLOW_SUFFIX)).stat().st_size
-        except OSError:
-            return 0
+        return len(_read_bytes(self._tree_slow_file()))
+
+    def _tree_slow_file(self) -> Path | None:
+        return (
+            None
+            if self.ledger is None
+            else self.ledger.with_name(self.ledger.name + TREE_SLOW_SUFFIX)
+        )
 
     def _slow_here_only(self) -> bool:
         """Whether a new interpreter reads the machine's fast state where this watch's
@@ -171,8 +168,7 @@ class StateWatch:
         if now is None or not fast or classify(now / fast, 1.0) == SLOW:
             return False
         self.tree_slow = True
-        if self.ledger is not None:
-            _write_ledger(self.ledger.parent / (self.ledger.name + TREE_SLOW_SUFFIX), 1)
+        _write_ledger(self._tree_slow_file(), 1)
         return True
 
     def _spend(self, seconds: float) -> None:
@@ -245,6 +241,14 @@ class StateWatch:
                 "the slow state; its samples are judged by the canary"
             )
         return spent
+
+
+def _read_bytes(path: Path | None) -> bytes:
+    """A ledger's bytes; none where there is no ledger yet."""
+    try:
+        return path.read_bytes() if path is not None else b""
+    except OSError:
+        return b""
 
 
 def _write_ledger(ledger: Path | None, ticks: int, mark: bytes = WAITED) -> None:
