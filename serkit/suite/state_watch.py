@@ -64,7 +64,7 @@ PROCESS_POLL_S = 0.1
 PROCESS_SAMPLE_WAIT_S = 2.0
 # A timed process whose probe reads the slow state asks a new interpreter of its Python to
 # probe too. On 2026-11-28 every process one asv server forked read 1.43-1.94x the host's
-# least probe for over 7 minutes, while new interpreters read 1.18-1.29x it: the slowness
+# least probe for 9 minutes, while new interpreters read 1.18-1.29x it: the slowness
 # was that process tree's, not the machine's, and waiting for it spent the run's whole
 # budget. A process slow where a new interpreter is not samples at once, judged by the
 # canary, and counts itself in the file beside the ledger with this suffix.
@@ -83,7 +83,7 @@ def process_probe_ns() -> float:
 
 def fresh_probe_ns(python: str = sys.executable) -> float | None:
     """A timed process's probe taken by a new interpreter of `python` (ns): the canary's own
-    source, run without site or serkit, so in about 20 ms. None where it could not run."""
+    source, run without site or serkit, so in about 11 ms. None where it could not run."""
     code = "\n".join(
         (
             "import time",
