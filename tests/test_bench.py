@@ -1007,7 +1007,7 @@ def test_timed_processes_wait_within_the_runs_budget_and_the_run_says_what_they_
         LEDGER_ENV,
         LEDGER_TICKS_PER_S,
         PROBE_FILE_ENV,
-        TREE_SLOW_SUFFIX,
+        SLOW_ALONE_SUFFIX,
         WAIT_ENV,
         WAITED,
     )
@@ -1019,7 +1019,7 @@ def test_timed_processes_wait_within_the_runs_budget_and_the_run_says_what_they_
         with open(env[LEDGER_ENV], "ab") as ledger:  # 2.5 s a run: 2 s before sampling
             ledger.write(WAITED * 2 * LEDGER_TICKS_PER_S)
             ledger.write(GATED * round(0.5 * LEDGER_TICKS_PER_S))  # and 0.5 s at samples
-        with open(env[LEDGER_ENV] + TREE_SLOW_SUFFIX, "ab") as alone:  # slow by themselves
+        with open(env[LEDGER_ENV] + SLOW_ALONE_SUFFIX, "ab") as alone:  # slow by themselves
             alone.write(b"!")
         return 0
 
@@ -1038,7 +1038,7 @@ def test_timed_processes_wait_within_the_runs_budget_and_the_run_says_what_they_
     )
     assert (
         "2 timed processes read the slow state where a new interpreter read the fast one: the "
-        "slowness was their asv server's" in err
+        "slowness was their own, not the machine's" in err
     )
     # Without a budget, processes are told nothing, and so never probe.
     monkeypatch.setenv(WAIT_ENV, "0")

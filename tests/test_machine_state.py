@@ -54,10 +54,10 @@ def test_the_wait_stops_at_its_budget_and_says_so(tmp_path: Path) -> None:
 def test_a_process_slow_where_a_new_interpreter_is_not_does_not_wait(
     tmp_path: Path, fresh_ns: float | None
 ) -> None:
-    """Every process one asv server forked read 1.4-1.9x while new interpreters read 1.2x:
-    the slowness was that process tree's, and no wait would end it. Such a process samples
-    at once, counted for its run, and with no gate before its samples. A new interpreter
-    slow too (the machine's state), or one that cannot run, leaves the wait as it was."""
+    """A timed process read 1.4-1.9x for minutes while new interpreters read 1.2x: the
+    slowness was its own, and no wait would end it. Such a process samples at once,
+    counted for its run, and with no gate before its samples. A new interpreter slow too
+    (the machine's state), or one that cannot run, leaves the wait as it was."""
     ledger = tmp_path / "state-wait"
     slept: list[float] = []
     said: list[str] = []
@@ -74,12 +74,12 @@ def test_a_process_slow_where_a_new_interpreter_is_not_does_not_wait(
     watch.ratio()  # the host's fast reading: 100
     watch.wait_for_fast("a timed process")
     if fresh_ns == 120.0:
-        assert slept == [] and watch.tree_slow and watch.tree_slow_processes == 1
+        assert slept == [] and watch.slow_alone and watch.slow_alone_processes == 1
         assert "where a new interpreter does not" in said[0]
         assert state_watch._gate_for(watch) is None  # no spell would come for its samples
         assert watch.spent_s == 0.0
     else:
-        assert slept == [POLL_S] and not watch.tree_slow and watch.tree_slow_processes == 0
+        assert slept == [POLL_S] and not watch.slow_alone and watch.slow_alone_processes == 0
         assert state_watch._gate_for(watch) is not None
 
 

@@ -490,11 +490,11 @@ def drive(
             f"of the {watch.budget_s:.0f} s this run may wait ({WAIT_ENV})",
             file=sys.stderr,
         )
-    if alone := watch.tree_slow_processes:
+    if alone := watch.slow_alone_processes:
         print(
             f"serkit: {alone} timed process{'' if alone == 1 else 'es'} read the slow state "
-            "where a new interpreter read the fast one: the slowness was their asv server's, "
-            "not the machine's, so they sampled without waiting, judged by the canary",
+            "where a new interpreter read the fast one: the slowness was their own, not the "
+            "machine's, so they sampled without waiting, judged by the canary",
             file=sys.stderr,
         )
     state_path.unlink(missing_ok=True)

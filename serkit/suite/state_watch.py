@@ -63,13 +63,14 @@ PROCESS_POLL_S = 0.1
 # The most one process waits so, over all its samples.
 PROCESS_SAMPLE_WAIT_S = 2.0
 # A timed process whose probe reads the slow state asks a new interpreter of its Python to
-# probe too. On 2026-11-28 every process one asv server forked read 1.43-1.94x the host's
-# least probe for 9 minutes, while new interpreters read 1.18-1.29x it: the slowness
-# was that process tree's, not the machine's, and waiting for it spent the run's whole
-# budget. A process slow where a new interpreter is not samples at once, judged by the
+# probe too. On 2026-11-28 the timed processes of one `asv run` waited for 9 minutes, one
+# after another, the run's whole budget: one of them read 1.43-1.94x the host's least
+# probe for minutes while new interpreters read 1.18-1.29x it, and the next `asv run`
+# waited none. Waiting does not end a slowness that is the process's own, not the
+# machine's: a process slow where a new interpreter is not samples at once, judged by the
 # canary, and counts itself in the file beside the ledger with this suffix.
 FRESH_PROBE_TIMEOUT_S = 10.0
-TREE_SLOW_SUFFIX = ".tree-slow"
+SLOW_ALONE_SUFFIX = ".slow-alone"
 
 
 def _key() -> str:
@@ -123,7 +124,7 @@ class StateWatch:
     # process's: `fresh_probe_ns`); None: the watch's probe alone judges.
     fresh: Callable[[], float | None] | None = None
     waited_s: float = 0.0  # by this watch
-    tree_slow: bool = False  # its probe read slow where a new interpreter's did not
+    slow_alone: bool = False  # its probe read slow where a new interpreter's did not
     _fast: float | None = field(default=None, init=False)
 
     def _known(self) -> dict[str, float]:
@@ -149,15 +150,15 @@ class StateWatch:
         return _read_bytes(self.ledger).count(GATED) / LEDGER_TICKS_PER_S
 
     @property
-    def tree_slow_processes(self) -> int:
+    def slow_alone_processes(self) -> int:
         """How many processes sharing the ledger found the slow state theirs alone."""
-        return len(_read_bytes(self._tree_slow_file()))
+        return len(_read_bytes(self._slow_alone_file()))
 
-    def _tree_slow_file(self) -> Path | None:
+    def _slow_alone_file(self) -> Path | None:
         return (
             None
             if self.ledger is None
-            else self.ledger.with_name(self.ledger.name + TREE_SLOW_SUFFIX)
+            else self.ledger.with_name(self.ledger.name + SLOW_ALONE_SUFFIX)
         )
 
     def _slow_here_only(self) -> bool:
@@ -167,8 +168,8 @@ class StateWatch:
         fast = self.fast_ns()
         if now is None or not fast or classify(now / fast, 1.0) == SLOW:
             return False
-        self.tree_slow = True
-        _write_ledger(self._tree_slow_file(), 1)
+        self.slow_alone = True
+        _write_ledger(self._slow_alone_file(), 1)
         return True
 
     def _spend(self, seconds: float) -> None:
@@ -345,7 +346,7 @@ _gate: list[SampleGate | None] = []  # once a process, made with its first wait
 def _gate_for(watch: StateWatch) -> SampleGate | None:
     fast = watch.fast_ns()
     left = watch.budget_s - watch.spent_s
-    if fast is None or left <= 0 or watch.tree_slow:  # no spell would come: its own state
+    if fast is None or left <= 0 or watch.slow_alone:  # its own state: no spell to wait for
         return None
     return SampleGate(SLOW_FROM * fast, min(PROCESS_SAMPLE_WAIT_S, left), watch.ledger)
 
