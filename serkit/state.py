@@ -108,7 +108,9 @@ MEMORY_SLOW = "memory-slow"
 # The rule in words, for every view that shows a process's value.
 STATE_RULE = (
     "under serkit bench each timed process first waits while the canary reads the slow "
-    f"state, and each of its samples until the canary reads under it {SAMPLE_NOT_SLOW_READINGS} "
+    "state (not where a new interpreter reads the fast one: then the slowness is the "
+    "process's own), and each of its samples until the canary reads under it "
+    f"{SAMPLE_NOT_SLOW_READINGS} "
     "times in a row (the process waits no more once a sample found no such spell in "
     f"{SAMPLE_PATIENCE_S:g} s), within a budget for the run; "
     "each process's value is its least sample taken in the machine's fast state (a canary "
