@@ -83,10 +83,18 @@ def test_a_process_slow_where_a_new_interpreter_is_not_does_not_wait(
         assert state_watch._gate_for(watch) is not None
 
 
-def test_a_new_interpreter_probes_with_the_canarys_own_code() -> None:
+def test_a_new_interpreter_probes_with_the_canarys_own_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     probe = state_watch.fresh_probe_ns()
     assert probe is not None and probe > 0
     assert state_watch.fresh_probe_ns(python="/nonexistent/python") is None
+
+    def no_source(function: object) -> str:
+        raise OSError("could not get source code")
+
+    monkeypatch.setattr(state_watch.inspect, "getsource", no_source)
+    assert state_watch.fresh_probe_ns() is None  # then the process's own probe judges
 
 
 def test_the_fast_reading_is_kept_for_the_next_run(tmp_path: Path) -> None:

@@ -85,11 +85,15 @@ def process_probe_ns() -> float:
 def fresh_probe_ns(python: str = sys.executable) -> float | None:
     """A timed process's probe taken by a new interpreter of `python` (ns): the canary's own
     source, run without site or serkit, so in about 11 ms. None where it could not run."""
+    try:
+        source = textwrap.dedent(inspect.getsource(canary_ns))
+    except (OSError, TypeError):  # installed without its sources
+        return None
     code = "\n".join(
         (
             "import time",
             f"CANARY_LOOPS = {CANARY_LOOPS}",
-            textwrap.dedent(inspect.getsource(canary_ns)),
+            source,
             f"for _ in range({PROCESS_WARM_READINGS}): canary_ns()",
             f"taken = sorted(canary_ns() for _ in range({PROCESS_PROBE_READINGS}))",
             "print(taken[len(taken) // 2])",
