@@ -59,7 +59,7 @@ from serkit.results.noise import SAME_RUN
 from serkit.results.publishable import publishable_copy
 from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.run.matrix import COUNTS_PYTHON
-from serkit.state import MEMORY_SPREAD_LIMIT, STATE_RULE
+from serkit.state import MEMORY_FAST_LIMIT, STATE_RULE
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
@@ -304,7 +304,7 @@ def write_pages(
             data=data,
             page_name=page_name,
             state_rule=STATE_RULE,
-            memory_spread_limit=MEMORY_SPREAD_LIMIT,
+            memory_fast_limit=MEMORY_FAST_LIMIT,
             empty=empty,
             asv_folder=folder / "asv",
         ),
