@@ -312,7 +312,7 @@ class StateShare:
             memory = f"; memory slow in {self.memory_slow / self.samples:.0%} (fast by the canary)"
         waited = (
             f"; its processes waited {self.waited_s:.0f} s in all for the fast state"
-            if self.waited_s >= 0.5
+            if self.waited_s >= 1
             else ""
         )
         adjusted = f"{memory}{waited}{self._scaled()}{self._slowed()}"

@@ -474,7 +474,7 @@ def drive(
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    if watch.spent_s >= 0.5:  # a tick or two of waiting is not worth a line
+    if watch.spent_s >= 1:  # under a second, said as "0 s", is not worth a line
         # The run's own waits (before extra rounds) are its watch's; the rest, its processes':
         # before they sampled, and before single samples.
         gated = watch.gated_s
