@@ -97,6 +97,38 @@ def test_a_new_interpreter_probes_with_the_canarys_own_code(
     assert state_watch.fresh_probe_ns() is None  # then the process's own probe judges
 
 
+def test_one_process_waits_no_longer_than_asv_lets_a_benchmark_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """asv ends a benchmark process after its timeout and records the pair as failed: one
+    process that waited past it had its pair recorded as failed. A process waits at most
+    PROCESS_WAIT_MOST_S, well inside the timeout, and the next one waits on from the
+    run's budget."""
+    from serkit.suite.cases import TIMEOUT_S
+
+    assert state_watch.PROCESS_WAIT_MOST_S <= TIMEOUT_S / 2
+    monkeypatch.setenv(WAIT_ENV, "600")
+    monkeypatch.setenv(state_watch.PROBE_FILE_ENV, str(tmp_path / "probe.json"))
+    monkeypatch.setenv(LEDGER_ENV, str(tmp_path / "state-wait"))
+    made = process_watch()
+    assert made is not None and made.most_s == state_watch.PROCESS_WAIT_MOST_S
+    slept: list[float] = []
+    readings = iter([100.0, *[180.0] * 20])
+    watch = StateWatch(
+        tmp_path / "probe.json",
+        600,
+        probe=readings.__next__,
+        sleep=slept.append,
+        ledger=tmp_path / "state-wait",
+        poll_s=0.5,
+        most_s=1.0,
+    )
+    watch.ratio()  # the host's fast reading: 100
+    assert watch.wait_for_fast("a timed process") == 1.0  # slow still: it samples
+    assert watch.wait_for_fast("the next timed process") == 1.0
+    assert watch.spent_s == pytest.approx(2.0)  # both from the run's budget
+
+
 def test_the_fast_reading_is_kept_for_the_next_run(tmp_path: Path) -> None:
     first, _ = _watch(tmp_path, [100.0], budget_s=60)
     first.ratio()
