@@ -272,13 +272,13 @@ class StateShare:
     waited_s: float = 0.0
     # The memory canary's median reading in the samples the first canary called fast, over
     # its fast reading (`memory_fast_ns`); None without memory readings.
-    memory_spread: float | None = None
+    memory_median_ratio: float | None = None
 
     @property
     def memory_judged(self) -> bool:
         """Whether the memory canary's ordinary readings sit within MEMORY_FAST_LIMIT of its
         fast reading, so that a sample over it stands out (so too without readings)."""
-        return self.memory_spread is None or self.memory_spread <= MEMORY_FAST_LIMIT
+        return self.memory_median_ratio is None or self.memory_median_ratio <= MEMORY_FAST_LIMIT
 
     @property
     def slow_share(self) -> float:
@@ -294,7 +294,9 @@ class StateShare:
             "fast_canary_ns": round(reference_ns) if reference_ns else None,
             "memory_slow": self.memory_slow if self.memory_judged else None,
             "fast_memory_canary_ns": round(self.memory_fast_ns) if self.memory_fast_ns else None,
-            "memory_spread": round(self.memory_spread, 3) if self.memory_spread else None,
+            "memory_median_ratio": (
+                round(self.memory_median_ratio, 3) if self.memory_median_ratio else None
+            ),
             "waited_s": round(self.waited_s, 1),
             "in_words": self.in_words(),
         }
@@ -306,7 +308,7 @@ class StateShare:
         if not self.memory_judged:
             memory = (
                 "; memory canary too scattered here to judge samples (its median fast reading "
-                f"x{self.memory_spread:.2f} its fastest)"
+                f"x{self.memory_median_ratio:.2f} its fastest)"
             )
         elif self.memory_slow:
             memory = f"; memory slow in {self.memory_slow / self.samples:.0%} (fast by the canary)"
@@ -362,7 +364,7 @@ def state_share(
         factor,
         states.count(MEMORY_SLOW),
         memory_ref,
-        memory_spread=statistics.median(fast_memory) / memory_ref if memory_ref else None,
+        memory_median_ratio=statistics.median(fast_memory) / memory_ref if memory_ref else None,
     )
 
 

@@ -21,7 +21,13 @@ from serkit.run.interpreters import expose, find_python
 from serkit.run.libraries import companions
 from serkit.run.matrix import EVERY_LIBRARY, counted, environments, newest_set
 from serkit.suite.canary import CANARY_HARNESS
-from serkit.suite.cases import CODECS_ENV, INSTRUCTIONS_ENV, ROUNDS_ENV, WARMUP_ENV
+from serkit.suite.cases import (
+    CODECS_ENV,
+    INSTRUCTIONS_ENV,
+    ROUNDS_ENV,
+    WARMUP_ENV,
+    warmup_words,
+)
 from serkit.units import plural
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,10 +166,10 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         "pythons": [CURRENT],
         "shard": None,
         # What ran around the canary: it moves the canary's reading (serkit.suite.canary).
-        "harness": f"harness {CANARY_HARNESS}, a warm-up of {bench.QUICK_WARMUP_S} s",
+        "harness": f"harness {CANARY_HARNESS}, {bench.QUICK_WARMUP_S} s of warm-up",
     }
     assert bench.run_warmup(False, {}) is None  # a full run: asv's warm-up
-    assert bench.warmup_words(bench.run_warmup(False, {WARMUP_ENV: "0.01"})) == "0.01 s of warm-up"
+    assert warmup_words(bench.run_warmup(False, {WARMUP_ENV: "0.01"})) == "0.01 s of warm-up"
 
 
 def test_bench_instructions_asks_the_quick_run_to_count_them(

@@ -195,7 +195,8 @@ def test_a_memory_canary_too_scattered_to_judge_samples_calls_none_memory_slow()
     up by others there, and says so instead of a share."""
     scattered = [MEMORY_REF * (1 + i / 20) for i in range(21)]  # 1.0x to 2.0x
     share = state_share([REF] * 21, REF, scattered)
-    assert share.memory_spread == pytest.approx(1.5 / 1.05)  # the median over the 5 % quantile
+    # The median over the 5 % quantile.
+    assert share.memory_median_ratio == pytest.approx(1.5 / 1.05)
     assert not share.memory_judged and share.memory_slow > 0  # counted, not claimed
     assert share.in_words() == (
         "fast state throughout (21 samples); memory canary too scattered here to judge "
@@ -440,7 +441,7 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     assert "machine state, last run" in table and "slow state in 83%" in table
 
 
-HARNESS = "harness 1, a warm-up of 0.02 s"  # as serkit.suite.canary.harness_record says
+HARNESS = "harness 1, 0.02 s of warm-up"  # as serkit.suite.cases.harness_record says
 
 
 def _record_host(root: Path, machine: str, hostname: str, harness: str | None = HARNESS) -> None:
@@ -457,7 +458,7 @@ def _record_host(root: Path, machine: str, hostname: str, harness: str | None = 
     [
         ("vm", HARNESS),
         ("another-vm", HARNESS),
-        ("vm", "harness 1, a warm-up of 0.01 s"),
+        ("vm", "harness 1, 0.01 s of warm-up"),
         ("vm", None),
     ],
 )

@@ -32,8 +32,7 @@ from serkit.run.sentinel import (
     sentinel_selection,
 )
 from serkit.run.shards import BadShard, Shard
-from serkit.suite.canary import harness_record
-from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, harness_record, split_ids
 from serkit.units import plural
 
 

@@ -262,7 +262,7 @@ def record_host(
     the run that names it, and two values one run filed had their rounds interleaved
     (serkit.results.host_file.same_run). `plan` says how it sampled and what it left out,
     `state` how much of it the machine spent in its slow state (serkit.state), `harness`
-    what its timed processes ran around the canary (serkit.suite.canary.harness_record).
+    what its timed processes ran around the canary (serkit.suite.cases.harness_record).
     """
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)

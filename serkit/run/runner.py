@@ -75,6 +75,7 @@ from serkit.suite.cases import (
     precision_needed,
     rounds_from_env,
     warmup_from_env,
+    warmup_words,
 )
 from serkit.suite.instructions import opt_in_environment as instructions_environment
 from serkit.suite.memory import MEMORY_ENV
@@ -101,10 +102,6 @@ def run_warmup(quick: bool, selection: Mapping[str, str]) -> float | None:
     WARMUP_ENV, else the quick run's); None where asv warms them up (a full run)."""
     given = selection.get(WARMUP_ENV) or (QUICK_WARMUP_S if quick else "")
     return warmup_from_env({WARMUP_ENV: given})
-
-
-def warmup_words(warmup_s: float | None) -> str:
-    return "asv's warm-up" if warmup_s is None else f"{warmup_s:g} s of warm-up"
 
 
 # What one timed pair may cost in the quick run, warm-up included (serkit.suite.budget):

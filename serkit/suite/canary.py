@@ -176,13 +176,6 @@ class Extra:
 CANARY_HARNESS = 1
 
 
-def harness_record(warmup_s: float | None) -> str:
-    """What a run records of its harness: CANARY_HARNESS and the warm-up its processes
-    made (serkit's, in seconds of the pair's calls; asv's where serkit made none)."""
-    warmup = "asv's warm-up" if warmup_s is None else f"a warm-up of {warmup_s:g} s"
-    return f"harness {CANARY_HARNESS}, {warmup}"
-
-
 # The canary's fast reading on serkit's VM (2 vCPUs, docs/trust.md), in ns, by CPython
 # version: the least of 60 probes each, 2026-11-27. The pure-Python loop runs 1.4x apart
 # across these Pythons where C codecs do not, so each is scaled by its own.

@@ -51,6 +51,7 @@ from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.budget import seconds_from_env, timed_once
 from serkit.suite.canary import (
+    CANARY_HARNESS,
     CanaryClock,
     Extra,
     note_canary,
@@ -188,6 +189,17 @@ def warmup_from_env(environ: Mapping[str, str] = os.environ) -> float | None:
     return seconds_from_env(
         WARMUP_ENV, most=10, what="of warm-up, 0 to 10", zero=True, environ=environ
     )
+
+
+def warmup_words(warmup_s: float | None) -> str:
+    """A run's warm-up in words: serkit's seconds of the pair's calls, or asv's own."""
+    return "asv's warm-up" if warmup_s is None else f"{warmup_s:g} s of warm-up"
+
+
+def harness_record(warmup_s: float | None) -> str:
+    """What a run records of its harness: CANARY_HARNESS and the warm-up its processes
+    made (serkit.suite.canary)."""
+    return f"harness {CANARY_HARNESS}, {warmup_words(warmup_s)}"
 
 
 def rounds_from_env(environ: Mapping[str, str] = os.environ) -> int:

@@ -49,8 +49,7 @@ from serkit.run.runner import asv, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.budget import NOTES_ENV
-from serkit.suite.canary import harness_record
-from serkit.suite.cases import prepare, warmup_from_env
+from serkit.suite.cases import harness_record, prepare, warmup_from_env
 
 TOLERANCE = 0.10
 TIMEIT, PYPERF = "timeit", "pyperf"
