@@ -209,13 +209,16 @@ def test_a_full_run_says_which_pairs_it_predicted_not_worth_timing(tmp_path: Pat
     overview = (written.folder / "index.html").read_text()
     assert "What the runs left out" in overview and "(full run, " in overview
     line = (
-        "yaml x random-dicts-10: not timed, predicted 7 s a call (from its cost per byte on a "
-        "small document, at serkit&#39;s reference speed: the same on any host, in either "
-        "state), over the full run&#39;s budget of 60 s a pair"
+        "yaml x random-dicts-10: not timed, predicted 7 s a call, over the full run&#39;s "
+        "budget of 60 s a pair (asv&#39;s -b times it)"
     )
-    assert line in overview
+    basis = (
+        "each call predicted from its codec&#39;s cost per byte on a small document, at "
+        "serkit&#39;s reference speed: the same on any host, in either state"
+    )
+    assert f"<li>{line}</li><li>{basis}</li>" in overview  # how, said once after the pairs
     page = (written.folder / "fixture-random-dicts-10.html").read_text()
-    assert "A full run: " + line in page and "A quick run" not in page
+    assert f"A full run: {line} ({basis})." in page and "A quick run" not in page
     # A full run that left nothing out says nothing.
     run["plan"] = QuickPlan((("json", "random-dicts-10"),), kind="full").as_record()
     write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])

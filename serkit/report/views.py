@@ -51,7 +51,7 @@ from serkit.report.versions import (
 from serkit.results.builds import BuildFailure, machine_builds
 from serkit.results.host_file import read_runs
 from serkit.results.tree import Measurement, ResultsTree, version_order
-from serkit.run.quick import leaves_out_in_words
+from serkit.run.quick import leaves_out_in_words, prediction_basis
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
     COMPILED,
@@ -280,6 +280,7 @@ class RunPlan:
     left_out: list[str]  # serkit.run.quick.leaves_out_in_words
     fixtures: list[str]  # the fixtures a quick run took
     left_measures: list[str] = field(default_factory=list)  # "the round trip", ... (FULL_ONLY)
+    predicted: str = ""  # how the pairs left out were predicted (serkit.run.quick.prediction_basis)
 
     def left_out_of(self, fixture: str) -> list[str]:
         """The lines about one fixture's pairs ("yaml x twitter: not timed, ...")."""
@@ -300,11 +301,12 @@ def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
             at = str(wrote[-1].get("recorded_at") or "")
             measures = [str(m) for m in plan.get("left_to_full") or []]
             words = leaves_out_in_words(plan)
-            out.append(RunPlan(run, "quick", at, words, fixtures, measures))
+            out.append(RunPlan(run, "quick", at, words, fixtures, measures, prediction_basis(plan)))
         elif isinstance(plan, dict) and plan.get("kind") == "full" and plan.get("pairs_left_out"):
             # A full run's pairs predicted not worth timing (serkit.run.quick.plan_full).
             at = str(wrote[-1].get("recorded_at") or "")
-            out.append(RunPlan(run, "full", at, leaves_out_in_words(plan), []))
+            words = leaves_out_in_words(plan)
+            out.append(RunPlan(run, "full", at, words, [], predicted=prediction_basis(plan)))
     return out
 
 

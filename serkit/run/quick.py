@@ -250,10 +250,8 @@ def plan_full(
     )
 
 
-def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
-    """A run record's plan (QuickPlan.as_record, quick or full), as the report and README
-    say it."""
-    out = []
+def prediction_basis(record: Mapping[str, Any]) -> str:
+    """How a run record's plan predicted what it left out, said once for all its pairs."""
     slowness = record.get("predicted_slowness")  # runs before the reference speed
     if record.get("predicted_at") == PREDICTED_AT:
         at = f", at {REFERENCE_SPEED}: the same on any host, in either state"
@@ -262,6 +260,13 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
         at = f", at the fast state's speed ({read})"
     else:
         at = ""
+    return f"each call predicted from its codec's cost per byte on a small document{at}"
+
+
+def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
+    """A run record's plan (QuickPlan.as_record, quick or full), as the report and README
+    say it: a line a pair left out, and how they were predicted (`prediction_basis`) last."""
+    out = []
     if record.get("kind") == "full":
         budget = record.get("budget_s")
         over = f"over the full run's budget of {float(budget):g} s a pair" if budget else "over"
@@ -269,20 +274,20 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
             seconds = max(float(item["predicted_dumps_s"]), float(item["predicted_loads_s"]))
             out.append(
                 f"{item['codec']} x {item['fixture']}: not timed, predicted {seconds:.2g} s a "
-                f"call (from its cost per byte on a small document{at}), {over} (asv's -b "
-                "times it)"
+                f"call, {over} (asv's -b times it)"
             )
-        return out
+        return out + [prediction_basis(record)] if out else out
     fixtures = record.get("fixtures_left_to_full") or []
     parts = list(record.get("left_to_full") or [])
     if fixtures:
         parts.append("the fixtures " + ", ".join(fixtures))
     if parts:
         out.append("left to serkit bench --full: " + ", ".join(parts))  # HTML: no Markdown
-    for item in record.get("pairs_left_to_full") or []:
+    pairs = record.get("pairs_left_to_full") or []
+    for item in pairs:
         seconds = max(float(item["predicted_dumps_s"]), float(item["predicted_loads_s"]))
         out.append(
-            f"{item['codec']} x {item['fixture']}: not timed, predicted {seconds:.2g} s a call "
-            f"(from its cost per byte on a small document{at}), over the quick run's budget"
+            f"{item['codec']} x {item['fixture']}: not timed, predicted {seconds:.2g} s a call, "
+            "over the quick run's budget"
         )
-    return out
+    return out + [prediction_basis(record)] if pairs else out
