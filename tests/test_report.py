@@ -535,6 +535,12 @@ def test_a_fixture_page_ranks_every_codec_and_says_why_a_schema_codec_did_not_ru
     assert "not ranked: msgspec-struct-json and protobuf (timed on twitter only by default" in small
     table = small[small.index('<div class="wide">') :]
     assert "no schema recorded" not in table[: table.index("</div>")]
+    # The table reads as the verdict does: the ranked codecs in its order (the registry's
+    # order is json first), the lossy ones after them, then those not run.
+    rows = re.findall(r'<tr>\n<td class="name">([^<]+)</td>', twitter)
+    assert rows == ["orjson", "msgspec-json", "ujson", "json", "msgspec-struct-json", "protobuf"]
+    rows = re.findall(r'<tr>\n<td class="name">([^<]+)</td>', small)
+    assert rows == ["orjson", "msgspec-json", "ujson", "json", "msgspec-struct-json", "protobuf"]
 
 
 # ---- Every pointer leads somewhere real -------------------------------------------------
@@ -740,7 +746,9 @@ def test_the_size_chart_shows_the_compressed_sizes(tmp_path: Path) -> None:
     sizes = {t.name: list(t.x) for t in figure.data if t.name.startswith("size")}
     assert set(sizes) == {"size: encoded", "size: gzip-6", "size: zstd-3"}
     for name, compressor in (("size: gzip-6", "gzip-6"), ("size: zstd-3", "zstd-3")):
-        assert sizes[name] == [r.compressed[compressor] for r in table.rows if r.measured]
+        assert sizes[name] == [
+            r.compressed[compressor] for r in table.rows_in_verdict_order if r.measured
+        ]
 
 
 def test_small_slips_one_word_per_meaning_units_and_plurals(tmp_path: Path) -> None:

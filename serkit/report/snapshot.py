@@ -153,6 +153,19 @@ class SnapshotTable:
         return self.ranking()
 
     @property
+    def rows_in_verdict_order(self) -> list[SnapshotRow]:
+        """The table's rows as the verdict above it reads: the ranked codecs in its order,
+        then those it left out, then those not measured (each of these in the run's order)."""
+        ranked = [c for tier in self.verdict.tiers for c in tier.codecs]
+        by_codec = {row.codec: row for row in self.rows}
+        rest = [row for row in self.rows if row.codec not in ranked]
+        return (
+            [by_codec[c] for c in ranked if c in by_codec]
+            + [row for row in rest if row.measured]
+            + [row for row in rest if not row.measured]
+        )
+
+    @property
     def has_instructions(self) -> bool:
         """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
         return any(v is not None for r in self.rows for v in r.instructions.values())

@@ -276,7 +276,7 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
                 f"{item['codec']} x {item['fixture']}: not timed, predicted {seconds:.2g} s a "
                 f"call, {over} (asv's -b times it)"
             )
-        return out + [prediction_basis(record)] if out else out
+        return [*out, prediction_basis(record)] if out else out
     fixtures = record.get("fixtures_left_to_full") or []
     parts = list(record.get("left_to_full") or [])
     if fixtures:
@@ -290,4 +290,4 @@ def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
             f"{item['codec']} x {item['fixture']}: not timed, predicted {seconds:.2g} s a call, "
             "over the quick run's budget"
         )
-    return out + [prediction_basis(record)] if pairs else out
+    return [*out, prediction_basis(record)] if pairs else out
