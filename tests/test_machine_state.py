@@ -83,6 +83,38 @@ def test_a_process_slow_where_a_new_interpreter_is_not_does_not_wait(
         assert state_watch._gate_for(watch) is not None
 
 
+def test_a_process_that_waited_in_the_machines_slow_state_stops_once_the_slowness_is_its_own(
+    tmp_path: Path,
+) -> None:
+    """A process slow by itself that starts in a slow flicker of the machine finds a new
+    interpreter slow too, and waits; asked again every second, the new interpreter reads
+    fast once the flicker ends, and the process stops waiting then, not at its most."""
+    ledger = tmp_path / "state-wait"
+    slept: list[float] = []
+    said: list[str] = []
+    fresh = iter([180.0, 175.0, 110.0])  # at the start, after 1 s, after 2 s
+    watch = StateWatch(
+        tmp_path / "probe.json",
+        600,
+        probe=iter([100.0, *[180.0] * 100]).__next__,  # the process reads slow throughout
+        sleep=slept.append,
+        say=said.append,
+        ledger=ledger,
+        poll_s=0.5,
+        fresh=fresh.__next__,
+        most_s=120.0,
+    )
+    watch.ratio()  # the host's fast reading: 100
+    assert watch.wait_for_fast("a timed process") == 2.0
+    assert slept == [0.5] * 4 and watch.spent_s == 2.0
+    assert watch.slow_alone and watch.slow_alone_processes == 1
+    assert said[-1] == (
+        "serkit: after 2 s a timed process still reads the slow state (canary x1.80) where a "
+        "new interpreter no longer does: the slowness is its own, and it stops waiting"
+    )
+    assert state_watch._gate_for(watch) is None
+
+
 def test_a_new_interpreter_probes_with_the_canarys_own_code(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -76,6 +76,10 @@ PROCESS_WAIT_MOST_S = 120.0
 # canary, and counts itself in the file beside the ledger with this suffix.
 FRESH_PROBE_TIMEOUT_S = 10.0
 SLOW_ALONE_SUFFIX = ".slow-alone"
+# While it waits, a process asks a new interpreter again this often. One asked at the start
+# of a slow flicker of the machine reads slow too; once the flicker ends, a process slow by
+# itself would wait out its whole PROCESS_WAIT_MOST_S. A new interpreter costs ~11 ms.
+FRESH_AGAIN_S = 1.0
 
 
 def _key() -> str:
@@ -133,6 +137,7 @@ class StateWatch:
     # process's: `fresh_probe_ns`); None: the watch's probe alone judges.
     fresh: Callable[[], float | None] | None = None
     most_s: float | None = None  # the most one wait lasts, within the budget (None: no less)
+    fresh_again_s: float = FRESH_AGAIN_S  # while waiting, `fresh` is asked again this often
     waited_s: float = 0.0  # by this watch
     slow_alone: bool = False  # its probe read slow where a new interpreter's did not
     _fast: float | None = field(default=None, init=False)
@@ -239,13 +244,22 @@ class StateWatch:
             f"which the load average does not show): waiting up to {left:.0f} s for the fast "
             f"state before {what}"
         )
-        spent = 0.0
+        spent = asked = 0.0
         while slow is not None and spent < left:
             step = min(self.poll_s, left - spent)
             self.sleep(step)
             spent += step
             self._spend(step)
             slow = self.slow_now()
+            if slow is not None and spent - asked >= self.fresh_again_s:
+                asked = spent
+                if self._slow_here_only():
+                    self.say(
+                        f"serkit: after {spent:.0f} s {what} still reads the slow state (canary "
+                        f"x{slow:.2f}) where a new interpreter no longer does: the slowness is "
+                        "its own, and it stops waiting"
+                    )
+                    return spent
         if slow is None:
             self.say(f"serkit: fast again after {spent:.0f} s")
         else:
