@@ -154,6 +154,17 @@ def classify(
     return SLOW if ratio >= SLOW_FROM else UNCLEAR
 
 
+def speed_readings(
+    canary: Sequence[float | None], before: Sequence[float | None]
+) -> Sequence[float | None]:
+    """The readings a run's speed is read from (`fast_reading`): each sample's first canary
+    before it, where its results kept it, else its reading. What precedes the reading
+    before is the same in every process, where the one after follows the pair's own calls
+    and reads them: after plain calls it read 1.6 % slower than before them here, and as
+    fast after an injected spin of the canary's own arithmetic (docs/trust.md)."""
+    return before if len(before) == len(canary) and any(before) else canary
+
+
 def fast_reading(readings: Sequence[float | None], ref: float | None) -> float | None:
     """The fast state's reading among `readings`, judged by a host's `ref`: the
     REFERENCE_QUANTILE of those it calls fast; None under RUN_READINGS of them."""

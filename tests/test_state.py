@@ -241,19 +241,24 @@ def test_what_a_runs_processes_waited_for_the_fast_state_is_said_with_its_state(
     assert tree.state_share().waited_s == pytest.approx(42.2)
 
 
-def _note_canaries(machine: Path, samples: list[float], factors: list[float]) -> Path:
+def _note_canaries(
+    machine: Path, samples: list[float], factors: list[float], after: float | None = None
+) -> Path:
     """Give every pair of `machine`'s results file one canary reading a sample (version 1
-    rows): the fast reading times each process's factor. Returns the file."""
+    rows): the fast reading times each process's factor; with `after`, two (version 2
+    rows), the one after each sample `after` times the one before. Returns the file."""
     from results_factory import GRID
 
     path = next(machine.glob("*-*.json"))
     data = json.loads(path.read_text())
+    readings = [REF * f if after is None else [REF * f, REF * f * after] for f in factors]
     rows = {
-        params_key([codec, fixture]): [[[t], [REF * f]] for t, f in zip(samples, factors)]
+        params_key([codec, fixture]): [[[t], [r]] for t, r in zip(samples, readings)]
         for codec in GRID[0]
         for fixture in GRID[1]
     }
-    data[CANARY_KEY] = {"version": 1, "rows": {"bench_time.Dumps.time_dumps": rows}}
+    version = 1 if after is None else 2
+    data[CANARY_KEY] = {"version": version, "rows": {"bench_time.Dumps.time_dumps": rows}}
     path.write_text(json.dumps(data))
     return path
 
@@ -327,7 +332,11 @@ def test_a_version_2_row_keeps_both_readings_and_judges_the_lesser() -> None:
     assert [classify(c, REF) for c in note.canaries] == [FAST, SLOW]
     v1_rows = [[intervals, [REF, REF * 1.8]]]
     v1 = {CANARY_KEY: {"version": 1, "rows": {"bench_time.Dumps.time_dumps": {"k": v1_rows}}}}
-    assert notes_of(v1)[("bench_time.Dumps.time_dumps", "k")][0] == note
+    (old,) = notes_of(v1)[("bench_time.Dumps.time_dumps", "k")]
+    assert old.canaries == note.canaries
+    # The reading before each sample is kept alone too, for the run's speed; a version 1
+    # row has none.
+    assert note.before == (REF * 1.02, REF * 1.8) and old.before == ()
     # A version serkit does not know is not guessed at: its samples have no state.
     assert notes_of({CANARY_KEY: {"version": 3, "rows": v2[CANARY_KEY]["rows"]}}) == {}
 
@@ -494,6 +503,31 @@ def test_runs_on_one_host_are_compared_at_its_speed_and_never_across_hosts(
         assert all(p.ratio == pytest.approx(offset) for p in result.pairs)
         assert all(p.verdict == SLOWER for p in result.pairs)
         assert "values at" not in result.states["b"]
+
+
+def test_a_runs_speed_is_read_before_its_samples_not_after_the_pairs_calls(
+    tmp_path: Path,
+) -> None:
+    """Two runs of one code at one speed, but b's samples end with work that warms the
+    canary (an injected spin of its own arithmetic): its reading after each sample is 2 %
+    faster, the one before the same as a's; a's after its plain calls 1.6 % slower. The
+    run's speed is read before the samples, so neither is scaled for what its pair ran."""
+    from results_factory import per_process_tree
+
+    from serkit.results.tree import read_tree
+
+    per_run = RUN_READINGS // 4 + 10
+    values = [10e-6 * (1 + 0.001 * i) for i in range(per_run)]
+    per_process_tree(tmp_path, [values] * 4, [values] * 4)
+    for machine, after in (("a", 1.016), ("b", 0.98)):  # plain calls, then a spin
+        _note_canaries(tmp_path / machine, values, [1.0] * per_run, after=after)
+        _record_host(tmp_path, machine, "vm")
+    tree = read_tree(tmp_path)
+    a, b = (tree.machines[machine].measurements[0] for machine in ("a", "b"))
+    assert a.run_speed is not None and a.run_speed.scale == pytest.approx(1.0)
+    assert tree.processes(a) == pytest.approx(tree.processes(b))
+    # Each sample's state is still judged by the lesser of its two readings.
+    assert b.canary == pytest.approx([REF * 0.98] * per_run)
 
 
 def test_a_pairs_own_slowing_comes_from_the_hosts_other_runs() -> None:

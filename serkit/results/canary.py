@@ -9,7 +9,10 @@ the key.
 
 Since version 2 each row keeps both readings taken around a sample, before and after, and
 the reader judges them (serkit.state.reading); a version 1 row kept one reading per
-sample, the lesser of the two, and is read as it was written.
+sample, the lesser of the two, and is read as it was written. The reading before a sample
+is also kept alone: what precedes it is the same in every process (the gate's readings
+and the memory canary), where the reading after follows the pair's own calls, so a run's
+speed is read from it (serkit.state.speed_readings).
 
 A note is matched to asv's samples by its intervals: asv divides each by the pair's
 `number`, so a process's samples and its note share one whole-number ratio. No order is
@@ -44,13 +47,16 @@ class Note:
     intervals: tuple[float, ...]
     canaries: tuple[float, ...]
     memory: tuple[float, ...] = ()
+    before: tuple[float, ...] = ()  # the reading before each sample; () in version 1 rows
 
 
 class Readings(NamedTuple):
-    """Each sample's two canary readings, None where its process has no note."""
+    """Each sample's two canary readings, and the first canary's before the sample alone;
+    None where its process has no note (or, for `before`, a version 1 note)."""
 
     canary: tuple[float | None, ...]
     memory: tuple[float | None, ...]
+    before: tuple[float | None, ...]
 
 
 def params_key(params: Sequence[str]) -> str:
@@ -120,7 +126,8 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
     block = data.get(CANARY_KEY)
     if not isinstance(block, dict) or block.get("version") not in READ_VERSIONS:
         return found
-    judged = _judged if block["version"] == CANARY_VERSION else _as_written
+    both = block["version"] == CANARY_VERSION
+    judged = _judged if both else _as_written
     rows = block.get("rows")
     if not isinstance(rows, dict):
         return found
@@ -130,7 +137,7 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
         for key, notes in by_params.items():
             try:
                 found[(str(benchmark), str(key))] = [
-                    _note(judged, *row)
+                    _note(judged, *row, both=both)
                     for row in notes
                     if len(row) in (2, 3) and len(row[0]) == len(row[1])
                 ]
@@ -162,11 +169,18 @@ def _as_written(readings: Any) -> tuple[float, ...]:
 
 
 def _note(
-    judged: Callable[[Any], tuple[float, ...]], intervals: Any, canaries: Any, memory: Any = ()
+    judged: Callable[[Any], tuple[float, ...]],
+    intervals: Any,
+    canaries: Any,
+    memory: Any = (),
+    *,
+    both: bool = False,
 ) -> Note:
-    """A note from a row of the results file; a memory row of another length is left out."""
+    """A note from a row of the results file (`both`: a version 2 row, whose readings are
+    pairs); a memory row of another length is left out."""
     kept = judged(memory) if len(memory) == len(intervals) else ()
-    return Note(tuple(map(float, intervals)), judged(canaries), kept)
+    before = tuple(float(b) for b, _ in canaries) if both else ()
+    return Note(tuple(map(float, intervals)), judged(canaries), kept, before)
 
 
 def _same_number(intervals: Sequence[float], samples: Sequence[float]) -> bool:
@@ -182,8 +196,9 @@ def sample_canaries(samples: Sequence[float], size: int | None, notes: Sequence[
     """Each sample's canary readings, None where no note matches its process's samples."""
     canary: list[float | None] = [None] * len(samples)
     memory: list[float | None] = [None] * len(samples)
+    before: list[float | None] = [None] * len(samples)
     if not notes or not size:
-        return Readings(tuple(canary), tuple(memory))
+        return Readings(tuple(canary), tuple(memory), tuple(before))
     unused = list(notes)
     for start in range(0, len(samples), size):
         chunk = samples[start : start + size]
@@ -193,6 +208,8 @@ def sample_canaries(samples: Sequence[float], size: int | None, notes: Sequence[
                 canary[start : start + len(chunk)] = note.canaries[-len(chunk) :]
                 if note.memory:
                     memory[start : start + len(chunk)] = note.memory[-len(chunk) :]
+                if note.before:
+                    before[start : start + len(chunk)] = note.before[-len(chunk) :]
                 unused.remove(note)
                 break
-    return Readings(tuple(canary), tuple(memory))
+    return Readings(tuple(canary), tuple(memory), tuple(before))

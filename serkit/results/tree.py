@@ -39,6 +39,7 @@ from serkit.state import (
     process_values,
     reference,
     slow_ratio_in_run,
+    speed_readings,
     state_share,
 )
 from serkit.units import plural
@@ -203,6 +204,9 @@ class Measurement:
     # holds of them (serkit.state.reference), set once the machine is read.
     canary: tuple[float | None, ...] = ()
     canary_reference: float | None = None
+    # Each sample's first canary reading before it alone, which the run's speed is read
+    # from (serkit.state.speed_readings); () in results made before both were kept.
+    canary_before: tuple[float | None, ...] = ()
     # Each sample's memory canary reading in ns (serkit.suite.canary), None where it has
     # none; () in results made before it.
     memory_canary: tuple[float | None, ...] = ()
@@ -251,6 +255,7 @@ def _with_references(machines: Sequence[Machine], benchmarks: Mapping[str, Bench
     on a known host, its run's speed against the host's (serkit.state.RunSpeed) and its
     pair's slow ratio from the host's other runs (`_with_slow_ratios`)."""
     readings: dict[tuple[str, str, str], list[float | None]] = {}
+    speeds: dict[tuple[str, str, str], list[float | None]] = {}
     runs: dict[tuple[str, Path], list[Measurement]] = {}
     for machine in machines:
         for m in machine.measurements:
@@ -258,13 +263,12 @@ def _with_references(machines: Sequence[Machine], benchmarks: Mapping[str, Bench
                 readings.setdefault(("machine", machine.name, m.env.python), []).extend(m.canary)
                 if m.host is not None:
                     readings.setdefault(("host", m.host, m.env.python), []).extend(m.canary)
+                    speeds.setdefault(("host", m.host, m.env.python), []).extend(
+                        speed_readings(m.canary, m.canary_before)
+                    )
                 runs.setdefault((m.env.python, m.file), []).append(m)
     refs = {group: reference([c for c in found if c]) for group, found in readings.items()}
-    host_ns = {
-        group: fast_reading(found, refs[group])
-        for group, found in readings.items()
-        if group[0] == "host"
-    }
+    host_ns = {group: fast_reading(found, refs[group]) for group, found in speeds.items()}
     # A host's one run is at its own speed: only where it has others is there any to scale.
     host_runs = Counter(("host", m[0].host, python) for (python, _), m in runs.items())
     judged: dict[int, Measurement] = {}
@@ -273,7 +277,8 @@ def _with_references(machines: Sequence[Machine], benchmarks: Mapping[str, Bench
         group = ("host", first.host, python) if first.host else ("machine", first.machine, python)
         ref = refs[group]
         host = host_ns.get(group) if host_runs[group] > 1 else None
-        run_ns = fast_reading([c for m in in_run for c in m.canary], ref) if host else None
+        run = [c for m in in_run for c in speed_readings(m.canary, m.canary_before)]
+        run_ns = fast_reading(run, ref) if host else None
         speed = RunSpeed(run_ns, host) if run_ns and host else None
         for m in in_run:
             judged[id(m)] = dataclasses.replace(m, canary_reference=ref, run_speed=speed)
@@ -520,6 +525,7 @@ def _read_results_file(
                     run_at=run_at,
                     canary=readings.canary if readings else (),
                     memory_canary=readings.memory if readings else (),
+                    canary_before=readings.before if readings else (),
                     samples_per_process=own_sizes.get(str(name)),
                     host=host,
                     run_waited_s=waited,
