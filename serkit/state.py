@@ -160,7 +160,7 @@ def speed_readings(
     """The readings a run's speed is read from (`fast_reading`): each sample's first canary
     before it, where its results kept it, else its reading. What precedes the reading
     before is the same in every process, where the one after follows the pair's own calls
-    and reads them: after plain calls it read 1.6 % slower than before them here, and as
+    and reads them: after plain calls it read 1.5-1.7 % slower than before them here, and as
     fast after an injected spin of the canary's own arithmetic (docs/trust.md)."""
     return before if len(before) == len(canary) and any(before) else canary
 
