@@ -61,7 +61,9 @@ def test_a_process_slow_where_a_new_interpreter_is_not_does_not_wait(
     ledger = tmp_path / "state-wait"
     slept: list[float] = []
     said: list[str] = []
-    readings = iter([100.0, 180.0, 102.0])
+    # The host's fast reading, the process's slow probe, then its probe again (slow where
+    # a new interpreter read fast) or the one after its first wait.
+    readings = iter([100.0, 180.0, 175.0 if fresh_ns == 120.0 else 102.0])
     watch = StateWatch(
         tmp_path / "probe.json",
         60,
@@ -81,6 +83,29 @@ def test_a_process_slow_where_a_new_interpreter_is_not_does_not_wait(
     else:
         assert slept == [POLL_S] and not watch.slow_alone and watch.slow_alone_processes == 0
         assert state_watch._gate_for(watch) is not None
+
+
+def test_a_process_slow_in_its_first_milliseconds_only_is_neither_waited_for_nor_counted(
+    tmp_path: Path,
+) -> None:
+    """A process's first probe can read slow where a new interpreter reads fast, and its
+    own probe, taken again once the new interpreter has, fast: slow in its first
+    milliseconds only. It samples at once, gated as any process, and is not counted as slow
+    by itself."""
+    said: list[str] = []
+    watch = StateWatch(
+        tmp_path / "probe.json",
+        600,
+        probe=iter([100.0, 150.0, 118.0]).__next__,
+        sleep=lambda s: pytest.fail("no wait"),
+        say=said.append,
+        ledger=tmp_path / "state-wait",
+        fresh=lambda: 115.0,
+    )
+    watch.ratio()
+    assert watch.wait_for_fast("a timed process") == 0.0
+    assert not watch.slow_alone and watch.slow_alone_processes == 0 and said == []
+    assert state_watch._gate_for(watch) is not None
 
 
 def test_a_process_that_waited_in_the_machines_slow_state_stops_once_the_slowness_is_its_own(

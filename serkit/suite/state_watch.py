@@ -76,6 +76,7 @@ PROCESS_WAIT_MOST_S = 120.0
 # canary, and counts itself in the file beside the ledger with this suffix.
 FRESH_PROBE_TIMEOUT_S = 10.0
 SLOW_ALONE_SUFFIX = ".slow-alone"
+MACHINE, OWN = "machine", "own"  # whose slowness a slow probe read (StateWatch._whose_slowness)
 # While it waits, a process asks a new interpreter again this often. One asked at the start
 # of a slow flicker of the machine reads slow too; once the flicker ends, a process slow by
 # itself would wait out its whole PROCESS_WAIT_MOST_S. A new interpreter costs ~11 ms.
@@ -176,16 +177,21 @@ class StateWatch:
             else self.ledger.with_name(self.ledger.name + SLOW_ALONE_SUFFIX)
         )
 
-    def _slow_here_only(self) -> bool:
-        """Whether a new interpreter reads the machine's fast state where this watch's
-        probe read its slow state (noted once, for the run to count)."""
+    def _whose_slowness(self) -> str | None:
+        """Asked where this watch's probe read the slow state: MACHINE where a new
+        interpreter reads it too (or cannot say); OWN where a new interpreter reads the fast
+        state and this watch's probe, taken again, still the slow one (noted once, for the
+        run to count); None where that probe reads fast again, as a process's first
+        milliseconds can (a quarter of those called slow by themselves on 2026-11-28)."""
         now = self.fresh() if self.fresh is not None else None
         fast = self.fast_ns()
         if now is None or not fast or classify(now / fast, 1.0) == SLOW:
-            return False
+            return MACHINE
+        if self.slow_now() is None:
+            return None
         self.slow_alone = True
         _write_ledger(self._slow_alone_file(), 1)
-        return True
+        return OWN
 
     def _spend(self, seconds: float) -> None:
         self.waited_s += seconds
@@ -233,7 +239,10 @@ class StateWatch:
                 "spent; its samples are judged by the canary"
             )
             return 0.0
-        if self._slow_here_only():
+        whose = self._whose_slowness()
+        if whose is None:  # slow in its first milliseconds only: its samples gated as any
+            return 0.0
+        if whose == OWN:
             self.say(
                 f"serkit: {what} reads the slow state (canary x{slow:.2f} its fast reading) "
                 "where a new interpreter does not: the slowness is its own, and it does not wait"
@@ -253,7 +262,7 @@ class StateWatch:
             slow = self.slow_now()
             if slow is not None and spent - asked >= self.fresh_again_s:
                 asked = spent
-                if self._slow_here_only():
+                if self._whose_slowness() == OWN:
                     self.say(
                         f"serkit: after {spent:.0f} s {what} still reads the slow state (canary "
                         f"x{slow:.2f}) where a new interpreter no longer does: the slowness is "
