@@ -262,7 +262,10 @@ class StateWatch:
             slow = self.slow_now()
             if slow is not None and spent - asked >= self.fresh_again_s:
                 asked = spent
-                if self._whose_slowness() == OWN:
+                whose = self._whose_slowness()
+                if whose is None:
+                    slow = None  # its probe, taken again, read fast
+                elif whose == OWN:
                     self.say(
                         f"serkit: after {spent:.0f} s {what} still reads the slow state (canary "
                         f"x{slow:.2f}) where a new interpreter no longer does: the slowness is "
