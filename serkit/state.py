@@ -195,6 +195,11 @@ class ProcessValue:
     def wholly_fast(self) -> bool:
         return self.how == FROM_FAST and self.fast_share >= WHOLLY_FAST
 
+    @property
+    def weight(self) -> float:
+        """What it counts for in a verdict (`judging_weight`)."""
+        return judging_weight(self)
+
 
 def judging_weight(process: ProcessValue) -> float:
     """How much `process` counts in its side's mean when a verdict judges it (serkit.stats.

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from results_factory import results_file
 
-from serkit.results import asv_runs
+from serkit.results import asv_file, asv_runs
 
 TIMED = "bench_time.Dumps.time_dumps"
 SIZE = "bench_size.EncodedSize.track_bytes"
@@ -38,7 +38,7 @@ def _after(before: dict, *, timed_again: bool, cache_again: bool, build: float |
 
 def test_a_run_is_what_asv_stamped_anew_and_the_rest_of_its_wall_time_is_asvs_own() -> None:
     before = _before()
-    run = asv_runs.recorded(
+    run = asv_file.recorded_run(
         before, _after(before, timed_again=True, cache_again=True, build=None), 45.0
     )
     # The timed benchmark (7.5 s) and the setup_cache (31 s) ran; the size row did not.
@@ -49,14 +49,14 @@ def test_a_run_is_what_asv_stamped_anew_and_the_rest_of_its_wall_time_is_asvs_ow
 def test_a_build_in_the_run_is_kept_apart_from_asvs_own_cost() -> None:
     before = _before()
     after = _after(before, timed_again=True, cache_again=False, build=5.0)
-    run = asv_runs.recorded(before, after, 20.0)
+    run = asv_file.recorded_run(before, after, 20.0)
     assert (run.recorded_s, run.build_s) == (7.5, 5.0)
     assert run.overhead_s == pytest.approx(7.5)
 
 
 def test_the_first_run_counts_everything_it_wrote() -> None:
     after = _before()
-    run = asv_runs.recorded({}, after, 60.0)
+    run = asv_file.recorded_run({}, after, 60.0)
     columns = after["result_columns"]
     durations = sum(row[columns.index("duration")] for row in after["results"].values())
     assert run.recorded_s == pytest.approx(durations + 30.0)
@@ -74,12 +74,12 @@ def test_notes_survive_asvs_rewrite_of_the_results_file(tmp_path: Path) -> None:
     asv_runs.note(notes, asv_runs.AsvRun(9.0, 5.0, 1.0))
     (notes / asv_runs.RUNS_FILE).open("a").write("{not json\n")  # a damaged line: itself only
     results.write_text(json.dumps(_before()))  # asv writes its own keys only
-    assert asv_runs.attach(results, notes)
+    assert asv_file.attach_notes(results, notes)
     runs = asv_runs.runs_of(json.loads(results.read_text()))
     assert [r.overhead_s for r in runs] == [3.0, 3.0]
     assert asv_runs.typical_overhead(runs) == 3.0
     assert asv_runs.typical_overhead([]) is None
-    assert not asv_runs.attach(tmp_path / "missing.json", notes)
+    assert not asv_file.attach_notes(tmp_path / "missing.json", notes)
     assert asv_runs.runs_of({asv_runs.RUNS_KEY: "not a list"}) == []
     hostile = [{"wall_s": "nan", "recorded_s": 1, "build_s": 0}, {"wall_s": -5, "recorded_s": 1}]
     hostile.append({"wall_s": 1e400, "recorded_s": 0, "build_s": 0})  # inf, as JSON can say
@@ -92,12 +92,12 @@ def test_what_a_runs_processes_waited_travels_with_its_results_file(tmp_path: Pa
     notes, results = tmp_path / "notes", tmp_path / "abcd1234-env.json"
     before = _before()
     after = _after(before, timed_again=True, cache_again=False, build=None)
-    run = asv_runs.recorded(before, after, 20.0, waited_s=3.04)
+    run = asv_file.recorded_run(before, after, 20.0, waited_s=3.04)
     assert (run.recorded_s, run.waited_s) == (7.5, 3.0)
     asv_runs.note(notes, run)
     asv_runs.note(notes, asv_runs.AsvRun(9.0, 5.0, 1.0))  # no wait: no key written
     results.write_text(json.dumps(after))
-    assert asv_runs.attach(results, notes)
+    assert asv_file.attach_notes(results, notes)
     rows = json.loads(results.read_text())[asv_runs.RUNS_KEY]
     assert rows[0]["waited_s"] == 3.0 and "waited_s" not in rows[1]
     assert [r.waited_s for r in asv_runs.runs_of({asv_runs.RUNS_KEY: rows})] == [3.0, 0.0]

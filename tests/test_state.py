@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from serkit.results.asv_file import attach_notes as attach
 from serkit.results.canary import (
     CANARY_KEY,
     Note,
-    attach,
     clear_notes,
     notes_of,
     params_key,

@@ -516,7 +516,7 @@ def _match(
         return
     assert a.value is not None and b.value is not None
     group = str(named[GROUP_PARAM]) if GROUP_PARAM in benchmark.param_names else name
-    processes, weights = (tree.processes(a), tree.processes(b)), (tree.weights(a), tree.weights(b))
+    processes, weights = (a.process_values, b.process_values), (a.weights, b.weights)
     found = judge_pair(benchmark, a, b, processes, result.floor, weights)
     # The ratio the verdict judged, where processes were; asv's medians of every sample
     # would count the processes a neighbour slowed down. The values shown are the same

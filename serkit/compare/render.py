@@ -16,7 +16,7 @@ from serkit.compare.verdicts import (
     SIZE_MISMATCH,
     spreads,
 )
-from serkit.results.tree import Environment, Interval, Measurement, process_states
+from serkit.results.tree import Environment, Interval, Measurement
 from serkit.state import STATE_RULE
 from serkit.stats import spread
 from serkit.text import markdown_text, terminal
@@ -37,15 +37,11 @@ def _params_text(params: dict[str, Any]) -> str:
 # --- JSON ------------------------------------------------------------------------------
 
 
-def _processes(pair: Pair, m: Measurement) -> tuple[float, ...]:
-    return tuple(p.value for p in process_states(pair.benchmark, m))
-
-
 def _spread_json(pair: Pair, m: Measurement, judged: Sequence[float]) -> dict[str, Any]:
     return {
         "ci_99": list(m.ci_99) if m.ci_99 else None,
         "iqr": list(m.iqr) if m.iqr else None,
-        "processes": list(_processes(pair, m)) or None,  # one value per process, seconds
+        "processes": list(m.process_values) or None,  # one value per process, seconds
         "judged": list(judged) or None,  # the processes the value and verdict come from
         "asv_value": m.value,  # asv's median of every sample
     }
@@ -184,7 +180,7 @@ def _spread_text(
 ) -> str:
     """The quartiles of the processes the shown value is the median of (the typical ones
     the verdict judged), with how many of how many and any modes; else the interval."""
-    processes = _processes(pair, m)
+    processes = m.process_values
     unit = pair.benchmark.unit
     if len(processes) == 1:
         return "single sample (1 process)"

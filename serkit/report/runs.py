@@ -25,7 +25,6 @@ from serkit.results.tree import (
     Environment,
     Measurement,
     ResultsTree,
-    process_states,
     version_order,
 )
 from serkit.stats import Spread, spread
@@ -74,10 +73,7 @@ class Run:
     def spread(self, benchmark: str, *params: Any) -> Spread | None:
         """The spread between the processes that timed this value, where asv kept them."""
         found = self.get(benchmark, *params)
-        described = self.benchmarks.get(benchmark)
-        if found is None or described is None:
-            return None
-        processes = tuple(p.value for p in process_states(described, found))
+        processes = found.process_values if found is not None else ()
         return spread(processes) if processes else None
 
     def time(self, benchmark: str, *params: Any) -> float | None:

@@ -17,9 +17,9 @@ from serkit.codecs.registry import registry
 from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
 from serkit.compare.ranking import SIZE as SIZE_MEASURE
 from serkit.report.runs import Run
-from serkit.results.tree import Measurement, process_states
+from serkit.results.tree import Measurement
 from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
-from serkit.state import ProcessValue, judging_weight
+from serkit.state import ProcessValue
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
@@ -204,10 +204,8 @@ def not_run_reason(codec: str, fixture: str) -> str:
 def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[ProcessValue, ...]:
     """Each process's value, judged by the machine's state and grouped by the file's own
     plan as the time and spread beside it are (Run.spread); () where asv kept no samples."""
-    found, described = run.get(benchmark, codec, fixture), run.benchmarks.get(benchmark)
-    if found is None or described is None:
-        return ()
-    return process_states(described, found)
+    found = run.get(benchmark, codec, fixture)
+    return found.processes if found is not None else ()
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -263,7 +261,7 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 key_order_only=as_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture)),
                 not_run=not_run_reason(codec, fixture),
                 processes={op: tuple(p.value for p in found) for op, found in states.items()},
-                weights={op: tuple(map(judging_weight, found)) for op, found in states.items()},
+                weights={op: tuple(p.weight for p in found) for op, found in states.items()},
             )
         )
     return SnapshotTable(fixture, run, rows)

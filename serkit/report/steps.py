@@ -136,8 +136,8 @@ def judge_steps(
                     elif benchmark in COUNTED_MEASURES:
                         verdict = counted_change(benchmark, a.value, b.value)
                     else:
-                        processes = (tree.processes(a), tree.processes(b))
-                        weights = (tree.weights(a), tree.weights(b))
+                        processes = (a.process_values, b.process_values)
+                        weights = (a.weights, b.weights)
                         found = judge_pair(
                             tree.benchmark(benchmark), a, b, processes, floor, weights
                         )

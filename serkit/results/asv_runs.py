@@ -9,7 +9,8 @@ run` of the matrix with it, so a runner kind's figure comes from its own runs, n
 this VM's.
 
 asv rewrites the results file with its own keys on every run, so the records are kept
-as notes beside the canary's (serkit.results.canary) and written back after each run.
+as notes beside the canary's (serkit.results.canary) and written back after each run
+(serkit.results.asv_file.attach_notes), where `recorded` read them from.
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from serkit.files import atomic_write
 
 RUNS_KEY = "serkit_asv_runs"
 RUNS_FILE = "asv-runs.jsonl"
@@ -45,58 +44,7 @@ class AsvRun:
         return max(self.wall_s - self.recorded_s - self.build_s, 0.0)
 
 
-def _rows(data: Mapping[str, Any]) -> dict[str, tuple[Any, float]]:
-    """Each benchmark's (started_at, duration) in a results file's data."""
-    try:
-        columns = list(data["result_columns"])
-        started, duration = columns.index("started_at"), columns.index("duration")
-        found = {}
-        for name, row in data["results"].items():
-            if len(row) > max(started, duration):
-                found[str(name)] = (row[started], float(row[duration] or 0.0))
-        return found
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return {}
-
-
-def _durations(data: Mapping[str, Any]) -> dict[str, float]:
-    raw = data.get("durations")
-    if not isinstance(raw, dict):
-        return {}
-    try:
-        return {str(k): float(v) for k, v in raw.items()}
-    except (TypeError, ValueError):
-        return {}
-
-
-def read_data(path: Path) -> dict[str, Any]:
-    """A results file's data, {} where there is none yet or it is unreadable."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def recorded(
-    before: Mapping[str, Any], after: Mapping[str, Any], wall_s: float, waited_s: float = 0.0
-) -> AsvRun:
-    """One run's record, from its results file before and after it: what it ran is what
-    asv stamped anew (a benchmark's started_at, a duration's value)."""
-    old_rows, new_rows = _rows(before), _rows(after)
-    ran = sum(
-        duration
-        for name, (started, duration) in new_rows.items()
-        if old_rows.get(name, (None, 0.0))[0] != started
-    )
-    old, new = _durations(before), _durations(after)
-    changed = {key: value for key, value in new.items() if old.get(key) != value}
-    build = changed.pop(BUILD, 0.0)
-    recorded_s = round(ran + sum(changed.values()), 3)
-    return AsvRun(round(wall_s, 3), recorded_s, round(build, 3), round(waited_s, 1))
-
-
-def _row(run: AsvRun) -> dict[str, float]:
+def as_row(run: AsvRun) -> dict[str, float]:
     row = {"wall_s": run.wall_s, "recorded_s": run.recorded_s, "build_s": run.build_s}
     return row | ({"waited_s": run.waited_s} if run.waited_s else {})
 
@@ -104,7 +52,7 @@ def _row(run: AsvRun) -> dict[str, float]:
 def note(folder: Path, run: AsvRun) -> None:
     """Keep `run` in the environment's notes folder."""
     folder.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(_row(run))
+    line = json.dumps(as_row(run))
     with (folder / RUNS_FILE).open("a", encoding="utf-8") as out:
         out.write(line + "\n")
 
@@ -135,17 +83,6 @@ def read_notes(folder: Path) -> list[AsvRun]:
         except ValueError:
             continue
     return _parse(items)
-
-
-def attach(results: Path, folder: Path) -> bool:
-    """Write the runs noted in `folder` into the results file; whether it did."""
-    runs = read_notes(folder)
-    data = read_data(results)
-    if not runs or not data:
-        return False
-    data[RUNS_KEY] = [_row(r) for r in runs]
-    atomic_write(results, json.dumps(data).encode())
-    return True
 
 
 def runs_of(data: Mapping[str, Any]) -> list[AsvRun]:

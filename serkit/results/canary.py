@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from serkit.files import atomic_write
 from serkit.state import reading
 from serkit.suite.canary import CANARY_NOTES, PROCESS_NOTES
 
@@ -102,22 +101,6 @@ def clear_notes(folder: Path) -> None:
     for path in folder.glob(PROCESS_NOTES):
         path.unlink(missing_ok=True)
     (folder / CANARY_NOTES).unlink(missing_ok=True)
-
-
-def attach(results: Path, folder: Path) -> bool:
-    """Write the notes in `folder` into the results file at `results`; whether it did."""
-    rows = read_notes(folder)
-    if not rows:
-        return False
-    try:
-        data = json.loads(results.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False  # asv wrote nothing readable: its own error says more
-    if not isinstance(data, dict):
-        return False
-    data[CANARY_KEY] = {"version": CANARY_VERSION, "rows": rows}
-    atomic_write(results, json.dumps(data).encode())
-    return True
 
 
 def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:

@@ -39,14 +39,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from serkit.checkout import BENCH_STATE, results_dir
 from serkit.errors import SerkitError
-from serkit.files import atomic_write
-from serkit.results import asv_runs
+from serkit.results import asv_file, asv_runs
+from serkit.results.asv_file import attach_notes
 from serkit.results.builds import BUILDS_ENV, read_builds
-from serkit.results.canary import attach
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.console import AsvConsole
@@ -266,7 +264,7 @@ class _Round:
             console.start(label)
         results = self.builds.parent / results_file_name(state.commit, name)
         notes = Path(env[NOTES_ENV])
-        before, started, stamp = asv_runs.read_data(results), time.monotonic(), _stamp(results)
+        before, started, stamp = asv_file.read_data(results), time.monotonic(), _stamp(results)
         spent = self.watch.spent_s
         try:
             output = console.line if console is not None else None
@@ -275,17 +273,16 @@ class _Round:
             # What this run cost beyond what asv recorded of it (serkit matrix --cost), and
             # what its processes waited for the fast state (the run's state in words).
             wall, waited = time.monotonic() - started, self.watch.spent_s - spent
-            after = asv_runs.read_data(results)
-            asv_runs.note(notes, asv_runs.recorded(before, after, wall, waited))
+            after = asv_file.read_data(results)
+            asv_runs.note(notes, asv_file.recorded_run(before, after, wall, waited))
         finally:
             if console is not None:
                 console.close_bar()
             # asv rewrote the results file with its own keys only: serkit's notes again. A
             # file asv left as it was (a round stopped by Ctrl-C) holds them already, and
-            # rewriting a quick run's 12 MB file twice took seconds of a 2 s stop.
+            # rewriting a quick run's 12 MB file took seconds of a 2 s stop.
             if _stamp(results) != stamp:
-                attach(results, notes)
-                asv_runs.attach(results, notes)
+                attach_notes(results, notes)
         failure = read_builds(self.builds).get(name)
         if failure is not None:
             others = len(state.environments) - len(state.failed) > 1
@@ -350,12 +347,12 @@ def _durations_kept(path: Path) -> Iterator[None]:
     asv writes a benchmark's duration as the last `asv run` took it, and an extra round
     runs a few short pairs only: `serkit matrix --cost` reads a duration as one process of
     every pair (serkit.run.cost), so after an extra round it would predict a fraction."""
-    before, stamp = _durations(path), _stamp(path)
+    before, stamp = asv_file.durations(asv_file.read_data(path)), _stamp(path)
     try:
         yield
     finally:
         if before and _stamp(path) != stamp:  # unchanged, it holds them still
-            _restore_durations(path, before)
+            asv_file.with_durations(path, before)
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
@@ -387,27 +384,6 @@ def disk_full(root: Path, output: Iterable[str]) -> OSError | None:
     if said or (free is not None and free < FULL_DISK_BYTES):
         return OSError(errno.ENOSPC, "no space left on device", str(folder))
     return None
-
-
-def _durations(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        column = data["result_columns"].index("duration")
-        return {name: row[column] for name, row in data["results"].items() if len(row) > column}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return {}
-
-
-def _restore_durations(path: Path, durations: Mapping[str, Any]) -> None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        column = data["result_columns"].index("duration")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return  # asv's own error says more
-    for name, row in data["results"].items():
-        if name in durations and len(row) > column:
-            row[column] = durations[name]
-    atomic_write(path, json.dumps(data).encode())
 
 
 def drive(

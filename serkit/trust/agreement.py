@@ -31,7 +31,8 @@ from serkit.errors import SerkitError
 from serkit.files import atomic_write
 from serkit.inputs.sources import MIRROR_ENV
 from serkit.progress import progress
-from serkit.results.canary import attach, clear_notes
+from serkit.results.asv_file import attach_notes
+from serkit.results.canary import clear_notes
 from serkit.results.hosts import load_average, record_host
 from serkit.results.tree import (
     BENCHMARKS_FILE,
@@ -315,7 +316,7 @@ class ScratchSuite:
             args += ["-a", attribute]
         status = asv(self.root, args, self.env, quiet=True)
         for path in self.results.glob("*/*-*.json"):  # asv rewrote it: the canary again
-            attach(path, Path(self.env[NOTES_ENV]))
+            attach_notes(path, Path(self.env[NOTES_ENV]))
         if status not in (0, 2):
             raise SerkitError("asv run failed; see its output above")
 

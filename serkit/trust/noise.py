@@ -226,10 +226,10 @@ def match(tree_a: ResultsTree, tree_b: ResultsTree) -> list[PairAA]:
             key[1],
             on_a[key],
             on_b[key],
-            tree_a.processes(on_a[key]),
-            tree_b.processes(on_b[key]),
-            tree_a.weights(on_a[key]),
-            tree_b.weights(on_b[key]),
+            on_a[key].process_values,
+            on_b[key].process_values,
+            on_a[key].weights,
+            on_b[key].weights,
         )
         for key in sorted(on_a.keys() & on_b.keys())
     ]

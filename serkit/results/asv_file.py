@@ -1,0 +1,293 @@
+"""One asv results file (format version 2): its layout, read and written in this module only.
+
+asv 0.6 keeps `results/<machine>/machine.json`, one `results/<machine>/<commit8>-<env>.json`
+per commit and environment, and one shared `results/benchmarks.json`. Each result row
+lines up with the file's `result_columns`; its values are flattened in
+`itertools.product(*params)` order, with the parameters stored as `repr()` strings, and a
+skipped value is a bare `NaN` token (Python's json module reads it).
+
+Beside asv's keys a file serkit ran keeps serkit's notes: each sample's canary readings
+(serkit.results.canary) and what each `asv run` cost (serkit.results.asv_runs). asv
+rewrites the file with its own keys on every run, so `attach_notes` writes both back, in
+one rewrite. Every other module asks this one (`read_file`, `rows`, `durations`) and never
+parses a results file itself; `results_data` is the one writer (`serkit try --into`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from serkit.errors import RefusedFile
+from serkit.files import atomic_write
+from serkit.inputs.documents import read_record
+from serkit.results import asv_runs, canary
+from serkit.results.asv_runs import BUILD, RUNS_KEY, AsvRun
+from serkit.results.canary import CANARY_KEY, CANARY_VERSION, Note
+
+RESULTS_VERSION = 2
+MACHINE_FILE = "machine.json"
+BENCHMARKS_FILE = "benchmarks.json"
+# asv names each results file <first 8 hex digits of the commit>-<environment>.json;
+# anything else in a machine's folder (machine.json, serkit-host.yaml) is not a result.
+RESULTS_FILE = re.compile(r"^[0-9a-fA-F]{8}-.+\.json$")
+REQUIRED_KEYS = ("commit_hash", "params", "python", "requirements", "result_columns", "results")
+COLUMNS_KEY = "result_columns"
+
+
+class ResultsFileError(ValueError):
+    """A file in the results tree that is not what asv writes."""
+
+
+def load_json(path: Path, root: Path | None = None) -> Any:
+    """A JSON file of a results tree, through serkit's guarded reader: a regular file,
+    under the size cap on a record, nesting under its depth cap (and inside `root`, when
+    given). ResultsFileError, saying which rule, for anything else."""
+    try:
+        return read_record(path, root=root, what="a results tree's file")
+    except RefusedFile as exc:
+        raise ResultsFileError(exc.rule) from None
+
+
+def rows(data: Any) -> dict[str, dict[str, Any]]:
+    """Each benchmark's row in a results file's data, its columns by name; ResultsFileError
+    where the rows are not laid out as asv's."""
+    try:
+        columns, found = data[COLUMNS_KEY], data["results"]
+    except (TypeError, KeyError) as exc:
+        raise ResultsFileError(f"not an asv results file: no {exc}") from None
+    if not isinstance(found, dict) or not isinstance(columns, list):
+        raise ResultsFileError("its results are not laid out as asv's")
+    out = {}
+    for name, values in found.items():
+        if not isinstance(values, list):
+            raise ResultsFileError(f"its row for {name!r} is not a list")
+        out[str(name)] = dict(zip(columns, values))
+    return out
+
+
+def rows_or_none(data: Any) -> dict[str, dict[str, Any]]:
+    """`rows`, {} where the data holds none as asv lays them out (a file being written)."""
+    try:
+        return rows(data)
+    except ResultsFileError:
+        return {}
+
+
+def param_sets(row: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """A row's parameter sets, in the order its values are flattened."""
+    axes = row.get("params") or []
+    return [tuple(str(p) for p in combo) for combo in itertools.product(*axes)]
+
+
+def column(row: Mapping[str, Any], name: str, size: int) -> list[Any]:
+    """A row's column `name`, one entry per parameter set (None each where absent)."""
+    values = row.get(name)
+    if values is None:
+        return [None] * size
+    if not isinstance(values, list) or len(values) != size:
+        raise ResultsFileError(f"its {name} column does not line up with its results")
+    return values
+
+
+def keep_rows(data: dict[str, Any], keep: Callable[[str, Mapping[str, Any]], bool]) -> None:
+    """Leave in `data` only the rows `keep(name, row)` accepts (in place)."""
+    found = rows(data)
+    data["results"] = {
+        name: values for name, values in data["results"].items() if keep(name, found[str(name)])
+    }
+
+
+def read_data(path: Path) -> dict[str, Any]:
+    """A results file's data as asv left it, {} where there is none yet or it is unreadable
+    (a file between two `asv run`s of serkit's rounds: not checked as a tree's are)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def run_moment(data: Any) -> int | None:
+    """When a results file's run took its last values: the latest `started_at` asv recorded
+    (milliseconds since the epoch), or None where it recorded none."""
+    try:
+        found = rows(data)
+    except (ResultsFileError, AttributeError):
+        return None
+    moments = [row["started_at"] for row in found.values() if _is_moment(row.get("started_at"))]
+    return int(max(moments)) if moments else None
+
+
+def _is_moment(value: Any) -> bool:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return number and math.isfinite(value) and value > 0
+
+
+def durations(data: Any) -> dict[str, Any]:
+    """Each benchmark's duration in its last `asv run`, as recorded; {} where none is."""
+    return {name: row["duration"] for name, row in rows_or_none(data).items() if "duration" in row}
+
+
+def with_durations(path: Path, kept: Mapping[str, Any]) -> None:
+    """Put back each benchmark's duration in `kept` into the results file at `path`."""
+    data = read_data(path)
+    columns, found = data.get(COLUMNS_KEY), data.get("results")
+    if not isinstance(columns, list) or "duration" not in columns or not isinstance(found, dict):
+        return  # asv's own error says more
+    at = columns.index("duration")
+    for name, row in found.items():
+        if name in kept and isinstance(row, list) and len(row) > at:
+            row[at] = kept[name]
+    atomic_write(path, json.dumps(data).encode())
+
+
+def _asv_durations(data: Mapping[str, Any]) -> dict[str, float]:
+    """asv's own entries in a results file's `durations`: each setup_cache, the build."""
+    raw = data.get("durations")
+    if not isinstance(raw, dict):
+        return {}
+    try:
+        return {str(k): float(v) for k, v in raw.items()}
+    except (TypeError, ValueError):
+        return {}
+
+
+def _stamped(data: Mapping[str, Any]) -> dict[str, tuple[Any, float]]:
+    """Each benchmark's (started_at, duration) in a results file's data."""
+    try:
+        return {
+            name: (row.get("started_at"), float(row.get("duration") or 0.0))
+            for name, row in rows_or_none(data).items()
+        }
+    except (TypeError, ValueError):
+        return {}
+
+
+def recorded_run(
+    before: Mapping[str, Any], after: Mapping[str, Any], wall_s: float, waited_s: float = 0.0
+) -> AsvRun:
+    """One `asv run`'s record (serkit.results.asv_runs), from its results file's data before
+    and after it: what it ran is what asv stamped anew (a benchmark's started_at, a
+    duration's value)."""
+    old_rows, new_rows = _stamped(before), _stamped(after)
+    ran = sum(
+        duration
+        for name, (started, duration) in new_rows.items()
+        if old_rows.get(name, (None, 0.0))[0] != started
+    )
+    old, new = _asv_durations(before), _asv_durations(after)
+    changed = {key: value for key, value in new.items() if old.get(key) != value}
+    build = changed.pop(BUILD, 0.0)
+    recorded_s = round(ran + sum(changed.values()), 3)
+    return AsvRun(round(wall_s, 3), recorded_s, round(build, 3), round(waited_s, 1))
+
+
+def attach_notes(results: Path, folder: Path) -> bool:
+    """Write serkit's notes in `folder` (the canary's, the `asv run`s') into the results file
+    at `results`, in one rewrite; whether it did."""
+    notes = canary.read_notes(folder)
+    runs = asv_runs.read_notes(folder)
+    if not notes and not runs:
+        return False
+    data = read_data(results)
+    if not data:
+        return False  # asv wrote nothing readable: its own error says more
+    if notes:
+        data[CANARY_KEY] = {"version": CANARY_VERSION, "rows": notes}
+    if runs:
+        data[RUNS_KEY] = [asv_runs.as_row(r) for r in runs]
+    atomic_write(results, json.dumps(data).encode())
+    return True
+
+
+def results_data(
+    header: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """A results file's data: asv's keys in `header` (commit_hash, env_name, date, params,
+    python, requirements, env_vars), each benchmark's row given by column name."""
+    columns = list(dict.fromkeys(c for row in results.values() for c in row))
+    return {
+        "version": RESULTS_VERSION,
+        **header,
+        COLUMNS_KEY: columns,
+        "results": {name: [row.get(c) for c in columns] for name, row in results.items()},
+        "durations": {},
+    }
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """What one results file holds, as read: asv's keys, its rows, and serkit's notes."""
+
+    path: Path
+    commit: str
+    date: int  # the commit's, milliseconds since the epoch (0: not recorded)
+    python: str
+    requirements: Any  # as recorded: an object of names and versions, checked by the tree
+    params: Any
+    env_vars: Any
+    rows: dict[str, dict[str, Any]]
+    # Each sample's canary notes, by (benchmark, params_key) (serkit.results.canary).
+    notes: dict[tuple[str, str], list[Note]]
+    runs: list[AsvRun]  # the `asv run`s it records (serkit.results.asv_runs)
+    durations: dict[str, Any]  # asv's own entries: setup_cache and the build
+    run_at: int  # its run's moment (`run_moment`), 0 where unknown
+
+    @property
+    def samples_per_process(self) -> dict[str, int]:
+        """Each benchmark's samples per process in its run, from its notes."""
+        return canary.samples_per_process(self.notes)
+
+    @property
+    def waited_s(self) -> float:
+        return sum(run.waited_s for run in self.runs)
+
+    def notes_of(self, benchmark: str, params: Sequence[str]) -> list[Note]:
+        return self.notes.get((benchmark, canary.params_key(params)), [])
+
+
+def check_version(data: Any) -> None:
+    """ResultsFileError unless `data` is an asv results file of RESULTS_VERSION."""
+    if not isinstance(data, dict) or data.get("version") != RESULTS_VERSION:
+        found = data.get("version") if isinstance(data, dict) else None
+        older = isinstance(found, int) and 0 < found < RESULTS_VERSION
+        hint = "; `asv update` converts older results" if older else ""
+        raise ResultsFileError(
+            f"not an asv results file of version {RESULTS_VERSION} (version: {found!r}){hint}"
+        )
+    missing = [k for k in REQUIRED_KEYS if k not in data]
+    if missing:
+        raise ResultsFileError(f"not an asv results file: no {', '.join(missing)}")
+
+
+def read_file(path: Path, machine: str | None = None) -> ResultsFile:
+    """The results file at `path`, checked to be asv's (and, where `machine` is named, to
+    hold that machine's results); ResultsFileError where it is not."""
+    data = load_json(path)
+    check_version(data)
+    recorded = data["params"].get("machine") if isinstance(data["params"], dict) else None
+    if machine is not None and recorded != machine:
+        raise ResultsFileError(f"it holds results of machine {recorded!r}, not {machine!r}")
+    date = data.get("date")
+    raw = data.get("durations")
+    return ResultsFile(
+        path=path,
+        commit=str(data["commit_hash"]),
+        date=int(date) if isinstance(date, (int, float)) else 0,
+        python=str(data["python"]),
+        requirements=data["requirements"],
+        params=data["params"],
+        env_vars=data.get("env_vars") or {},
+        rows=rows(data),
+        notes=canary.notes_of(data),
+        runs=asv_runs.runs_of(data),
+        durations=dict(raw) if isinstance(raw, dict) else {},
+        run_at=run_moment(data) or 0,
+    )
