@@ -267,6 +267,37 @@ def check_version(data: Any) -> None:
         raise ResultsFileError(f"not an asv results file: no {', '.join(missing)}")
 
 
+def partial_file(path: Path) -> ResultsFile | None:
+    """The results file at `path` as asv left it between two `asv run`s of one run: its rows
+    and serkit's notes, its other keys as far as written; None where it holds no rows."""
+    data = read_data(path)
+    try:
+        return _results_file(path, data, rows(data))
+    except (ResultsFileError, LookupError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _results_file(
+    path: Path, data: Mapping[str, Any], found: dict[str, dict[str, Any]]
+) -> ResultsFile:
+    date = data.get("date")
+    raw = data.get("durations")
+    return ResultsFile(
+        path=path,
+        commit=str(data.get("commit_hash", "")),
+        date=int(date) if isinstance(date, (int, float)) else 0,
+        python=str(data.get("python", "")),
+        requirements=data.get("requirements", {}),
+        params=data.get("params", {}),
+        env_vars=data.get("env_vars") or {},
+        rows=found,
+        notes=canary.notes_of(data),
+        runs=asv_runs.runs_of(data),
+        durations=dict(raw) if isinstance(raw, dict) else {},
+        run_at=run_moment(data) or 0,
+    )
+
+
 def read_file(path: Path, machine: str | None = None) -> ResultsFile:
     """The results file at `path`, checked to be asv's (and, where `machine` is named, to
     hold that machine's results); ResultsFileError where it is not."""
@@ -275,19 +306,4 @@ def read_file(path: Path, machine: str | None = None) -> ResultsFile:
     recorded = data["params"].get("machine") if isinstance(data["params"], dict) else None
     if machine is not None and recorded != machine:
         raise ResultsFileError(f"it holds results of machine {recorded!r}, not {machine!r}")
-    date = data.get("date")
-    raw = data.get("durations")
-    return ResultsFile(
-        path=path,
-        commit=str(data["commit_hash"]),
-        date=int(date) if isinstance(date, (int, float)) else 0,
-        python=str(data["python"]),
-        requirements=data["requirements"],
-        params=data["params"],
-        env_vars=data.get("env_vars") or {},
-        rows=rows(data),
-        notes=canary.notes_of(data),
-        runs=asv_runs.runs_of(data),
-        durations=dict(raw) if isinstance(raw, dict) else {},
-        run_at=run_moment(data) or 0,
-    )
+    return _results_file(path, data, rows(data))

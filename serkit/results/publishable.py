@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from serkit.results.asv_file import keep_rows
 from serkit.results.tree import (
     BENCHMARKS_FILE,
     MACHINE_FILE,
@@ -110,11 +111,6 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
                 left_out.append(f"{path}: its environment's name holds characters unsafe in a page")
                 continue
             _inert_environment(data)
-            columns = data["result_columns"]
-            data["results"] = {
-                bench: values
-                for bench, values in data["results"].items()
-                if safe_row(bench, dict(zip(columns, values)))
-            }
+            keep_rows(data, safe_row)
             (folder / path.name).write_text(json.dumps(data))
     return left_out

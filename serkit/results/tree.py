@@ -26,7 +26,7 @@ from serkit.results.asv_file import BENCHMARKS_FILE as BENCHMARKS_FILE
 from serkit.results.asv_file import MACHINE_FILE as MACHINE_FILE
 from serkit.results.asv_file import RESULTS_FILE as RESULTS_FILE
 from serkit.results.asv_file import RESULTS_VERSION as RESULTS_VERSION
-from serkit.results.asv_file import ResultsFile, column, read_file
+from serkit.results.asv_file import ResultsFile, column, partial_file, read_file
 from serkit.results.asv_file import ResultsFileError as ResultsFileError
 from serkit.results.asv_file import load_json as load_json
 from serkit.results.asv_file import run_moment as run_moment
@@ -184,7 +184,19 @@ def _read_results_file(
 ) -> list[Measurement]:
     """The file's measurements; the names of rows skipped as unsafe go to `unsafe`."""
     found = read_file(path, machine)
-    env = _environment(found, profile)
+    return _measurements(found, _environment(found, profile), unsafe, benchmarks, machine, host)
+
+
+def _measurements(
+    found: ResultsFile,
+    env: Environment,
+    unsafe: list[str],
+    benchmarks: Mapping[str, Benchmark],
+    machine: str,
+    host: str | None = None,
+) -> list[Measurement]:
+    """A results file's values, with each sample's canary readings (not yet judged)."""
+    path = found.path
     out: list[Measurement] = []
     own_sizes = found.samples_per_process
     for name, row in found.rows.items():
@@ -234,6 +246,21 @@ def _read_results_file(
     return out
 
 
+def described(data: Mapping[str, Any]) -> dict[str, Benchmark]:
+    """What benchmarks.json's `data` says of each benchmark whose name and parameters are safe."""
+    return {
+        name: Benchmark(
+            name,
+            str(info.get("type", "unknown")),
+            str(info.get("unit", "")),
+            tuple(str(p) for p in info.get("param_names") or ()),
+            info.get("repeat"),
+        )
+        for name, info in data.items()
+        if isinstance(info, dict) and safe_row(name, info)
+    }
+
+
 def _read_benchmarks(root: Path, warnings: list[str]) -> dict[str, Benchmark]:
     path = root / BENCHMARKS_FILE
     if not path.is_file():
@@ -242,17 +269,7 @@ def _read_benchmarks(root: Path, warnings: list[str]) -> dict[str, Benchmark]:
         data = load_json(path)
         if not isinstance(data, dict):
             raise ResultsFileError("not an object")
-        return {
-            name: Benchmark(
-                name,
-                str(info.get("type", "unknown")),
-                str(info.get("unit", "")),
-                tuple(str(p) for p in info.get("param_names") or ()),
-                info.get("repeat"),
-            )
-            for name, info in data.items()
-            if isinstance(info, dict) and safe_row(name, info)
-        }
+        return described(data)
     except ResultsFileError as exc:
         warnings.append(f"skipped {path}: {exc}")
         return {}
@@ -295,6 +312,20 @@ def _host_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]]:
     runs = read_runs(folder, found) or []
     warnings += [w for w in found if w not in warnings]
     return runs
+
+
+def read_run_file(path: Path, benchmarks: Mapping[str, Any]) -> list[Measurement]:
+    """The values of a results file as `serkit bench` leaves it between two rounds, each
+    process judged as a tree's are, within the file (its run has no host record yet);
+    `benchmarks`: benchmarks.json's data. [] where the file holds no rows as asv's."""
+    found = partial_file(path)
+    if found is None:
+        return []
+    known = described(benchmarks)
+    try:
+        return judge(_measurements(found, Environment(found.python, ()), [], known, ""), known)
+    except (ResultsFileError, LookupError, TypeError, ValueError, AttributeError):
+        return []
 
 
 def _judge(tree: ResultsTree) -> None:

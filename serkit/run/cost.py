@@ -30,20 +30,20 @@ from serkit.codecs.registry import builtin_specs
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import default_fixture_names
 from serkit.results import asv_runs
-from serkit.results.tree import (
+from serkit.results.asv_file import (
     BENCHMARKS_FILE,
     MACHINE_FILE,
     RESULTS_FILE,
-    Benchmark,
+    ResultsFile,
     ResultsFileError,
     load_json,
-    machine_folders,
-    version_order,
+    read_file,
 )
+from serkit.results.tree import Benchmark, Measurement, machine_folders, read_tree, version_order
 from serkit.run.index import PLATFORMS, Platform
 from serkit.run.interpreters import FREE_THREADED
 from serkit.run.matrix import MatrixEnvironment, counted, environments
-from serkit.run.precision import pair_processes, processes_for, spread_of
+from serkit.run.precision import processes_for, spread_of
 from serkit.run.quick import FULL_BUDGET_S, over_budget
 from serkit.run.releases import Releases
 from serkit.run.shards import Shard, shard_slice
@@ -161,6 +161,11 @@ def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], 
     except ResultsFileError as exc:
         warnings.append(f"skipped {root / BENCHMARKS_FILE}: {exc}")
     found = []
+    # Each pair's processes as every reader takes them: judged when the tree is read.
+    tree = read_tree(root, None if machine is None else [machine])
+    judged: dict[Path, list[Measurement]] = {}
+    for m in (m for host in tree.machines.values() for m in host.measurements):
+        judged.setdefault(m.file, []).append(m)
     for folder in machine_folders(root):
         if machine is not None and folder.name != machine:
             continue
@@ -168,7 +173,7 @@ def read_costs(root: Path, machine: str | None = None) -> tuple[list[Measured], 
             if path.name == MACHINE_FILE or not RESULTS_FILE.match(path.name):
                 continue
             try:
-                found.append(_read_one(path, folder.name, described))
+                found.append(_read_one(read_file(path), folder.name, described, judged))
             except (ResultsFileError, LookupError, TypeError, ValueError) as exc:
                 warnings.append(f"skipped {path}: {exc}")
     # One figure for the tree: every file's recorded runs together.
@@ -190,53 +195,60 @@ def _passes(described: tuple[Benchmark, int] | None, samples: Any, rounds_run: i
     return min(rounds, rounds_run)
 
 
-def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark, int]]) -> Measured:
-    data = load_json(path)
-    columns = data["result_columns"]
-    rows = {name: dict(zip(columns, values)) for name, values in data["results"].items()}
+def _read_one(
+    found: ResultsFile,
+    machine: str,
+    described: Mapping[str, tuple[Benchmark, int]],
+    judged: Mapping[Path, Sequence[Measurement]],
+) -> Measured:
+    rows = found.rows
     rounds_run = max(
         (_passes(described.get(n), r.get("samples"), 1) for n, r in rows.items()), default=1
     )
     per_process = other = 0.0
 
-    def size(name: str) -> int | None:
+    def timed(name: str) -> bool:
         known = described.get(name)
-        return None if known is None else known[0].samples_per_process
+        return known is not None and known[0].samples_per_process is not None
 
     counted = 0.0
     for name, row in rows.items():
         duration = float(row.get("duration") or 0.0)
-        if size(name) is not None:
+        if timed(name):
             per_process += duration  # the first round's (serkit.run.rounds): one process a pair
         else:
             spent = duration * _passes(described.get(name), row.get("samples"), rounds_run)
             other += spent
             counted += spent if _counted(name) else 0.0
-    recorded_runs = asv_runs.runs_of(data)
+    recorded_runs = found.runs
     waited = sum(r.waited_s for r in recorded_runs)
     if waited:
         # The timed processes' durations include what they waited for the machine's fast
         # state: taken out in proportion, as asv records no wait of its own.
         per_process *= max(0.0, 1 - waited / max(sum(r.recorded_s for r in recorded_runs), waited))
-    # Each timed pair's processes, judged by the machine's state as the run judges them.
-    by_pair = pair_processes(data, size)
+    # Each timed pair's processes, judged by the machine's state as every reader takes them.
+    by_pair = {
+        (m.benchmark, m.params): m.process_values
+        for m in judged.get(found.path, ())
+        if timed(m.benchmark) and m.process_values
+    }
     spreads = tuple(spread_of(values) for values in by_pair.values())
     counts = tuple(len(values) for values in by_pair.values())
-    timed = frozenset(
+    timed_pairs = frozenset(
         (combo[0].strip("'"), combo[1].strip("'")) for _, combo in by_pair if len(combo) >= 2
     )
     # asv's own entries: a setup_cache (the instruction counts run under valgrind there,
     # once per environment) and the build.
-    for key, value in (data.get("durations") or {}).items():
+    for key, value in found.durations.items():
         other += float(value)
         counted += float(value) if _counted(str(key).removeprefix("<setup_cache ")) else 0.0
-    library = (data.get("env_vars") or {}).get(LIBRARY_ENV)
-    requirements = data.get("requirements") or {}
+    library = found.env_vars.get(LIBRARY_ENV) if isinstance(found.env_vars, dict) else None
+    requirements = found.requirements if isinstance(found.requirements, dict) else {}
     return Measured(
         machine,
-        str(data["commit_hash"]),
-        int(data.get("date") or 0),
-        str(data["python"]),
+        found.commit,
+        found.date,
+        found.python,
         library,
         requirements.get(library) if library else None,
         per_process,
@@ -244,7 +256,7 @@ def _read_one(path: Path, machine: str, described: Mapping[str, tuple[Benchmark,
         rounds_run,
         spreads,
         counts,
-        timed,
+        timed_pairs,
         recorded_runs=tuple(recorded_runs),
         counted_s=counted,
     )

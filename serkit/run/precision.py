@@ -6,8 +6,9 @@ error of its mean log, over its typical processes, within the run's `precision`
 take milliseconds and whose processes agree reaches it in a few processes; a pair whose
 processes scatter needs many. So every pair gets LEAST_PROCESSES processes, and each
 round after those takes only the pairs still short of the precision (serkit.run.rounds),
-up to MOST_PROCESSES. A process is judged as every reader judges it, by the machine's
-state (serkit.state): a process the canary shows slow is corrected, not counted as spread.
+up to MOST_PROCESSES. A process is taken as every reader takes it, judged by the machine's
+state when its results were read (serkit.results.judging): a process the canary shows slow
+is corrected, not counted as spread.
 
 `serkit matrix --cost` prices the same rule from the same reading (`processes_for`, from
 each pair's spread in a results tree), so the model and the run agree pair by pair:
@@ -16,14 +17,10 @@ a standard error of sd/sqrt(n) reaches the precision at n = (sd / precision)^2.
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from serkit.results.canary import notes_of, params_key, sample_canaries
 from serkit.results.noise import BETWEEN_RUNS_SPREAD, LEAST_FLOOR
-from serkit.state import process_values, reference
 from serkit.stats import log_std, standard_error, typical_processes
 from serkit.suite.cases import FULL_ROUNDS, QUICK_SEES, TYPICAL_PROCESSES, precision_needed
 
@@ -65,35 +62,6 @@ def spread_of(processes: Sequence[float]) -> float | None:
     """The spread of a pair's typical processes; None under two."""
     typical = typical_processes(processes) if len(processes) >= 2 else ()
     return log_std(typical) if len(typical) >= 2 else None
-
-
-def pair_processes(
-    data: Mapping[str, Any], samples_per_process: Callable[[str], int | None]
-) -> dict[tuple[str, Combo], tuple[float, ...]]:
-    """Every timed pair's per-process values in an asv results file's `data`, each process
-    judged by the machine's state against the fast canary of the file's own samples.
-    `samples_per_process(benchmark)` is None for a benchmark that is not a timed pair."""
-    out: dict[tuple[str, Combo], tuple[float, ...]] = {}
-    try:
-        columns = data["result_columns"]
-        rows = list(data["results"].items())
-    except (KeyError, TypeError, AttributeError):
-        return out
-    notes = notes_of(data)
-    ref = reference([c for found in notes.values() for note in found for c in note.canaries])
-    for name, values in rows:
-        size = samples_per_process(name)
-        if size is None:
-            continue
-        row = dict(zip(columns, values))
-        sets = [tuple(str(p) for p in c) for c in itertools.product(*(row.get("params") or []))]
-        for combo, samples in zip(sets, row.get("samples") or []):
-            kept = [float(v) for v in samples or [] if v is not None and v == v and v > 0]
-            if not kept:
-                continue
-            found = sample_canaries(kept, size, notes.get((name, params_key(combo)), []))
-            out[name, combo] = tuple(p.value for p in process_values(kept, found.canary, size, ref))
-    return out
 
 
 def by_precision(round_index: int, rounds: int, least: int) -> bool:

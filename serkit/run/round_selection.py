@@ -10,14 +10,14 @@ run's plan needs (`imprecise_pairs`), read from the results file the earlier rou
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from serkit.results.tree import Benchmark
-from serkit.run.precision import is_short, pair_processes
+from serkit.results.asv_file import param_sets, read_data, rows_or_none
+from serkit.results.tree import read_run_file
+from serkit.run.precision import is_short
 from serkit.suite.budget import SingleSample
 
 BENCH_OPTIONS = ("-b", "--bench")
@@ -99,18 +99,12 @@ def later_selection(
 
 def first_round_values(path: Path) -> dict[str, set[tuple[str, ...]]]:
     """By benchmark, the parameter sets an asv results file holds a value for; {} if unread."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        columns = data["result_columns"]
-        measured: dict[str, set[tuple[str, ...]]] = {}
-        for name, values in data["results"].items():
-            row = dict(zip(columns, values))
-            sets = [tuple(str(p) for p in c) for c in itertools.product(*(row["params"] or []))]
-            results = row["result"] or [None] * len(sets)
-            measured[name] = {c for c, v in zip(sets, results) if v is not None and v == v}
-        return measured
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}
+    measured: dict[str, set[tuple[str, ...]]] = {}
+    for name, row in rows_or_none(read_data(path)).items():
+        sets = param_sets(row)
+        results = row.get("result") or [None] * len(sets)
+        measured[name] = {c for c, v in zip(sets, results) if v is not None and v == v}
+    return measured
 
 
 def imprecise_pairs(
@@ -118,21 +112,11 @@ def imprecise_pairs(
 ) -> dict[str, set[tuple[str, ...]]]:
     """By timed benchmark, the parameter sets whose processes so far (in the results file at
     `path`) hold fewer than TYPICAL_PROCESSES typical ones, or place the pair less precisely
-    than `needed` (serkit.stats.standard_error); a pair timed once is not one."""
+    than `needed` (serkit.stats.standard_error); a pair timed once is not one. Each process
+    as every reader takes it: judged by the machine's state (serkit.results.judging)."""
     short: dict[str, set[tuple[str, ...]]] = {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return short
-
-    def size(name: str) -> int | None:
-        info = benchmarks.get(name)
-        if not isinstance(info, dict) or info.get("type") != "time":
-            return None
-        return Benchmark(name, "time", "seconds", repeat=info.get("repeat")).samples_per_process
-
-    # Each process judged as the readers judge it: by the machine's state (serkit.state).
-    for (name, combo), processes in pair_processes(data, size).items():
+    for m in read_run_file(path, benchmarks):
+        processes = m.process_values
         if len(processes) >= 2 and is_short(processes, needed):
-            short.setdefault(name, set()).add(combo)
+            short.setdefault(m.benchmark, set()).add(m.params)
     return short

@@ -41,8 +41,8 @@ from serkit.codecs.registry import registry
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
 from serkit.replicate.measure import Timing
+from serkit.results.asv_file import BENCHMARKS_FILE, MACHINE_FILE, results_data
 from serkit.results.hosts import UNREADABLE, cpu_model
-from serkit.results.tree import BENCHMARKS_FILE, MACHINE_FILE, RESULTS_VERSION
 from serkit.run.libraries import companions
 from serkit.trial.measure import CodecTrial, DocumentTrial
 
@@ -61,7 +61,6 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
     },
     SIZE: {"name": SIZE, "type": "track", "unit": "bytes", "param_names": PARAM_NAMES},
 }
-COLUMNS = ["result", "params", "version", "started_at", "stats_q_25", "stats_q_75", "samples"]
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")  # a document's name as a parameter asv can keep
 
 
@@ -145,29 +144,28 @@ def results_file(
     by_pair = {(c.codec, name): c for t, name in zip(trials, names) for c in t.codecs}
     axes = [[repr(c) for c in codecs], [repr(n) for n in names]]
     grid = [(c, n) for c in codecs for n in names]  # asv's order: itertools.product(*axes)
-    rows: dict[str, list[Any]] = {}
+    rows: dict[str, dict[str, Any]] = {}
     for operation, benchmark in TIMES.items():
         cells = [
             _timing_cells(getattr(by_pair[key], operation) if key in by_pair else None)
             for key in grid
         ]
-        rows[benchmark] = [
-            [c[0] for c in cells],
-            axes,
-            CODE_VERSION,
-            now_ms,
-            [c[1] for c in cells],
-            [c[2] for c in cells],
-            [c[3] for c in cells],
-        ]
+        rows[benchmark] = {
+            "result": [c[0] for c in cells],
+            "params": axes,
+            "version": CODE_VERSION,
+            "started_at": now_ms,
+            "stats_q_25": [c[1] for c in cells],
+            "stats_q_75": [c[2] for c in cells],
+            "samples": [c[3] for c in cells],
+        }
     sizes = [by_pair[key].fidelity.bytes if key in by_pair else None for key in grid]
-    rows[SIZE] = [sizes, axes, CODE_VERSION, now_ms, None, None, None]
+    rows[SIZE] = {"result": sizes, "params": axes, "version": CODE_VERSION, "started_at": now_ms}
     requirements = _requirements([c for t in trials for c in t.codecs])
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now_ms / 1000))
     env_name = f"try-py{python}-{stamp}"
-    data = {
-        "version": RESULTS_VERSION,
+    header = {
         "commit_hash": COMMIT,
         "env_name": env_name,
         "date": now_ms,
@@ -175,10 +173,8 @@ def results_file(
         "python": python,
         "requirements": requirements,
         "env_vars": {},
-        "result_columns": COLUMNS,
-        "results": rows,
-        "durations": {},
     }
+    data = results_data(header, rows)
     return f"{COMMIT[:8]}-{env_name}.json", data
 
 
