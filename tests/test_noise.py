@@ -18,6 +18,7 @@ from results_factory import (
 )
 
 from serkit.compare.comparison import compare
+from serkit.compare.render import warnings_of
 from serkit.compare.verdicts import FASTER, SLOWER, WITHIN_NOISE
 from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise, record_noise
 from serkit.results.tree import read_tree
@@ -43,7 +44,7 @@ def test_a_clear_change_is_called_and_says_what_it_could_detect(tmp_path: Path) 
     verdicts = [p.verdict for p in result.pairs]
     assert verdicts == [SLOWER, SLOWER, SLOWER, WITHIN_NOISE]
     assert all(p.detectable == pytest.approx(DEFAULT_FLOOR) for p in result.pairs)
-    assert any("no noise measurement" in w for w in result.warnings)
+    assert any("no noise measurement" in w for w in warnings_of(result))
 
 
 def test_the_hosts_measured_floor_is_used(tmp_path: Path) -> None:
@@ -54,7 +55,7 @@ def test_the_hosts_measured_floor_is_used(tmp_path: Path) -> None:
     result = compare(read_tree(tmp_path), "a", "b")
     assert result.floor == 0.4  # the larger of the two hosts'
     assert {p.verdict for p in result.pairs} == {WITHIN_NOISE}
-    assert not any("no noise measurement" in w for w in result.warnings)
+    assert not any("no noise measurement" in w for w in warnings_of(result))
 
 
 def test_processes_in_two_modes_are_flagged_and_judged_by_the_fastest(tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def add_commands(commands: Any) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     from serkit.compare.comparison import compare
     from serkit.compare.gate import check, check_lines
-    from serkit.compare.render import as_json, render
+    from serkit.compare.render import as_json, render, warnings_of
     from serkit.results.tree import read_tree
 
     tree = read_tree(results_dir_of(args), [args.host_a, args.host_b])
@@ -66,7 +66,7 @@ def run_compare(args: argparse.Namespace) -> int:
         warn(tree.warnings)  # a skipped file may be why nothing can be compared
         print(f"serkit: error: {exc}", file=sys.stderr)
         return exits.ERROR  # the tree's warnings first: a skipped file may be why
-    warn(result.warnings)
+    warn(warnings_of(result))
     if args.format == "json":
         print_json(as_json(result))
     else:

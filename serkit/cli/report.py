@@ -51,7 +51,7 @@ def write_report(
     """The HTML report, and one line on stderr saying where it is. With `hosts` (the
     machines the command measured), a host without a noise measurement is named on the
     console only among them: the report's pages name every one."""
-    from serkit.compare.comparison import no_noise_host
+    from serkit.compare.render import no_noise_text
     from serkit.report.html import write_report as write_html
 
     def quiet_asv(where: Path, asv_args: list[str]) -> int:
@@ -65,14 +65,13 @@ def write_report(
         asv_runner=quiet_asv if with_asv else None,
         replication=replication,
     )
-    shown = written.warnings
-    if hosts is not None:
-        shown = [w for w in shown if no_noise_host(w) in (None, *hosts)]
-        if others := len(written.warnings) - len(shown):
-            shown.append(
-                f"{plural(others, 'other host')} in the results {'has' if others == 1 else 'have'} "
-                "no noise measurement (the report's pages name them)"
-            )
+    named = [n for n in written.no_noise if hosts is None or n.machine in hosts]
+    shown = [*written.warnings, *map(no_noise_text, named)]
+    if others := len(written.no_noise) - len(named):
+        shown.append(
+            f"{plural(others, 'other host')} in the results {'has' if others == 1 else 'have'} "
+            "no noise measurement (the report's pages name them)"
+        )
     warn(shown)
     print(
         f"serkit: report: {written.folder / 'index.html'} ({len(written.pages)} pages"

@@ -52,10 +52,9 @@ from serkit.compare.verdicts import (
 from serkit.compare.verdicts import NO_SPREAD as NO_SPREAD
 from serkit.compare.verdicts import SINGLE_SAMPLE as SINGLE_SAMPLE
 from serkit.compare.verdicts import SLOWER as SLOWER
-from serkit.compare.verdicts import no_noise_host as no_noise_host
 from serkit.errors import SerkitError, UnknownCodec
 from serkit.results.hosts import power_words
-from serkit.results.noise import DEFAULT_FLOOR
+from serkit.results.noise import DEFAULT_FLOOR, NoNoise
 from serkit.results.tree import (
     Benchmark,
     Environment,
@@ -174,6 +173,8 @@ class Comparison:
     not_comparable: list[OneSide]
     warnings: list[str] = field(default_factory=list)
     floor: float = DEFAULT_FLOOR  # the noise floor the timing verdicts used
+    # The hosts with no noise measurement, whose verdicts assumed the default floor.
+    no_noise: list[NoNoise] = field(default_factory=list)
     # Each host's `serkit power` record in words: what a verdict there can see.
     power: dict[str, str] = field(default_factory=dict)
     architectures: tuple[str, str] = ("", "")  # asv's `arch` of each host, where recorded
@@ -456,6 +457,7 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
         tree.state_share(p.b for p in result.pairs),
     )
     result.states = {host_a: shares[0].in_words(), host_b: shares[1].in_words()}
+    result.no_noise = [n for n in tree.no_noise if n.machine in hosts]
     result.memory_shift = memory_shift(*shares)
     if not result.pairs:
         reasons = sorted({entry.reason for entry in result.not_comparable if entry.reason})

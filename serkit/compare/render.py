@@ -16,6 +16,7 @@ from serkit.compare.verdicts import (
     SIZE_MISMATCH,
     spreads,
 )
+from serkit.results.noise import NoNoise
 from serkit.results.tree import Environment, Interval, Measurement
 from serkit.state import STATE_RULE
 from serkit.stats import spread
@@ -35,6 +36,20 @@ def _params_text(params: dict[str, Any]) -> str:
 
 
 # --- JSON ------------------------------------------------------------------------------
+
+
+def no_noise_text(found: NoNoise) -> str:
+    """A host without a noise measurement, in words: what its verdicts assume instead."""
+    return (
+        f"{found.machine} has no noise measurement: timing verdicts assume a floor of "
+        f"{found.floor:.0%} (run `serkit noise --machine {found.machine}` on that host)"
+    )
+
+
+def warnings_of(result: Comparison) -> list[str]:
+    """Everything a comparison warns of, in words: the reading's and matching's warnings,
+    then each host without a noise measurement."""
+    return [*result.warnings, *map(no_noise_text, result.no_noise)]
 
 
 def _spread_json(pair: Pair, m: Measurement, judged: Sequence[float]) -> dict[str, Any]:
@@ -157,7 +172,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "only_a": sides[result.host_a],
         "only_b": sides[result.host_b],
         "not_comparable": [_one_side_json(v) for v in result.not_comparable],
-        "warnings": result.warnings,
+        "warnings": warnings_of(result),
     }
 
 

@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from serkit.results.noise import DEFAULT_FLOOR, read_noise
+from serkit.results.noise import DEFAULT_FLOOR, NoNoise, read_noise
 from serkit.results.tree import Benchmark, Interval, Measurement, ResultsTree
 from serkit.stats import difference, judged_processes, spread
 from serkit.suite.benchmark_names import CYCLES_UNIT
@@ -198,27 +198,15 @@ def judge_overlap(benchmark: Benchmark, a: Measurement, b: Measurement) -> str:
     return LOWER if below else HIGHER
 
 
-_NO_NOISE = " has no noise measurement: "
-
-
-def no_noise_host(warning: str) -> str | None:
-    """The host a warning of host_floor's says has no noise measurement; None for another."""
-    host, found, _ = warning.partition(_NO_NOISE)
-    return host if found else None
-
-
 def host_floor(tree: ResultsTree, hosts: Sequence[str], warnings: list[str]) -> float:
-    """The larger of the hosts' measured noise floors; the default, said, where one has none."""
+    """The larger of the hosts' measured noise floors; the default where one has none, noted
+    once per host in the tree's `no_noise`, however many views compare it."""
     floors = []
     for host in hosts:
         record = read_noise(tree.root / host, warnings)
         if record is None:
-            said = (
-                f"{host}{_NO_NOISE}timing verdicts assume a floor of "
-                f"{DEFAULT_FLOOR:.0%} (run `serkit noise --machine {host}` on that host)"
-            )
-            if said not in warnings:  # once per host, however many views compare it
-                warnings.append(said)
+            if all(n.machine != host for n in tree.no_noise):
+                tree.no_noise.append(NoNoise(host, DEFAULT_FLOOR))
             floors.append(DEFAULT_FLOOR)
         else:
             floors.append(record.verdict_floor)

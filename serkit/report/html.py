@@ -34,7 +34,7 @@ from serkit.checkout import (
     replication_path,
 )
 from serkit.compare import ranking
-from serkit.compare.render import beside_text
+from serkit.compare.render import beside_text, no_noise_text
 from serkit.compare.verdicts import CYCLES_RULE
 from serkit.errors import SerkitError
 from serkit.report.charts import (
@@ -55,7 +55,7 @@ from serkit.report.views import (
 )
 from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import NOT_MEASURED, asv_field_text, describe_hosts
-from serkit.results.noise import SAME_RUN
+from serkit.results.noise import SAME_RUN, NoNoise
 from serkit.results.publishable import publishable_copy
 from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.run.matrix import COUNTS_PYTHON
@@ -287,11 +287,15 @@ def write_pages(
         nav.append(("conformance.html", "JSON conformance"))
     if replication is not None:
         nav.append(("replication.html", "Replication"))
-    common = {"prov": prov, "nav": nav, "asv_pages": asv_pages, "warnings": data.tree.warnings}
+    common = {"prov": prov, "nav": nav, "asv_pages": asv_pages}
     common["same_run"] = SAME_RUN  # a step judged within one run; others say "two runs"
 
     def render(name: str, template: str, title: str, **context: Any) -> Path:
-        html = env.get_template(template).render(**common, title=title, page=name, **context)
+        # The warnings as they stand when the page is written: views note hosts as they go.
+        warnings = page_warnings(data.tree)
+        html = env.get_template(template).render(
+            **common, warnings=warnings, title=title, page=name, **context
+        )
         path = folder / name
         path.write_text(html, encoding="utf-8")
         return path
@@ -477,13 +481,20 @@ def asv_publish(
         return True
 
 
+def page_warnings(tree: ResultsTree) -> list[str]:
+    """What every page warns of, in words: the tree's warnings, then each host without a
+    noise measurement."""
+    return [*tree.warnings, *map(no_noise_text, tree.no_noise)]
+
+
 @dataclass(frozen=True)
 class Written:
     folder: Path
     index: Path
     pages: list[Path]
     asv_pages: bool
-    warnings: list[str]
+    warnings: list[str]  # the reading's and the pages', in words
+    no_noise: list[NoNoise]  # the hosts whose verdicts assumed the default noise floor
 
 
 def write_report(
@@ -525,4 +536,4 @@ def write_report(
     pages = write_pages(
         data, folder, prov, asv_pages=asv_pages, replication=doc, conformance=matrix
     )
-    return Written(folder, write_index(output), pages, asv_pages, tree.warnings)
+    return Written(folder, write_index(output), pages, asv_pages, tree.warnings, tree.no_noise)

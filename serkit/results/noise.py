@@ -70,6 +70,15 @@ class NoiseRecord:
         )
 
 
+@dataclass(frozen=True)
+class NoNoise:
+    """A machine with no noise measurement: the timing verdicts on it assume `floor`. Said
+    in words where it is shown (serkit.compare.render.no_noise_text)."""
+
+    machine: str
+    floor: float = DEFAULT_FLOOR
+
+
 # The two ways serkit compares timings: two points of one run, their rounds interleaved
 # (library releases, Pythons), and two separate runs (two hosts, two days).
 SAME_RUN = "same run"

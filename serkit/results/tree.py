@@ -41,6 +41,7 @@ from serkit.results.measurement import Interval as Interval
 from serkit.results.measurement import Measurement as Measurement
 from serkit.results.measurement import sampled_apart as sampled_apart
 from serkit.results.measurement import version_order as version_order
+from serkit.results.noise import NoNoise
 from serkit.state import ProcessValue, StateShare
 from serkit.units import plural
 
@@ -100,6 +101,9 @@ class ResultsTree:
     warnings: list[str]
 
     guessed: set[str] = field(default_factory=set)
+    # The machines whose timing verdicts assumed the default noise floor, once each, as the
+    # views that compare them found them (serkit.compare.verdicts.host_floor).
+    no_noise: list[NoNoise] = field(default_factory=list)
 
     def processes(self, m: Measurement) -> tuple[float, ...]:
         """`m`'s per-process values, as judged when the tree was read; () where asv kept none."""
