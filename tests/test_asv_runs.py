@@ -103,3 +103,19 @@ def test_what_a_runs_processes_waited_travels_with_its_results_file(tmp_path: Pa
     assert [r.waited_s for r in asv_runs.runs_of({asv_runs.RUNS_KEY: rows})] == [3.0, 0.0]
     hostile = [{"wall_s": 1, "recorded_s": 1, "build_s": 0, "waited_s": v} for v in ("x", -1)]
     assert asv_runs.runs_of({asv_runs.RUNS_KEY: hostile}) == []
+
+
+def test_what_each_codec_ran_with_is_written_with_the_notes(tmp_path: Path) -> None:
+    """A run records, beside its notes, each codec's library and what it needs beside it,
+    as its checkout declares them; a comparison reads them from there (serkit.compare)."""
+    from serkit.codecs.spec import STDLIB
+    from serkit.results.asv_file import CODECS_KEY, read_file
+    from serkit.run.libraries import codec_libraries
+
+    declared = codec_libraries()
+    assert declared["json"] == (STDLIB,) and declared["orjson"][0] == "orjson"
+    results = tmp_path / "abcd1234-env.json"
+    results.write_text(json.dumps(_before()))
+    assert asv_file.attach_notes(results, tmp_path / "no-notes", declared)
+    assert json.loads(results.read_text())[CODECS_KEY]["json"] == [STDLIB]
+    assert read_file(results).codecs == declared

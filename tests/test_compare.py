@@ -702,3 +702,38 @@ def test_a_timing_from_a_single_process_gets_no_verdict_and_no_spread(tmp_path: 
     assert result.pairs[0].detectable is None and result.pairs[0].ratio == pytest.approx(3.0)
     table = render(result)
     assert "single sample (1 process)" in table and "inf" not in table
+
+
+def test_a_codecs_values_pair_by_what_its_run_recorded_it_ran_with(tmp_path: Path) -> None:
+    """Host a ran every library in one environment, host b an environment of one library
+    and what its codec needs beside it. Their files say what the codec ran with, so its
+    values pair by those releases, whatever the codecs of the serkit reading them (here
+    it knows no such codec); without that record, each stays in its own environment."""
+    from results_factory import results_file, write_benchmarks, write_machine
+
+    from serkit.compare.comparison import NothingToCompare
+    from serkit.results.asv_file import CODECS_KEY
+
+    name = "bench_time.Dumps.time_dumps"
+    suite = {name: {"type": "time", "unit": "seconds", "grid": [["'fastjson-x'"], ["'tiny'"]]}}
+    every = {"python": "3.11", "requirements": {"fastjson": "1.0", "simd": "2.0", "other": "3"}}
+    alone = {
+        "python": "3.11",
+        "requirements": {"fastjson": "1.0", "simd": "2.0"},
+        "env_vars": {LIBRARY_ENV: "fastjson"},
+    }
+    for recorded in (True, False):
+        root = tmp_path / str(recorded)
+        write_benchmarks(root, suite)
+        for machine, env in (("a", every), ("b", alone)):
+            data = results_file(machine, {name: [1e-6]}, env=env, benchmarks=suite)
+            if recorded:
+                data[CODECS_KEY] = {"fastjson-x": ["fastjson", "simd"]}
+            write_machine(root, machine, [data])
+        if recorded:
+            (pair,) = compare(read_tree(root), "a", "b").pairs
+            assert pair.env.requirements == (("fastjson", "1.0"), ("simd", "2.0"))
+            assert pair.env.env_vars == ()
+        else:
+            with pytest.raises(NothingToCompare, match="share no environment"):
+                compare(read_tree(root), "a", "b")

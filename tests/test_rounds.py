@@ -403,7 +403,7 @@ def test_a_round_stopped_before_asv_wrote_leaves_the_results_file_alone(
     rows = {"b.time_x": [[1.0], [[1.0]], 30.0]}
     results.write_text(json.dumps({"result_columns": columns, "results": rows}))
     attached: list[Path] = []
-    monkeypatch.setattr(rounds, "attach_notes", lambda path, notes: attached.append(path))
+    monkeypatch.setattr(rounds, "attach_notes", lambda path, *_: attached.append(path))
 
     def stopped(command: list[str], **_: Any) -> int:
         raise rounds.Interrupted(signal.SIGINT)

@@ -4,7 +4,10 @@ Values are matched by benchmark, parameters and environment (Python, library ver
 and environment variables as asv recorded them, never the host's own fields). A value of
 one of serkit's codecs is matched by what it ran with, not by everything its environment
 installed: the Python and the releases of the codec's library and of what its calls need
-beside it (serkit.run.libraries; none for the standard library's codecs). So a quick run's
+beside it (none for the standard library's codecs), as the run that measured it recorded
+them (serkit.results.asv_file.CODECS_KEY), so that two trees pair alike whichever serkit
+reads them; for results written before runs recorded it, as this checkout declares them
+(serkit.run.libraries). So a quick run's
 environment of every library's newest release and the matrix's environment of one library
 release pair wherever the codec ran with the same releases (`match_env`). The rules, each
 stated once here and in the README:
@@ -336,20 +339,29 @@ def match_env(m: Measurement) -> Environment | None:
     a serkit codec, the Python and the releases it ran with, whichever environment
     measured it; None for a codec's skipped value where its library was not installed
     (a matrix environment of another library); else the environment as asv recorded it."""
-    codec = decode_param(m.params[0]) if m.params else None
-    try:
-        library = registry.spec(codec).library if isinstance(codec, str) else None
-    except UnknownCodec:  # another suite's parameter, or a plugin not installed here
-        library = None
-    if library is None:
+    needs = m.ran_with if m.ran_with is not None else _declared_here(m)
+    if needs is None:
         return m.env
+    library = needs[0]
     installed = dict(m.env.requirements)
     if library != STDLIB and library not in installed:
         return None if m.value is None else m.env
-    names = () if library == STDLIB else (library, *companions(library))
+    names = () if library == STDLIB else needs
     ran_with = tuple(sorted((n, installed[n]) for n in names if n in installed))
     env_vars = tuple((k, v) for k, v in m.env.env_vars if k != LIBRARY_ENV)
     return Environment(m.env.python, ran_with, env_vars, m.env.other)
+
+
+def _declared_here(m: Measurement) -> tuple[str, ...] | None:
+    """What a value's codec runs with by this checkout's declarations (its library, then its
+    companions): for results whose run did not record it (Measurement.ran_with); None for
+    another suite's parameter, or a plugin not installed here."""
+    codec = decode_param(m.params[0]) if m.params else None
+    try:
+        library = registry.spec(codec).library if isinstance(codec, str) else None
+    except UnknownCodec:
+        return None
+    return None if library is None else (library, *companions(library))
 
 
 def _index(

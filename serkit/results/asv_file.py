@@ -20,7 +20,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,11 @@ BENCHMARKS_FILE = "benchmarks.json"
 RESULTS_FILE = re.compile(r"^[0-9a-fA-F]{8}-.+\.json$")
 REQUIRED_KEYS = ("commit_hash", "params", "python", "requirements", "result_columns", "results")
 COLUMNS_KEY = "result_columns"
+# What each codec of the run ran with: its library, then what its calls need beside it
+# (serkit.run.libraries), as the checkout that ran it declared them. A comparison pairs a
+# codec's values by these releases, so that it reads them from the files, not from the
+# codecs of the serkit reading them; files written before it was kept have none.
+CODECS_KEY = "serkit_codecs"
 
 
 class ResultsFileError(ValueError):
@@ -189,16 +194,21 @@ def recorded_run(
     return AsvRun(round(wall_s, 3), recorded_s, round(build, 3), round(waited_s, 1))
 
 
-def attach_notes(results: Path, folder: Path) -> bool:
+def attach_notes(
+    results: Path, folder: Path, codecs: Mapping[str, Sequence[str]] | None = None
+) -> bool:
     """Write serkit's notes in `folder` (the canary's, the `asv run`s') into the results file
-    at `results`, in one rewrite; whether it did."""
+    at `results`, with what each codec ran with (`codecs`: its library first), in one
+    rewrite; whether it did."""
     notes = canary.read_notes(folder)
     runs = asv_runs.read_notes(folder)
-    if not notes and not runs:
+    if not notes and not runs and not codecs:
         return False
     data = read_data(results)
     if not data:
         return False  # asv wrote nothing readable: its own error says more
+    if codecs:
+        data[CODECS_KEY] = {name: list(libraries) for name, libraries in sorted(codecs.items())}
     if notes:
         data[CANARY_KEY] = {"version": CANARY_VERSION, "rows": notes}
     if runs:
@@ -239,6 +249,9 @@ class ResultsFile:
     runs: list[AsvRun]  # the `asv run`s it records (serkit.results.asv_runs)
     durations: dict[str, Any]  # asv's own entries: setup_cache and the build
     run_at: int  # its run's moment (`run_moment`), 0 where unknown
+    # By codec, what it ran with: its library, then its companions (CODECS_KEY); {} where
+    # the file does not say.
+    codecs: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def samples_per_process(self) -> dict[str, int]:
@@ -295,7 +308,19 @@ def _results_file(
         runs=asv_runs.runs_of(data),
         durations=dict(raw) if isinstance(raw, dict) else {},
         run_at=run_moment(data) or 0,
+        codecs=_codecs(data.get(CODECS_KEY)),
     )
+
+
+def _codecs(block: Any) -> dict[str, tuple[str, ...]]:
+    """CODECS_KEY's codecs, each with a library and names as strings; {} where not so."""
+    if not isinstance(block, dict):
+        return {}
+    return {
+        str(name): tuple(libraries)
+        for name, libraries in block.items()
+        if isinstance(libraries, list) and libraries and all(isinstance(x, str) for x in libraries)
+    }
 
 
 def read_file(path: Path, machine: str | None = None) -> ResultsFile:

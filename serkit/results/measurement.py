@@ -144,6 +144,10 @@ class Measurement:
     # What the processes of its file's run waited for the machine's fast state before
     # sampling, in seconds (serkit.results.asv_runs.AsvRun.waited_s): the whole run's.
     run_waited_s: float = 0.0
+    # What the value's codec ran with, as its run recorded (serkit.results.asv_file.
+    # CODECS_KEY): its library, then what its calls need beside it; None where the file
+    # does not say (results written before it was kept, or a value of no codec).
+    ran_with: tuple[str, ...] | None = None
     # Each process's value, how it was taken and what it counts for in a verdict, judged
     # once when the tree was read (serkit.results.judging); () where asv kept no samples
     # of a process, or benchmarks.json does not say how they stand by process.

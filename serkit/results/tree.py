@@ -12,6 +12,7 @@ tree can still be read; the caller decides whether what is left is enough.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import math
 import re
@@ -245,6 +246,7 @@ def _measurements(
                     samples_per_process=own_sizes.get(name),
                     host=host,
                     run_waited_s=found.waited_s,
+                    ran_with=_ran_with(found, params),
                 )
             )
     return out
@@ -263,6 +265,18 @@ def described(data: Mapping[str, Any]) -> dict[str, Benchmark]:
         for name, info in data.items()
         if isinstance(info, dict) and safe_row(name, info)
     }
+
+
+def _ran_with(found: ResultsFile, params: Sequence[str]) -> tuple[str, ...] | None:
+    """What the codec named by `params` (serkit's suite names it first) ran with, where the
+    file says."""
+    if not found.codecs or not params:
+        return None
+    try:
+        codec = ast.literal_eval(params[0])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return found.codecs.get(codec) if isinstance(codec, str) else None
 
 
 def _read_benchmarks(root: Path, warnings: list[str]) -> dict[str, Benchmark]:

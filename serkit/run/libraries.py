@@ -17,7 +17,7 @@ what asv.conf.json holds.
 
 from __future__ import annotations
 
-from serkit.codecs.registry import builtin_specs
+from serkit.codecs.registry import builtin_specs, registry
 from serkit.codecs.spec import STDLIB
 from serkit.schemas.derive import INFERENCE_LIBRARY
 
@@ -38,6 +38,16 @@ def companions(library: str) -> tuple[str, ...]:
                 found.add(INFERENCE_LIBRARY)
     found.discard(library)
     return tuple(sorted(found))
+
+
+def codec_libraries() -> dict[str, tuple[str, ...]]:
+    """What each registered codec runs with: its library, then its companions; what a run
+    records in its results (serkit.results.asv_file.CODECS_KEY) for comparisons to pair by."""
+    registry.names()  # the specs, plugins among them, are read on first use
+    return {
+        name: (spec.library, *(() if spec.library == STDLIB else companions(spec.library)))
+        for name, spec in registry.specs.items()
+    }
 
 
 def matrix_libraries() -> dict[str, bool]:

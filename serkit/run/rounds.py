@@ -48,6 +48,7 @@ from serkit.results.builds import BUILDS_ENV, read_builds
 from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.console import AsvConsole
+from serkit.run.libraries import codec_libraries
 from serkit.run.machine_state import process_environment, run_watch, wait_budget_s
 from serkit.run.precision import by_precision
 from serkit.run.process import Interrupted, run_in_session
@@ -282,7 +283,7 @@ class _Round:
             # file asv left as it was (a round stopped by Ctrl-C) holds them already, and
             # rewriting a quick run's 12 MB file took seconds of a 2 s stop.
             if _stamp(results) != stamp:
-                attach_notes(results, notes)
+                attach_notes(results, notes, codec_libraries())
         failure = read_builds(self.builds).get(name)
         if failure is not None:
             others = len(state.environments) - len(state.failed) > 1
