@@ -16,6 +16,7 @@ from test_state import _note_canaries
 
 from serkit.cli import main
 from serkit.compare.comparison import compare
+from serkit.compare.render import as_json
 from serkit.errors import SerkitError
 from serkit.results.hosts import describe_hosts, power_words
 from serkit.results.noise import (
@@ -203,7 +204,8 @@ def test_the_record_travels_with_the_machine_and_is_said_in_words(tmp_path: Path
     hosts = {row["machine"]: row for row in describe_hosts(read_tree(tmp_path))}
     assert hosts["a"]["power"] == words and hosts["b"]["power"] == POWER_NOT_MEASURED
     result = compare(read_tree(tmp_path), "a", "b")
-    assert result.power == {"a": words, "b": POWER_NOT_MEASURED}
+    assert result.power == {"a": RECORD, "b": None}  # data; words only where shown
+    assert as_json(result)["power"] == {"a": words, "b": POWER_NOT_MEASURED}
     (tmp_path / "b" / "serkit-power.yaml").write_text("- not a record\n")
     warnings: list[str] = []
     assert read_power(tmp_path / "b", warnings) is None

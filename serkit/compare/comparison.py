@@ -56,8 +56,7 @@ from serkit.compare.verdicts import NO_SPREAD as NO_SPREAD
 from serkit.compare.verdicts import SINGLE_SAMPLE as SINGLE_SAMPLE
 from serkit.compare.verdicts import SLOWER as SLOWER
 from serkit.errors import SerkitError, UnknownCodec
-from serkit.results.hosts import power_words
-from serkit.results.noise import DEFAULT_FLOOR, NoNoise
+from serkit.results.noise import DEFAULT_FLOOR, NoNoise, PowerRecord, read_power
 from serkit.results.tree import (
     Benchmark,
     Environment,
@@ -178,8 +177,8 @@ class Comparison:
     floor: float = DEFAULT_FLOOR  # the noise floor the timing verdicts used
     # The hosts with no noise measurement, whose verdicts assumed the default floor.
     no_noise: list[NoNoise] = field(default_factory=list)
-    # Each host's `serkit power` record in words: what a verdict there can see.
-    power: dict[str, str] = field(default_factory=dict)
+    # Each host's `serkit power` record (None: not measured): what a verdict there can see.
+    power: dict[str, PowerRecord | None] = field(default_factory=dict)
     architectures: tuple[str, str] = ("", "")  # asv's `arch` of each host, where recorded
     # Each host's machine state while it timed the compared values, in words (serkit.state).
     states: dict[str, str] = field(default_factory=dict)
@@ -456,7 +455,7 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
         not_comparable=[],
         warnings=warnings,
         floor=host_floor(tree, hosts, warnings),
-        power={host: power_words(tree.root / host, warnings) for host in hosts},
+        power={host: read_power(tree.root / host, warnings) for host in hosts},
         architectures=(_arch(tree, host_a), _arch(tree, host_b)),
     )
     # A stable sort of the keys as read keeps each benchmark's parameters in asv's order.

@@ -16,7 +16,7 @@ from serkit.compare.verdicts import (
     SIZE_MISMATCH,
     spreads,
 )
-from serkit.results.noise import NoNoise
+from serkit.results.noise import POWER_NOT_MEASURED, NoNoise, PowerRecord
 from serkit.results.tree import Environment, Interval, Measurement
 from serkit.state import STATE_RULE
 from serkit.stats import spread
@@ -44,6 +44,11 @@ def no_noise_text(found: NoNoise) -> str:
         f"{found.machine} has no noise measurement: timing verdicts assume a floor of "
         f"{found.floor:.0%} (run `serkit noise --machine {found.machine}` on that host)"
     )
+
+
+def power_text(record: PowerRecord | None) -> str:
+    """What a verdict on a host can see, in words, from its `serkit power` record."""
+    return record.in_words() if record else POWER_NOT_MEASURED
 
 
 def warnings_of(result: Comparison) -> list[str]:
@@ -154,7 +159,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
         "commit_rule": f"commit {result.commit}" if result.commit else COMMIT_RULE,
         "noise_rule": NOISE_RULE,
         "noise_floor": result.floor,
-        "power": result.power,
+        "power": {host: power_text(record) for host, record in result.power.items()},
         "machine_state": result.states,
         "memory_shift": result.memory_shift,
         "state_rule": STATE_RULE,
@@ -291,7 +296,10 @@ def render(result: Comparison, markdown: bool = False) -> str:
         f"A = {a}, B = {b}. B/A below 1: B is faster (or smaller).",
         f"Commit: {rule}.",
         f"Noise: {NOISE_RULE}. Noise floor: {percent(result.floor)}.",
-        *(f"What verdicts on {host} can see: {words}." for host, words in result.power.items()),
+        *(
+            f"What verdicts on {host} can see: {power_text(record)}."
+            for host, record in result.power.items()
+        ),
         *(f"Machine state on {host}: {words}." for host, words in result.states.items()),
         *([f"Between the runs: {result.memory_shift}."] if result.memory_shift else []),
         f"Timings: {STATE_RULE}.",
