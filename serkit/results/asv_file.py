@@ -7,10 +7,11 @@ lines up with the file's `result_columns`; its values are flattened in
 skipped value is a bare `NaN` token (Python's json module reads it).
 
 Beside asv's keys a file serkit ran keeps serkit's notes: each sample's canary readings
-(serkit.results.canary) and what each `asv run` cost (serkit.results.asv_runs). asv
-rewrites the file with its own keys on every run, so `attach_notes` writes both back, in
-one rewrite. Every other module asks this one (`read_file`, `rows`, `durations`) and never
-parses a results file itself; `results_data` is the one writer (`serkit try --into`).
+(serkit.results.canary), what each `asv run` cost (serkit.results.asv_runs) and what each
+codec ran with (CODECS_KEY). asv rewrites the file with its own keys on every run, so
+`attach_notes` writes them all back, in one rewrite. Every other module asks this one
+(`read_file`, `rows`, `durations`) and never parses a results file itself; `results_data`
+is the one writer (`serkit try --into`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ tree can still be read; the caller decides whether what is left is enough.
 from __future__ import annotations
 
 import ast
-import itertools
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -27,7 +26,7 @@ from serkit.results.asv_file import BENCHMARKS_FILE as BENCHMARKS_FILE
 from serkit.results.asv_file import MACHINE_FILE as MACHINE_FILE
 from serkit.results.asv_file import RESULTS_FILE as RESULTS_FILE
 from serkit.results.asv_file import RESULTS_VERSION as RESULTS_VERSION
-from serkit.results.asv_file import ResultsFile, column, partial_file, read_file
+from serkit.results.asv_file import ResultsFile, column, param_sets, partial_file, read_file
 from serkit.results.asv_file import ResultsFileError as ResultsFileError
 from serkit.results.asv_file import load_json as load_json
 from serkit.results.asv_file import run_moment as run_moment
@@ -211,7 +210,7 @@ def _measurements(
         if not safe_row(name, row):
             unsafe.append(name)
             continue
-        grid = [tuple(str(p) for p in combo) for combo in itertools.product(*axes)]
+        grid = param_sets(row)
         size = len(grid)
         result = column(row, "result", size)
         ci_a, ci_b = column(row, "stats_ci_99_a", size), column(row, "stats_ci_99_b", size)
