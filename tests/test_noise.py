@@ -35,7 +35,7 @@ def test_the_tree_reads_one_value_per_process(tmp_path: Path) -> None:
     per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1)] * 4)
     tree = read_tree(tmp_path)
     (m, *_) = tree.machines["a"].measurements
-    assert tree.processes(m) == tuple(scaled(1))
+    assert m.process_values == tuple(scaled(1))
 
 
 def test_a_clear_change_is_called_and_says_what_it_could_detect(tmp_path: Path) -> None:

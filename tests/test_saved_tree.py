@@ -132,9 +132,9 @@ def tree_reading(tree: ResultsTree) -> dict[str, Any]:
             out[key] = _r(
                 {
                     "value": m.value,
-                    "processes": tree.processes(m),
-                    "how": [p.how for p in tree.process_states(m)],
-                    "weights": tree.weights(m),
+                    "processes": m.process_values,
+                    "how": [p.how for p in m.processes],
+                    "weights": m.weights,
                     "reference": m.canary_reference,
                     "scale": m.run_speed.scale if m.run_speed else None,
                     "slow_ratio": m.slow_ratio,

@@ -436,8 +436,7 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     result = compare(read_tree(tmp_path), "a", "b")
     assert not [p for p in result.pairs if p.verdict == SLOWER]
     # Its verdicts weigh b's corrected processes at a quarter of its one fast process.
-    tree = read_tree(tmp_path)
-    assert {tree.weights(p.b) for p in result.pairs} == {(1.0, *[PARTLY_SLOW_WEIGHT] * 5)}
+    assert {p.b.weights for p in result.pairs} == {(1.0, *[PARTLY_SLOW_WEIGHT] * 5)}
     assert all(p.ratio == pytest.approx(1.0, abs=0.03) for p in result.pairs)
     assert all((p.detectable or 1) <= 0.10 for p in result.pairs)  # the host's floor
     assert result.states["b"] == "slow state in 83% of 24 samples, x1.80 the fast canary"
@@ -525,7 +524,7 @@ def test_a_runs_speed_is_read_before_its_samples_not_after_the_pairs_calls(
     tree = read_tree(tmp_path)
     a, b = (tree.machines[machine].measurements[0] for machine in ("a", "b"))
     assert a.run_speed is not None and a.run_speed.scale == pytest.approx(1.0)
-    assert tree.processes(a) == pytest.approx(tree.processes(b))
+    assert a.process_values == pytest.approx(b.process_values)
     # Each sample's state is still judged by the lesser of its two readings.
     assert b.canary == pytest.approx([REF * 0.98] * per_run)
 
@@ -578,7 +577,7 @@ def test_a_pairs_corrected_values_are_at_its_slowing_on_the_host(
     tree = read_tree(tmp_path)
     for machine in ("a", "b", "c"):
         m = tree.machines[machine].measurements[0]
-        corrected = [p.value for p in tree.process_states(m) if p.how == CORRECTED]
+        corrected = [p.value for p in m.processes if p.how == CORRECTED]
         assert len(corrected) == half
         words = tree.state_share(tree.machines[machine].measurements).in_words()
         if machine != "c" or c_apart == "nothing":
@@ -619,8 +618,8 @@ def test_each_file_is_grouped_by_its_own_sampling_plan(tmp_path: Path) -> None:
     a, b = (tree.machines[host].measurements[0] for host in ("a", "b"))
     assert (a.samples_per_process, b.samples_per_process) == (5, 10)
     # Each process's least sample: four processes of 5, two of 10.
-    assert tree.processes(a) == tuple(samples[0:20:5])
-    assert tree.processes(b) == (samples[0], samples[10])
+    assert a.process_values == tuple(samples[0:20:5])
+    assert b.process_values == (samples[0], samples[10])
     with pytest.raises(NothingToCompare, match=re.escape(SAMPLED_DIFFERENTLY.format(5, 10))):
         compare(tree, "a", "b")
 

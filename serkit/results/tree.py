@@ -42,7 +42,7 @@ from serkit.results.measurement import Measurement as Measurement
 from serkit.results.measurement import sampled_apart as sampled_apart
 from serkit.results.measurement import version_order as version_order
 from serkit.results.noise import NoNoise
-from serkit.state import ProcessValue, StateShare
+from serkit.state import StateShare
 from serkit.units import plural
 
 # The fields of asv's machine profile. asv copies them into every result's `params`,
@@ -104,18 +104,6 @@ class ResultsTree:
     # The machines whose timing verdicts assumed the default noise floor, once each, as the
     # views that compare them found them (serkit.compare.verdicts.host_floor).
     no_noise: list[NoNoise] = field(default_factory=list)
-
-    def processes(self, m: Measurement) -> tuple[float, ...]:
-        """`m`'s per-process values, as judged when the tree was read; () where asv kept none."""
-        return m.process_values
-
-    def weights(self, m: Measurement) -> tuple[float, ...]:
-        """What each of `m`'s processes counts for in a verdict (serkit.state.judging_weight)."""
-        return m.weights
-
-    def process_states(self, m: Measurement) -> tuple[ProcessValue, ...]:
-        """`m`'s processes with how each was taken (serkit.results.judging)."""
-        return m.processes
 
     def state_share(self, measurements: Iterable[Measurement] | None = None) -> StateShare:
         """How much of `measurements`' samples (by default, every one the tree holds) the
