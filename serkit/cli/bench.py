@@ -18,7 +18,7 @@ from serkit.cli.report import write_report
 from serkit.errors import SerkitError
 from serkit.report.summary import summary
 from serkit.results import history
-from serkit.run import runner
+from serkit.run import planning, runner
 from serkit.run.console import AsvConsole, new_log_path
 from serkit.run.lock import check_free
 from serkit.run.points import measured_as
@@ -115,20 +115,20 @@ def add_commands(commands: Any) -> None:
         "--quick",
         action="store_true",
         default=None,
-        help=escaped(f"{runner.QUICK_DESCRIPTION} (default alone)"),
+        help=escaped(f"{planning.QUICK_DESCRIPTION} (default alone)"),
     )
     speed.add_argument(
         "--full",
         dest="quick",
         action="store_false",
-        help=escaped(f"{runner.FULL_DESCRIPTION} (default --matrix)"),
+        help=escaped(f"{planning.FULL_DESCRIPTION} (default --matrix)"),
     )
     bench.add_argument(
         "asv_args", nargs=argparse.REMAINDER, help="after --: passed on to `asv run`"
     )
 
 
-def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunState]:
+def _resumed(args: argparse.Namespace, root: Path) -> tuple[planning.Plan, RunState]:
     given = args.matrix or args.python or args.shard or args.skip_measured or args.asv_args
     given = given or args.sentinel or args.machine
     if given or args.quick is not None or args.memory or args.instructions:
@@ -144,11 +144,11 @@ def _resumed(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, RunStat
 
 
 def _only_new_points(
-    root: Path, plan: runner.Plan, store: Path, machine: str, how: str
-) -> runner.Plan:
+    root: Path, plan: planning.Plan, store: Path, machine: str, how: str
+) -> planning.Plan:
     """The plan less the environments `store` holds a point of as a run now would make it."""
     now = runner.here_now(root, plan, how)
-    plan, why, warnings = runner.skip_measured(plan, store, machine, now)
+    plan, why, warnings = planning.skip_measured(plan, store, machine, now)
     for warning in warnings:
         print(f"serkit: warning: {warning}", file=sys.stderr)
     if plan.measured:
@@ -163,13 +163,13 @@ def _only_new_points(
     return plan
 
 
-def _sentinel_plan(args: argparse.Namespace, root: Path) -> tuple[runner.Plan, list[str]]:
+def _sentinel_plan(args: argparse.Namespace, root: Path) -> tuple[planning.Plan, list[str]]:
     """The sentinel's run: its environment alone, its grid narrowed to its pairs (through
     the SERKIT_BENCH_* settings the run keeps, so that --resume narrows it the same way)."""
     asked = args.matrix or args.python or args.shard or args.skip_measured or args.quick
     if asked or args.memory or args.instructions:
         raise UsageError("--sentinel measures the sentinel pairs as declared: give it alone")
-    plan = runner.plan(root, matrix=True, pythons=[SENTINEL_PYTHON])
+    plan = planning.plan(root, matrix=True, pythons=[SENTINEL_PYTHON])
     wanted = sentinel_environment()
     if wanted not in plan.environments:
         raise SerkitError(f"--sentinel needs Python {SENTINEL_PYTHON}, not found here")
@@ -220,7 +220,7 @@ def run_bench(args: argparse.Namespace) -> int:
     else:
         quick = args.quick if args.quick is not None else not args.matrix
         extra = _asv_args(args)  # a usage error, before any work
-        plan = runner.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
+        plan = planning.plan(root, matrix=args.matrix, pythons=args.python, shard=args.shard)
         memory = args.memory
         instructions = args.instructions
         selection = {k: os.environ[k] for k in SELECTION if os.environ.get(k)}
@@ -241,9 +241,9 @@ def run_bench(args: argparse.Namespace) -> int:
             return 0
     chosen = None
     if state is None:  # the pairs the run leaves out, predicted (serkit.run.quick)
-        chosen = runner.quick_plan(extra) if quick else runner.full_plan(extra, plan)
+        chosen = planning.quick_plan(extra) if quick else planning.full_plan(extra, plan)
     if not args.resume:
-        for line in runner.plan_lines(plan, machine, quick=quick, chosen=chosen, extra=extra):
+        for line in planning.plan_lines(plan, machine, quick=quick, chosen=chosen, extra=extra):
             print(f"serkit: {line}", file=sys.stderr)
     console = AsvConsole(new_log_path(root), verbose=args.verbose)
     shown = console.log.relative_to(root) if console.log.is_relative_to(root) else console.log
@@ -304,7 +304,7 @@ def run_bench(args: argparse.Namespace) -> int:
         started_at=started_at,
         plan=kept,
         state=machine_state,
-        harness=harness_record(runner.run_warmup(quick, selection)),
+        harness=harness_record(planning.run_warmup(quick, selection)),
     )
     # Report what was measured even when some benchmarks failed: nothing is lost.
     if not args.no_report:

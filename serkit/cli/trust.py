@@ -314,7 +314,7 @@ def run_doctor(args: argparse.Namespace) -> int:
 
 
 def _processes(args: argparse.Namespace) -> int:
-    from serkit.run.runner import QUICK_ROUNDS
+    from serkit.run.planning import QUICK_ROUNDS
 
     if args.processes is not None and args.processes < 2:
         raise UsageError("--processes: a spread between processes needs at least 2")
@@ -414,8 +414,9 @@ def _space(text: str) -> float:
 
 def run_power(args: argparse.Namespace) -> int:
     from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
+    from serkit.run.planning import QUICK_BUDGET_S, QUICK_ROUNDS, QUICK_WARMUP_S
     from serkit.run.quick import plan_quick
-    from serkit.run.runner import QUICK_BUDGET_S, QUICK_ROUNDS, QUICK_WARMUP_S, machine_name
+    from serkit.run.runner import machine_name
     from serkit.suite.cases import Selection
     from serkit.trust import power
 
