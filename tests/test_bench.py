@@ -242,7 +242,7 @@ def test_bench_runs_one_shard_and_records_it(
 def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import serkit.cli.bench
+    import serkit.run.bench
     import serkit.run.sentinel
     from serkit.suite.cases import FIXTURES_ENV
 
@@ -258,7 +258,7 @@ def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds
         return results
 
     monkeypatch.chdir(ROOT)
-    for module in (serkit.cli.bench, serkit.run.sentinel):  # a Python found here
+    for module in (serkit.run.bench, serkit.run.sentinel):  # a Python found here
         monkeypatch.setattr(module, "SENTINEL_PYTHON", CURRENT)
     for name in (CODECS_ENV, FIXTURES_ENV):
         monkeypatch.setenv(name, "")  # restored after: the run sets them
@@ -283,13 +283,13 @@ def test_bench_ends_with_the_summary_table_read_from_the_results_tree(
 ) -> None:
     from results_factory import verdict_tree
 
-    import serkit.cli.bench as bench_command
+    import serkit.run.bench as bench_phases
 
     results = verdict_tree(tmp_path / "results", machine="kind-1")
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench, "run", lambda root, plan, **run: 0)
     monkeypatch.setattr(hostinfo, "record_host", lambda *args, **kwargs: tmp_path)
-    monkeypatch.setattr(bench_command, "results_dir", lambda root: results)
+    monkeypatch.setattr(bench_phases, "results_dir", lambda root: results)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
     assert main([*argv, "--rank-by", "dumps", "--", "--machine", "kind-1"]) == 0
     out = capsys.readouterr().out
@@ -384,8 +384,8 @@ def test_each_finished_run_is_filed_as_a_point_of_its_own(
     from results_factory import results_file, values
 
     from serkit.checkout import git_commit
-    from serkit.cli import bench as bench_cli
     from serkit.results.history import dated_name
+    from serkit.run import bench as bench_phases
 
     commit = git_commit(ROOT)
     assert commit is not None
@@ -409,7 +409,7 @@ def test_each_finished_run_is_filed_as_a_point_of_its_own(
         return results
 
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(bench_cli, "results_dir", lambda root: tmp_path)
+    monkeypatch.setattr(bench_phases, "results_dir", lambda root: tmp_path)
     monkeypatch.setattr(bench, "run", fake_run)
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
     assert main(["bench", "--no-report", "--", "--machine", "m1"]) == 0
