@@ -62,7 +62,7 @@ from serkit.units import plural
 # test that can call a difference (with 5 processes a side, Welch's t on the logs).
 QUICK_ROUNDS = 5
 # Not `-a warmup_time`, which would also give a second warm-up to the long calls that
-# their preparation already warmed up (serkit.suite.cases.WARMED_CALL_S). Seconds of the
+# their preparation already warmed up (serkit.suite.preparation.WARMED_CALL_S). Seconds of the
 # pair's calls, made while preparing it: so 0.01 s read as asv's 0.02 s of whole samples
 # did (2026-11-28, three quick runs against seven: the values' ratios at the median
 # 0.986-1.007, as between runs with asv's; with no warm-up they read 1.003-1.014), and
