@@ -296,9 +296,14 @@ def print_cost(
 ) -> int:
     priced = _priced(results, machine, precision, before)
     kinds = runner_costs(
-        priced.data, priced.measured, shards, processes, precision, priced.left,
+        priced.data,
+        priced.measured,
+        shards,
+        processes,
+        precision,
+        priced.left,
         before.counted_everywhere,
-    )  # fmt: skip
+    )
     if fmt == "json":
         print_json(
             {

@@ -146,9 +146,14 @@ def _resumed(root: Path) -> _Asked:
     check_free(root)  # refused before it says it resumes: another run holds the checkout
     plan_, state = runner.resume(root)
     return _Asked(
-        plan_, state.quick, list(state.extra), state.selection, state.memory, state.instructions,
-        state,
-    )  # fmt: skip
+        plan_,
+        state.quick,
+        list(state.extra),
+        state.selection,
+        memory=state.memory,
+        instructions=state.instructions,
+        state=state,
+    )
 
 
 def _sentinel(root: Path, asv_args: Sequence[str]) -> _Asked:
@@ -168,7 +173,12 @@ def _asked(root: Path, request: BenchRequest) -> _Asked:
     quick = request.quick if request.quick is not None else not request.matrix
     plan_ = planning.plan(root, matrix=request.matrix, pythons=request.pythons, shard=request.shard)
     return _Asked(
-        plan_, quick, list(request.asv_args), _selection(), request.memory, request.instructions
+        plan_,
+        quick,
+        list(request.asv_args),
+        _selection(),
+        memory=request.memory,
+        instructions=request.instructions,
     )
 
 
@@ -227,9 +237,21 @@ def plan(root: Path, request: BenchRequest) -> BenchPlan:
     commit = git_commit(root)
     files = runner.results_names(plan_, machine, commit) if commit else []
     return BenchPlan(
-        plan_, machine, asked.quick, asked.memory, asked.instructions, extra, asked.selection,
-        how, commit, results_dir(root), files, asked.state, chosen, skipped,
-    )  # fmt: skip
+        plan_,
+        machine,
+        quick=asked.quick,
+        memory=asked.memory,
+        instructions=asked.instructions,
+        extra=extra,
+        selection=asked.selection,
+        how=how,
+        commit=commit,
+        results=results_dir(root),
+        files=files,
+        state=asked.state,
+        chosen=chosen,
+        skipped=skipped,
+    )
 
 
 def lines(planned: BenchPlan) -> list[str]:
