@@ -301,6 +301,55 @@ def test_bench_ends_with_the_summary_table_read_from_the_results_tree(
     assert " ".join(out.split()).endswith("each class ranked apart.")  # however it wraps
 
 
+def test_the_bench_phases_take_and_return_data(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`serkit bench`'s work without its command line: plan, start, run, file, record."""
+    from serkit.run import bench as phases
+    from serkit.run.bench import BenchOutcome, BenchRequest
+
+    monkeypatch.setattr(phases, "results_dir", lambda root: tmp_path)
+    request = BenchRequest(asv_args=("-b", "Dumps", "--machine", "m1"))
+    planned = phases.plan(ROOT, request)
+    assert (planned.machine, planned.quick, planned.how) == ("m1", True, "quick, asv -b Dumps")
+    assert planned.folder == tmp_path / "m1" and len(planned.files) == 1
+    assert planned.chosen is None and planned.record() == {"kind": "quick"}  # -b chooses
+    assert planned.state is None and planned.skipped is None
+    assert phases.plan_lines(planned)[0].startswith("machine m1: 1 environment")
+    started = phases.start(tmp_path, planned, verbose=False)
+    assert started.kept == [] and started.log.parts[:2] == (".asv", "logs")
+
+    def fails_one(root: Path, plan: planning.Plan, **run: Any) -> int:
+        run["console"].failed["bench_time.Dumps.time_dumps"] = None
+        return 2
+
+    monkeypatch.setattr(bench, "run", fails_one)
+    outcome = phases.run(ROOT, planned, started)
+    assert outcome == BenchOutcome(2, ("bench_time.Dumps.time_dumps",))
+    monkeypatch.setattr(bench, "run", lambda root, plan, **run: 1)
+    with pytest.raises(SerkitError, match=r"asv run failed \(exit 1\)"):
+        phases.run(ROOT, planned, started)
+    filed = phases.file(planned)  # the fake runs wrote no results file
+    assert (filed.names, filed.warnings, filed.machine_state) == ([], [], None)
+    recorded: dict[str, Any] = {}
+
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: Any) -> Path:
+        recorded.update(run, results=results, machine=machine)
+        return results
+
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    assert phases.record(planned, started, filed) == tmp_path
+    assert recorded["machine"] == "m1" and recorded["plan"] == {"kind": "quick"}
+    assert recorded["started_at"] == started.started_at and recorded["filed"] == []
+
+
+def test_a_machine_given_to_asv_is_taken_out_in_each_spelling() -> None:
+    from serkit.run.bench import without_machine
+
+    given = ["-b", "x", "--machine", "m", "-m", "n", "--machine=o", "-e"]
+    assert without_machine(given) == ["-b", "x", "-e"]
+
+
 def _stored_point(store: Path, machine: str, env: Any, commit: str, run_at: int) -> str:
     """One run of a matrix environment in a store, as `serkit bench` files it: its name."""
     from results_factory import results_file

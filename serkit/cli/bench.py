@@ -220,7 +220,7 @@ def run_bench(args: argparse.Namespace) -> int:
         _say("nothing left to measure")
         return 0
     if planned.state is None:
-        for line in bench.lines(planned):
+        for line in bench.plan_lines(planned):
             _say(line)
     started = bench.start(root, planned, verbose=args.verbose)
     _say_started(started, args.verbose)

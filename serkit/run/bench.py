@@ -254,7 +254,7 @@ def plan(root: Path, request: BenchRequest) -> BenchPlan:
     )
 
 
-def lines(planned: BenchPlan) -> list[str]:
+def plan_lines(planned: BenchPlan) -> list[str]:
     """What the run measures, in a few lines (serkit.run.planning.plan_lines)."""
     return planning.plan_lines(
         planned.plan,
