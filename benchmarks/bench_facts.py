@@ -14,8 +14,9 @@ from serkit.codecs.registry import codec_names, get_codec, schema_codec_names
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.schemas.types import SUPPLIED
-from serkit.suite.cases import CaseBenchmark, pair_schema, schema_number
+from serkit.suite.case_benchmark import CaseBenchmark
 from serkit.suite.facts import FactsBenchmark, PairFacts
+from serkit.suite.preparation import pair_schema, schema_number
 
 
 class Implementation:

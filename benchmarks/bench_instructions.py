@@ -10,7 +10,7 @@ from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from serkit.errors import SerkitError
 from serkit.suite.benchmark_names import CYCLES_UNIT
-from serkit.suite.cases import CaseBenchmark
+from serkit.suite.case_benchmark import CaseBenchmark
 from serkit.suite.instructions import SETUP_TIMEOUT_S, Counted, count_selected, unavailable
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from asv_runner.benchmarks.mark import SkipNotImplemented
 
 from serkit.errors import SerkitError
-from serkit.suite.cases import CaseBenchmark
+from serkit.suite.case_benchmark import CaseBenchmark
 from serkit.suite.memory import PairMemory, measure_pair, not_selected
 
 

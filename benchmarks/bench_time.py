@@ -9,7 +9,7 @@ from __future__ import annotations
 # Not `from itertools import repeat`: asv reads a module-level `repeat` as its own setting.
 import itertools
 
-from serkit.suite.cases import CaseBenchmark
+from serkit.suite.case_benchmark import CaseBenchmark
 
 
 class Dumps(CaseBenchmark):

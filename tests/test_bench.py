@@ -15,7 +15,7 @@ from serkit.cli import main
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
 from serkit.results import hosts as hostinfo
-from serkit.run import rounds
+from serkit.run import planning, rounds
 from serkit.run import runner as bench
 from serkit.run.interpreters import expose, find_python
 from serkit.run.libraries import companions
@@ -82,14 +82,14 @@ def test_expose_links_interpreters_first_on_path_without_shims(
 
 
 def test_quick_plan_is_the_newest_set_of_this_python_in_one_environment() -> None:
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     assert [env.label for env in plan.environments] == [f"py{CURRENT} {EVERY_LIBRARY}"]
     (env,) = plan.environments
     assert env.library is None and len(env.requirements) > 1
 
 
 def test_matrix_plan_for_one_python_is_one_environment_per_library_release() -> None:
-    plan = bench.plan(ROOT, matrix=True, pythons=[CURRENT])
+    plan = planning.plan(ROOT, matrix=True, pythons=[CURRENT])
     assert plan.environments[0].library == STDLIB and not plan.environments[0].requirements
     for env in plan.environments[1:]:  # the library, and what its codecs need beside it
         assert set(env.requirements) == {env.library, *companions(str(env.library))}
@@ -104,7 +104,7 @@ def test_matrix_plan_for_one_python_is_one_environment_per_library_release() -> 
     counting = counted(environments(platform=plan.platform))
     assert set(plan.uncounted) == {e.asv_name for e in plan.environments if e not in counting}
     if plan.uncounted:  # the plan says which environments leave them to another
-        full = "\n".join(bench.plan_lines(plan, "box", quick=False, chosen=None, extra=[]))
+        full = "\n".join(planning.plan_lines(plan, "box", quick=False, chosen=None, extra=[]))
         assert "memory per call and instructions: not in" in full
 
 
@@ -140,7 +140,7 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
 ) -> None:
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
         seen.update(quick=run["quick"], extra=list(run["extra"]), envs=len(plan.environments))
         assert not run["memory"] and not run["instructions"]  # a quick run, not asked for either
         return 0
@@ -166,10 +166,10 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
         "pythons": [CURRENT],
         "shard": None,
         # What ran around the canary: it moves the canary's reading (serkit.suite.canary).
-        "harness": f"harness {CANARY_HARNESS}, {bench.QUICK_WARMUP_S} s of warm-up",
+        "harness": f"harness {CANARY_HARNESS}, {planning.QUICK_WARMUP_S} s of warm-up",
     }
-    assert bench.run_warmup(False, {}) is None  # a full run: asv's warm-up
-    assert warmup_words(bench.run_warmup(False, {WARMUP_ENV: "0.01"})) == "0.01 s of warm-up"
+    assert planning.run_warmup(False, {}) is None  # a full run: asv's warm-up
+    assert warmup_words(planning.run_warmup(False, {WARMUP_ENV: "0.01"})) == "0.01 s of warm-up"
 
 
 def test_bench_instructions_asks_the_quick_run_to_count_them(
@@ -177,7 +177,7 @@ def test_bench_instructions_asks_the_quick_run_to_count_them(
 ) -> None:
     asked: dict[str, bool] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, **options: object) -> int:
+    def fake_run(root: Path, plan: planning.Plan, **options: object) -> int:
         asked.update(quick=bool(options["quick"]), instructions=bool(options["instructions"]))
         return 0
 
@@ -197,7 +197,7 @@ def test_bench_runs_one_shard_and_records_it(
 
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
         seen.update(quick=run["quick"], labels=[env.label for env in plan.environments])
         return 0
 
@@ -213,7 +213,7 @@ def test_bench_runs_one_shard_and_records_it(
     full = QuickPlan((("json", "small-dict"),), (slow,), kind="full", budget_s=60.0)
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench, "run", fake_run)
-    monkeypatch.setattr(bench, "full_plan", lambda extra, plan_=None: full)
+    monkeypatch.setattr(planning, "full_plan", lambda extra, plan_=None: full)
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
     monkeypatch.delenv(WARMUP_ENV, raising=False)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
@@ -242,13 +242,13 @@ def test_bench_runs_one_shard_and_records_it(
 def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import serkit.cli.bench
+    import serkit.run.bench
     import serkit.run.sentinel
     from serkit.suite.cases import FIXTURES_ENV
 
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
         seen.update(labels=[env.label for env in plan.environments], extra=run["extra"])
         seen.update(codecs=os.environ.get(CODECS_ENV), fixtures=os.environ.get(FIXTURES_ENV))
         return 0
@@ -258,7 +258,7 @@ def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds
         return results
 
     monkeypatch.chdir(ROOT)
-    for module in (serkit.cli.bench, serkit.run.sentinel):  # a Python found here
+    for module in (serkit.run.bench, serkit.run.sentinel):  # a Python found here
         monkeypatch.setattr(module, "SENTINEL_PYTHON", CURRENT)
     for name in (CODECS_ENV, FIXTURES_ENV):
         monkeypatch.setenv(name, "")  # restored after: the run sets them
@@ -283,13 +283,13 @@ def test_bench_ends_with_the_summary_table_read_from_the_results_tree(
 ) -> None:
     from results_factory import verdict_tree
 
-    import serkit.cli.bench as bench_command
+    import serkit.run.bench as bench_phases
 
     results = verdict_tree(tmp_path / "results", machine="kind-1")
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench, "run", lambda root, plan, **run: 0)
     monkeypatch.setattr(hostinfo, "record_host", lambda *args, **kwargs: tmp_path)
-    monkeypatch.setattr(bench_command, "results_dir", lambda root: results)
+    monkeypatch.setattr(bench_phases, "results_dir", lambda root: results)
     argv = ["bench", "--matrix", "--python", CURRENT, "--shard", "2/3", "--no-report"]
     assert main([*argv, "--rank-by", "dumps", "--", "--machine", "kind-1"]) == 0
     out = capsys.readouterr().out
@@ -299,6 +299,55 @@ def test_bench_ends_with_the_summary_table_read_from_the_results_tree(
     assert "2.00x ± 0.01 faster than ujson" in rows["twitter"]
     assert "msgspec-struct-json (lossy in dict" in rows["twitter"]
     assert " ".join(out.split()).endswith("each class ranked apart.")  # however it wraps
+
+
+def test_the_bench_phases_take_and_return_data(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`serkit bench`'s work without its command line: plan, start, run, file, record."""
+    from serkit.run import bench as phases
+    from serkit.run.bench import BenchOutcome, BenchRequest
+
+    monkeypatch.setattr(phases, "results_dir", lambda root: tmp_path)
+    request = BenchRequest(asv_args=("-b", "Dumps", "--machine", "m1"))
+    planned = phases.plan(ROOT, request)
+    assert (planned.machine, planned.quick, planned.how) == ("m1", True, "quick, asv -b Dumps")
+    assert planned.folder == tmp_path / "m1" and len(planned.files) == 1
+    assert planned.chosen is None and planned.record() == {"kind": "quick"}  # -b chooses
+    assert planned.state is None and planned.skipped is None
+    assert phases.plan_lines(planned)[0].startswith("machine m1: 1 environment")
+    started = phases.start(tmp_path, planned, verbose=False)
+    assert started.kept == [] and started.log.parts[:2] == (".asv", "logs")
+
+    def fails_one(root: Path, plan: planning.Plan, **run: Any) -> int:
+        run["console"].failed["bench_time.Dumps.time_dumps"] = None
+        return 2
+
+    monkeypatch.setattr(bench, "run", fails_one)
+    outcome = phases.run(ROOT, planned, started)
+    assert outcome == BenchOutcome(2, ("bench_time.Dumps.time_dumps",))
+    monkeypatch.setattr(bench, "run", lambda root, plan, **run: 1)
+    with pytest.raises(SerkitError, match=r"asv run failed \(exit 1\)"):
+        phases.run(ROOT, planned, started)
+    filed = phases.file(planned)  # the fake runs wrote no results file
+    assert (filed.names, filed.warnings, filed.machine_state) == ([], [], None)
+    recorded: dict[str, Any] = {}
+
+    def fake_record(results: Path, machine: str, pythons: dict[str, Path], **run: Any) -> Path:
+        recorded.update(run, results=results, machine=machine)
+        return results
+
+    monkeypatch.setattr(hostinfo, "record_host", fake_record)
+    assert phases.record(planned, started, filed) == tmp_path
+    assert recorded["machine"] == "m1" and recorded["plan"] == {"kind": "quick"}
+    assert recorded["started_at"] == started.started_at and recorded["filed"] == []
+
+
+def test_a_machine_given_to_asv_is_taken_out_in_each_spelling() -> None:
+    from serkit.run.bench import without_machine
+
+    given = ["-b", "x", "--machine", "m", "-m", "n", "--machine=o", "-e"]
+    assert without_machine(given) == ["-b", "x", "-e"]
 
 
 def _stored_point(store: Path, machine: str, env: Any, commit: str, run_at: int) -> str:
@@ -332,7 +381,7 @@ def test_bench_measures_only_new_points(
     from serkit.run.points import Now
     from serkit.run.shards import Shard
 
-    planned = bench.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 9))
+    planned = planning.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 9))
     first, *rest = planned.environments
     # Every environment but the first measured at an older suite commit, on this host.
     older = "fedcba0987654321fedcba0987654321fedcba09"
@@ -346,7 +395,7 @@ def test_bench_measures_only_new_points(
     now = Now(NOW_HOST, {CURRENT: "3.11.7"}, {DUMPS: f"code-of-{DUMPS}"})
     ran: list[list[str]] = []
 
-    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
         ran.append([env.label for env in plan.environments])
         return 0
 
@@ -384,12 +433,12 @@ def test_each_finished_run_is_filed_as_a_point_of_its_own(
     from results_factory import results_file, values
 
     from serkit.checkout import git_commit
-    from serkit.cli import bench as bench_cli
     from serkit.results.history import dated_name
+    from serkit.run import bench as bench_phases
 
     commit = git_commit(ROOT)
     assert commit is not None
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     (name,) = bench.results_names(plan, "m1", commit)
     folder = tmp_path / "m1"
     folder.mkdir()
@@ -398,7 +447,7 @@ def test_each_finished_run_is_filed_as_a_point_of_its_own(
     (folder / name).write_text(json.dumps(unfinished))
     recorded: dict[str, Any] = {}
 
-    def fake_run(root: Path, plan: bench.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
         assert not (folder / name).exists()  # asv starts afresh: nothing of the earlier run
         data = results_file("m1", values(), commit=commit, started_at=1_700_600_000_000)
         (folder / name).write_text(json.dumps(data))
@@ -409,7 +458,7 @@ def test_each_finished_run_is_filed_as_a_point_of_its_own(
         return results
 
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(bench_cli, "results_dir", lambda root: tmp_path)
+    monkeypatch.setattr(bench_phases, "results_dir", lambda root: tmp_path)
     monkeypatch.setattr(bench, "run", fake_run)
     monkeypatch.setattr(hostinfo, "record_host", fake_record)
     assert main(["bench", "--no-report", "--", "--machine", "m1"]) == 0
@@ -458,7 +507,7 @@ def test_each_asv_run_gets_a_config_of_only_its_environments(
     from serkit.checkout import RUN_CONFIG
 
     seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
-    plan = bench.plan(ROOT, matrix=True, pythons=[CURRENT])
+    plan = planning.plan(ROOT, matrix=True, pythons=[CURRENT])
     bench.run(tmp_path, plan, quick=True, extra=["-b", "nothing"])
     assert seen and all(args[args.index("--config") + 1] == RUN_CONFIG for args, _ in seen)
     config = json.loads((tmp_path / RUN_CONFIG).read_text())
@@ -480,7 +529,7 @@ def test_a_config_older_than_the_releases_is_refused(
     from serkit.run.matrix import MatrixEnvironment
 
     _fake_rounds(monkeypatch, tmp_path, SUITE)
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     unknown = MatrixEnvironment.of(CURRENT, "cbor2", "99.0.0")
     plan = dataclasses.replace(plan, environments=(unknown,))
     with pytest.raises(SerkitError, match=r"run `serkit matrix --write-config asv\.conf\.json`"):
@@ -504,7 +553,7 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
     from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, SingleSample, note_single
 
     seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
 
     def first_round_times_yaml_once(
         command: list[str], *, cwd: Path, env: dict[str, str], **_: Any
@@ -518,12 +567,12 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
     monkeypatch.setattr(rounds, "run_in_session", first_round_times_yaml_once)
     assert bench.run(tmp_path, plan, quick=True) == 0
     parts = len(rounds.FIRST_ROUND_PARTS)
-    assert len(seen) == parts + bench.QUICK_ROUNDS - 1
+    assert len(seen) == parts + planning.QUICK_ROUNDS - 1
     first_round, later = seen[:parts], seen[parts:]
     for (first, first_env), regex in zip(first_round, rounds.FIRST_ROUND_PARTS):
-        assert first_env[WARMUP_ENV] == bench.QUICK_WARMUP_S
-        assert first_env[ROUNDS_ENV] == str(bench.QUICK_ROUNDS)
-        assert first_env[BUDGET_ENV] == f"{bench.QUICK_BUDGET_S:g}"
+        assert first_env[WARMUP_ENV] == planning.QUICK_WARMUP_S
+        assert first_env[ROUNDS_ENV] == str(planning.QUICK_ROUNDS)
+        assert first_env[BUDGET_ENV] == f"{planning.QUICK_BUDGET_S:g}"
         # every benchmark afresh, one part of the suite per `asv run`
         assert "--append-samples" not in first
         assert [a for i, a in enumerate(first) if first[i - 1] == "-b"] == [regex]
@@ -537,7 +586,7 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
     assert sum("ImportTime" in r for r in chosen) == 1
     assert not any("EncodedSize" in r for r in chosen)
     dumps = [r for r in chosen if "Dumps" in r]
-    assert len(dumps) == bench.QUICK_ROUNDS - 1
+    assert len(dumps) == planning.QUICK_ROUNDS - 1
     name = "bench_time.Dumps.time_dumps"
     assert re.search(dumps[0], f"{name}('yaml', 'small-dict')")
     assert not re.search(dumps[0], f"{name}('yaml', 'random-dicts-1000')")
@@ -554,9 +603,9 @@ def test_the_quick_run_times_its_plans_pairs_in_one_first_round_and_only_them_af
     seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
     slow = LeftOut("yaml", "random-dicts-1000", Prediction(2.4, 4.9))
     chosen = QuickPlan((("json", "small-dict"), ("yaml", "small-dict")), (slow,))
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     assert bench.run(tmp_path, plan, quick=True, chosen=chosen) == 0
-    assert len(seen) == bench.QUICK_ROUNDS  # the first round is one `asv run`, its pairs named
+    assert len(seen) == planning.QUICK_ROUNDS  # the first round is one `asv run`, its pairs named
     (first, env), later = seen[0], seen[1:]
     assert [a for i, a in enumerate(first) if first[i - 1] == "-b"] == chosen.regexes()
     assert env[FIXTURES_ENV] == "small-dict" and env[LEAVE_OUT_ENV] == "yaml@random-dicts-1000"
@@ -576,7 +625,7 @@ def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
 
     timed = {**SUITE[LOOSE], "type": "time", "repeat": 1}
     seen = _fake_rounds(monkeypatch, tmp_path, {**SUITE, LOOSE: timed})
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     (env,) = plan.environments
     # One pair whose processes are half slowed 2-3x, as under a load of 7 here: the fake
     # asv adds nothing, so every extra round leaves it as short as before.
@@ -589,7 +638,7 @@ def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(results))
     assert bench.run(tmp_path, plan, quick=True, extra=["--machine", "m"]) == 0
-    extra = [args for args, _ in seen if "--append-samples" in args][bench.QUICK_ROUNDS - 1 :]
+    extra = [args for args, _ in seen if "--append-samples" in args][planning.QUICK_ROUNDS - 1 :]
     assert len(extra) == 1  # the second brought nothing within precision: no third
     err = capsys.readouterr().err
     assert (
@@ -610,7 +659,7 @@ def test_every_environment_takes_the_extra_rounds_a_pair_needs_in_any(
 
     timed = {**SUITE[LOOSE], "type": "time", "repeat": 1}
     seen = _fake_rounds(monkeypatch, tmp_path, {**SUITE, LOOSE: timed})
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     (first,) = plan.environments
     second = next(env for env in environments((first.python,)) if env.library == "ujson")
     plan = dataclasses.replace(plan, environments=(first, second))
@@ -627,7 +676,8 @@ def test_every_environment_takes_the_extra_rounds_a_pair_needs_in_any(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(results))
     assert bench.run(tmp_path, plan, quick=True, extra=["--machine", "m"]) == 0
-    extra = [args for args, _ in seen if "--append-samples" in args][2 * (bench.QUICK_ROUNDS - 1) :]
+    appended = [args for args, _ in seen if "--append-samples" in args]
+    extra = appended[2 * (planning.QUICK_ROUNDS - 1) :]
     # Both environments take the extra round of the pair short in one: the two sides of a
     # step sample the same stretch of time.
     assert len(extra) == 2
@@ -646,7 +696,7 @@ def test_the_full_run_gives_every_pair_its_least_processes_then_the_short_ones_m
     # asv discovers the timed classes with the full run's rounds (serkit.suite.cases).
     suite = {**SUITE, "bench_time.Dumps.time_dumps": {"rounds": 10, "params": [["'json'"]]}}
     seen = _fake_rounds(monkeypatch, tmp_path, suite)
-    bench.run(tmp_path, bench.plan(ROOT, matrix=False), quick=False)
+    bench.run(tmp_path, planning.plan(ROOT, matrix=False), quick=False)
     # The fake asv kept no samples: past its least processes no pair is short of precision
     # (serkit.run.precision), so no later round runs (tests/test_rounds.py has the rule).
     assert len(seen) == len(rounds.FIRST_ROUND_PARTS) + LEAST_PROCESSES - 1
@@ -658,7 +708,7 @@ def test_the_users_bench_regex_narrows_every_round(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
-    bench.run(tmp_path, bench.plan(ROOT, matrix=False), quick=True, extra=["-b", "yaml", "-e"])
+    bench.run(tmp_path, planning.plan(ROOT, matrix=False), quick=True, extra=["-b", "yaml", "-e"])
     (first, _), (second, _), *_ = seen
     assert first[first.index("-b") + 1] == "yaml" and "-e" in first
     chosen = [a for i, a in enumerate(second) if second[i - 1] == "-b"]
@@ -673,7 +723,7 @@ def test_instructions_are_counted_in_full_runs_and_in_a_quick_run_when_asked(
     for i, (quick, asked) in enumerate([(True, False), (False, False), (True, True)]):
         checkout = tmp_path / str(i)
         seen = _fake_rounds(monkeypatch, checkout, SUITE)
-        bench.run(checkout, bench.plan(ROOT, matrix=False), quick=quick, instructions=asked)
+        bench.run(checkout, planning.plan(ROOT, matrix=False), quick=quick, instructions=asked)
         counted.append(all(env.get(INSTRUCTIONS_ENV) == "1" for _, env in seen))
     assert counted == [False, True, True]
 
@@ -887,12 +937,12 @@ def test_a_python_the_matrix_does_not_list_runs_with_the_releases_installed_besi
 
     from serkit.checkout import RUN_CONFIG
 
-    monkeypatch.setattr(bench, "current_python", lambda: "3.9")
+    monkeypatch.setattr(planning, "current_python", lambda: "3.9")
     monkeypatch.setattr(
-        bench, "find_pythons", lambda versions: dict.fromkeys(versions, Path(sys.executable))
+        planning, "find_pythons", lambda versions: dict.fromkeys(versions, Path(sys.executable))
     )
-    monkeypatch.setattr(bench, "expose", lambda found, folder: {})
-    plan = bench.plan(ROOT, matrix=False)
+    monkeypatch.setattr(planning, "expose", lambda found, folder: {})
+    plan = planning.plan(ROOT, matrix=False)
     (env,) = plan.environments
     assert env.python == "3.9" and env.library is None
     assert env.requirements["msgpack"] == metadata.version("msgpack")  # as installed here
@@ -992,7 +1042,7 @@ def test_a_run_of_many_rounds_prints_a_few_lines_and_keeps_asv_output_in_its_log
     _fake_rounds(monkeypatch, tmp_path, SUITE)
     monkeypatch.setattr(rounds, "run_in_session", asv_prints_the_grid)
     monkeypatch.setenv(ROUNDS_ENV, "5")
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     log = tmp_path / ".asv" / "logs" / "bench.log"
     console = AsvConsole(log)
     assert bench.run(tmp_path, plan, quick=True, extra=["-b", "Dumps"], console=console) == 0
@@ -1033,7 +1083,7 @@ def test_timed_processes_wait_within_the_runs_budget_and_the_run_says_what_they_
     monkeypatch.setattr(rounds, "run_in_session", processes_that_wait)
     monkeypatch.setenv(ROUNDS_ENV, "2")
     monkeypatch.setenv(WAIT_ENV, "300")
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     assert bench.run(tmp_path, plan, quick=True, extra=["-b", "Dumps"]) == 0
     assert len(given) == 2 and {env[WAIT_ENV] for env in given} == {"300"}
     assert {env[PROBE_FILE_ENV] for env in given} == {str(tmp_path / ".asv" / "canary-probe.json")}
@@ -1093,7 +1143,7 @@ def test_a_failed_asv_run_shows_its_last_lines_and_names_the_log(
 
     _fake_rounds(monkeypatch, tmp_path, SUITE)
     monkeypatch.setattr(rounds, "run_in_session", asv_fails)
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     log = tmp_path / "bench.log"
     with pytest.raises(SerkitError, match=f"see its output in {re.escape(str(log))}"):
         bench.run(tmp_path, plan, quick=True, extra=["-b", "Dumps"], console=AsvConsole(log))
@@ -1111,16 +1161,16 @@ def test_plan_lines_are_short_and_true_for_a_narrowed_slice(
     monkeypatch.setenv(CODECS_ENV, "json,orjson")
     monkeypatch.setenv(FIXTURES_ENV, "small-dict")
     monkeypatch.delenv(ROUNDS_ENV, raising=False)
-    plan = bench.plan(ROOT, matrix=False)
+    plan = planning.plan(ROOT, matrix=False)
     chosen = QuickPlan((("json", "small-dict"), ("orjson", "small-dict")))
-    lines = bench.plan_lines(plan, "box", quick=True, chosen=chosen, extra=[])
+    lines = planning.plan_lines(plan, "box", quick=True, chosen=chosen, extra=[])
     assert 2 <= len(lines) <= 4 and all(len(line) <= 150 for line in lines), lines
     text = "\n".join(lines)
     assert "machine box: 1 environment (" in text
     assert "2 pairs of 2 codecs on small-dict" in text
     assert "every codec" not in text and "twitter" not in text
     assert f"5 processes of {SAMPLES_PER_PROCESS} samples" in text
-    full = bench.plan_lines(plan, "box", quick=False, chosen=None, extra=[])
+    full = planning.plan_lines(plan, "box", quick=False, chosen=None, extra=[])
     assert "full run: 2 codecs on 1 fixture (small-dict)" in "\n".join(full)
-    asked = bench.plan_lines(plan, "box", quick=True, chosen=None, extra=["-b", "Dumps"])
+    asked = planning.plan_lines(plan, "box", quick=True, chosen=None, extra=["-b", "Dumps"])
     assert "the benchmarks your -b selects" in asked[1]

@@ -12,7 +12,8 @@ import pytest
 from serkit.codecs.registry import Config
 from serkit.errors import SerkitError
 from serkit.suite import allocations, memory
-from serkit.suite.cases import SLOW_ENV, Case
+from serkit.suite.cases import SLOW_ENV
+from serkit.suite.preparation import Case
 
 pytestmark = pytest.mark.skipif(
     allocations.unavailable() is not None, reason=str(allocations.unavailable())

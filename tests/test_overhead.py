@@ -6,7 +6,7 @@ import pytest
 
 from serkit import SerkitError, codec_names, get_codec
 from serkit.codecs.registry import registry
-from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, prepare
+from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV
 from serkit.suite.overhead import (
     ADAPTER,
     ADAPTER_CALL,
@@ -17,6 +17,7 @@ from serkit.suite.overhead import (
     hands_over,
     variants,
 )
+from serkit.suite.preparation import prepare
 from serkit.trust.overhead import judge_overheads
 
 # The codecs whose adapter is the library's own function, for each operation. Of the
@@ -123,15 +124,15 @@ def test_only_variants_that_change_speed_are_labelled() -> None:
 def test_benchmark_prepares_each_call_and_skips_what_is_not_selected(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import serkit.suite.cases as cases
+    import serkit.suite.preparation as preparation
 
     monkeypatch.setenv(CODECS_ENV, "orjson")
     monkeypatch.delenv(FIXTURES_ENV, raising=False)
     # A call of about 1 µs, as orjson's is on an idle machine: a busy one can read any
     # preparation or call as long, which is the sizing's business, not this test's.
-    monkeypatch.setattr(cases, "LONG_CALL_S", math.inf)
+    monkeypatch.setattr(preparation, "LONG_CALL_S", math.inf)
     monkeypatch.setattr(
-        cases.timeit, "repeat", lambda call, number, repeat: [number * 1e-6] * repeat
+        preparation.timeit, "repeat", lambda call, number, repeat: [number * 1e-6] * repeat
     )
     for call in (ADAPTER, DIRECT):
         bench = DumpsOverheadLike()

@@ -29,15 +29,10 @@ from serkit.results.noise import (
 )
 from serkit.results.tree import read_tree
 from serkit.state import RUN_READINGS
-from serkit.suite import canary, cases
+from serkit.suite import canary, case_benchmark
 from serkit.suite.canary import CANARY_LOOPS, CanaryClock, Extra, spin, spin_loops_for
-from serkit.suite.cases import (
-    INJECT_ENV,
-    CaseBenchmark,
-    injected_from_env,
-    injected_sampling,
-    per_call_timer,
-)
+from serkit.suite.case_benchmark import CaseBenchmark, injected_sampling, per_call_timer
+from serkit.suite.cases import INJECT_ENV, injected_from_env
 from serkit.trust.agreement import ScratchSuite, read_as_one_host
 from serkit.trust.power import arm_machine, judge_arm
 
@@ -94,12 +89,12 @@ def test_a_spin_lasts_its_share_of_a_call_in_either_state() -> None:
 def test_the_calls_that_size_a_spin_are_timed_as_a_sample_times_them() -> None:
     seen: list[bool] = []
     assert gc.isenabled()
-    assert cases._calls_ns(lambda: seen.append(gc.isenabled()), 3) > 0
+    assert case_benchmark._calls_ns(lambda: seen.append(gc.isenabled()), 3) > 0
     # The sample's calls back to back, the collector off for them, then on again.
     assert seen == [False] * 3 and gc.isenabled()
     seen.clear()
     # Where the sample has its warm call, one untimed call first: 1 + 3 made.
-    assert cases._calls_ns(lambda: seen.append(gc.isenabled()), 3, warm=True) > 0
+    assert case_benchmark._calls_ns(lambda: seen.append(gc.isenabled()), 3, warm=True) > 0
     assert seen == [False] * 4 and gc.isenabled()
 
 
@@ -114,9 +109,9 @@ def test_an_injected_pair_keeps_the_plain_sampling(monkeypatch: pytest.MonkeyPat
         operation = "dumps"
 
     # A sample of 3 x 7 = 21 calls, whatever this machine times: at +10 %, 2.1 calls more.
-    monkeypatch.setattr(cases, "inner_loops_for", lambda call_s: 3)
-    monkeypatch.setattr(cases, "bodies_per_sample", lambda calls, call_s: 7)
-    monkeypatch.setattr(cases, "per_call_timer", timer)
+    monkeypatch.setattr(case_benchmark, "inner_loops_for", lambda call_s: 3)
+    monkeypatch.setattr(case_benchmark, "bodies_per_sample", lambda calls, call_s: 7)
+    monkeypatch.setattr(case_benchmark, "per_call_timer", timer)
     monkeypatch.setenv(INJECT_ENV, "0.1")
     bench = Dumps()
     assert bench.prepare_for("json", "small-dict") is None

@@ -334,7 +334,7 @@ def test_a_new_release_on_the_index_becomes_a_new_point_with_no_code_edit(
     checkout: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from serkit.run import runner
+    from serkit.run import planning
 
     url, pages = index
     before = load(checkout / "serkit/run/releases.json")
@@ -355,11 +355,11 @@ def test_a_new_release_on_the_index_becomes_a_new_point_with_no_code_edit(
     config = (checkout / "asv.conf.json").read_text()
     assert '"cbor2": "99.0.0"' in config
     # The next matrix run measures it: a new environment, on every Python with a wheel.
-    plan = runner.plan(checkout, matrix=True, pythons=["3.11"])
+    plan = planning.plan(checkout, matrix=True, pythons=["3.11"])
     labels = [env.label for env in plan.environments]
     assert "py3.11 cbor2 99.0.0" in labels
     # ... and the quick run's newest set has it too.
-    (quick,) = runner.plan(checkout, matrix=False).environments
+    (quick,) = planning.plan(checkout, matrix=False).environments
     assert quick.requirements["cbor2"] == "99.0.0"
 
 

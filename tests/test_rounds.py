@@ -290,7 +290,7 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
     checkout: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     from serkit.results.builds import BUILDS_FILE, read_builds
-    from serkit.run import runner
+    from serkit.run import planning, runner
     from serkit.run.matrix import CONFIG_HEADER, MatrixEnvironment, asv_config, newest_set
 
     root, env = checkout
@@ -302,7 +302,7 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.chdir(root)
-    plan = runner.plan(root, matrix=False)
+    plan = planning.plan(root, matrix=False)
     plan = dataclasses.replace(plan, environments=(bad, good))
     status = runner.run(root, plan, quick=True, extra=["-b", ONE_PAIR])
     err = capsys.readouterr().err

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
-from serkit.run import runner
+from serkit.run import planning, runner
 from serkit.run.index import platform_here
 from serkit.run.matrix import MatrixEnvironment, environments
 from serkit.run.releases import load
@@ -106,7 +106,7 @@ def test_a_bad_shard_is_one_error(text: str) -> None:
 
 def test_a_shard_of_the_matrix_plans_only_its_slice() -> None:
     shard = Shard(2, 3)
-    planned = runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=shard)
+    planned = planning.plan(ROOT, matrix=True, pythons=[CURRENT], shard=shard)
     expected = shard_slice(environments((CURRENT,)), shard)
     assert planned.environments == expected and planned.shard == shard
 
@@ -118,8 +118,8 @@ def test_slices_do_not_depend_on_which_pythons_a_runner_has(
     """A runner without Python 3.10 runs the rest of its slice, and no other slice's."""
     everywhere = shard_slice(MATRIX, Shard(1, 4))
     found = {p: (Path(sys.executable) if p != "3.10" else None) for p in load().pythons}
-    monkeypatch.setattr(runner, "find_pythons", lambda wanted: found)
-    planned = runner.plan(ROOT, matrix=True, shard=Shard(1, 4))
+    monkeypatch.setattr(planning, "find_pythons", lambda wanted: found)
+    planned = planning.plan(ROOT, matrix=True, shard=Shard(1, 4))
     assert planned.environments == tuple(e for e in everywhere if e.python != "3.10")
     assert planned.missing_pythons == ("3.10",)
 
@@ -128,21 +128,21 @@ def test_a_narrowed_matrix_runs_only_the_environments_of_the_codecs_chosen(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("SERKIT_BENCH_CODECS", "json,orjson")
-    planned = runner.plan(ROOT, matrix=True, pythons=[CURRENT])
+    planned = planning.plan(ROOT, matrix=True, pythons=[CURRENT])
     assert {env.library for env in planned.environments} == {STDLIB, "orjson"}
     monkeypatch.setenv("SERKIT_BENCH_CODECS", "cbor2")
     with pytest.raises(SerkitError, match="no environment of this slice measures"):
-        runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 40))
+        planning.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 40))
 
 
 def test_a_shard_needs_the_matrix() -> None:
     with pytest.raises(SerkitError, match="--shard slices the matrix"):
-        runner.plan(ROOT, matrix=False, shard=Shard(1, 2))
+        planning.plan(ROOT, matrix=False, shard=Shard(1, 2))
 
 
 def test_more_shards_than_environments_is_an_error() -> None:
     with pytest.raises(SerkitError, match="is empty"):
-        runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(99, 99))
+        planning.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(99, 99))
 
 
 def test_environments_already_measured_are_left_out(tmp_path: Path) -> None:
@@ -153,7 +153,7 @@ def test_environments_already_measured_are_left_out(tmp_path: Path) -> None:
     from serkit.run.points import Now
     from serkit.suite.cases import LIBRARY_ENV
 
-    planned = runner.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 2))
+    planned = planning.plan(ROOT, matrix=True, pythons=[CURRENT], shard=Shard(1, 2))
     first, *rest = planned.environments
     older = "abcdef0123456789" * 2 + "abcdef01"  # a point of an older suite commit stands
     shape: dict[str, object] = {"python": first.python, "requirements": first.requirements}
@@ -174,9 +174,9 @@ def test_environments_already_measured_are_left_out(tmp_path: Path) -> None:
         {CURRENT: "3.x.y"},
         {"bench_time.Dumps.time_dumps": "code-of-bench_time.Dumps.time_dumps"},
     )
-    left, why, warnings = runner.skip_measured(planned, tmp_path, "box", now)
+    left, why, warnings = planning.skip_measured(planned, tmp_path, "box", now)
     assert left.environments == tuple(rest) and left.measured == (first,) and not warnings
     assert set(why.values()) == {"never measured here"} and len(why) == len(rest)
     # Another machine's results are not this one's; a store that is not there holds none.
-    assert runner.skip_measured(planned, tmp_path, "other", now)[0] == planned
-    assert runner.skip_measured(planned, tmp_path / "missing", "box", now)[0] == planned
+    assert planning.skip_measured(planned, tmp_path, "other", now)[0] == planned
+    assert planning.skip_measured(planned, tmp_path / "missing", "box", now)[0] == planned

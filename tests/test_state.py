@@ -368,7 +368,7 @@ def test_a_benchmark_that_times_nothing_notes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from serkit.suite.budget import NOTES_ENV
-    from serkit.suite.cases import CaseBenchmark
+    from serkit.suite.case_benchmark import CaseBenchmark
 
     class Facts(CaseBenchmark):  # a track: no timer of its own
         inputs = "nothing"

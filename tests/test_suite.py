@@ -11,7 +11,9 @@ import pytest
 
 from serkit import SerkitError, UnknownCodec, UnknownFixture
 from serkit.checks.sizes import measure_fixture
+from serkit.suite import case_benchmark, preparation
 from serkit.suite import cases as suite
+from serkit.suite.case_benchmark import CaseBenchmark, per_call_timer
 from serkit.suite.cases import (
     CODECS_ENV,
     COMPRESSORS,
@@ -19,12 +21,10 @@ from serkit.suite.cases import (
     LIBRARY_ENV,
     SLOW_ENV,
     WARMUP_ENV,
-    CaseBenchmark,
     Selection,
-    per_call_timer,
-    prepare,
     warmup_from_env,
 )
+from serkit.suite.preparation import prepare
 
 
 class DumpsLike(CaseBenchmark):
@@ -94,7 +94,7 @@ def test_a_long_first_call_is_the_warm_up_and_asv_skips_its_own(
     quick = DumpsLike()
     assert ("orjson", "small-dict") not in quick.skip_params
     assert quick.warmup_time == 0.02
-    monkeypatch.setattr(suite, "WARMED_CALL_S", 0.0)  # as if every call were long
+    monkeypatch.setattr(preparation, "WARMED_CALL_S", 0.0)  # as if every call were long
     long = DumpsLike()
     assert ("orjson", "small-dict") not in long.skip_params
     assert (long.number, long.warmup_time) == (1, 0.0)
@@ -113,7 +113,9 @@ def test_under_serkit_bench_the_warm_up_is_the_pairs_calls_made_while_preparing_
     monkeypatch.setenv(NOTES_ENV, str(tmp_path))
     monkeypatch.setenv(WARMUP_ENV, "0.02")
     warmed: list[tuple[object, float]] = []
-    monkeypatch.setattr(suite, "warm_up", lambda call, seconds: warmed.append((call, seconds)))
+    monkeypatch.setattr(
+        case_benchmark, "warm_up", lambda call, seconds: warmed.append((call, seconds))
+    )
     bench = DumpsLike()
     assert ("orjson", "small-dict") not in bench.skip_params
     assert bench.warmup_time == 0.0  # asv's: none
@@ -126,11 +128,13 @@ def test_under_serkit_bench_the_warm_up_is_the_pairs_calls_made_while_preparing_
 
 def test_a_warm_up_makes_calls_for_its_time_with_the_collector_off() -> None:
     collecting: list[bool] = []
-    assert suite.warm_up(lambda: collecting.append(gc.isenabled()), 0.0) == 1  # one at least
+    assert (
+        case_benchmark.warm_up(lambda: collecting.append(gc.isenabled()), 0.0) == 1
+    )  # one at least
     assert collecting == [False] and gc.isenabled()
     ticks = itertools.count()  # a clock of its own: a millisecond a reading
 
-    assert suite.warm_up(lambda: None, 0.005, clock=lambda: next(ticks) / 1000) == 5
+    assert case_benchmark.warm_up(lambda: None, 0.005, clock=lambda: next(ticks) / 1000) == 5
 
 
 def test_serkit_sizes_a_sample_by_the_calls_it_times_not_by_the_clock_around_them(
@@ -138,11 +142,11 @@ def test_serkit_sizes_a_sample_by_the_calls_it_times_not_by_the_clock_around_the
 ) -> None:
     """asv would size a sample by the wall clock around it, canary readings and all, so a
     run calibrated in the slow state took fewer bodies a sample: serkit sets `number`."""
-    assert suite.bodies_per_sample(1, suite.SAMPLE_TIME_S / 9) == 9
-    assert suite.bodies_per_sample(20, suite.SAMPLE_TIME_S / 100) == 5
-    assert suite.bodies_per_sample(1, suite.SAMPLE_TIME_S * 30) == 1  # a long call: one
-    assert suite.inner_loops_for(suite.INNER_TARGET_S / 7) == 7
-    assert suite.inner_loops_for(1e-12) == suite.MAX_INNER_LOOPS
+    assert preparation.bodies_per_sample(1, suite.SAMPLE_TIME_S / 9) == 9
+    assert preparation.bodies_per_sample(20, suite.SAMPLE_TIME_S / 100) == 5
+    assert preparation.bodies_per_sample(1, suite.SAMPLE_TIME_S * 30) == 1  # a long call: one
+    assert preparation.inner_loops_for(preparation.INNER_TARGET_S / 7) == 7
+    assert preparation.inner_loops_for(1e-12) == preparation.MAX_INNER_LOOPS
     monkeypatch.delenv(CODECS_ENV, raising=False)
     monkeypatch.delenv(FIXTURES_ENV, raising=False)
     bench = DumpsLike()
@@ -290,7 +294,7 @@ def test_compressors_are_deterministic_and_labelled_with_their_level() -> None:
 
 
 def test_preparing_a_pair_settles_the_allocator_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(suite, "_allocator_settled", False)
+    monkeypatch.setattr(preparation, "_allocator_settled", False)
     calls: list[int] = []
 
     def malloc(size: int) -> int:
@@ -302,10 +306,10 @@ def test_preparing_a_pair_settles_the_allocator_once(monkeypatch: pytest.MonkeyP
 
     # Plain functions take ctypes' restype and argtypes attributes like its own do.
     libc = types.SimpleNamespace(malloc=malloc, free=free)
-    monkeypatch.setattr(suite.ctypes, "CDLL", lambda name: libc)
-    suite.prepare("json", "small-dict")
-    suite.prepare("json", "small-dict")
-    assert calls == [suite.SETTLE_BYTES, -1]  # one block out and back, for the process
+    monkeypatch.setattr(preparation.ctypes, "CDLL", lambda name: libc)
+    preparation.prepare("json", "small-dict")
+    preparation.prepare("json", "small-dict")
+    assert calls == [preparation.SETTLE_BYTES, -1]  # one block out and back, for the process
 
 
 def test_the_allocator_is_left_alone_where_the_c_library_is_out_of_reach(
@@ -314,7 +318,7 @@ def test_the_allocator_is_left_alone_where_the_c_library_is_out_of_reach(
     def unreachable(name: object) -> None:
         raise OSError("no C library")
 
-    monkeypatch.setattr(suite, "_allocator_settled", False)
-    monkeypatch.setattr(suite.ctypes, "CDLL", unreachable)
-    assert suite.settle_allocator() is False
-    assert suite.prepare("json", "small-dict").payload  # preparing still works
+    monkeypatch.setattr(preparation, "_allocator_settled", False)
+    monkeypatch.setattr(preparation.ctypes, "CDLL", unreachable)
+    assert preparation.settle_allocator() is False
+    assert preparation.prepare("json", "small-dict").payload  # preparing still works

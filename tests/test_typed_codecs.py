@@ -23,7 +23,8 @@ from serkit.codecs.registry import default_fixtures, get_codec, registry
 from serkit.errors import NoSchema, UnknownCodec
 from serkit.inputs.fixtures import load_fixture
 from serkit.schemas.derive import derive
-from serkit.suite.cases import Selection, prepare, prepare_object, schema_number
+from serkit.suite.cases import Selection
+from serkit.suite.preparation import prepare, prepare_object, schema_number
 
 TYPED = [name for name in registry.names() if registry.spec(name).needs_schema]
 

@@ -73,7 +73,7 @@ def serkit(*args: str, cwd: Path, store: Path, **env: str) -> Ran:
 def suite_prepares(fixture: str, cwd: Path, store: Path, **env: str) -> Ran:
     """What each asv benchmark process does first: prepare its (codec, fixture) pair."""
     code = (
-        "from serkit.suite.cases import CaseBenchmark\n"
+        "from serkit.suite.case_benchmark import CaseBenchmark\n"
         f"assert CaseBenchmark().prepare_for('json', {fixture!r}) is not None\n"
     )
     return _run(["-c", code], cwd, store, **env)

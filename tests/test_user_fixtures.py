@@ -37,7 +37,7 @@ from serkit.schemas.derive import derive
 from serkit.schemas.pinned import schema_pin
 from serkit.schemas.supplied import from_json_schema
 from serkit.schemas.types import SUPPLIED
-from serkit.suite.cases import prepare
+from serkit.suite.preparation import prepare
 
 REPO = Path(__file__).resolve().parents[1]
 ORDERS: dict[str, Any] = {"orders": [{"id": 1, "total": 9.5}, {"id": 2, "total": 0.1}]}

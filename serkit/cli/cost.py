@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from serkit.cli.common import print_json, print_table, warn
 from serkit.codecs.spec import STDLIB
@@ -21,6 +22,7 @@ from serkit.run.cost import (
     SHARD_BUDGET_S,
     LeaveOut,
     Measured,
+    RunnerCost,
     durations_table,
     leave_out,
     read_costs,
@@ -33,7 +35,7 @@ from serkit.run.precision import MOST_PROCESSES, processes_for
 from serkit.run.quick import FULL_BUDGET_S
 from serkit.run.releases import Releases, load
 from serkit.run.sentinel import SENTINEL_PYTHON
-from serkit.run.weekly_cost import WeeklyCost, weekly_costs
+from serkit.run.weekly_cost import SentinelCost, WeeklyCost, weekly_costs
 from serkit.suite.cases import FULL_ROUNDS, TYPICAL_PROCESSES
 from serkit.units import plural
 
@@ -169,59 +171,73 @@ def _precision_words(measured: Sequence[Measured], precision: float | None) -> s
     )
 
 
-def print_cost(
-    results: Path,
-    fmt: str,
-    shards: int | None,
-    machine: str | None = None,
-    processes: int | None = None,
-    precision: float | None = None,
-    before: Before = Before(),
-) -> int:
+@dataclass(frozen=True)
+class _Priced:
+    """What both views price from: the environments measured, the pairs a full run leaves
+    out, and the seconds each `asv run` costs beyond its durations."""
+
+    results: Path
+    measured: list[Measured]
+    data: Releases
+    left: LeaveOut | None
+    per_run: float
+    per_run_source: str
+    precision: float | None
+    before: Before
+
+    def notes(self) -> str:
+        """What --detect, --every-pair and --counted-everywhere made of the model."""
+        return (
+            _precision_words(self.measured, self.precision)
+            + _left_words(self.left)
+            + _counted_words(self.before)
+        )
+
+    def record(self) -> dict[str, Any]:
+        """The JSON both views begin with."""
+        return {
+            "results": str(self.results),
+            "asv_run_s": round(self.per_run, 2),
+            "asv_run_source": self.per_run_source,
+        }
+
+    def left_record(self) -> list[list[str]] | None:
+        return None if self.left is None else sorted(map(list, self.left.left))
+
+
+def _priced(results: Path, machine: str | None, precision: float | None, before: Before) -> _Priced:
     measured = _measured(results, machine, precision)
     data = load()
     left = _left_out(results, before.every_pair, data)
-    kinds = runner_costs(
-        data, measured, shards, processes, precision, left, before.counted_everywhere
-    )
     per_run, per_run_source = per_run_words(measured, results.is_file())
-    if fmt == "json":
-        print_json(
+    return _Priced(results, measured, data, left, per_run, per_run_source, precision, before)
+
+
+def _kind_record(kind: RunnerCost) -> dict[str, Any]:
+    return {
+        "runner": kind.platform.runner,
+        "platform": kind.platform.name,
+        "total_s": round(kind.total_s, 1),
+        "shards": [
+            {"shard": str(s), "seconds": round(t, 1), "environments": n} for s, t, n in kind.shards
+        ],
+        "environments": [
             {
-                "results": str(results),
-                "asv_run_s": round(per_run, 2),
-                "asv_run_source": per_run_source,
-                "processes": processes,
-                "precision": precision,
-                "left_out": None if left is None else sorted(map(list, left.left)),
-                "build_s": BUILD_S,
-                "shard_budget_s": SHARD_BUDGET_S,
-                "runner_kinds": [
-                    {
-                        "runner": kind.platform.runner,
-                        "platform": kind.platform.name,
-                        "total_s": round(kind.total_s, 1),
-                        "shards": [
-                            {"shard": str(s), "seconds": round(t, 1), "environments": n}
-                            for s, t, n in kind.shards
-                        ],
-                        "environments": [
-                            {
-                                "label": e.env.label,
-                                "seconds": None if e.seconds is None else round(e.seconds, 1),
-                                "source": e.source,
-                            }
-                            for e in kind.estimates
-                        ],
-                    }
-                    for kind in kinds
-                ],
+                "label": e.env.label,
+                "seconds": None if e.seconds is None else round(e.seconds, 1),
+                "source": e.source,
             }
-        )
-        return 0
+            for e in kind.estimates
+        ],
+    }
+
+
+def _cost_words(priced: _Priced, kinds: Sequence[RunnerCost], processes: int | None) -> str:
+    """Where the figures come from, and what the model counts."""
+    results, measured = priced.results, priced.measured
     machines = sorted({m.machine for m in measured})
     own = sum(1 for e in kinds[0].estimates if e.source == "measured")
-    print(
+    return (
         (
             f"From the durations table {results} ({plural(len(measured), 'environment')}): "
             if results.is_file()
@@ -233,11 +249,13 @@ def print_cost(
         f"another Python, else another release; a library never measured, by its pairs). "
         "Each benchmark's duration times its "
         + (f"{processes} processes (timed pairs)" if processes else "processes")
-        + f", {per_run:.1f} s per asv run ({per_run_source}), {BUILD_S:g} s per build."
-        + _precision_words(measured, precision)
-        + _left_words(left)
-        + _counted_words(before)
+        + f", {priced.per_run:.1f} s per asv run ({priced.per_run_source}), "
+        f"{BUILD_S:g} s per build." + priced.notes()
     )
+
+
+def _print_shards(kinds: Sequence[RunnerCost], fmt: str) -> None:
+    """Each runner kind's matrix, then each shard's time, then the budget's verdict."""
     count = len(kinds[0].shards)
     rows = [
         [
@@ -265,6 +283,42 @@ def print_cost(
     within = all(kind.longest_shard_s <= SHARD_BUDGET_S for kind in kinds)
     verdict = "within" if within else "OVER"
     print(f"Every shard {verdict} the {_hours(SHARD_BUDGET_S)} budget.", file=sys.stderr)
+
+
+def print_cost(
+    results: Path,
+    fmt: str,
+    shards: int | None,
+    machine: str | None = None,
+    processes: int | None = None,
+    precision: float | None = None,
+    before: Before = Before(),
+) -> int:
+    priced = _priced(results, machine, precision, before)
+    kinds = runner_costs(
+        priced.data,
+        priced.measured,
+        shards,
+        processes,
+        precision,
+        priced.left,
+        before.counted_everywhere,
+    )
+    if fmt == "json":
+        print_json(
+            {
+                **priced.record(),
+                "processes": processes,
+                "precision": precision,
+                "left_out": priced.left_record(),
+                "build_s": BUILD_S,
+                "shard_budget_s": SHARD_BUDGET_S,
+                "runner_kinds": [_kind_record(kind) for kind in kinds],
+            }
+        )
+        return 0
+    print(_cost_words(priced, kinds, processes))
+    _print_shards(kinds, fmt)
     return 0
 
 
@@ -279,74 +333,39 @@ def _known(kind: WeeklyCost, library: str, seconds: Callable[[str], float]) -> f
 WEEKLY_TARGET_S = 2 * 3600
 
 
-def print_weekly(
-    results: Path,
-    fmt: str,
-    machine: str | None = None,
-    processes: int | None = None,
-    precision: float | None = None,
-    before: Before = Before(),
-) -> int:
-    """`--schedule weekly`: per runner kind, a week with one new release of each library in
-    turn, the sentinel, and the full re-measure it replaces."""
-    measured = _measured(results, machine, precision)
-    rounds = processes or FULL_ROUNDS
-    data = load()
-    left = _left_out(results, before.every_pair, data)
-    kinds = weekly_costs(data, measured, rounds, precision, left, before.counted_everywhere)
-    sentinel = kinds[0].sentinel
-    per_run, per_run_source = per_run_words(measured, results.is_file())
-    if fmt == "json":
-        print_json(
-            {
-                "results": str(results),
-                "asv_run_s": round(per_run, 2),
-                "asv_run_source": per_run_source,
-                "processes": rounds,
-                "left_out": None if left is None else sorted(map(list, left.left)),
-                "target_s": WEEKLY_TARGET_S,
-                "sentinel": {
-                    "pairs": sentinel.pairs,
-                    "python": SENTINEL_PYTHON,
-                    "seconds": None if sentinel.seconds is None else round(sentinel.seconds, 1),
-                    "source": sentinel.source,
-                },
-                "runner_kinds": [
-                    {
-                        "runner": kind.platform.runner,
-                        "full_s": round(kind.full_s, 1),
-                        "new_release": {
-                            library: {
-                                "environments": len(kind.new_release[library]),
-                                "seconds": _known(kind, library, kind.release_s),
-                                "week_s": _known(kind, library, kind.week_s),
-                                "not_estimated": [
-                                    e.env.label
-                                    for e in kind.new_release[library]
-                                    if e.seconds is None
-                                ],
-                            }
-                            for library in kind.new_release
-                        },
-                    }
-                    for kind in kinds
+def _weekly_record(kind: WeeklyCost) -> dict[str, Any]:
+    return {
+        "runner": kind.platform.runner,
+        "full_s": round(kind.full_s, 1),
+        "new_release": {
+            library: {
+                "environments": len(kind.new_release[library]),
+                "seconds": _known(kind, library, kind.release_s),
+                "week_s": _known(kind, library, kind.week_s),
+                "not_estimated": [
+                    e.env.label for e in kind.new_release[library] if e.seconds is None
                 ],
             }
-        )
-        return 0
+            for library in kind.new_release
+        },
+    }
+
+
+def _weekly_words(priced: _Priced, sentinel: SentinelCost, rounds: int) -> str:
+    """What a scheduled run measures, and what the sentinel costs."""
     cost = "not estimated" if sentinel.seconds is None else f"{sentinel.seconds / 60:.1f} min"
-    print(
+    return (
         f"A scheduled run, at {rounds} processes a timed pair: the environments no stored "
         f"point covers (here, one library's new release on every Python that has it) and "
         f"the sentinel, {sentinel.pairs} pairs in py{SENTINEL_PYTHON}'s standard-library "
         f"environment: {cost} a runner kind ({sentinel.source}; its pairs counted as "
         f"{sentinel.share:.1%} of that environment's timed time, an upper bound). "
-        f"{per_run:.1f} s per asv run ({per_run_source})."
-        + _precision_words(measured, precision)
-        + _left_words(left)
-        + _counted_words(before)
+        f"{priced.per_run:.1f} s per asv run ({priced.per_run_source})." + priced.notes()
     )
-    first = kinds[0]
+
+
+def _print_releases(first: WeeklyCost, fmt: str) -> None:
+    """One runner kind's week with each library's new release."""
     rows = []
     for library in first.new_release:
         estimates = first.new_release[library]
@@ -362,7 +381,10 @@ def print_weekly(
     headers = ["new release of", "environments", "its environments", "week, with the sentinel"]
     print(f"{first.platform.runner}:")
     print_table(rows, headers, fmt, disable_numparse=True)
-    print()
+
+
+def _print_weeks(kinds: Sequence[WeeklyCost], fmt: str) -> None:
+    """Each runner kind's costliest week, and which new releases keep within the target."""
     summary = [
         [
             kind.platform.runner,
@@ -374,6 +396,7 @@ def print_weekly(
     ]
     headers = ["runner kind", "full re-measure", "costliest new release", "its week"]
     print_table(summary, headers, fmt, disable_numparse=True)
+    first = kinds[0]
     unknown = [
         library
         for library in first.new_release
@@ -388,4 +411,43 @@ def print_weekly(
         f"Within the {_hours(WEEKLY_TARGET_S)} target on every kind: a week with a new release "
         f"of {', '.join(within) or 'none'}." + (f" Over it: {', '.join(over)}." if over else "")
     )
+
+
+def print_weekly(
+    results: Path,
+    fmt: str,
+    machine: str | None = None,
+    processes: int | None = None,
+    precision: float | None = None,
+    before: Before = Before(),
+) -> int:
+    """`--schedule weekly`: per runner kind, a week with one new release of each library in
+    turn, the sentinel, and the full re-measure it replaces."""
+    priced = _priced(results, machine, precision, before)
+    rounds = processes or FULL_ROUNDS
+    kinds = weekly_costs(
+        priced.data, priced.measured, rounds, precision, priced.left, before.counted_everywhere
+    )
+    sentinel = kinds[0].sentinel
+    if fmt == "json":
+        print_json(
+            {
+                **priced.record(),
+                "processes": rounds,
+                "left_out": priced.left_record(),
+                "target_s": WEEKLY_TARGET_S,
+                "sentinel": {
+                    "pairs": sentinel.pairs,
+                    "python": SENTINEL_PYTHON,
+                    "seconds": None if sentinel.seconds is None else round(sentinel.seconds, 1),
+                    "source": sentinel.source,
+                },
+                "runner_kinds": [_weekly_record(kind) for kind in kinds],
+            }
+        )
+        return 0
+    print(_weekly_words(priced, sentinel, rounds))
+    _print_releases(kinds[0], fmt)
+    print()
+    _print_weeks(kinds, fmt)
     return 0

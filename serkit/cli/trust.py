@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from serkit.checkout import project_root, results_dir
 from serkit.cli.common import print_json, print_table
 from serkit.cli.exits import UsageError, checked
-from serkit.cli.options import Use, command
+from serkit.cli.options import Option, Use, command
 from serkit.codecs.registry import check_codecs
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import check_fixtures
@@ -19,109 +21,14 @@ from serkit.results.hosts import load_average, load_text
 from serkit.units import plural
 
 if TYPE_CHECKING:
+    from serkit.results.noise import PowerRecord
+    from serkit.run.quick import QuickPlan
     from serkit.trust.agreement import Agreement
+    from serkit.trust.power import Called
 
 # `serkit agreement` with no --codec or --fixture: one fast, well-known pair.
 AGREEMENT_CODEC, AGREEMENT_FIXTURE = "orjson", "small-dict"
 PROCESSES_NOTE = "in each of the two runs, at least 2 (default: the quick run's)"
-
-
-def add_commands(commands: Any) -> None:
-    agreement = command(
-        commands,
-        "agreement",
-        run_agreement,
-        help="check the asv suite's timing of one call against plain timeit",
-        description="Time each codec on each fixture, one operation, through the asv suite "
-        "and with plain timeit in the same interpreter, ROUNDS times each, and say whether "
-        "the two agree within their spread: the suite adds nothing of its own to a timing "
-        "(docs/trust.md#agreement-with-pyperf). Exit status 1 when a pair disagrees.",
-        options=(
-            Use("--codec", note=f"default {AGREEMENT_CODEC}"),
-            Use("--fixture", note=f"default {AGREEMENT_FIXTURE}"),
-            Use("--rounds", default=5),
-            "--format",
-        ),
-    )
-    agreement.add_argument(
-        "--operation",
-        choices=["dumps", "loads", "round_trip"],
-        default="dumps",
-        help="the call timed (default: dumps)",
-    )
-    command(
-        commands,
-        "validate",
-        run_validate,
-        help="check the asv suite's timings of a fixed panel of calls against pyperf",
-        description="Time a fixed panel of codec and fixture pairs through the asv suite and "
-        "through pyperf (its own worker processes), and show each pair's ratio with a "
-        "verdict: where they disagree, the suite's number is suspect "
-        "(docs/trust.md#agreement-with-pyperf).",
-        options=(
-            Use("--rounds", default=3),
-            Use("--processes", default=10, note="pyperf's worker processes"),
-            "--format",
-        ),
-    )
-    command(
-        commands,
-        "overhead",
-        run_overhead,
-        help="what serkit's adapter adds over the direct library call (asv, small-dict)",
-        description="Time each codec's adapter call against the library's own call on "
-        "small-dict, rounds interleaved in asv, and say whether the adapter's cost can be "
-        "told from noise (docs/trust.md#adapter-overhead).",
-        options=("--codec", Use("--rounds", default=5, note="one asv run each"), "--format"),
-    )
-    command(
-        commands,
-        "doctor",
-        run_doctor,
-        help="the state of this machine and Python that matters for benchmarking",
-        description="Read what moves timings on this machine (CPU governor, turbo, load, "
-        "pinning, the Python build, each codec's implementation) and warn about each "
-        "state that makes timings noisier; measures nothing "
-        "(docs/trust.md#a-stable-setup). Exit status 1 when it warns of anything.",
-        options=("--format",),
-    )
-    command(
-        commands,
-        "noise",
-        run_noise,
-        help="A/A-run a fixed panel (about a minute) and record this host's noise floor",
-        description="Run a fixed panel of pairs twice, A against A, and record the "
-        "difference two runs of the same code show here (serkit-noise.yaml beside the "
-        "machine's results): every verdict on this host then uses that floor "
-        "(docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
-        options=(
-            Use("--machine", note="the noise floor is filed under it"),
-            Use("--processes", note=PROCESSES_NOTE),
-            "--format",
-        ),
-    )
-    command(
-        commands,
-        "aa",
-        run_aa,
-        help="run a slice of the suite twice and count the verdicts that call it different",
-        description="Run a slice of the suite twice in a row and judge the second run "
-        "against the first by `serkit compare`'s rule: every verdict of a difference is a "
-        "false one (docs/trust.md#numbers-that-hold-up-on-a-noisy-machine). Then apply "
-        "each known slowdown (+5, +10, +20 %) to one run's values and judge again, both "
-        "ways round: the share called slower is what verdicts between two such runs can "
-        "see, sampled as a real run samples.",
-        options=(
-            "--codec",
-            "--fixture",
-            "--slow",
-            Use("--processes", note=PROCESSES_NOTE),
-            Use("--machine", note="its recorded noise floor judges the verdicts"),
-            Use("--instructions", note="in both runs, and say how far they agree"),
-            "--format",
-        ),
-    )
-    _add_power(commands)
 
 
 def _add_power(commands: Any) -> None:
@@ -314,7 +221,7 @@ def run_doctor(args: argparse.Namespace) -> int:
 
 
 def _processes(args: argparse.Namespace) -> int:
-    from serkit.run.runner import QUICK_ROUNDS
+    from serkit.run.planning import QUICK_ROUNDS
 
     if args.processes is not None and args.processes < 2:
         raise UsageError("--processes: a spread between processes needs at least 2")
@@ -412,22 +319,29 @@ def _space(text: str) -> float:
     return seconds
 
 
-def run_power(args: argparse.Namespace) -> int:
-    from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
+def _power_slice(args: argparse.Namespace) -> QuickPlan:
+    """The quick run's own slice by default: every codec on its fixtures, less the pairs it
+    leaves to --full (serkit.run.quick)."""
+    from serkit.run.planning import QUICK_BUDGET_S, QUICK_ROUNDS
     from serkit.run.quick import plan_quick
-    from serkit.run.runner import QUICK_BUDGET_S, QUICK_ROUNDS, QUICK_WARMUP_S, machine_name
     from serkit.suite.cases import Selection
-    from serkit.trust import power
 
-    root = project_root()
-    sizes = args.sizes
-    # The quick run's own slice by default: every codec on its fixtures, less the pairs it
-    # leaves to --full (serkit.run.quick).
     chosen = Selection(
         tuple(check_codecs(args.codec)) if args.codec else None,
         tuple(check_fixtures(args.fixture)) if args.fixture else None,
     )
-    slice_ = plan_quick(chosen, rounds=QUICK_ROUNDS, budget_s=QUICK_BUDGET_S)
+    return plan_quick(chosen, rounds=QUICK_ROUNDS, budget_s=QUICK_BUDGET_S)
+
+
+def run_power(args: argparse.Namespace) -> int:
+    from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
+    from serkit.run.planning import QUICK_WARMUP_S
+    from serkit.run.runner import machine_name
+    from serkit.trust import power
+
+    root = project_root()
+    sizes = args.sizes
+    slice_ = _power_slice(args)
     codecs = list(dict.fromkeys(codec for codec, _ in slice_.pairs))
     fixtures = list(dict.fromkeys(fixture for _, fixture in slice_.pairs))
     modes = {"both": (SAME_RUN, BETWEEN_RUNS), "same-run": (SAME_RUN,)}.get(
@@ -463,12 +377,137 @@ def run_power(args: argparse.Namespace) -> int:
     if args.format == "json":
         print_json(power.as_dict(rows, record))
         return 0
+    _print_power(rows, record, machine, path, args.format)
+    return 0
+
+
+def _print_power(
+    rows: Sequence[Called], record: PowerRecord, machine: str, path: Path, fmt: str
+) -> None:
+    from serkit.trust import power
+
     table, headers = power.table(rows)
-    print_table(table, headers, args.format)
+    print_table(table, headers, fmt)
     print(f"load {record.load_before} before, {record.load_after} after")
     for mode, states in record.states.items():
         for arm, words in states.items():
             print(f"{mode}, arm {arm}: {words}")
     print(f"{machine}: {record.in_words()}")
     print(f"recorded in {path}; `serkit hosts`, `serkit compare` and the report say it")
-    return 0
+
+
+@dataclass(frozen=True)
+class _Command:
+    """One trust command, declared as data: add_commands makes its parser."""
+
+    name: str
+    run: Callable[[argparse.Namespace], int]
+    help: str
+    description: str
+    options: tuple[str | Use | Option, ...]
+
+
+# In `serkit --help` order; `power`, whose options are its own, is added after them.
+COMMANDS = (
+    _Command(
+        "agreement",
+        run_agreement,
+        help="check the asv suite's timing of one call against plain timeit",
+        description="Time each codec on each fixture, one operation, through the asv suite "
+        "and with plain timeit in the same interpreter, ROUNDS times each, and say whether "
+        "the two agree within their spread: the suite adds nothing of its own to a timing "
+        "(docs/trust.md#agreement-with-pyperf). Exit status 1 when a pair disagrees.",
+        options=(
+            Use("--codec", note=f"default {AGREEMENT_CODEC}"),
+            Use("--fixture", note=f"default {AGREEMENT_FIXTURE}"),
+            Use("--rounds", default=5),
+            "--format",
+            Option(
+                ("--operation",),
+                "the call timed",
+                choices=("dumps", "loads", "round_trip"),
+                default="dumps",
+            ),
+        ),
+    ),
+    _Command(
+        "validate",
+        run_validate,
+        help="check the asv suite's timings of a fixed panel of calls against pyperf",
+        description="Time a fixed panel of codec and fixture pairs through the asv suite and "
+        "through pyperf (its own worker processes), and show each pair's ratio with a "
+        "verdict: where they disagree, the suite's number is suspect "
+        "(docs/trust.md#agreement-with-pyperf).",
+        options=(
+            Use("--rounds", default=3),
+            Use("--processes", default=10, note="pyperf's worker processes"),
+            "--format",
+        ),
+    ),
+    _Command(
+        "overhead",
+        run_overhead,
+        help="what serkit's adapter adds over the direct library call (asv, small-dict)",
+        description="Time each codec's adapter call against the library's own call on "
+        "small-dict, rounds interleaved in asv, and say whether the adapter's cost can be "
+        "told from noise (docs/trust.md#adapter-overhead).",
+        options=("--codec", Use("--rounds", default=5, note="one asv run each"), "--format"),
+    ),
+    _Command(
+        "doctor",
+        run_doctor,
+        help="the state of this machine and Python that matters for benchmarking",
+        description="Read what moves timings on this machine (CPU governor, turbo, load, "
+        "pinning, the Python build, each codec's implementation) and warn about each "
+        "state that makes timings noisier; measures nothing "
+        "(docs/trust.md#a-stable-setup). Exit status 1 when it warns of anything.",
+        options=("--format",),
+    ),
+    _Command(
+        "noise",
+        run_noise,
+        help="A/A-run a fixed panel (about a minute) and record this host's noise floor",
+        description="Run a fixed panel of pairs twice, A against A, and record the "
+        "difference two runs of the same code show here (serkit-noise.yaml beside the "
+        "machine's results): every verdict on this host then uses that floor "
+        "(docs/trust.md#numbers-that-hold-up-on-a-noisy-machine).",
+        options=(
+            Use("--machine", note="the noise floor is filed under it"),
+            Use("--processes", note=PROCESSES_NOTE),
+            "--format",
+        ),
+    ),
+    _Command(
+        "aa",
+        run_aa,
+        help="run a slice of the suite twice and count the verdicts that call it different",
+        description="Run a slice of the suite twice in a row and judge the second run "
+        "against the first by `serkit compare`'s rule: every verdict of a difference is a "
+        "false one (docs/trust.md#numbers-that-hold-up-on-a-noisy-machine). Then apply "
+        "each known slowdown (+5, +10, +20 %) to one run's values and judge again, both "
+        "ways round: the share called slower is what verdicts between two such runs can "
+        "see, sampled as a real run samples.",
+        options=(
+            "--codec",
+            "--fixture",
+            "--slow",
+            Use("--processes", note=PROCESSES_NOTE),
+            Use("--machine", note="its recorded noise floor judges the verdicts"),
+            Use("--instructions", note="in both runs, and say how far they agree"),
+            "--format",
+        ),
+    ),
+)
+
+
+def add_commands(commands: Any) -> None:
+    for declared in COMMANDS:
+        command(
+            commands,
+            declared.name,
+            declared.run,
+            help=declared.help,
+            description=declared.description,
+            options=declared.options,
+        )
+    _add_power(commands)

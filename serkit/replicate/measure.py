@@ -1,6 +1,6 @@
 """Timing a post's measurements as the asv suite times them, interleaved round by round.
 
-:func:`serkit.suite.cases.prepare` builds each (codec, fixture) pair as the suite does, and
+:func:`serkit.suite.preparation.prepare` builds each (codec, fixture) pair as the suite does, and
 a sample repeats ``Case.operation`` in whole bodies of ``Case.inner_loops`` calls until it
 lasts about :data:`SAMPLE_TARGET_S` (asv's default sample time), timed by :mod:`timeit` as
 asv does. Samples interleave round by round across all of a post's measurements, so load
@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from serkit.errors import SerkitError
 from serkit.progress import progress
 from serkit.stats import paired_ratios, quartiles
-from serkit.suite.cases import WARMED_CALL_S, Case, prepare
+from serkit.suite.preparation import WARMED_CALL_S, Case, prepare
 
 SAMPLE_TARGET_S = 0.010  # asv's default sample_time
 

@@ -9,7 +9,7 @@ as data and checks, against the matrix of the releases file:
 - its bench matrix expands to every runner kind serkit knows (serkit.run.index), each
   with shards 1 to N, named K/N in the job's name and its `--shard`;
 - every environment of a runner kind lands in exactly one of its shards, and no shard
-  is empty (an empty shard fails its job: serkit.run.runner);
+  is empty (an empty shard fails its job: serkit.run.planning);
 - every job's results artifact has a name of its own, the publish job's pattern matches
   each of them and nothing else uploaded, and the merge reads each downloaded folder;
 - the sentinel runs in exactly one job of each runner kind.

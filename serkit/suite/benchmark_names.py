@@ -9,7 +9,7 @@ from __future__ import annotations
 DUMPS = "bench_time.Dumps.time_dumps"
 LOADS = "bench_time.Loads.time_loads"
 ROUND_TRIP = "bench_time.RoundTrip.time_round_trip"
-# By the operation each one times (serkit.suite.cases.Case.operation's names).
+# By the operation each one times (serkit.suite.preparation.Case.operation's names).
 TIME = {"dumps": DUMPS, "loads": LOADS, "round_trip": ROUND_TRIP}
 
 SIZE = "bench_size.EncodedSize.track_bytes"

@@ -10,7 +10,7 @@ preparation made is its warm-up. A first call is cold, and the samples are not: 
 cold call alone puts a pair over, but one up to COLD_CALL times faster would not, one
 more call is made and the faster of the two judges.
 It notes the pair in NOTES_ENV, and `serkit bench` leaves it out of the later rounds
-(serkit.run.runner), so the results keep that one sample (asv's `stats_repeat` is 1)
+(serkit.run.rounds), so the results keep that one sample (asv's `stats_repeat` is 1)
 and every view says *single sample*, never a spread.
 """
 

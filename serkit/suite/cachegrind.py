@@ -193,7 +193,8 @@ def _count_request(group: int, index: int, target: int) -> NoReturn:
 def count_here(codec: str, fixture: str, target: int = TARGET_INSTRUCTIONS) -> PairCounts:
     """Prepare the pair in this process and count its calls in forked ones."""
     # deferred: the driver never imports codecs
-    from serkit.suite.cases import INJECTED_LOOPS, injected_from_env, prepare
+    from serkit.suite.cases import INJECTED_LOOPS, injected_from_env
+    from serkit.suite.preparation import prepare
 
     try:
         case = prepare(codec, fixture)  # its round trip is each operation's first call

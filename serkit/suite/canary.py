@@ -217,7 +217,7 @@ def reference_scale(
 
 class CanaryClock:
     """asv's `timer` for a timed pair: seconds per call (the clock over `inner_loops`, as
-    serkit.suite.cases.per_call_timer reads it), with the canary timed right before each
+    serkit.suite.case_benchmark.per_call_timer reads it), with the canary timed right before each
     sample starts and right after it ends.
 
     Keeps the last `keep` samples' intervals, exactly as asv computes them, and their

@@ -34,15 +34,9 @@ from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.inputs.hashing import content_hash
 from serkit.schemas.pinned import fixture_schema
-from serkit.suite.cases import (
-    COMPRESSORS,
-    SLOW_TIMEOUT_S,
-    CaseBenchmark,
-    Selection,
-    compressor_versions,
-    load_granted,
-    prepare_object,
-)
+from serkit.suite.case_benchmark import CaseBenchmark
+from serkit.suite.cases import COMPRESSORS, SLOW_TIMEOUT_S, Selection, compressor_versions
+from serkit.suite.preparation import load_granted, prepare_object
 
 FACTS_DIR_ENV = "SERKIT_FACTS_DIR"  # where the facts are kept; "off" measures every time
 # Part of every key: a change to what is measured or how makes every stored fact stale.

@@ -483,7 +483,7 @@ def _keys(pairs: Sequence[Sequence[str]], measure: Any) -> dict[tuple[str, str],
 
 
 def _gate_one(codec: str, fixture: str, limit_s: float, timeout_s: int) -> dict[str, Any]:
-    from serkit.suite.cases import prepare  # deferred: the driver never imports codecs
+    from serkit.suite.preparation import prepare
 
     row: dict[str, Any] = {"codec": codec, "fixture": fixture, "skipped": None}
     try:

@@ -35,7 +35,8 @@ from typing import Union
 
 from serkit.errors import SerkitError
 from serkit.suite.allocations import TrackerUnavailable, measure_call, unavailable
-from serkit.suite.cases import SLOW_ENV, Case, prepare, truthy
+from serkit.suite.cases import SLOW_ENV, truthy
+from serkit.suite.preparation import Case, prepare
 
 OPERATIONS = ("dumps", "loads")
 # memray and tracemalloc see the same Python allocations, and memray sees more, so a loads

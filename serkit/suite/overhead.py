@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from serkit.codecs.registry import Config, DirectCall, get_codec, registry
 from serkit.schemas.types import Schema
-from serkit.suite.cases import CaseBenchmark
+from serkit.suite.case_benchmark import CaseBenchmark
 
 FIXTURE = "small-dict"
 ADAPTER, DIRECT = "adapter", "direct"

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from serkit.suite.canary import canary_ns, reference_canary_ns
-from serkit.suite.cases import load_granted, prepare
+from serkit.suite.preparation import load_granted, prepare
 from serkit.units import seconds
 
 REFERENCE_FIXTURE = "small-dict"

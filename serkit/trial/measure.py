@@ -1,7 +1,7 @@
 """`serkit try`: every codec on the user's own documents, measured here, without asv.
 
 Each codec's pair is prepared as the asv suite prepares it
-(:func:`serkit.suite.cases.prepare_object`), and the round trip that preparation makes
+(:func:`serkit.suite.preparation.prepare_object`), and the round trip that preparation makes
 also decides fidelity (:func:`serkit.checks.fidelity.judge_round_trip`). Then dumps and
 loads are sampled as `serkit replicate` samples them (:mod:`serkit.replicate.measure`):
 samples of about 10 ms, interleaved round by round across every codec in one process, so
@@ -42,7 +42,8 @@ from serkit.progress import progress
 from serkit.replicate.measure import Timing, sample_interleaved, sample_size
 from serkit.schemas.derive import derive
 from serkit.schemas.types import Schema
-from serkit.suite.cases import COMPRESSORS, Case, prepare_object
+from serkit.suite.cases import COMPRESSORS
+from serkit.suite.preparation import Case, prepare_object
 from serkit.units import seconds
 
 TARGET_S = 25.0  # per document, preparation included: "well under a minute" for 1 MB

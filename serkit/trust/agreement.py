@@ -4,7 +4,7 @@
 validate` sets a fixed panel of pairs against pyperf, which times each in several
 worker processes, with calibration and warm-up. Each round runs the real suite through
 `asv run` (in this interpreter, results in a temporary folder), then the other harness
-on the same calls, prepared by the same `serkit.suite.cases.prepare`. Rounds interleave, so
+on the same calls, prepared by the same `serkit.suite.preparation.prepare`. Rounds interleave, so
 machine noise hits both alike; each pair's verdict is the median of its rounds' ratios.
 """
 
@@ -50,7 +50,8 @@ from serkit.run.runner import asv, scratch_config
 from serkit.stats import median_paired_ratio, paired_ratios
 from serkit.suite.benchmark_names import TIME
 from serkit.suite.budget import NOTES_ENV
-from serkit.suite.cases import harness_record, prepare, warmup_from_env
+from serkit.suite.cases import harness_record, warmup_from_env
+from serkit.suite.preparation import prepare
 
 TOLERANCE = 0.10
 TIMEIT, PYPERF = "timeit", "pyperf"

@@ -45,7 +45,7 @@ from serkit.progress import progress
 from serkit.results.hosts import load_text
 from serkit.results.noise import NoiseRecord
 from serkit.results.tree import Benchmark, Measurement, ResultsTree
-from serkit.run.runner import QUICK_ROUNDS, QUICK_WARMUP_S
+from serkit.run.planning import QUICK_ROUNDS, QUICK_WARMUP_S
 from serkit.stats import log_std
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, WARMUP_ENV
 from serkit.suite.instructions import opt_in_environment

@@ -42,8 +42,8 @@ from serkit.progress import progress
 from serkit.results.hosts import load_text
 from serkit.results.noise import BETWEEN_RUNS, SAME_RUN, PowerRecord
 from serkit.results.tree import ResultsTree
+from serkit.run.planning import QUICK_ROUNDS, QUICK_WARMUP_S
 from serkit.run.precision import quick_precision
-from serkit.run.runner import QUICK_ROUNDS, QUICK_WARMUP_S
 from serkit.suite.cases import (
     CODECS_ENV,
     FIXTURES_ENV,

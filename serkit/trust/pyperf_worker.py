@@ -2,7 +2,7 @@
 
 Run as `python -m serkit.trust.pyperf_worker --codec C --fixture F --operation OP [pyperf
 options]`. pyperf re-runs this module in its worker processes, each of which prepares
-the pair with `serkit.suite.cases.prepare` and times the same loop as `bench_time`: the
+the pair with `serkit.suite.preparation.prepare` and times the same loop as `bench_time`: the
 callables bound to locals, the call repeated `loops` times (pyperf calibrates `loops`).
 """
 
@@ -15,7 +15,7 @@ from typing import Callable
 
 import pyperf
 
-from serkit.suite.cases import Case, prepare
+from serkit.suite.preparation import Case, prepare
 
 
 def time_func(case: Case, operation: str) -> Callable[[int], float]:
