@@ -352,3 +352,89 @@ def test_every_page_of_a_main_command_report_at_a_desktops_and_a_phones_width(
             )
         twitter = " ".join(at_width[next(p for p in fixture_pages if "twitter" in p)]["lines"])
         assert "lossy in dict key order only: fastavro" in twitter and "lossy: bson" in twitter
+
+
+# A folder holding the files asv's pages load from CDNs, by file name (jquery-3.3.1.min.js,
+# jquery.flot.min.js, bootstrap.min.css, ...): for a machine that cannot reach them.
+CDN_MIRROR = "SERKIT_ASV_CDN_MIRROR"
+
+
+def _asvs_page(browser: Any, base: str) -> Any:
+    """A tab for asv's pages served at `base`: their CDN files from CDN_MIRROR when set
+    (asv's page then loses its integrity hashes: a mirror's flot is not the CDN's
+    minified copy), else from the CDNs."""
+    page = browser.new_page()
+    mirror = os.environ.get(CDN_MIRROR)
+    if not mirror:
+        return page
+
+    def serve(route: Any) -> None:
+        url = urlsplit(route.request.url)
+        if f"{url.scheme}://{url.netloc}" != base:
+            route.fulfill(path=str(Path(mirror) / Path(url.path).name))
+        elif url.path in ("/", "/index.html"):
+            fetched = route.fetch()
+            page_text = re.sub(r'\sintegrity="[^"]*"', "", fetched.text())
+            route.fulfill(response=fetched, body=page_text)
+        else:
+            route.continue_()
+
+    page.route("**/*", serve)
+    return page
+
+
+def test_asvs_list_view_and_graph_page_run_nothing_from_a_hostile_store(tmp_path: Path) -> None:
+    """Issue 56: a results file's env_vars key became a panel heading of asv's pages, raw,
+    and ran on the list view and every graph page. A store with a payload in every string
+    field (test_publishable.hostile_store): each page shows, hovering its tooltips, and no
+    marker element appears, no script renames the page, no dialog opens."""
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("asv")
+    from test_hostile_results import ROOT, real_asv
+    from test_publishable import hostile_store
+
+    results = hostile_store(tmp_path / "results")
+    written = report_html.write_report(ROOT, results, tmp_path / "reports", asv_runner=real_asv)
+    assert written.asv_pages, written.warnings
+    handler = functools.partial(QuietHandler, directory=str(written.folder / "asv"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    ran: list[str] = []
+    views = {
+        "#summarylist": "#summarylist-navigation",
+        "#bench_time.Dumps.time_dumps": "#graphdisplay-state-params",
+    }
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            try:
+                for view, navigation in views.items():
+                    page = _asvs_page(browser, base)
+                    page.on("dialog", lambda d: (ran.append(d.message), d.dismiss()))
+                    page.goto(f"{base}/{view}", wait_until="load")
+                    if "error" in page.url:  # asv's page saying its CDN scripts did not load
+                        message = f"asv's pages could not load their CDN scripts (or {CDN_MIRROR})"
+                        if os.environ.get("CI"):
+                            pytest.fail(f"CI must run the browser test: {message}")
+                        pytest.skip(message)
+                    # The variable's panel (its values differ between a and b) is drawn.
+                    heading = page.locator(f"{navigation} .panel-heading", has_text="env-SERKIT_X")
+                    heading.wait_for(timeout=15_000)
+                    button = page.locator(f"{navigation} a.btn", has_text=re.compile("^a$"))
+                    button.hover()  # the machine's profile, in a tooltip rendered as HTML
+                    page.locator(".tooltip .tooltip-inner").first.wait_for(timeout=15_000)
+                    if view != "#summarylist":  # each benchmark's code, in the tree's tooltips
+                        page.evaluate("$('#graphdisplay-navigation li:has(> a)').tooltip('show')")
+                        tooltips = page.locator(".tooltip .tooltip-inner", has_text="def ")
+                        tooltips.first.wait_for(state="attached", timeout=15_000)
+                    page.wait_for_load_state("networkidle")  # a broken image's error is in
+                    marks = page.locator("#ran").count(), page.title()
+                    assert marks[0] == 0 and marks[1] != "ran", (view, marks)
+                    page.close()
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+    assert ran == [], "a payload ran"
