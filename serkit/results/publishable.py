@@ -158,7 +158,7 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
             described: dict[str, Any] = {"version": listed.get("version")}
             for key, row in listed.items():
                 if key == "version" or not (isinstance(row, dict) and safe_row(key, row)):
-                    continue  # an unsafe row, skipped by serkit's reader, which said so
+                    continue  # unsafe as serkit's reader reads it (it names such rows of results)
                 try:
                     described[key] = _benchmark(key, row)
                 except Refused as refused:
