@@ -61,14 +61,23 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def branches_here(root: Path, configured: list[str]) -> list[str]:
-    """Of the config's branches, those the checkout at `root` has; where it has none of
-    them (a clone of another branch, a fork whose default is not `main`), the branch
-    checked out, or HEAD: `asv publish` stops with a traceback on a branch git lacks."""
+    """Of the config's branches, those the checkout at `root` has: `asv publish` stops
+    with a traceback on a branch git lacks. And the branch checked out, or HEAD, where
+    its commit is on none of them (a clone of another branch, a fork whose default is
+    not `main`, a feature branch): asv plots results only at the commits of its branches."""
     present = [b for b in configured if _git(root, "rev-parse", "--verify", f"refs/heads/{b}")]
-    if present:
+    head = _git(root, "rev-parse", "HEAD")
+    if present and (head is None or head in (commits_on(root, present) or ())):
         return present
     current = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
-    return [current or "HEAD"]
+    return [*present, current or "HEAD"]
+
+
+def commits_on(root: Path, branches: list[str]) -> set[str] | None:
+    """Every commit on `branches` at `root`, by asv's own rule (each branch's first-parent
+    history): those asv's pages plot a result at. None where git fails."""
+    listed = _git(root, "rev-list", "--first-parent", *branches, "--")
+    return None if listed is None else set(listed.split())
 
 
 def results_dir(root: Path) -> Path:

@@ -1,4 +1,5 @@
-"""Text read from a file, made safe for where serkit prints it: Markdown, or a terminal.
+"""Text read from a file, made safe for where serkit prints it: Markdown, a terminal, or
+a page that renders it as HTML (asv's own pages).
 
 A host's CPU model, a fixture's description, a document's keys, a file's name: each can
 come from a file someone else wrote. In Markdown (`--format markdown`, pasted into an
@@ -34,3 +35,9 @@ def markdown_cell(value: Any) -> str:
     and its lines joined by `<br>` (a cell is one line)."""
     text = markdown_text(value).replace("|", "\\|")
     return "<br>".join(text.splitlines()) if "\n" in text or "\r" in text else text
+
+
+def html_text(text: Any) -> str:
+    """Text for a page that inserts it as HTML, in an element or an attribute: markup,
+    ampersands and both quotes escaped, so it can neither open a tag nor end an attribute."""
+    return html.escape(str(text), quote=True)

@@ -831,3 +831,26 @@ def test_asv_publish_is_given_only_branches_the_checkout_has(tmp_path: Path) -> 
     tree = read_tree(results)
     assert not report_html.asv_publish(repo, tree, tmp_path / "asv", fake_asv, [])
     assert handed == [["HEAD"]]
+
+
+def test_asv_publish_is_given_the_branch_checked_out_when_it_is_ahead_of_the_configs(
+    tmp_path: Path,
+) -> None:
+    """asv plots results only at its branches' commits: a report made on a feature branch
+    ahead of `main` plotted nothing, silently. That branch is handed to asv too, and where
+    no result's commit is on a branch asv is given, one line says asv's pages are empty."""
+    from serkit.checkout import branches_here
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "commit", "-q", "--allow-empty", "-m", "one")
+    _git(repo, "checkout", "-q", "-b", "feature")
+    assert branches_here(repo, ["main"]) == ["main"]  # the same commit: on main
+    _git(repo, "commit", "-q", "--allow-empty", "-m", "two")
+    assert branches_here(repo, ["main"]) == ["main", "feature"]
+    warnings: list[str] = []
+    tree = read_tree(write_tree(tmp_path / "results"))  # commits of no branch here
+    report_html.asv_publish(repo, tree, tmp_path / "asv", lambda root, args: 1, warnings)
+    (why,) = [w for w in warnings if "asv's pages show no results" in w]
+    assert "(main, feature)" in why

@@ -194,12 +194,11 @@ def test_asvs_machine_tooltip_shows_a_profiles_markup_as_text(tmp_path: Path) ->
         with sync_api.sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
             try:
-                page = browser.new_page()
+                base = f"http://127.0.0.1:{server.server_port}"
+                page = _asvs_page(browser, base)
                 page.on("dialog", lambda dialog: (ran.append(dialog.message), dialog.dismiss()))
-                url = f"http://127.0.0.1:{server.server_port}/#bench_time.Dumps.time_dumps"
-                page.goto(url, wait_until="load")
-                if "error" in page.title():  # asv's page that says its scripts did not load
-                    pytest.skip("asv's pages load jQuery and Bootstrap from CDNs, unreachable here")
+                page.goto(f"{base}/#bench_time.Dumps.time_dumps", wait_until="load")
+                _cdn_loaded(page)
                 button = page.locator(
                     "#graphdisplay-state-params a.btn", has_text=re.compile("^a$")
                 )
@@ -209,8 +208,7 @@ def test_asvs_machine_tooltip_shows_a_profiles_markup_as_text(tmp_path: Path) ->
                 tooltip.wait_for(timeout=15_000)
                 assert PAYLOAD.split(" ")[0] in tooltip.inner_text()  # shown, as text
                 assert page.locator("img[src='x']").count() == 0  # no live element
-                page.locator("#graphdisplay-navigation li a").first.hover()  # the code's tooltip
-                page.locator(".tooltip .tooltip-inner").first.wait_for(timeout=15_000)
+                _show_code_tooltips(page)
                 assert page.locator("img[src='x']").count() == 0
             finally:
                 browser.close()
@@ -352,3 +350,110 @@ def test_every_page_of_a_main_command_report_at_a_desktops_and_a_phones_width(
             )
         twitter = " ".join(at_width[next(p for p in fixture_pages if "twitter" in p)]["lines"])
         assert "lossy in dict key order only: fastavro" in twitter and "lossy: bson" in twitter
+
+
+# A folder holding the files asv's pages load from CDNs, by file name (jquery-3.3.1.min.js,
+# jquery.flot.min.js, bootstrap.min.css, ...): for a machine that cannot reach them.
+CDN_MIRROR = "SERKIT_ASV_CDN_MIRROR"
+
+
+def _asvs_page(browser: Any, base: str) -> Any:
+    """A tab for asv's pages served at `base`: their CDN files from CDN_MIRROR when set
+    (asv's page then loses its integrity hashes: a mirror's flot is not the CDN's
+    minified copy), else from the CDNs."""
+    page = browser.new_page()
+    mirror = os.environ.get(CDN_MIRROR)
+    if not mirror:
+        return page
+
+    def serve(route: Any) -> None:
+        url = urlsplit(route.request.url)
+        if f"{url.scheme}://{url.netloc}" != base:
+            route.fulfill(path=str(Path(mirror) / Path(url.path).name))
+        elif url.path in ("/", "/index.html"):
+            fetched = route.fetch()
+            page_text = re.sub(r'\sintegrity="[^"]*"', "", fetched.text())
+            route.fulfill(response=fetched, body=page_text)
+        else:
+            route.continue_()
+
+    page.route("**/*", serve)
+    return page
+
+
+def _cdn_loaded(page: Any) -> None:
+    """Skip, saying so, where asv's page could not load its CDN scripts (it then leads to
+    its error page, and may be leaving for it); in CI (`CI` set) fail instead."""
+    from playwright.sync_api import Error
+
+    try:  # the scripts load before the page's load event, or never
+        loaded = page.evaluate("typeof jQuery === 'function' && typeof jQuery.plot === 'function'")
+    except Error:  # the page is leaving for asv's error page
+        loaded = False
+    if not loaded:
+        message = (
+            "asv's pages load jQuery, flot and Bootstrap from CDNs, unreachable here "
+            f"(offline, set {CDN_MIRROR} to a folder holding them)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the browser test: {message}")
+        pytest.skip(message)
+
+
+def _show_code_tooltips(page: Any) -> None:
+    """Show the tooltip of each benchmark's code on asv's graph page (rendered as HTML), and
+    wait for them. Each sits on its entry of the benchmark tree, folded away, so not hovered."""
+    page.evaluate("$('#graphdisplay-navigation li:has(> a)').tooltip('show')")
+    tooltips = page.locator(".tooltip .tooltip-inner", has_text="def ")
+    tooltips.first.wait_for(state="attached", timeout=15_000)
+
+
+def test_asvs_list_view_and_graph_page_run_nothing_from_a_hostile_store(tmp_path: Path) -> None:
+    """Issue 56: a results file's env_vars key became a panel heading of asv's pages, raw,
+    and ran on the list view and every graph page. A store with a payload in every string
+    field (test_publishable.hostile_store): each page shows, hovering its tooltips, and no
+    marker element appears, no script renames the page, no dialog opens."""
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    pytest.importorskip("asv")
+    from test_hostile_results import ROOT, real_asv
+    from test_publishable import hostile_store
+
+    results = hostile_store(tmp_path / "results")
+    written = report_html.write_report(ROOT, results, tmp_path / "reports", asv_runner=real_asv)
+    assert written.asv_pages, written.warnings
+    handler = functools.partial(QuietHandler, directory=str(written.folder / "asv"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    ran: list[str] = []
+    views = {
+        "#summarylist": "#summarylist-navigation",
+        "#bench_time.Dumps.time_dumps": "#graphdisplay-state-params",
+    }
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+            try:
+                for view, navigation in views.items():
+                    page = _asvs_page(browser, base)
+                    page.on("dialog", lambda d: (ran.append(d.message), d.dismiss()))
+                    page.goto(f"{base}/{view}", wait_until="load")
+                    _cdn_loaded(page)
+                    # The variable's panel (its values differ between a and b) is drawn.
+                    heading = page.locator(f"{navigation} .panel-heading", has_text="env-SERKIT_X")
+                    heading.wait_for(timeout=15_000)
+                    button = page.locator(f"{navigation} a.btn", has_text=re.compile("^a$"))
+                    button.hover()  # the machine's profile, in a tooltip rendered as HTML
+                    page.locator(".tooltip .tooltip-inner").first.wait_for(timeout=15_000)
+                    if view != "#summarylist":
+                        _show_code_tooltips(page)
+                    page.wait_for_load_state("networkidle")  # a broken image's error is in
+                    marks = page.locator("#ran").count(), page.title()
+                    assert marks[0] == 0 and marks[1] != "ran", (view, marks)
+                    page.close()
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+    assert ran == [], "a payload ran"

@@ -3,6 +3,7 @@ so a user's own document compares across days and machines without becoming a fi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from serkit.cli import main
 from serkit.replicate.measure import Timing
 from serkit.results.tree import read_tree
 from serkit.trial.measure import CodecTrial, DocumentTrial
-from serkit.trial.save import SIZE, TIMES, save
+from serkit.trial.save import COMMIT, SIZE, TIMES, save
 
 # Fifteen rounds spread about 2 % in a fixed pattern: deterministic, no clock.
 PATTERN = (0.0, 0.01, -0.01, 0.005, -0.004, 0.012, -0.008, 0.003, -0.002, 0.007)
@@ -127,3 +128,38 @@ def test_machine_without_save_and_a_bad_machine_name(
     with pytest.raises(SystemExit) as exited:
         main(["try", str(document), "--into", str(tmp_path), "--machine", "../up"])
     assert exited.value.code == 2
+
+
+def test_a_saved_tree_describes_each_benchmark_whole_as_asv_reads_it(tmp_path: Path) -> None:
+    """Issue 56: benchmarks.json held no parameters, and `asv publish` stopped on it with
+    KeyError: 'params'. Each save now adds its codecs and documents to those saved before."""
+    other = dataclasses.replace(trial(), path="/data/other.json", codecs=trial().codecs[:1])
+    first = save([trial()], tmp_path, "monday")
+    save([other], tmp_path, "tuesday")
+    listed = json.loads((tmp_path / "benchmarks.json").read_text())
+    version = json.loads(first.read_text())["results"][SIZE][2]  # each row's code version
+    for name in [*TIMES.values(), SIZE]:
+        row = listed[name]
+        assert row["param_names"] == ["codec", "document"] and row["version"] == version
+        assert row["params"] == [["'json'", "'orjson'"], ["'my_orders.json'", "'other.json'"]]
+    assert listed["version"] == 2
+
+
+@pytest.mark.slow  # real asv
+def test_serkit_report_of_a_saved_tree_writes_asvs_pages_or_says_why_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 56: `serkit report` of a `try --into` tree printed asv's traceback and wrote
+    no asv pages. Now asv's pages are written, and one line says why they plot nothing:
+    a trial's commit is its method's, on no branch of the checkout."""
+    pytest.importorskip("asv")
+    save([trial()], tmp_path / "saved", "monday")
+    reports = tmp_path / "reports"
+    assert main(["report", "--results", str(tmp_path / "saved"), "--into", str(reports)]) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "KeyError" not in err
+    assert "asv publish failed" not in err
+    (why,) = [line for line in err.splitlines() if "asv's pages show no results" in line]
+    assert COMMIT[:8] in why
+    (index,) = reports.glob("*/asv/index.json")
+    assert sorted(json.loads(index.read_text())["benchmarks"]) == sorted([*TIMES.values(), SIZE])

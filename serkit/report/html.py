@@ -29,6 +29,7 @@ from serkit import __version__, units
 from serkit.checkout import (
     ENV_DIR,
     branches_here,
+    commits_on,
     conformance_path,
     git_commit,
     replication_path,
@@ -447,6 +448,21 @@ def write_index(output: Path) -> Path:
 # --- asv's own pages -----------------------------------------------------------------------
 
 
+def _unplotted(root: Path, tree: ResultsTree, branches: list[str]) -> str | None:
+    """Why asv's pages show none of `tree`'s results, or None: asv plots a result at its
+    commit on the checkout's branches, and a `try --into` tree's commit (the trial
+    method's, serkit.trial.save) or another checkout's is on none of them."""
+    measured = {m.commit for machine in tree.machines.values() for m in machine.measurements}
+    plotted = commits_on(root, branches)
+    if not measured or plotted is None or measured & plotted:
+        return None
+    commits = ", ".join(sorted(c[:8] for c in measured)[:3])
+    return (
+        f"asv plots each result at its commit on this checkout's branches "
+        f"({', '.join(branches)}), and no results file's commit ({commits}) is on them"
+    )
+
+
 def asv_publish(
     root: Path,
     tree: ResultsTree,
@@ -461,12 +477,16 @@ def asv_publish(
     root = root.resolve()
     configured = config.get("branches")
     configured = [str(b) for b in configured] if isinstance(configured, list) else []
+    branches = branches_here(root, configured)
     config.update(
         repo=str(root),
         benchmark_dir=str(root / "benchmarks"),
         env_dir=str(root / ENV_DIR),
-        branches=branches_here(root, configured),
+        branches=branches,
     )
+    unplotted = _unplotted(root, tree, branches)
+    if unplotted:
+        warnings.append(f"asv's pages show no results: {unplotted}")
     with tempfile.TemporaryDirectory(prefix="serkit-publish-") as scratch:
         # asv reads only what serkit read and found sound, and writes beside the report:
         # its pages are moved into place only when it succeeded.

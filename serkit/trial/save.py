@@ -54,12 +54,21 @@ CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()
 PARAM_NAMES = ["codec", "document"]
 TIMES = {"dumps": "serkit_try.time_dumps", "loads": "serkit_try.time_loads"}
 SIZE = "serkit_try.track_bytes"
+# Each benchmark as asv's discovery describes it; its `params` are added by each save
+# (described), so that asv's own pages can read the tree.
 BENCHMARKS: dict[str, dict[str, Any]] = {
-    **{
-        name: {"name": name, "type": "time", "unit": "seconds", "param_names": PARAM_NAMES}
-        for name in TIMES.values()
-    },
-    SIZE: {"name": SIZE, "type": "track", "unit": "bytes", "param_names": PARAM_NAMES},
+    name: {
+        "name": name,
+        "type": kind,
+        "unit": unit,
+        "param_names": PARAM_NAMES,
+        "version": CODE_VERSION,
+        "code": TRIAL_METHOD,
+    }
+    for name, kind, unit in (
+        *((name, "time", "seconds") for name in TIMES.values()),
+        (SIZE, "track", "bytes"),
+    )
 }
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")  # a document's name as a parameter asv can keep
 
@@ -135,14 +144,23 @@ def _timing_cells(timing: Timing | None) -> tuple[Any, Any, Any, Any]:
     return median, q1, q3, list(timing.samples)
 
 
+def _codecs(trials: Sequence[DocumentTrial]) -> list[str]:
+    return list(dict.fromkeys(c.codec for t in trials for c in t.codecs))
+
+
+def run_axes(trials: Sequence[DocumentTrial]) -> list[list[str]]:
+    """The run's parameters as asv keeps them, repr() of each: its codecs, its documents."""
+    return [[repr(c) for c in _codecs(trials)], [repr(n) for n in document_names(trials)]]
+
+
 def results_file(
     trials: Sequence[DocumentTrial], machine: str, now_ms: int
 ) -> tuple[str, dict[str, Any]]:
     """The name and content of one run's asv results file."""
     names = document_names(trials)
-    codecs = list(dict.fromkeys(c.codec for t in trials for c in t.codecs))
+    codecs = _codecs(trials)
     by_pair = {(c.codec, name): c for t, name in zip(trials, names) for c in t.codecs}
-    axes = [[repr(c) for c in codecs], [repr(n) for n in names]]
+    axes = run_axes(trials)
     grid = [(c, n) for c in codecs for n in names]  # asv's order: itertools.product(*axes)
     rows: dict[str, dict[str, Any]] = {}
     for operation, benchmark in TIMES.items():
@@ -178,12 +196,33 @@ def results_file(
     return f"{COMMIT[:8]}-{env_name}.json", data
 
 
+def described(into: Path, axes: list[list[str]]) -> dict[str, Any]:
+    """benchmarks.json, complete as asv needs it: each benchmark's parameters those of the
+    runs saved before (read from the file) and then this run's `axes`."""
+    try:
+        known = json.loads((into / BENCHMARKS_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        known = {}
+    listed: dict[str, Any] = {"version": 2}
+    for name, row in BENCHMARKS.items():
+        earlier = known.get(name) if isinstance(known, dict) else None
+        before = earlier.get("params") if isinstance(earlier, dict) else None
+        if not (isinstance(before, list) and len(before) == len(axes)):
+            before = [[] for _ in axes]
+        params = [
+            list(dict.fromkeys([*(v for v in old if isinstance(v, str)), *new]))
+            for old, new in zip((a if isinstance(a, list) else [] for a in before), axes)
+        ]
+        listed[name] = {**row, "params": params}
+    return listed
+
+
 def save(trials: Sequence[DocumentTrial], into: Path, machine: str) -> Path:
     """Write `trials` into the results tree at `into` under `machine`; the file written."""
     check_target(into)
     folder = into / machine
     folder.mkdir(parents=True, exist_ok=True)
-    (into / BENCHMARKS_FILE).write_text(json.dumps({**BENCHMARKS, "version": 2}, indent=1))
+    (into / BENCHMARKS_FILE).write_text(json.dumps(described(into, run_axes(trials)), indent=1))
     if not (folder / MACHINE_FILE).is_file():
         (folder / MACHINE_FILE).write_text(json.dumps(_profile(machine), indent=1))
     now_ms = int(time.time() * 1000)
