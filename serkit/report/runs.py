@@ -21,7 +21,6 @@ from serkit.compare.comparison import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.results.tree import (
-    Benchmark,
     Environment,
     Measurement,
     ResultsTree,
@@ -47,8 +46,6 @@ class Run:
     commit: str
     date: int  # the commit's date, milliseconds since the epoch, as asv records it
     values: dict[tuple[str, Params], Measurement] = field(default_factory=dict)
-    # What benchmarks.json says of each benchmark: how its samples stand by process.
-    benchmarks: Mapping[str, Benchmark] = field(default_factory=dict)
     parts: tuple[Run, ...] = ()  # a baseline's runs, one per library
     # When the run took its last values (asv's started_at), milliseconds since the epoch;
     # 0 where asv recorded none. The run's results file is named in `file` ("" for a
@@ -139,7 +136,6 @@ def all_runs(tree: ResultsTree) -> list[Run]:
             first.env,
             first.commit,
             first.date,
-            benchmarks=tree.benchmarks,
             ran_at=first.run_at,
             file=first.file.name,
         )
@@ -243,4 +239,4 @@ def _compose(machine: str, python: str, chosen: Mapping[str, Run], latest: Run) 
     newest = max(parts, key=lambda run: (run.date, run.commit))
     env = Environment(python, tuple(sorted(requirements.items())))
     ran_at = max(run.ran_at for run in parts)
-    return Run(machine, env, newest.commit, newest.date, values, newest.benchmarks, parts, ran_at)
+    return Run(machine, env, newest.commit, newest.date, values, parts, ran_at)
