@@ -37,7 +37,7 @@ from serkit.cli.exits import UsageError
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.run.process import Interrupted
-from serkit.text import terminal
+from serkit.text import diagnostic
 
 # In `serkit --help` order.
 GROUPS = (
@@ -132,10 +132,10 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"serkit: {exc}", file=sys.stderr)
         return exc.exit_status
     except UsageError as exc:
-        print(f"serkit {args.command}: error: {terminal(exc)}", file=sys.stderr)
+        print(f"serkit {args.command}: error: {diagnostic(exc)}", file=sys.stderr)
         return exits.USAGE
     except SerkitError as exc:
-        print(f"serkit: error: {terminal(exc)}", file=sys.stderr)
+        print(f"serkit: error: {diagnostic(exc)}", file=sys.stderr)
         return exits.ERROR
     except KeyboardInterrupt:
         print("serkit: interrupted", file=sys.stderr)
@@ -143,7 +143,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # `serkit list | head`
         return exits.OK
     except OSError as exc:  # a full disk, a read-only folder, a permission: the system's
-        print(f"serkit: error: {terminal(os_failure(exc))}", file=sys.stderr)
+        print(f"serkit: error: {diagnostic(os_failure(exc))}", file=sys.stderr)
         return exits.ERROR
     finally:  # main() is also called in-process, by tests and other tools
         if saved_mirror is None:

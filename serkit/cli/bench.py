@@ -33,6 +33,7 @@ from serkit.run.sentinel import (
 )
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, harness_record, split_ids
+from serkit.text import diagnostic
 from serkit.units import plural
 
 
@@ -150,7 +151,7 @@ def _only_new_points(
     now = runner.here_now(root, plan, how)
     plan, why, warnings = runner.skip_measured(plan, store, machine, now)
     for warning in warnings:
-        print(f"serkit: warning: {warning}", file=sys.stderr)
+        print(f"serkit: warning: {diagnostic(warning)}", file=sys.stderr)
     if plan.measured:
         print(
             f"serkit: {plural(len(plan.measured), 'environment')} already measured on "
@@ -286,7 +287,7 @@ def run_bench(args: argparse.Namespace) -> int:
     warnings: list[str] = []
     filed = history.file_runs(folder, files, warnings)
     for warning in warnings:
-        print(f"serkit: warning: {warning}", file=sys.stderr)
+        print(f"serkit: warning: {diagnostic(warning)}", file=sys.stderr)
     machine_state = run_state(results_dir(root), machine, [path.name for path in filed])
     if machine_state is not None:
         print(f"serkit: machine state during the run: {machine_state['in_words']}", file=sys.stderr)

@@ -25,7 +25,7 @@ from serkit.inputs.fixtures import (
     default_fixture_names,
     source_path,
 )
-from serkit.text import markdown_cell, terminal
+from serkit.text import diagnostic, markdown_cell, terminal
 
 
 def print_json(data: Any) -> None:
@@ -45,7 +45,7 @@ def print_table(
 
 def warn(warnings: Iterable[str]) -> None:
     for warning in warnings:
-        print(f"serkit: warning: {terminal(warning)}", file=sys.stderr)
+        print(f"serkit: warning: {diagnostic(warning)}", file=sys.stderr)
 
 
 def print_hazards(hazards: Mapping[str, str | None], heading: str) -> None:

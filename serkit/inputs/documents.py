@@ -41,7 +41,7 @@ from serkit.inputs.limits import (
     python_contents,
     record_max_bytes,
 )
-from serkit.text import terminal
+from serkit.text import diagnostic
 from serkit.units import bytes_binary
 
 FORMATS = ("json", "yaml", "msgpack", "pickle")
@@ -410,7 +410,7 @@ def decode(
         (fmt, parsed), how = _sniff(path, data, grant), "content"
     warnings = tuple(f"{path}: {warning}" for warning in parsed.warnings)
     for warning in warnings:
-        print(f"serkit: warning: {terminal(warning)}", file=sys.stderr)
+        print(f"serkit: warning: {diagnostic(warning)}", file=sys.stderr)
     return Document(path, fmt, parsed.obj, len(data), how, parsed.shape, warnings, parsed.bool_keys)
 
 
