@@ -34,8 +34,9 @@ from serkit.cli import (
 )
 from serkit.cli import list as list_command
 from serkit.cli.exits import UsageError
-from serkit.errors import SerkitError
+from serkit.errors import BadLimit, SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
+from serkit.inputs.limits import limits_from_env, record_max_bytes
 from serkit.run.process import Interrupted
 from serkit.text import diagnostic
 
@@ -127,11 +128,12 @@ def _main(argv: Sequence[str] | None) -> int:
     if getattr(args, "mirror", None):
         os.environ[MIRROR_ENV] = args.mirror  # fixtures built later read it too
     try:
+        limits_from_env(), record_max_bytes()  # a SERKIT_MAX_* the person set, checked first
         return int(args.run(args))
     except Interrupted as exc:  # SIGTERM, or a run that says what it kept
         print(f"serkit: {exc}", file=sys.stderr)
         return exc.exit_status
-    except UsageError as exc:
+    except (UsageError, BadLimit) as exc:
         print(f"serkit {args.command}: error: {diagnostic(exc)}", file=sys.stderr)
         return exits.USAGE
     except SerkitError as exc:

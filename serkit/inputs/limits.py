@@ -21,10 +21,11 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from serkit.errors import DocumentError
+from serkit.errors import BadLimit, DocumentError
 from serkit.units import count
 
 # Parsed, a document takes several times its file size in memory, and every codec's
@@ -59,7 +60,7 @@ def record_max_bytes(environ: Mapping[str, str] = os.environ) -> int:
     try:
         return parse_size(value)
     except DocumentError as exc:
-        raise DocumentError(f"{RECORD_BYTES_ENV}: {exc}") from None
+        raise BadLimit(f"{RECORD_BYTES_ENV}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -96,23 +97,40 @@ _UNITS = {
 }
 
 
+# The largest size or count a limit takes: 1 PiB, far past any machine's memory. A
+# larger one (99999999999999999999999GiB) is a slip, and would overflow a read's length.
+MOST = 2**50
+# Digits past which a count is not worth converting (Python refuses 4,300).
+_MOST_DIGITS = len(str(MOST))
+
+
 def parse_size(text: str) -> int:
-    """`"2GiB"`, `"512 MB"`, `"1000000"` -> bytes; DocumentError for anything else."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
-    unit = match.group(2).lower() if match else ""
+    """`"2GiB"`, `"512 MB"`, `"1000000"` -> bytes; BadLimit for anything else, or over 1 PiB."""
+    match = re.fullmatch(r"\s*(\d+)(?:\.(\d+))?\s*([a-zA-Z]*)\s*", text, re.ASCII)
+    unit = match.group(3).lower() if match else ""
     if match is None or unit not in _UNITS:
-        raise DocumentError(
-            f"{text!r} is not a size: give bytes, or a number with kB, MB, GB, KiB, MiB or GiB"
-        )
-    return int(float(match.group(1)) * _UNITS[unit])
+        units = "kB, MB, GB, KiB, MiB or GiB"
+        raise BadLimit(f"{_shown(text)} is not a size: give bytes, or a number with {units}")
+    whole, fraction = match.group(1).lstrip("0") or "0", (match.group(2) or "0")[:20]
+    if len(whole) > _MOST_DIGITS or (size := Fraction(f"{whole}.{fraction}") * _UNITS[unit]) > MOST:
+        most = f"1 PiB ({count(MOST)} bytes)"
+        raise BadLimit(f"{_shown(text)} is over the largest size serkit takes, {most}")
+    return int(size)  # exact: no float, so no overflow and no rounding
 
 
 def parse_count(text: str) -> int:
-    """`"1000000"`, `"1_000_000"` -> 1000000; DocumentError for anything but a count of 1 up."""
+    """`"1000000"`, `"1_000_000"` -> 1000000; BadLimit for anything but a count of 1 to 2**50."""
     cleaned = text.strip().replace("_", "").replace(",", "")
-    if not cleaned.isdigit() or int(cleaned) < 1:
-        raise DocumentError(f"{text!r} is not a count: give a whole number of at least 1")
+    if not cleaned.isascii() or not cleaned.isdigit() or not cleaned.strip("0"):
+        raise BadLimit(f"{_shown(text)} is not a count: give a whole number of at least 1")
+    if len(cleaned.lstrip("0")) > _MOST_DIGITS or int(cleaned) > MOST:
+        raise BadLimit(f"{_shown(text)} is over the largest count serkit takes, {count(MOST)}")
     return int(cleaned)
+
+
+def _shown(text: str) -> str:
+    """A value the person gave, quoted, and cut short: a 5,000-digit one fills no screen."""
+    return repr(text) if len(text) <= 40 else f"{text[:30]!r}… ({len(text):,} characters)"
 
 
 def limits_from_env(environ: Mapping[str, str] = os.environ) -> Limits:
@@ -125,7 +143,7 @@ def limits_from_env(environ: Mapping[str, str] = os.environ) -> Limits:
         try:
             chosen[name] = parse_size(value) if name == "bytes" else parse_count(value)
         except DocumentError as exc:
-            raise DocumentError(f"{variable}: {exc}") from None
+            raise BadLimit(f"{variable}: {exc}") from None
     return Limits(**chosen)
 
 
