@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -50,6 +50,39 @@ RECORD_BYTES_ENV = "SERKIT_MAX_RECORD_BYTES"
 # asv's files nest 4 levels, a host file 4, a JSON Schema a few per level of its data:
 # 64 is far above any honest record, and far below where a reader's own recursion fails.
 RECORD_DEPTH = 64
+# The bytes a file caps are not the memory its parse takes: `{"x":[{},{},…]}` makes a
+# dict of 64 bytes from every 3 bytes, and 60 MiB of it took 3.7 GB. So a record is also
+# refused, before it is parsed, when its nodes (counted from its bytes or its parser's
+# events) would take more than a multiple of its size in memory: at least 32 MiB (any
+# small file), at most four times its size cap (256 MiB by default).
+RECORD_MEMORY_FLOOR = 32 * 2**20
+
+
+@dataclass(frozen=True)
+class NodeCost:
+    """What a record's format costs in memory: per node, at most (CPython, 64 bits,
+    measured), and as a multiple of the file's size that honest records stay under."""
+
+    node_bytes: int
+    ratio: int
+
+
+# JSON: a value or key, with its slot in its container, up to 80 bytes; an asv results
+# file takes 5 times its size. YAML: a node as composed, with its two marks, and then
+# built, up to 380 bytes; a host file of 200 runs takes 16 times its size, and 30 where
+# its runs list the pairs they left out.
+JSON_COST = NodeCost(node_bytes=96, ratio=10)
+YAML_COST = NodeCost(node_bytes=400, ratio=40)
+
+
+def record_nodes(size: int, cap: int, cost: NodeCost) -> int:
+    """The most nodes a record of `size` bytes (under a cap of `cap`) may parse into.
+
+    Its memory budget, less twice its size (the bytes, and the text they decode to),
+    divided by what a node costs."""
+    most = max(4 * cap, RECORD_MEMORY_FLOOR)
+    memory = min(max(cost.ratio * size, RECORD_MEMORY_FLOOR), most)
+    return max(memory - 2 * size, 0) // cost.node_bytes
 
 
 def record_max_bytes(environ: Mapping[str, str] = os.environ) -> int:
@@ -205,7 +238,7 @@ def limits_with(overrides: Mapping[str, int | None]) -> Limits:
 # What a container holds, for measure_tree: how many leaves (scalars and keys), the
 # containers inside it with the key or index that reaches each, and a duplicated key
 # (NO_DUPLICATE when there is none).
-Contents = tuple[int, list[tuple[Any, Any]], Any]
+Contents = tuple[int, Iterable[tuple[Any, Any]], Any]
 NO_DUPLICATE = object()
 
 
@@ -319,6 +352,29 @@ def measure_tree(
     return Shape(nodes, depth, aliases, path, key, duplicates)
 
 
+# A JSON string, escapes and all: what json_nodes leaves out of its count.
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def json_nodes(data: bytes, limits: Limits) -> int:
+    """At most how many nodes the JSON text `data` parses to, counted from its bytes before
+    any object is built; LimitExceeded past `limits.nodes`.
+
+    Every value but the first follows a `,` or opens a container (its first item), and
+    every key precedes a `:`. Counting those bytes is C-fast; where the count crosses the
+    limit, it is made again without the strings' contents, which may hold any of them."""
+
+    def counted(text: bytes) -> int:
+        return 1 + sum(text.count(mark) for mark in (b",", b":", b"{", b"["))
+
+    nodes = counted(data)
+    if nodes > limits.nodes:
+        nodes = counted(_JSON_STRING.sub(b'""', data))
+        if nodes > limits.nodes:
+            raise LimitExceeded(over_limit("nodes", limits))
+    return nodes
+
+
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
@@ -331,18 +387,20 @@ def python_contents(
     """
     repeated = duplicated or {}
 
+    # Each container's children are counted, then walked lazily: a list of (key, child)
+    # pairs made up front would double the memory a list of twenty million dicts takes.
     def contents(obj: Any) -> Contents | None:
         if isinstance(obj, dict):
-            inner = [(k, v) for k, v in obj.items() if isinstance(v, _CONTAINERS)]
+            inner = sum(1 for v in obj.values() if isinstance(v, _CONTAINERS))
             marked = repeated.get(id(obj))
             duplicate = marked[1] if marked is not None else NO_DUPLICATE
-            return 2 * len(obj) - len(inner), inner, duplicate
-        if isinstance(obj, (list, tuple)):
-            inner = [(i, x) for i, x in enumerate(obj) if isinstance(x, _CONTAINERS)]
-            return len(obj) - len(inner), inner, NO_DUPLICATE
-        if isinstance(obj, (set, frozenset)):
-            inner = [(None, x) for x in obj if isinstance(x, _CONTAINERS)]
-            return len(obj) - len(inner), inner, NO_DUPLICATE
+            pairs = ((k, v) for k, v in obj.items() if isinstance(v, _CONTAINERS))
+            return 2 * len(obj) - inner, pairs, duplicate
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            inner = sum(1 for x in obj if isinstance(x, _CONTAINERS))
+            keyed = enumerate(obj) if isinstance(obj, (list, tuple)) else ((None, x) for x in obj)
+            pairs = ((i, x) for i, x in keyed if isinstance(x, _CONTAINERS))
+            return len(obj) - inner, pairs, NO_DUPLICATE
         return None
 
     return contents
