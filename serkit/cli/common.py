@@ -44,7 +44,7 @@ def print_table(
 
 
 def warn(warnings: Iterable[str]) -> None:
-    for warning in warnings:
+    for warning in dict.fromkeys(warnings):  # once each: views that read a file again say it again
         print(f"serkit: warning: {diagnostic(warning)}", file=sys.stderr)
 
 

@@ -267,9 +267,9 @@ def record_host(
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     warnings: list[str] = []
-    earlier = read_runs(path.parent, warnings) or []
-    if warnings:  # not serkit's, or broken: kept aside, never overwritten unread
-        path.replace(path.with_name(HOST_FILE + ".unreadable"))
+    earlier = read_runs(path.parent, warnings)
+    if earlier is None and os.path.lexists(path):  # not serkit's, or broken: kept aside,
+        path.replace(path.with_name(HOST_FILE + ".unreadable"))  # never overwritten unread
     run = {
         "shard": shard,
         "ci_run": ci_run(),
@@ -283,7 +283,7 @@ def record_host(
         "canary_harness": harness,
         **collect(pythons),
     }
-    write_runs(path, machine, merge_runs([earlier, [run]]))
+    write_runs(path, machine, merge_runs([earlier or [], [run]]))
     return path
 
 

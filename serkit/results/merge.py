@@ -41,9 +41,9 @@ from serkit.errors import RefusedFile, SerkitError
 from serkit.files import atomic_write
 from serkit.inputs.documents import read_bytes
 from serkit.inputs.limits import record_max_bytes
-from serkit.results.history import dated_name, file_moment, is_dated, stamp
+from serkit.results.history import dated_name, file_moment, is_dated, plain_name, stamp
 from serkit.results.host_file import (
-    CLOCK_SKEW,
+    CLOCK_SKEW_MIN,
     HOST_FILE,
     MAX_RUNS,
     Merged,
@@ -57,8 +57,10 @@ from serkit.results.tree import (
     RESULTS_FILE,
     RESULTS_VERSION,
     ResultsFileError,
+    checked_moment,
     load_json,
     machine_folders,
+    run_moment,
 )
 
 # A link in a tree from elsewhere could name any file the person merging can read.
@@ -120,6 +122,21 @@ def _check_results_file(path: Path, machine: str) -> None:
         raise MergeError(f"refusing to merge {path}: {exc}; nothing was written") from None
 
 
+def _from_the_future(path: Path) -> str | None:
+    """Why a results file's dates leave it out (a commit or run dated after now, or at no
+    moment at all), or None: it would pass for the newest run, and hide the genuine one."""
+    try:
+        data = load_json(path)
+    except ResultsFileError:
+        return None  # _check_results_file names what else is wrong with it
+    try:
+        checked_moment(data.get("date") if isinstance(data, dict) else None, "date")
+        checked_moment(run_moment(data), "latest started_at")
+    except ResultsFileError as exc:
+        return str(exc)
+    return None
+
+
 def _describe(path: Path) -> str:
     data = load_json(path)
     moment = file_moment(path)
@@ -133,8 +150,10 @@ def _run_name(into: Path, relative: Path, source: Path) -> Path | None:
     """Where a results file goes in the store: under its run's name; None where the store
     already holds that run under asv's plain name (merged before runs were filed)."""
     moment = file_moment(source)
-    if moment is None or is_dated(relative.name):
-        return relative
+    if moment is None:  # a run's name must carry its own moment, or none
+        return relative.with_name(plain_name(relative.name))
+    if is_dated(relative.name):  # named by a source: named again from its content
+        return relative.with_name(dated_name(relative.name, moment))
     stored = into / relative
     try:
         if stored.is_file() and _canonical(stored) == _canonical(source):
@@ -212,9 +231,11 @@ def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Plan:
                 elif path.name == MACHINE_FILE:
                     plan.profiles[machine] = path
                 elif path.name == HOST_FILE:
-                    runs = read_runs(folder, warnings)
+                    runs = read_runs(folder, warnings, future=True)  # judged on merging
                     if runs is not None:
                         plan.host_runs.setdefault(machine, []).append(runs)
+                elif RESULTS_FILE.match(path.name) and (future := _from_the_future(path)):
+                    warnings.append(f"left out {path}: {future}")
                 else:
                     plan.names[machine].add(path.name)
                     _plan_file(plan, into, relative, path, bool(RESULTS_FILE.match(path.name)))
@@ -270,7 +291,7 @@ def _dropped(path: Path, merged: Merged) -> list[str]:
     if merged.future:
         lines.append(
             f"{path}: left out {merged.future} incoming host record(s) dated after now "
-            f"(+{int(CLOCK_SKEW.total_seconds() // 60)} min): a run cannot come from the future"
+            f"(+{CLOCK_SKEW_MIN} min): a run cannot come from the future"
         )
     if merged.no_room:
         lines.append(

@@ -27,7 +27,7 @@ from serkit.errors import RefusedFile
 from serkit.inputs.documents import read_record
 from serkit.results import asv_runs
 from serkit.results.canary import notes_of, params_key, sample_canaries, samples_per_process
-from serkit.results.host_file import read_runs, run_of_file
+from serkit.results.host_file import CLOCK_SKEW_MIN, latest_instant, read_runs, run_of_file
 from serkit.results.identity import speed_host
 from serkit.state import (
     ProcessValue,
@@ -474,12 +474,12 @@ def _read_results_file(
     if recorded != machine:
         raise ResultsFileError(f"it holds results of machine {recorded!r}, not {machine!r}")
     env = _environment(data, profile)
-    commit, date = str(data["commit_hash"]), data.get("date")
+    commit, date = str(data["commit_hash"]), checked_moment(data.get("date"), "date")
     columns = data["result_columns"]
     if not isinstance(data["results"], dict) or not isinstance(columns, list):
         raise ResultsFileError("its results are not laid out as asv's")
     out: list[Measurement] = []
-    run_at = run_moment(data) or 0
+    run_at = checked_moment(run_moment(data), "latest started_at")
     canary_notes = notes_of(data)
     own_sizes = samples_per_process(canary_notes)
     waited = sum(run.waited_s for run in asv_runs.runs_of(data))
@@ -512,7 +512,7 @@ def _read_results_file(
                 Measurement(
                     machine=machine,
                     commit=commit,
-                    date=int(date) if isinstance(date, (int, float)) else 0,
+                    date=date,
                     env=env,
                     benchmark=str(name),
                     params=shown_params,
@@ -549,6 +549,21 @@ def run_moment(data: Any) -> int | None:
         if isinstance(row, list) and len(row) > column and _is_moment(row[column])
     ]
     return int(max(moments)) if moments else None
+
+
+def checked_moment(value: Any, what: str) -> int:
+    """A moment a results file records, in ms since the epoch (0: none recorded).
+    ResultsFileError for one that is no number from 1970 to now (+ CLOCK_SKEW): a run
+    dated in 2100 would pass for the newest, and hide the genuine one."""
+    if value is None:
+        return 0
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not (number and math.isfinite(value) and 0 <= value <= latest_instant() * 1000):
+        raise ResultsFileError(
+            f"its {what} {value!r} is no moment from 1970 to now (+{CLOCK_SKEW_MIN} min): "
+            "a run cannot come from the future"
+        )
+    return int(value)
 
 
 def _is_moment(value: Any) -> bool:
