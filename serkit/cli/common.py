@@ -86,7 +86,7 @@ def save_document(
         save(document, target)
     except OSError as exc:
         raise SerkitError(f"cannot write {target}: {exc}") from exc
-    print(f"serkit: saved the {what} to {target}", file=sys.stderr)
+    print(f"serkit: saved the {what} to {diagnostic(target)}", file=sys.stderr)
 
 
 def save_target(
@@ -101,7 +101,7 @@ def save_target(
     try:
         return default(results_dir(project_root()))
     except SerkitError as exc:
-        print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
+        print(f"serkit: not saved ({diagnostic(exc)}); use --save FILE", file=sys.stderr)
         return None
 
 
