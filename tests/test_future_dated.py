@@ -49,7 +49,7 @@ def test_a_record_23_hours_ahead_in_another_offset_is_from_the_future() -> None:
     ]
     merged = merge_incoming(stored, forged, files)
     assert merged.runs == sorted(stored, key=lambda r: r["recorded_at"])
-    assert merged.future == 1 and merged.rotated == 0 and merged.no_room == 199
+    assert merged.future == 1 and merged.rotated == 0 and merged.claimed == 199
 
 
 def test_a_stored_record_from_the_future_hides_no_genuine_run(tmp_path: Path) -> None:
@@ -145,3 +145,24 @@ def test_a_run_named_for_another_moment_is_filed_under_its_own(tmp_path: Path) -
     merge([root], tmp_path / "store", fake_discover)
     (filed,) = [p.name for p in (tmp_path / "store" / "b").glob("12345678-*.json")]
     assert "@2100" not in filed and filed.endswith("@20231114T221320Z.json")
+
+
+def test_records_naming_the_stores_own_files_displace_no_genuine_run(tmp_path: Path) -> None:
+    from results_factory import RUNNERS, shard_results, write_results
+
+    from serkit.results.host_file import HOST_FILE
+
+    machine = next(iter(RUNNERS))
+    store = tmp_path / "store"
+    merge([shard_results(tmp_path / "genuine", machine, 1, 2)], store, fake_discover)
+    (genuine,) = read_runs(store / machine, []) or []
+    named = sorted(p.name for p in (store / machine).glob("12345678-*.json"))
+    soon = _iso(NOW + datetime.timedelta(minutes=30))  # inside the clock skew
+    forged = [
+        {"recorded_at": soon, "hostname": f"forged{i}", "results": named} for i in range(MAX_RUNS)
+    ]
+    hostile = tmp_path / "hostile"
+    write_runs(write_results(hostile, machine, []) / HOST_FILE, machine, forged)
+    write_benchmarks(hostile, SUITE)
+    merge([hostile], store, fake_discover)
+    assert genuine in (read_runs(store / machine, []) or [])

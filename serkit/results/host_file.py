@@ -79,6 +79,7 @@ class Merged:
     future: int = 0  # dated after now + CLOCK_SKEW
     no_room: int = 0  # no results file in the store, and no room left beside its runs
     rotated: int = 0  # the store's oldest, displaced by newer runs backed by results
+    claimed: int = 0  # naming a results file a stored run names: another run's file
 
 
 def merge_incoming(
@@ -89,20 +90,21 @@ def merge_incoming(
 ) -> Merged:
     """The store's runs with another tree's: no incoming run dated after now + CLOCK_SKEW
     (one at no readable moment counts as the oldest), and none that displaces a stored
-    run unless it is newer and names a results file that is in the store (`files`, the
-    machine folder's names after the merge) and that no stored run names. Runs naming no
-    such file are kept only while there is room among the newest MAX_RUNS."""
+    run unless it is newer and names a results file the merge brings (`files`, their
+    names); none that names a file a stored run names.
+    Runs naming no such file are kept only while there is room among the newest MAX_RUNS."""
     latest = latest_instant(now)
     known = {_canonical(run) for run in stored}
     fresh = {_canonical(r): dict(r) for r in incoming if _canonical(r) not in known}
     future = [r for r in fresh.values() if (run_instant(r) or 0.0) > latest]
-    valid = [r for r in fresh.values() if r not in future]
-    # A results file already claimed by a run the store holds backs no other run: records
-    # naming the store's own files would otherwise displace the runs that wrote them.
-    claimed = {str(name) for run in stored for name in _named(run)}
+    # A results file names its run's moment, so one run wrote it: an incoming record that
+    # names a file a stored run names would pass for that run, or push it out.
+    stored_files = {str(name) for run in stored for name in _named(run)}
+    claims = [r for r in fresh.values() if any(str(n) in stored_files for n in _named(r))]
+    valid = [r for r in fresh.values() if r not in future and r not in claims]
 
     def backed(run: Mapping[str, Any]) -> bool:
-        return any(str(name) in files and str(name) not in claimed for name in _named(run))
+        return any(str(name) in files for name in _named(run))
 
     with_results = merge_runs([stored, [r for r in valid if backed(r)]])
     rotated = sum(1 for r in stored if _canonical(r) not in {_canonical(k) for k in with_results})
@@ -110,7 +112,8 @@ def merge_incoming(
     others = sorted((r for r in valid if not backed(r)), key=_run_order, reverse=True)
     kept = others[: max(room, 0)]
     runs = sorted([*with_results, *kept], key=_run_order)
-    return Merged(runs, len(future), len(others) - len(kept), rotated)
+    claimed = len([r for r in claims if r not in future])
+    return Merged(runs, len(future), len(others) - len(kept), rotated, claimed)
 
 
 def _named(run: Mapping[str, Any]) -> list[Any]:

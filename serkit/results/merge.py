@@ -13,8 +13,9 @@ The rules, each tested:
   nothing is written: a silent overwrite would lose values.
 - Each machine's host record (serkit-host.yaml) becomes the union of every source's
   runs, so each shard's host stays on record; but an incoming run dated after now (plus
-  an hour's skew) is left out, and one displaces a stored run only when it is newer and
-  names a results file in the store. What was left out is said, one line each.
+  an hour's skew) is left out, and so is one naming a results file a stored run names;
+  one displaces a stored run only when it is newer and names a results file this merge
+  brings. A results file dated after now is left out. Each is said, one line each.
 - Files are copied as bytes, never as links: a symbolic link in a source, to a file or
   as a machine folder, is left out with a warning, and so is anything not a regular
   file. Every file is read through serkit's guarded reader (its size and depth caps).
@@ -261,11 +262,9 @@ def merge(sources: Sequence[Path], into: Path, discover: Discover) -> MergeResul
         for machine, run_lists in sorted(plan.host_runs.items()):
             path = into / machine / HOST_FILE
             stored = read_runs(path.parent, warnings) or []
-            files = plan.names.get(machine, set()) | {
-                r.name for r in plan.files if r.parent.name == machine
-            }
-            if path.parent.is_dir():
-                files |= {p.name for p in path.parent.iterdir()}
+            # Only a results file this merge brings backs a run: a record naming a file
+            # the store already held would push out the run that wrote it.
+            files = {r.name for r in plan.files if r.parent.name == machine}
             merged = merge_incoming(stored, [r for runs in run_lists for r in runs], files)
             warnings.extend(_dropped(path, merged))
             if write_runs(path, machine, merged.runs):
@@ -292,6 +291,11 @@ def _dropped(path: Path, merged: Merged) -> list[str]:
         lines.append(
             f"{path}: left out {merged.future} incoming host record(s) dated after now "
             f"(+{CLOCK_SKEW_MIN} min): a run cannot come from the future"
+        )
+    if merged.claimed:
+        lines.append(
+            f"{path}: left out {merged.claimed} incoming host record(s) naming a results file "
+            "a stored run names: each results file is one run's"
         )
     if merged.no_room:
         lines.append(

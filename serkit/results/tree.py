@@ -558,10 +558,12 @@ def checked_moment(value: Any, what: str) -> int:
     if value is None:
         return 0
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if not (number and math.isfinite(value) and 0 <= value <= latest_instant() * 1000):
+    latest = latest_instant() * 1000
+    if not (number and math.isfinite(value) and 0 <= value <= latest):
+        ahead = number and value > latest  # not NaN, and not before 1970
         raise ResultsFileError(
-            f"its {what} {value!r} is no moment from 1970 to now (+{CLOCK_SKEW_MIN} min): "
-            "a run cannot come from the future"
+            f"its {what} {value!r} is no moment from 1970 to now (+{CLOCK_SKEW_MIN} min)"
+            + (": a run cannot come from the future" if ahead else "")
         )
     return int(value)
 
