@@ -193,3 +193,22 @@ def test_try_into_a_folder_with_a_deep_benchmarks_json_is_one_line(
     assert main(["try", str(doc), "--into", str(into)]) == 3
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "nests deeper than 64 levels" in err
+
+
+def test_a_json_document_past_its_node_limit_is_refused_before_it_is_parsed(
+    tmp_path: Path,
+) -> None:
+    from serkit.errors import DocumentLimitError
+    from serkit.inputs.documents import read_document
+    from serkit.inputs.limits import Limits
+
+    path = tmp_path / "zeros.json"
+    path.write_bytes(b"[" + b"0," * MiB + b"0]")
+    limits = Limits(bytes=4 * MiB, nodes=1000)
+    refused, peak = _peak(lambda: read_document(path, limits=limits))
+    assert isinstance(refused, DocumentLimitError) and "1,000 nodes" in str(refused)
+    assert peak < 4 * MiB + 2 * path.stat().st_size  # parsed, a million ints took 10 MiB more
+    # Commas inside strings are no nodes: counted again without them, it is read.
+    quoted = tmp_path / "quoted.json"
+    quoted.write_text('["' + "," * 5000 + '", {"a": ":"}]')
+    assert read_document(quoted, limits=limits).shape.nodes == 5
