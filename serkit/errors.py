@@ -45,6 +45,11 @@ class DocumentError(SerkitError):
     """A user's document is missing, too large, refused (a pickle), or no reader can read it."""
 
 
+class BadLimit(DocumentError):
+    """A limit the person set (a --max-* flag, a SERKIT_MAX_* variable) is not a size or a
+    count serkit can use: a usage error (exit 2), as argparse's own."""
+
+
 class FixtureChanged(SerkitError):
     """A declared document no longer has the content hash it was declared with."""
 

@@ -25,6 +25,12 @@ def terminal(text: Any) -> str:
     return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cf" else c for c in shown)
 
 
+def diagnostic(text: Any) -> str:
+    """One line of an error or a warning: as `terminal`, and a newline shown as `\\n`, so
+    that a name read from a file cannot begin a line of its own (a forged `serkit: error:`)."""
+    return terminal(text).replace("\n", "\\n")
+
+
 def markdown_text(text: Any) -> str:
     """Prose for Markdown: raw HTML shown as text (Markdown passes HTML through)."""
     return html.escape(terminal(text), quote=False)

@@ -17,7 +17,8 @@ from serkit.checks.conformance import (
     CodecConformance,
     FileOutcome,
 )
-from serkit.errors import SerkitError
+from serkit.errors import RefusedFile, SerkitError
+from serkit.inputs.documents import read_record
 from serkit.inputs.jsontestsuite import expectation
 
 SCHEMA = 1
@@ -70,10 +71,10 @@ def save(doc: Mapping[str, Any], path: Path) -> Path:
 
 def load(path: Path) -> tuple[dict[str, Any], dict[str, CodecConformance]]:
     """A saved document and its results, checked; ConformanceFileError if it is not one."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConformanceFileError(f"cannot read {path}: {exc}") from exc
+    try:  # the guarded reader: a file from elsewhere, under a record's caps
+        doc = read_record(path, what="a conformance document")
+    except RefusedFile as exc:
+        raise ConformanceFileError(f"cannot read {path}: {exc.rule}") from None
     if not isinstance(doc, dict) or doc.get("kind") != KIND:
         raise ConformanceFileError(f"{path} is not a serkit conformance document")
     if doc.get("schema") != SCHEMA:

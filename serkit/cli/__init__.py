@@ -34,10 +34,11 @@ from serkit.cli import (
 )
 from serkit.cli import list as list_command
 from serkit.cli.exits import UsageError
-from serkit.errors import SerkitError
+from serkit.errors import BadLimit, SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
+from serkit.inputs.limits import limits_from_env, record_max_bytes
 from serkit.run.process import Interrupted
-from serkit.text import terminal
+from serkit.text import diagnostic
 
 # In `serkit --help` order.
 GROUPS = (
@@ -127,15 +128,16 @@ def _main(argv: Sequence[str] | None) -> int:
     if getattr(args, "mirror", None):
         os.environ[MIRROR_ENV] = args.mirror  # fixtures built later read it too
     try:
+        limits_from_env(), record_max_bytes()  # a SERKIT_MAX_* the person set, checked first
         return int(args.run(args))
     except Interrupted as exc:  # SIGTERM, or a run that says what it kept
         print(f"serkit: {exc}", file=sys.stderr)
         return exc.exit_status
-    except UsageError as exc:
-        print(f"serkit {args.command}: error: {terminal(exc)}", file=sys.stderr)
+    except (UsageError, BadLimit) as exc:
+        print(f"serkit {args.command}: error: {diagnostic(exc)}", file=sys.stderr)
         return exits.USAGE
     except SerkitError as exc:
-        print(f"serkit: error: {terminal(exc)}", file=sys.stderr)
+        print(f"serkit: error: {diagnostic(exc)}", file=sys.stderr)
         return exits.ERROR
     except KeyboardInterrupt:
         print("serkit: interrupted", file=sys.stderr)
@@ -143,7 +145,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # `serkit list | head`
         return exits.OK
     except OSError as exc:  # a full disk, a read-only folder, a permission: the system's
-        print(f"serkit: error: {terminal(os_failure(exc))}", file=sys.stderr)
+        print(f"serkit: error: {diagnostic(os_failure(exc))}", file=sys.stderr)
         return exits.ERROR
     finally:  # main() is also called in-process, by tests and other tools
         if saved_mirror is None:

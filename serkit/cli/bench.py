@@ -18,6 +18,7 @@ from serkit.run.bench import BenchRequest, without_machine
 from serkit.run.releases import load, staleness
 from serkit.run.shards import BadShard, Shard
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
+from serkit.text import diagnostic
 from serkit.units import plural
 
 
@@ -159,7 +160,7 @@ def _say_planned(planned: bench.BenchPlan) -> None:
         _say(f"resuming the {kind} run of {state.commit[:8]} at {where}")
     if (skipped := planned.skipped) is not None:
         for warning in skipped.warnings:
-            _say(f"warning: {warning}")
+            _say(f"warning: {diagnostic(warning)}")
         if skipped.measured:
             _say(
                 f"{plural(skipped.measured, 'environment')} already measured on "
@@ -181,7 +182,7 @@ def _say_started(started: bench.Started, verbose: bool) -> None:
 
 def _say_filed(filed: bench.Filed) -> None:
     for warning in filed.warnings:
-        _say(f"warning: {warning}")
+        _say(f"warning: {diagnostic(warning)}")
     if filed.machine_state is not None:
         _say(f"machine state during the run: {filed.machine_state['in_words']}")
 

@@ -25,7 +25,7 @@ from serkit.inputs.fixtures import (
     default_fixture_names,
     source_path,
 )
-from serkit.text import markdown_cell, terminal
+from serkit.text import diagnostic, markdown_cell, terminal
 
 
 def print_json(data: Any) -> None:
@@ -44,8 +44,8 @@ def print_table(
 
 
 def warn(warnings: Iterable[str]) -> None:
-    for warning in warnings:
-        print(f"serkit: warning: {terminal(warning)}", file=sys.stderr)
+    for warning in dict.fromkeys(warnings):  # once each: views that read a file again say it again
+        print(f"serkit: warning: {diagnostic(warning)}", file=sys.stderr)
 
 
 def print_hazards(hazards: Mapping[str, str | None], heading: str) -> None:
@@ -86,7 +86,7 @@ def save_document(
         save(document, target)
     except OSError as exc:
         raise SerkitError(f"cannot write {target}: {exc}") from exc
-    print(f"serkit: saved the {what} to {target}", file=sys.stderr)
+    print(f"serkit: saved the {what} to {diagnostic(target)}", file=sys.stderr)
 
 
 def save_target(
@@ -101,7 +101,7 @@ def save_target(
     try:
         return default(results_dir(project_root()))
     except SerkitError as exc:
-        print(f"serkit: not saved ({exc}); use --save FILE", file=sys.stderr)
+        print(f"serkit: not saved ({diagnostic(exc)}); use --save FILE", file=sys.stderr)
         return None
 
 

@@ -11,6 +11,7 @@ from serkit.cli.common import print_json, results_dir_of, warn
 from serkit.cli.options import command
 from serkit.compare.gate import DEFAULT_PERCENT, FailOn, parse_fail_on
 from serkit.errors import SerkitError
+from serkit.text import diagnostic
 
 
 def _fail_on(text: str) -> FailOn:
@@ -64,7 +65,7 @@ def run_compare(args: argparse.Namespace) -> int:
         result = compare(tree, args.host_a, args.host_b, args.commit)
     except SerkitError as exc:
         warn(tree.warnings)  # a skipped file may be why nothing can be compared
-        print(f"serkit: error: {exc}", file=sys.stderr)
+        print(f"serkit: error: {diagnostic(exc)}", file=sys.stderr)
         return exits.ERROR  # the tree's warnings first: a skipped file may be why
     warn(warnings_of(result))
     if args.format == "json":
@@ -82,6 +83,6 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.fail_on is not None:
         found = check(result, args.fail_on)
         for line in check_lines(found, args.host_a, args.host_b):
-            print(f"serkit: {line}", file=sys.stderr)
+            print(f"serkit: {diagnostic(line)}", file=sys.stderr)
         failed = not found.ok
     return exits.checked(bool(mismatches) or failed)

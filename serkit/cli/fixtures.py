@@ -36,6 +36,7 @@ from serkit.schemas.pinned import fixture_schema, schema_pin
 from serkit.schemas.supplied import from_json_schema
 from serkit.schemas.types import SUPPLIED
 from serkit.suite.cases import FIXTURES_ENV
+from serkit.text import diagnostic
 from serkit.units import bytes_binary
 
 
@@ -233,7 +234,7 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
         declarations()
     except SerkitError as exc:
         failures += 1
-        print(f"FAIL  your fixtures: {exc}")
+        print(f"FAIL  your fixtures: {diagnostic(exc)}")
     suite = jsontestsuite.verified_files()
     folder = next(iter(suite.values())).parent
     print(f"ok    JSONTestSuite test_parsing ({len(suite)} files, each sha256 checked, {folder})")
@@ -252,7 +253,7 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
                 actual = content_hash(document)
             except (FixtureChanged, DocumentError) as exc:  # one of your documents
                 failures += 1
-                bar.write(f"FAIL  {name}: {exc}", file=sys.stdout)
+                bar.write(f"FAIL  {name}: {diagnostic(exc)}", file=sys.stdout)
                 continue
             if actual == fixture.sha256:
                 schema_ok, schema = _verify_schema(name, document)

@@ -17,7 +17,7 @@ from typing import Any, Union
 from serkit.compare.ranking import DEFAULT_MEASURE, MEASURE_WORDS, MEASURES
 from serkit.errors import DocumentError
 from serkit.inputs.fixtures import MIRROR_ENV
-from serkit.inputs.limits import ENV, FLAGS, Limits, parse_size
+from serkit.inputs.limits import ENV, FLAGS, Limits, parse_count, parse_size
 from serkit.suite.cases import split_ids
 from serkit.units import bytes_binary, count
 
@@ -68,6 +68,14 @@ def document_size(value: str) -> int:
     """argparse type for --max-bytes: a size such as 1GiB."""
     try:
         return parse_size(value)
+    except DocumentError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def document_count(value: str) -> int:
+    """argparse type for --max-nodes, --max-depth, --max-aliases: a count, as the variable's."""
+    try:
+        return parse_count(value)
     except DocumentError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -171,7 +179,7 @@ OPTIONS: Mapping[str, Option] = _declare(
         Option(
             (FLAGS[name],),
             f"{what} (default: {count(getattr(_LIMITS, name))}, or ${ENV[name]})",
-            type=positive_int,
+            type=document_count,
             metavar="N",
         )
         for name, what in _LIMIT_WORDS.items()

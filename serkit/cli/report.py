@@ -12,6 +12,7 @@ from serkit.checkout import project_root, reports_dir
 from serkit.cli.common import results_dir_of, warn
 from serkit.cli.options import Use, command
 from serkit.run import runner
+from serkit.text import diagnostic
 from serkit.units import plural
 
 
@@ -57,7 +58,7 @@ def write_report(
     def quiet_asv(where: Path, asv_args: list[str]) -> int:
         return runner.asv(where, asv_args, quiet=True)
 
-    print(f"serkit: writing the report from {results} ...", file=sys.stderr)
+    print(f"serkit: writing the report from {diagnostic(results)} ...", file=sys.stderr)
     written = write_html(
         root,
         results,
@@ -73,12 +74,12 @@ def write_report(
             "no noise measurement (the report's pages name them)"
         )
     warn(shown)
-    print(
-        f"serkit: report: {written.folder / 'index.html'} ({len(written.pages)} pages"
+    done = (
+        f"report: {written.folder / 'index.html'} ({len(written.pages)} pages"
         f"{', with asv' + chr(39) + 's pages' if written.asv_pages else ''}); "
-        f"every version: {written.index}",
-        file=sys.stderr,
+        f"every version: {written.index}"
     )
+    print(f"serkit: {diagnostic(done)}", file=sys.stderr)
 
 
 def run_report(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from serkit.cli.common import warn
 from serkit.cli.options import Use, command
 from serkit.results.merge import merge
 from serkit.run import runner
+from serkit.text import diagnostic
 
 
 def add_commands(commands: Any) -> None:
@@ -51,12 +52,12 @@ def run_merge(args: argparse.Namespace) -> int:
 
     result = merge([Path(s) for s in args.sources], into, discover)
     warn(result.warnings)
-    print(
-        f"serkit: merged {len(result.sources)} tree(s) into {into}: "
+    summary = (
+        f"merged {len(result.sources)} tree(s) into {into}: "
         f"{len(result.added)} results file(s) added, {result.identical} already there; "
         f"machines: {', '.join(result.machines) or 'none'}; host records updated: "
         f"{len(result.hosts)}; benchmarks.json "
-        + ("rewritten from the suite" if result.benchmarks_rewritten else "unchanged"),
-        file=sys.stderr,
+        + ("rewritten from the suite" if result.benchmarks_rewritten else "unchanged")
     )
+    print(f"serkit: {diagnostic(summary)}", file=sys.stderr)  # folder names from elsewhere
     return 0

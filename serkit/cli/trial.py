@@ -15,6 +15,7 @@ from serkit.codecs.registry import check_codecs
 from serkit.compare.ranking import ranking_dict
 from serkit.errors import SerkitError
 from serkit.run import runner
+from serkit.text import diagnostic
 from serkit.trial.measure import TARGET_S, DocumentTrial, try_paths
 from serkit.trial.render import hazards, ranking, render
 from serkit.trial.save import check_target, save
@@ -85,11 +86,8 @@ def run_try(args: argparse.Namespace) -> int:
     if into is not None:
         machine = args.machine or runner.machine_name()
         written = save(documents, into, machine)
-        print(
-            f"serkit: saved to {written}; compare with another run: "
-            f"serkit compare {machine} OTHER --results {into}",
-            file=sys.stderr,
-        )
+        saved = f"saved to {written}; compare with another run: serkit compare {machine} OTHER"
+        print(f"serkit: {diagnostic(f'{saved} --results {into}')}", file=sys.stderr)
     return _measured_something(documents)
 
 

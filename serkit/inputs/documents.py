@@ -20,16 +20,18 @@ import pickle
 import stat
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable
 
 from serkit.errors import DocumentError, DocumentLimitError, RefusedFile, RefusedFileLimit
 from serkit.inputs.limits import (
+    JSON_COST,
     NO_DUPLICATE,
     RECORD_BYTES_ENV,
     RECORD_DEPTH,
+    YAML_COST,
     Contents,
     Grant,
     LimitExceeded,
@@ -37,12 +39,15 @@ from serkit.inputs.limits import (
     Shape,
     current_grant,
     how_to_raise,
+    json_nodes,
     measure_tree,
+    over_limit,
     python_contents,
     record_max_bytes,
+    record_nodes,
 )
-from serkit.text import terminal
-from serkit.units import bytes_binary
+from serkit.text import diagnostic
+from serkit.units import bytes_binary, count
 
 FORMATS = ("json", "yaml", "msgpack", "pickle")
 EXTENSIONS: Mapping[str, str] = MappingProxyType(
@@ -131,6 +136,8 @@ def _repeated_warning(shape: Shape, what: str) -> tuple[str, ...]:
 
 
 def _json(data: bytes, limits: Limits) -> _Parsed:
+    if data.lstrip()[:1] in (b"{", b"["):  # a lone scalar is one node, however long
+        json_nodes(data, limits)
     repeated = _RepeatedKeys()
     # bytes: UTF-8, -16 or -32, as RFC 8259 allows
     obj = json.loads(data, object_pairs_hook=repeated)
@@ -203,12 +210,43 @@ def _yaml_bool_keys(roots: list[Any]) -> tuple[tuple[str, bool], ...]:
     return tuple((text, truth) for truth, text in sorted(found.items(), reverse=True))
 
 
-def _yaml(data: bytes, limits: Limits) -> _Parsed:
+def _yaml_events(data: bytes, limits: Limits) -> None:
+    """Count the stream's nodes and levels from its parser's events, each event dropped
+    once counted: LimitExceeded before a node is composed, in memory that does not grow
+    with the file (composing takes about 300 bytes a node). An alias is one node here:
+    what it expands to, and how many there are, are measured once composed."""
     import yaml
 
-    # Safe loading only: YAML tags must not build arbitrary objects. The stream is
-    # composed first, each alias the very node it names, and measured before any object
-    # is built (a `<<` merge counts what it merges each time, so it may count high).
+    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(data)
+    nodes = depth = 0
+    try:
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+                continue
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > limits.depth:
+                    raise LimitExceeded(over_limit("depth", limits))
+            elif not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                continue  # the stream's and each document's start and end
+            nodes += 1
+            if nodes > limits.nodes:
+                raise LimitExceeded(over_limit("nodes", limits))
+    finally:
+        parser.dispose()
+
+
+def _yaml(data: bytes, limits: Limits, composed: int | None = None) -> _Parsed:
+    """`composed`: the most nodes composed (aliases not expanded), if fewer than the tree's."""
+    import yaml
+
+    # Safe loading only: YAML tags must not build arbitrary objects. The stream's nodes
+    # are counted from its events first (_yaml_events); it is then composed, each alias
+    # the very node it names, and measured before any object is built (a `<<` merge
+    # counts what it merges each time, so it may count high).
+    _yaml_events(data, limits if composed is None else replace(limits, nodes=composed))
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(data)
     try:
         documents = []
@@ -410,7 +448,7 @@ def decode(
         (fmt, parsed), how = _sniff(path, data, grant), "content"
     warnings = tuple(f"{path}: {warning}" for warning in parsed.warnings)
     for warning in warnings:
-        print(f"serkit: warning: {terminal(warning)}", file=sys.stderr)
+        print(f"serkit: warning: {diagnostic(warning)}", file=sys.stderr)
     return Document(path, fmt, parsed.obj, len(data), how, parsed.shape, warnings, parsed.bool_keys)
 
 
@@ -479,16 +517,23 @@ def read_record(
     cap = record_max_bytes() if max_bytes is None else max_bytes
     allow = f"to allow more, set {RECORD_BYTES_ENV}=256MiB"
     data = read_bytes(path, cap, what=what, how_to_allow=allow)
+    # The tree it stands for (YAML aliases expanded); and what may be built, by memory.
     limits = Limits(bytes=cap, nodes=cap, depth=depth, aliases=1000)
+    cost = YAML_COST if format == "yaml" else JSON_COST
+    built = record_nodes(len(data), cap, cost)
     try:
         if format == "yaml":
-            return _yaml(data, limits).obj
+            return _yaml(data, limits, built).obj
+        json_nodes(data, replace(limits, nodes=built))  # from the bytes, before parsing
         obj = json.loads(data)
         measure_tree(obj, python_contents(), limits, shared=False)
         return obj
     except (RecursionError, LimitExceeded) as exc:
         detail = str(exc).split(" (the limit", 1)[0] if isinstance(exc, LimitExceeded) else ""
         rule = f"{detail or f'nests deeper than {depth} levels'}: past the cap for {what}"
+        if f"than {count(built)} nodes" in detail:  # what the cap on nodes stands for
+            memory = bytes_binary(built * cost.node_bytes + 2 * len(data))
+            rule += f": they would take over {memory} in memory"
         raise RefusedFileLimit(f"{path}: {rule}", rule) from None
     except Exception as exc:  # each parser raises its own classes
         if "maximum nesting depth" in str(exc):  # libyaml's own cap, 1,000 levels

@@ -18,13 +18,14 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from serkit.errors import DocumentError
+from serkit.errors import BadLimit, DocumentError
 from serkit.units import count
 
 # Parsed, a document takes several times its file size in memory, and every codec's
@@ -49,6 +50,39 @@ RECORD_BYTES_ENV = "SERKIT_MAX_RECORD_BYTES"
 # asv's files nest 4 levels, a host file 4, a JSON Schema a few per level of its data:
 # 64 is far above any honest record, and far below where a reader's own recursion fails.
 RECORD_DEPTH = 64
+# The bytes a file caps are not the memory its parse takes: `{"x":[{},{},…]}` makes a
+# dict of 64 bytes from every 3 bytes, and 60 MiB of it took 3.7 GB. So a record is also
+# refused, before it is parsed, when its nodes (counted from its bytes or its parser's
+# events) would take more than a multiple of its size in memory: at least 32 MiB (any
+# small file), at most four times its size cap (256 MiB by default).
+RECORD_MEMORY_FLOOR = 32 * 2**20
+
+
+@dataclass(frozen=True)
+class NodeCost:
+    """What a record's format costs in memory: per node, at most (CPython, 64 bits,
+    measured), and as a multiple of the file's size that honest records stay under."""
+
+    node_bytes: int
+    ratio: int
+
+
+# JSON: a value or key, with its slot in its container, up to 80 bytes; an asv results
+# file takes 5 times its size. YAML: a node as composed, with its two marks, and then
+# built, up to 380 bytes; a host file of 200 runs takes 16 times its size, and 30 where
+# its runs list the pairs they left out.
+JSON_COST = NodeCost(node_bytes=96, ratio=10)
+YAML_COST = NodeCost(node_bytes=400, ratio=40)
+
+
+def record_nodes(size: int, cap: int, cost: NodeCost) -> int:
+    """The most nodes a record of `size` bytes (under a cap of `cap`) may parse into.
+
+    Its memory budget, less twice its size (the bytes, and the text they decode to),
+    divided by what a node costs."""
+    most = max(4 * cap, RECORD_MEMORY_FLOOR)
+    memory = min(max(cost.ratio * size, RECORD_MEMORY_FLOOR), most)
+    return max(memory - 2 * size, 0) // cost.node_bytes
 
 
 def record_max_bytes(environ: Mapping[str, str] = os.environ) -> int:
@@ -59,7 +93,7 @@ def record_max_bytes(environ: Mapping[str, str] = os.environ) -> int:
     try:
         return parse_size(value)
     except DocumentError as exc:
-        raise DocumentError(f"{RECORD_BYTES_ENV}: {exc}") from None
+        raise BadLimit(f"{RECORD_BYTES_ENV}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -96,23 +130,40 @@ _UNITS = {
 }
 
 
+# The largest size or count a limit takes: 1 PiB, far past any machine's memory. A
+# larger one (99999999999999999999999GiB) is a slip, and would overflow a read's length.
+MOST = 2**50
+# Digits past which a count is not worth converting (Python refuses 4,300).
+_MOST_DIGITS = len(str(MOST))
+
+
 def parse_size(text: str) -> int:
-    """`"2GiB"`, `"512 MB"`, `"1000000"` -> bytes; DocumentError for anything else."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
-    unit = match.group(2).lower() if match else ""
+    """`"2GiB"`, `"512 MB"`, `"1000000"` -> bytes; BadLimit for anything else, or over 1 PiB."""
+    match = re.fullmatch(r"\s*(\d+)(?:\.(\d+))?\s*([a-zA-Z]*)\s*", text, re.ASCII)
+    unit = match.group(3).lower() if match else ""
     if match is None or unit not in _UNITS:
-        raise DocumentError(
-            f"{text!r} is not a size: give bytes, or a number with kB, MB, GB, KiB, MiB or GiB"
-        )
-    return int(float(match.group(1)) * _UNITS[unit])
+        units = "kB, MB, GB, KiB, MiB or GiB"
+        raise BadLimit(f"{_shown(text)} is not a size: give bytes, or a number with {units}")
+    whole, fraction = match.group(1).lstrip("0") or "0", (match.group(2) or "0")[:20]
+    if len(whole) > _MOST_DIGITS or (size := Fraction(f"{whole}.{fraction}") * _UNITS[unit]) > MOST:
+        most = f"1 PiB ({count(MOST)} bytes)"
+        raise BadLimit(f"{_shown(text)} is over the largest size serkit takes, {most}")
+    return int(size)  # exact: no float, so no overflow and no rounding
 
 
 def parse_count(text: str) -> int:
-    """`"1000000"`, `"1_000_000"` -> 1000000; DocumentError for anything but a count of 1 up."""
+    """`"1000000"`, `"1_000_000"` -> 1000000; BadLimit for anything but a count of 1 to 2**50."""
     cleaned = text.strip().replace("_", "").replace(",", "")
-    if not cleaned.isdigit() or int(cleaned) < 1:
-        raise DocumentError(f"{text!r} is not a count: give a whole number of at least 1")
+    if not cleaned.isascii() or not cleaned.isdigit() or not cleaned.strip("0"):
+        raise BadLimit(f"{_shown(text)} is not a count: give a whole number of at least 1")
+    if len(cleaned.lstrip("0")) > _MOST_DIGITS or int(cleaned) > MOST:
+        raise BadLimit(f"{_shown(text)} is over the largest count serkit takes, {count(MOST)}")
     return int(cleaned)
+
+
+def _shown(text: str) -> str:
+    """A value the person gave, quoted, and cut short: a 5,000-digit one fills no screen."""
+    return repr(text) if len(text) <= 40 else f"{text[:30]!r}… ({len(text):,} characters)"
 
 
 def limits_from_env(environ: Mapping[str, str] = os.environ) -> Limits:
@@ -125,7 +176,7 @@ def limits_from_env(environ: Mapping[str, str] = os.environ) -> Limits:
         try:
             chosen[name] = parse_size(value) if name == "bytes" else parse_count(value)
         except DocumentError as exc:
-            raise DocumentError(f"{variable}: {exc}") from None
+            raise BadLimit(f"{variable}: {exc}") from None
     return Limits(**chosen)
 
 
@@ -187,7 +238,7 @@ def limits_with(overrides: Mapping[str, int | None]) -> Limits:
 # What a container holds, for measure_tree: how many leaves (scalars and keys), the
 # containers inside it with the key or index that reaches each, and a duplicated key
 # (NO_DUPLICATE when there is none).
-Contents = tuple[int, list[tuple[Any, Any]], Any]
+Contents = tuple[int, Iterable[tuple[Any, Any]], Any]
 NO_DUPLICATE = object()
 
 
@@ -301,6 +352,29 @@ def measure_tree(
     return Shape(nodes, depth, aliases, path, key, duplicates)
 
 
+# A JSON string, escapes and all: what json_nodes leaves out of its count.
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def json_nodes(data: bytes, limits: Limits) -> int:
+    """At most how many nodes the JSON text `data` parses to, counted from its bytes before
+    any object is built; LimitExceeded past `limits.nodes`.
+
+    Every value but the first follows a `,` or opens a container (its first item), and
+    every key precedes a `:`. Counting those bytes is C-fast; where the count crosses the
+    limit, it is made again without the strings' contents, which may hold any of them."""
+
+    def counted(text: bytes) -> int:
+        return 1 + sum(text.count(mark) for mark in (b",", b":", b"{", b"["))
+
+    nodes = counted(data)
+    if nodes > limits.nodes:
+        nodes = counted(_JSON_STRING.sub(b'""', data))
+        if nodes > limits.nodes:
+            raise LimitExceeded(over_limit("nodes", limits))
+    return nodes
+
+
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
@@ -313,18 +387,20 @@ def python_contents(
     """
     repeated = duplicated or {}
 
+    # Each container's children are counted, then walked lazily: a list of (key, child)
+    # pairs made up front would double the memory a list of twenty million dicts takes.
     def contents(obj: Any) -> Contents | None:
         if isinstance(obj, dict):
-            inner = [(k, v) for k, v in obj.items() if isinstance(v, _CONTAINERS)]
+            inner = sum(1 for v in obj.values() if isinstance(v, _CONTAINERS))
             marked = repeated.get(id(obj))
             duplicate = marked[1] if marked is not None else NO_DUPLICATE
-            return 2 * len(obj) - len(inner), inner, duplicate
-        if isinstance(obj, (list, tuple)):
-            inner = [(i, x) for i, x in enumerate(obj) if isinstance(x, _CONTAINERS)]
-            return len(obj) - len(inner), inner, NO_DUPLICATE
-        if isinstance(obj, (set, frozenset)):
-            inner = [(None, x) for x in obj if isinstance(x, _CONTAINERS)]
-            return len(obj) - len(inner), inner, NO_DUPLICATE
+            pairs = ((k, v) for k, v in obj.items() if isinstance(v, _CONTAINERS))
+            return 2 * len(obj) - inner, pairs, duplicate
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            inner = sum(1 for x in obj if isinstance(x, _CONTAINERS))
+            keyed = enumerate(obj) if isinstance(obj, (list, tuple)) else ((None, x) for x in obj)
+            pairs = ((i, x) for i, x in keyed if isinstance(x, _CONTAINERS))
+            return len(obj) - inner, pairs, NO_DUPLICATE
         return None
 
     return contents

@@ -61,7 +61,7 @@ from serkit.inputs.documents import (
 )
 from serkit.inputs.hashing import content_hash
 from serkit.inputs.limits import RECORD_DEPTH, LimitExceeded, Limits, measure_tree, python_contents
-from serkit.text import terminal
+from serkit.text import diagnostic
 from serkit.units import bytes_binary
 
 FOLDER_ENV = "SERKIT_USER_FIXTURES"
@@ -347,7 +347,7 @@ def declared_fixtures() -> list[Declaration]:
     try:
         return declarations()
     except SerkitError as exc:
-        print(f"serkit: warning: your fixtures are left out: {terminal(exc)}", file=sys.stderr)
+        print(f"serkit: warning: your fixtures are left out: {diagnostic(exc)}", file=sys.stderr)
         return []
 
 

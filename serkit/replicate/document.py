@@ -14,7 +14,8 @@ from typing import Any
 from serkit import __version__
 from serkit.checkout import git_commit, project_root
 from serkit.codecs.registry import get_codec
-from serkit.errors import SerkitError
+from serkit.errors import RefusedFile, SerkitError
+from serkit.inputs.documents import read_record
 
 SCHEMA = 1
 
@@ -176,14 +177,10 @@ def _problem(document: Any) -> str | None:
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check a saved replication document; ReplicationFileError if it is not one."""
     where = Path(path)
-    try:
-        text = where.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReplicationFileError(f"cannot read {where}: {exc}") from exc
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReplicationFileError(f"{where} is not valid JSON ({exc})") from exc
+    try:  # the guarded reader: a file from elsewhere, under a record's caps
+        document = read_record(where, what="a replication document")
+    except RefusedFile as exc:
+        raise ReplicationFileError(f"cannot read {where}: {exc.rule}") from None
     problem = _problem(document)
     if problem:
         raise ReplicationFileError(

@@ -123,10 +123,10 @@ def moment_text(iso: str | None) -> str:
         return "not recorded"
     try:
         moment = datetime.datetime.fromisoformat(iso)
-    except ValueError:
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(datetime.timezone.utc)
+    except (ValueError, OverflowError):  # year 1 at +01:00 is before year 1 in UTC
         return iso
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc)
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 

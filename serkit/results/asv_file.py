@@ -31,6 +31,7 @@ from serkit.inputs.documents import read_record
 from serkit.results import asv_runs, canary
 from serkit.results.asv_runs import BUILD, RUNS_KEY, AsvRun
 from serkit.results.canary import CANARY_KEY, CANARY_VERSION, Note
+from serkit.results.host_file import CLOCK_SKEW_MIN, latest_instant
 
 RESULTS_VERSION = 2
 MACHINE_FILE = "machine.json"
@@ -129,6 +130,23 @@ def run_moment(data: Any) -> int | None:
         return None
     moments = [row["started_at"] for row in found.values() if _is_moment(row.get("started_at"))]
     return int(max(moments)) if moments else None
+
+
+def checked_moment(value: Any, what: str) -> int:
+    """A moment a results file records, in ms since the epoch (0: none recorded).
+    ResultsFileError for one that is no number from 1970 to now (+ CLOCK_SKEW): a run
+    dated in 2100 would pass for the newest, and hide the genuine one."""
+    if value is None:
+        return 0
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    latest = latest_instant() * 1000
+    if not (number and math.isfinite(value) and 0 <= value <= latest):
+        ahead = number and value > latest  # not NaN, and not before 1970
+        raise ResultsFileError(
+            f"its {what} {value!r} is no moment from 1970 to now (+{CLOCK_SKEW_MIN} min)"
+            + (": a run cannot come from the future" if ahead else "")
+        )
+    return int(value)
 
 
 def _is_moment(value: Any) -> bool:
@@ -294,12 +312,11 @@ def partial_file(path: Path) -> ResultsFile | None:
 def _results_file(
     path: Path, data: Mapping[str, Any], found: dict[str, dict[str, Any]]
 ) -> ResultsFile:
-    date = data.get("date")
     raw = data.get("durations")
     return ResultsFile(
         path=path,
         commit=str(data.get("commit_hash", "")),
-        date=int(date) if isinstance(date, (int, float)) else 0,
+        date=checked_moment(data.get("date"), "date"),
         python=str(data.get("python", "")),
         requirements=data.get("requirements", {}),
         params=data.get("params", {}),
@@ -308,7 +325,7 @@ def _results_file(
         notes=canary.notes_of(data),
         runs=asv_runs.runs_of(data),
         durations=dict(raw) if isinstance(raw, dict) else {},
-        run_at=run_moment(data) or 0,
+        run_at=checked_moment(run_moment(data), "latest started_at"),
         codecs=_codecs(data.get(CODECS_KEY)),
     )
 

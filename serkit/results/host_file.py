@@ -34,8 +34,25 @@ RUNS_KEY = "runs"
 MAX_RUNS = 200
 
 
-def _run_order(run: Mapping[str, Any]) -> tuple[str, str, str]:
-    return (str(run.get("recorded_at") or ""), str(run.get("hostname") or ""), _canonical(run))
+def run_instant(run: Mapping[str, Any]) -> float | None:
+    """When the run was recorded (`recorded_at`, ISO 8601 with its offset; without one, UTC),
+    in seconds since the epoch; None where it holds no such moment from 1970 on.
+
+    Compared as instants, never as text: as text, `…T00:25:29-23:00`, 23 hours ahead,
+    sorts before `…T01:00:00+00:00`."""
+    text = run.get("recorded_at")
+    try:
+        moment = datetime.datetime.fromisoformat(text) if isinstance(text, str) else None
+        if moment is not None and moment.tzinfo is None:
+            moment = moment.replace(tzinfo=datetime.timezone.utc)
+        instant = moment.timestamp() if moment is not None else None
+    except (ValueError, OverflowError, OSError):  # year 1 at +01:00 is before year 1 in UTC
+        return None
+    return instant if instant is not None and instant >= 0 else None
+
+
+def _run_order(run: Mapping[str, Any]) -> tuple[float, str, str]:
+    return (run_instant(run) or 0.0, str(run.get("hostname") or ""), _canonical(run))
 
 
 def _canonical(run: Mapping[str, Any]) -> str:
@@ -51,6 +68,7 @@ def merge_runs(run_lists: Iterable[Iterable[Mapping[str, Any]]]) -> list[dict[st
 # An incoming run may be dated at most this far ahead of this machine's clock: CI runners'
 # clocks agree to seconds; a run "from 2099" would otherwise outrank every genuine one.
 CLOCK_SKEW = datetime.timedelta(hours=1)
+CLOCK_SKEW_MIN = int(CLOCK_SKEW.total_seconds() // 60)
 
 
 @dataclass
@@ -61,6 +79,7 @@ class Merged:
     future: int = 0  # dated after now + CLOCK_SKEW
     no_room: int = 0  # no results file in the store, and no room left beside its runs
     rotated: int = 0  # the store's oldest, displaced by newer runs backed by results
+    claimed: int = 0  # naming a results file a stored run names: another run's file
 
 
 def merge_incoming(
@@ -69,20 +88,23 @@ def merge_incoming(
     files: set[str],
     now: datetime.datetime | None = None,
 ) -> Merged:
-    """The store's runs with another tree's: no incoming run dated after now + CLOCK_SKEW,
-    and none that displaces a stored run unless it is newer and names a results file that
-    is in the store (`files`, the machine folder's names after the merge). Runs naming no
-    such file are kept only while there is room among the newest MAX_RUNS."""
-    moment = (now or datetime.datetime.now(datetime.timezone.utc)) + CLOCK_SKEW
-    latest = moment.isoformat(timespec="seconds")
+    """The store's runs with another tree's: no incoming run dated after now + CLOCK_SKEW
+    (one at no readable moment counts as the oldest), and none that displaces a stored
+    run unless it is newer and names a results file the merge brings (`files`, their
+    names); none that names a file a stored run names.
+    Runs naming no such file are kept only while there is room among the newest MAX_RUNS."""
+    latest = latest_instant(now)
     known = {_canonical(run) for run in stored}
     fresh = {_canonical(r): dict(r) for r in incoming if _canonical(r) not in known}
-    future = [r for r in fresh.values() if str(r.get("recorded_at") or "") > latest]
-    valid = [r for r in fresh.values() if r not in future]
+    future = [r for r in fresh.values() if (run_instant(r) or 0.0) > latest]
+    # A results file names its run's moment, so one run wrote it: an incoming record that
+    # names a file a stored run names would pass for that run, or push it out.
+    stored_files = {str(name) for run in stored for name in _named(run)}
+    claims = [r for r in fresh.values() if any(str(n) in stored_files for n in _named(r))]
+    valid = [r for r in fresh.values() if r not in future and r not in claims]
 
     def backed(run: Mapping[str, Any]) -> bool:
-        named = run.get("results")
-        return isinstance(named, list) and any(str(name) in files for name in named)
+        return any(str(name) in files for name in _named(run))
 
     with_results = merge_runs([stored, [r for r in valid if backed(r)]])
     rotated = sum(1 for r in stored if _canonical(r) not in {_canonical(k) for k in with_results})
@@ -90,7 +112,18 @@ def merge_incoming(
     others = sorted((r for r in valid if not backed(r)), key=_run_order, reverse=True)
     kept = others[: max(room, 0)]
     runs = sorted([*with_results, *kept], key=_run_order)
-    return Merged(runs, len(future), len(others) - len(kept), rotated)
+    claimed = len([r for r in claims if r not in future])
+    return Merged(runs, len(future), len(others) - len(kept), rotated, claimed)
+
+
+def _named(run: Mapping[str, Any]) -> list[Any]:
+    named = run.get("results")
+    return named if isinstance(named, list) else []
+
+
+def latest_instant(now: datetime.datetime | None = None) -> float:
+    """The latest instant a run may be recorded at: now, plus the clock skew allowed."""
+    return ((now or datetime.datetime.now(datetime.timezone.utc)) + CLOCK_SKEW).timestamp()
 
 
 def render_runs(machine: str, runs: Sequence[Mapping[str, Any]]) -> str:
@@ -107,8 +140,14 @@ def write_runs(path: Path, machine: str, runs: Sequence[Mapping[str, Any]]) -> b
     return True
 
 
-def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:
-    """Every run recorded in folder/serkit-host.yaml, oldest first; None without the file."""
+def read_runs(
+    folder: Path, warnings: list[str], *, future: bool = False
+) -> list[dict[str, Any]] | None:
+    """Every run recorded in folder/serkit-host.yaml, oldest first (a run at no readable
+    moment first of all); None without the file, or where it cannot be read. A run
+    recorded after now (+ CLOCK_SKEW) is left out, said in `warnings`, unless `future` (a
+    merge judges each incoming run itself): it would pass for the newest run, and hide
+    the genuine one."""
     path = folder / HOST_FILE
     if not os.path.lexists(path):
         return None
@@ -122,12 +161,23 @@ def read_runs(folder: Path, warnings: list[str]) -> list[dict[str, Any]] | None:
         formats = " or ".join(str(f) for f in READABLE_FORMATS)
         warnings.append(f"skipped {path}: not a serkit host file of format {formats}")
         return None
+    runs: Any
     if found == 1:  # one host, as recorded before shards: one run
-        return [{k: v for k, v in data.items() if k not in (FORMAT_KEY, "machine")}]
-    runs = data.get(RUNS_KEY)
+        runs = [{k: v for k, v in data.items() if k not in (FORMAT_KEY, "machine")}]
+    else:
+        runs = data.get(RUNS_KEY)
     if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
         warnings.append(f"skipped {path}: its {RUNS_KEY} are not a list of entries")
         return None
+    if not future:
+        latest = latest_instant()
+        dated = [r for r in runs if (run_instant(r) or 0.0) <= latest]
+        if len(dated) < len(runs):
+            warnings.append(
+                f"{path}: left out {len(runs) - len(dated)} host record(s) dated after now "
+                f"(+{CLOCK_SKEW_MIN} min): a run cannot come from the future"
+            )
+        runs = dated
     return sorted(runs, key=_run_order)
 
 

@@ -53,7 +53,7 @@ from serkit.results.tree import (
     read_tree,
     version_order,
 )
-from serkit.text import markdown_cell, terminal
+from serkit.text import diagnostic, markdown_cell, markdown_text, terminal
 from serkit.units import MISSING, bytes_binary, plural
 
 CPU_ROOT = Path("/sys/devices/system/cpu")
@@ -267,9 +267,9 @@ def record_host(
     path = Path(results_dir) / machine / HOST_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     warnings: list[str] = []
-    earlier = read_runs(path.parent, warnings) or []
-    if warnings:  # not serkit's, or broken: kept aside, never overwritten unread
-        path.replace(path.with_name(HOST_FILE + ".unreadable"))
+    earlier = read_runs(path.parent, warnings)
+    if earlier is None and os.path.lexists(path):  # not serkit's, or broken: kept aside,
+        path.replace(path.with_name(HOST_FILE + ".unreadable"))  # never overwritten unread
     run = {
         "shard": shard,
         "ci_run": ci_run(),
@@ -283,7 +283,7 @@ def record_host(
         "canary_harness": harness,
         **collect(pythons),
     }
-    write_runs(path, machine, merge_runs([earlier, [run]]))
+    write_runs(path, machine, merge_runs([earlier or [], [run]]))
     return path
 
 
@@ -415,18 +415,22 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
     table = [[label, *(escape(_text(get(r))) for r in rows)] for label, get in fields]
     out = tabulate(
         table,
-        headers=["", *(escape(r["machine"]) for r in rows)],
+        headers=["", *((markdown_cell if markdown else diagnostic)(r["machine"]) for r in rows)],
         disable_numparse=True,
         tablefmt="github" if markdown else "simple",
     )
+
+    def prose(text: str) -> str:  # each note below is one line, names and all
+        return markdown_text(diagnostic(text)) if markdown else diagnostic(text)
+
     missing = [r["machine"] for r in rows if r["host"] is None]
     if missing:
-        out += (
-            f"\n\n- : not recorded. asv's profile may hold only the name (asv machine --yes "
+        out += "\n\n" + prose(
+            f"- : not recorded. asv's profile may hold only the name (asv machine --yes "
             f"--machine NAME); no {HOST_FILE} for {', '.join(missing)}."
         )
     for warning in mixed_cpu_warnings(rows):
-        out += f"\n\nMIXED CPUS: {warning}."
+        out += "\n\n" + prose(f"MIXED CPUS: {warning}.")
     return out
 
 

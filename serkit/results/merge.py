@@ -13,8 +13,9 @@ The rules, each tested:
   nothing is written: a silent overwrite would lose values.
 - Each machine's host record (serkit-host.yaml) becomes the union of every source's
   runs, so each shard's host stays on record; but an incoming run dated after now (plus
-  an hour's skew) is left out, and one displaces a stored run only when it is newer and
-  names a results file in the store. What was left out is said, one line each.
+  an hour's skew) is left out, and so is one naming a results file a stored run names;
+  one displaces a stored run only when it is newer and names a results file this merge
+  brings. A results file dated after now is left out. Each is said, one line each.
 - Files are copied as bytes, never as links: a symbolic link in a source, to a file or
   as a machine folder, is left out with a warning, and so is anything not a regular
   file. Every file is read through serkit's guarded reader (its size and depth caps).
@@ -41,9 +42,9 @@ from serkit.errors import RefusedFile, SerkitError
 from serkit.files import atomic_write
 from serkit.inputs.documents import read_bytes
 from serkit.inputs.limits import record_max_bytes
-from serkit.results.history import dated_name, file_moment, is_dated, stamp
+from serkit.results.history import dated_name, file_moment, is_dated, plain_name, stamp
 from serkit.results.host_file import (
-    CLOCK_SKEW,
+    CLOCK_SKEW_MIN,
     HOST_FILE,
     MAX_RUNS,
     Merged,
@@ -57,8 +58,10 @@ from serkit.results.tree import (
     RESULTS_FILE,
     RESULTS_VERSION,
     ResultsFileError,
+    checked_moment,
     load_json,
     machine_folders,
+    run_moment,
 )
 
 # A link in a tree from elsewhere could name any file the person merging can read.
@@ -120,6 +123,21 @@ def _check_results_file(path: Path, machine: str) -> None:
         raise MergeError(f"refusing to merge {path}: {exc}; nothing was written") from None
 
 
+def _from_the_future(path: Path) -> str | None:
+    """Why a results file's dates leave it out (a commit or run dated after now, or at no
+    moment at all), or None: it would pass for the newest run, and hide the genuine one."""
+    try:
+        data = load_json(path)
+    except ResultsFileError:
+        return None  # _check_results_file names what else is wrong with it
+    try:
+        checked_moment(data.get("date") if isinstance(data, dict) else None, "date")
+        checked_moment(run_moment(data), "latest started_at")
+    except ResultsFileError as exc:
+        return str(exc)
+    return None
+
+
 def _describe(path: Path) -> str:
     data = load_json(path)
     moment = file_moment(path)
@@ -133,8 +151,10 @@ def _run_name(into: Path, relative: Path, source: Path) -> Path | None:
     """Where a results file goes in the store: under its run's name; None where the store
     already holds that run under asv's plain name (merged before runs were filed)."""
     moment = file_moment(source)
-    if moment is None or is_dated(relative.name):
-        return relative
+    if moment is None:  # a run's name must carry its own moment, or none
+        return relative.with_name(plain_name(relative.name))
+    if is_dated(relative.name):  # named by a source: named again from its content
+        return relative.with_name(dated_name(relative.name, moment))
     stored = into / relative
     try:
         if stored.is_file() and _canonical(stored) == _canonical(source):
@@ -212,9 +232,11 @@ def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Plan:
                 elif path.name == MACHINE_FILE:
                     plan.profiles[machine] = path
                 elif path.name == HOST_FILE:
-                    runs = read_runs(folder, warnings)
+                    runs = read_runs(folder, warnings, future=True)  # judged on merging
                     if runs is not None:
                         plan.host_runs.setdefault(machine, []).append(runs)
+                elif RESULTS_FILE.match(path.name) and (future := _from_the_future(path)):
+                    warnings.append(f"left out {path}: {future}")
                 else:
                     plan.names[machine].add(path.name)
                     _plan_file(plan, into, relative, path, bool(RESULTS_FILE.match(path.name)))
@@ -240,11 +262,9 @@ def merge(sources: Sequence[Path], into: Path, discover: Discover) -> MergeResul
         for machine, run_lists in sorted(plan.host_runs.items()):
             path = into / machine / HOST_FILE
             stored = read_runs(path.parent, warnings) or []
-            files = plan.names.get(machine, set()) | {
-                r.name for r in plan.files if r.parent.name == machine
-            }
-            if path.parent.is_dir():
-                files |= {p.name for p in path.parent.iterdir()}
+            # Only a results file this merge brings backs a run: a record naming a file
+            # the store already held would push out the run that wrote it.
+            files = {r.name for r in plan.files if r.parent.name == machine}
             merged = merge_incoming(stored, [r for runs in run_lists for r in runs], files)
             warnings.extend(_dropped(path, merged))
             if write_runs(path, machine, merged.runs):
@@ -270,7 +290,12 @@ def _dropped(path: Path, merged: Merged) -> list[str]:
     if merged.future:
         lines.append(
             f"{path}: left out {merged.future} incoming host record(s) dated after now "
-            f"(+{int(CLOCK_SKEW.total_seconds() // 60)} min): a run cannot come from the future"
+            f"(+{CLOCK_SKEW_MIN} min): a run cannot come from the future"
+        )
+    if merged.claimed:
+        lines.append(
+            f"{path}: left out {merged.claimed} incoming host record(s) naming a results file "
+            "a stored run names: each results file is one run's"
         )
     if merged.no_room:
         lines.append(

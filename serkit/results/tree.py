@@ -28,6 +28,7 @@ from serkit.results.asv_file import RESULTS_FILE as RESULTS_FILE
 from serkit.results.asv_file import RESULTS_VERSION as RESULTS_VERSION
 from serkit.results.asv_file import ResultsFile, column, param_sets, partial_file, read_file
 from serkit.results.asv_file import ResultsFileError as ResultsFileError
+from serkit.results.asv_file import checked_moment as checked_moment
 from serkit.results.asv_file import load_json as load_json
 from serkit.results.asv_file import run_moment as run_moment
 from serkit.results.canary import sample_canaries

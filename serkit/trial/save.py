@@ -39,7 +39,8 @@ from typing import Any
 
 from serkit.codecs.registry import registry
 from serkit.codecs.spec import STDLIB
-from serkit.errors import SerkitError
+from serkit.errors import RefusedFile, SerkitError
+from serkit.inputs.documents import read_record
 from serkit.replicate.measure import Timing
 from serkit.results.asv_file import BENCHMARKS_FILE, MACHINE_FILE, results_data
 from serkit.results.hosts import UNREADABLE, cpu_model
@@ -80,10 +81,11 @@ def check_target(into: Path) -> None:
     described = into / BENCHMARKS_FILE
     if not described.is_file():
         return
-    try:
-        known = json.loads(described.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SerkitError(f"--save {into}: cannot read its {BENCHMARKS_FILE} ({exc})") from None
+    try:  # the guarded reader: the folder may hold anything
+        known = read_record(described, what=f"a {BENCHMARKS_FILE}")
+    except RefusedFile as exc:
+        why = f"cannot read its {BENCHMARKS_FILE} ({exc.rule})"
+        raise SerkitError(f"--save {into}: {why}") from None
     others = sorted(set(known) - set(BENCHMARKS) - {"version"}) if isinstance(known, dict) else []
     if not isinstance(known, dict) or others:
         raise SerkitError(
