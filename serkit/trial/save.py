@@ -37,13 +37,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from serkit import files
 from serkit.codecs.registry import registry
 from serkit.codecs.spec import STDLIB
-from serkit.errors import SerkitError
+from serkit.errors import RefusedFile, SerkitError
+from serkit.inputs.documents import read_record
 from serkit.replicate.measure import Timing
 from serkit.results.hosts import UNREADABLE, cpu_model
 from serkit.results.tree import BENCHMARKS_FILE, MACHINE_FILE, RESULTS_VERSION
 from serkit.run.libraries import companions
+from serkit.run.naming import checked_machine
 from serkit.trial.measure import CodecTrial, DocumentTrial
 
 # Changing how `try` samples (serkit.trial.measure) changes this: results of another
@@ -70,11 +73,12 @@ def check_target(into: Path) -> None:
     if into.exists() and not into.is_dir():
         raise SerkitError(f"--save {into}: not a folder")
     described = into / BENCHMARKS_FILE
+    files.check_target(described)  # a link, a FIFO or a device there: refused now, not at the end
     if not described.is_file():
         return
     try:
-        known = json.loads(described.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        known = read_record(described, follow_links=False, what=BENCHMARKS_FILE)
+    except RefusedFile as exc:
         raise SerkitError(f"--save {into}: cannot read its {BENCHMARKS_FILE} ({exc})") from None
     others = sorted(set(known) - set(BENCHMARKS) - {"version"}) if isinstance(known, dict) else []
     if not isinstance(known, dict) or others:
@@ -185,17 +189,23 @@ def results_file(
 def save(trials: Sequence[DocumentTrial], into: Path, machine: str) -> Path:
     """Write `trials` into the results tree at `into` under `machine`; the file written."""
     check_target(into)
+    checked_machine(machine, "the machine name")
     folder = into / machine
-    folder.mkdir(parents=True, exist_ok=True)
-    (into / BENCHMARKS_FILE).write_text(json.dumps({**BENCHMARKS, "version": 2}, indent=1))
-    if not (folder / MACHINE_FILE).is_file():
-        (folder / MACHINE_FILE).write_text(json.dumps(_profile(machine), indent=1))
+    files.make_folder(folder, within=into)  # no link on the way is followed
+    profile = folder / MACHINE_FILE
+    files.check_target(profile)
     now_ms = int(time.time() * 1000)
     name, data = results_file(trials, machine, now_ms)
     path = folder / name
-    while path.exists():  # two saves in one second: neither is lost
+    while os.path.lexists(path):  # two saves in one second: neither is lost
         now_ms += 1000
         name, data = results_file(trials, machine, now_ms)
         path = folder / name
-    path.write_text(json.dumps(data, indent=1))
+    # The results file last: a tree cut short holds no results file its benchmarks.json
+    # and machine.json do not describe.
+    benchmarks = json.dumps({**BENCHMARKS, "version": 2}, indent=1)
+    files.atomic_write(into / BENCHMARKS_FILE, benchmarks, within=into)
+    if not profile.is_file():
+        files.atomic_write(profile, json.dumps(_profile(machine), indent=1), within=into)
+    files.atomic_write(path, json.dumps(data, indent=1), within=into)
     return path
