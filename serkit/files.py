@@ -187,12 +187,12 @@ def replacing_folder(target: Path) -> Iterator[Path]:
         os.mkdir(built)
     except OSError as exc:
         raise _named(exc, built) from None
+    aside = _aside(target)
     try:
         yield built
         _sync_tree(built)
-        aside = _aside(target)
         try:
-            found = os.lstat(target)
+            found: os.stat_result | None = os.lstat(target)
         except FileNotFoundError:
             found = None
         if found is not None:
@@ -200,8 +200,12 @@ def replacing_folder(target: Path) -> Iterator[Path]:
                 raise _refusal(target, found.st_mode)
             os.rename(target, aside)
         os.rename(built, target)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(built, ignore_errors=True)
+        _restore(target)  # the old one back, if it was set aside
+        meant = str(exc.filename) if isinstance(exc, OSError) and exc.filename else ""
+        if isinstance(exc, OSError) and meant.startswith(str(built)):  # named as it would be
+            raise _named(exc, target / Path(meant).relative_to(built)) from None
         raise
     _sync_folder(parent)
     shutil.rmtree(aside, ignore_errors=True)

@@ -19,6 +19,7 @@ environment that cannot be built is noted, with its cause in one line, where
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -50,8 +51,12 @@ def write_json_atomically(
     if api_version is not None:
         data = dict(data)
         data["version"] = api_version
-    text = json.dumps(data) if compact else json.dumps(data, indent=4, sort_keys=True)
-    atomic_write(Path(os.path.abspath(path)), text)
+    text = io.StringIO()
+    if compact:
+        json.dump(data, text)
+    else:
+        json.dump(data, text, indent=4, sort_keys=True)
+    atomic_write(Path(os.path.abspath(path)), text.getvalue())
 
 
 # Every asv module calls util.write_json through the module (asv.util.write_json), so
