@@ -14,6 +14,7 @@ check is followed.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import secrets
@@ -176,8 +177,9 @@ def replacing_folder(target: Path) -> Iterator[Path]:
     `target` (the old one set aside, the new one renamed in, the old one removed), and
     when the block fails it is removed and `target` is left as it was.
 
-    A `kill -9` leaves either folder whole under `target`'s name, or, between the two
-    renames, the old one aside, where the next call puts it back (`_restore`).
+    The two are swapped in one step where the system can (renameat2), so a `kill -9`
+    leaves one folder or the other, whole, under `target`'s name; elsewhere a kill between
+    the two renames leaves the old one aside, where the next call puts it back (`_restore`).
     """
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
@@ -195,11 +197,15 @@ def replacing_folder(target: Path) -> Iterator[Path]:
             found: os.stat_result | None = os.lstat(target)
         except FileNotFoundError:
             found = None
-        if found is not None:
-            if not stat.S_ISDIR(found.st_mode):
-                raise _refusal(target, found.st_mode)
+        if found is not None and not stat.S_ISDIR(found.st_mode):
+            raise _refusal(target, found.st_mode)
+        if found is None:
+            os.rename(built, target)
+        elif _exchange(built, target):
+            aside = built  # the old one, now under the new one's temporary name
+        else:
             os.rename(target, aside)
-        os.rename(built, target)
+            os.rename(built, target)
     except BaseException as exc:
         shutil.rmtree(built, ignore_errors=True)
         _restore(target)  # the old one back, if it was set aside
@@ -209,6 +215,22 @@ def replacing_folder(target: Path) -> Iterator[Path]:
         raise
     _sync_folder(parent)
     shutil.rmtree(aside, ignore_errors=True)
+
+
+def _exchange(new: Path, old: Path) -> bool:
+    """Swap two folders in one step (Linux's renameat2 RENAME_EXCHANGE), so there is no
+    moment without one of them at `old`; False where the system cannot."""
+    try:
+        call = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    here = -100  # AT_FDCWD: paths as given
+    if call(here, os.fsencode(new), here, os.fsencode(old), 2) == 0:  # 2: RENAME_EXCHANGE
+        return True
+    failed = ctypes.get_errno()
+    if failed in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # a file system without it
+        return False
+    raise OSError(failed, os.strerror(failed), str(old))
 
 
 def _aside(target: Path) -> Path:
