@@ -20,7 +20,7 @@ import os
 import secrets
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -138,6 +138,41 @@ def atomic_write(
         raise _named(exc, path) from None
     finally:
         os.close(folder)
+
+
+def write_together(writes: Mapping[Path, bytes | str], *, within: Path | None = None) -> None:
+    """Write every file of `writes` as atomic_write would, all or none: each is written
+    to its temporary first, and only when all are there are they renamed into place, so
+    a full disk or a refused place part-way leaves every file as it was."""
+    folders: dict[Path, int] = {}
+    staged: list[tuple[int, str, Path]] = []
+    try:
+        for path, content in writes.items():
+            data = content.encode("utf-8") if isinstance(content, str) else content
+            if path.parent not in folders:
+                try:
+                    folders[path.parent] = _open_folder(path.parent, within)
+                except OSError as exc:
+                    raise _named(exc, path) from None
+            folder = folders[path.parent]
+            try:
+                mode = _mode_at(folder, path.name, path)
+                staged.append((folder, _write_temporary(folder, path, data, mode, True), path))
+            except OSError as exc:
+                raise _named(exc, path) from None
+        for folder, temporary, path in staged:
+            try:
+                os.rename(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+            except OSError as exc:
+                raise _named(exc, path) from None
+        staged.clear()
+        for folder in folders.values():
+            os.fsync(folder)
+    finally:
+        for folder, temporary, _ in staged:  # not renamed in: removed
+            _remove(folder, temporary)
+        for folder in folders.values():
+            os.close(folder)
 
 
 def _write_temporary(folder: int, path: Path, data: bytes, mode: int | None, sync: bool) -> str:

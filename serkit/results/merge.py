@@ -26,9 +26,10 @@ The rules, each tested:
 - benchmarks.json is never copied: asv's sources carry whichever suite ran last there.
   It is written from the suite by the `discover` callable (serkit.run.runner's
   `discover_benchmarks`: `asv run --bench just-discover`).
-- Everything is checked before anything is written, and each file is written whole
-  (a temporary file renamed over it, by serkit.files' guarded writer: never through a
-  link or into a FIFO in the store). A merge stopped half-way by a crash leaves whole
+- Everything is checked before anything is written, and every file is written whole,
+  all of them or none (serkit.files.write_together: each to a temporary beside its place,
+  then all renamed in; never through a link or into a FIFO in the store). A merge stopped
+  by a full disk leaves the store as it was. A merge stopped half-way by a crash leaves whole
   files only, and running it again completes it.
 """
 
@@ -45,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from serkit.errors import RefusedFile, SerkitError
-from serkit.files import atomic_write, make_folder
+from serkit.files import make_folder, write_together
 from serkit.inputs.documents import read_bytes, read_record
 from serkit.inputs.limits import record_max_bytes
 from serkit.results.asv_runs import RUNS_FILE
@@ -58,7 +59,7 @@ from serkit.results.host_file import (
     Merged,
     merge_incoming,
     read_runs,
-    write_runs,
+    render_runs,
 )
 from serkit.results.noise import NOISE_FILE, POWER_FILE
 from serkit.results.tree import (
@@ -296,32 +297,37 @@ def merge(sources: Sequence[Path], into: Path, discover: Discover) -> MergeResul
     # fails, the store is left as it was.
     with tempfile.TemporaryDirectory(prefix="serkit-merge-") as scratch:
         fresh = discover(Path(scratch)).read_bytes()
-        for machine in sorted(plan.machines):
-            make_folder(into / machine, within=into)  # a link in the store is never followed
-        for relative, source in sorted(plan.files.items()):
-            atomic_write(into / relative, source.data, within=into)
-            result.added.append(relative)
-        result.identical = plan.identical
-        for machine, profile in sorted(plan.profiles.items()):
-            if _write_profile(into, into / machine / MACHINE_FILE, profile, warnings):
-                result.profiles.append(machine)
-        for machine, run_lists in sorted(plan.host_runs.items()):
-            path = into / machine / HOST_FILE
-            stored = read_runs(path.parent, warnings) or []
-            files = plan.names.get(machine, set()) | {
-                r.name for r in plan.files if r.parent.name == machine
-            }
-            if path.parent.is_dir():
-                files |= {p.name for p in path.parent.iterdir()}
-            merged = merge_incoming(stored, [r for runs in run_lists for r in runs], files)
-            warnings.extend(_dropped(path, merged))
-            if write_runs(path, machine, merged.runs):
-                result.hosts.append(machine)
-        target = into / BENCHMARKS_FILE
-        stored_benchmarks = _stored(into, Path(BENCHMARKS_FILE))
-        if stored_benchmarks is None or stored_benchmarks.data != fresh:
-            atomic_write(target, fresh, within=into)
-            result.benchmarks_rewritten = True
+    for machine in sorted(plan.machines):
+        make_folder(into / machine, within=into)  # a link in the store is never followed
+    writes: dict[Path, bytes | str] = {}
+    for relative, source in sorted(plan.files.items()):
+        writes[into / relative] = source.data
+        result.added.append(relative)
+    result.identical = plan.identical
+    for machine, profile in sorted(plan.profiles.items()):
+        if _profile_changed(into, into / machine / MACHINE_FILE, profile, warnings):
+            writes[into / machine / MACHINE_FILE] = profile.data
+            result.profiles.append(machine)
+    for machine, run_lists in sorted(plan.host_runs.items()):
+        path = into / machine / HOST_FILE
+        stored = read_runs(path.parent, warnings) or []
+        files = plan.names.get(machine, set()) | {
+            r.name for r in plan.files if r.parent.name == machine
+        }
+        files |= {p.name for p in path.parent.iterdir()}
+        merged = merge_incoming(stored, [r for runs in run_lists for r in runs], files)
+        warnings.extend(_dropped(path, merged))
+        text = render_runs(machine, merged.runs)
+        before = _stored(into, path.relative_to(into))
+        if before is None or before.data != text.encode("utf-8"):
+            writes[path] = text
+            result.hosts.append(machine)
+    stored_benchmarks = _stored(into, Path(BENCHMARKS_FILE))
+    if stored_benchmarks is None or stored_benchmarks.data != fresh:
+        writes[into / BENCHMARKS_FILE] = fresh
+        result.benchmarks_rewritten = True
+    # All or none: a full disk part-way leaves the store as it was.
+    write_together(writes, within=into)
     return result
 
 
@@ -358,19 +364,19 @@ def _dropped(path: Path, merged: Merged) -> list[str]:
     return lines
 
 
-def _write_profile(into: Path, target: Path, source: _Read, warnings: list[str]) -> bool:
+def _profile_changed(into: Path, target: Path, source: _Read, warnings: list[str]) -> bool:
+    """Whether the store's machine.json differs from `source`'s; said, with what changed."""
     stored = _stored(into, target.relative_to(into))
-    if stored is not None:
-        if stored.data == source.data:
-            return False
-        try:
-            old, new = stored.json(), source.json()
-            changed = sorted(k for k in {*old, *new} if old.get(k) != new.get(k))
-        except (ResultsFileError, AttributeError, TypeError):
-            changed = ["(unreadable before)"]
-        warnings.append(
-            f"{target}: asv's machine profile replaced by {source.path} "
-            f"(changed: {', '.join(changed)})"
-        )
-    atomic_write(target, source.data, within=into)
+    if stored is None:
+        return True
+    if stored.data == source.data:
+        return False
+    try:
+        old, new = stored.json(), source.json()
+        changed = sorted(k for k in {*old, *new} if old.get(k) != new.get(k))
+    except (ResultsFileError, AttributeError, TypeError):
+        changed = ["(unreadable before)"]
+    warnings.append(
+        f"{target}: asv's machine profile replaced by {source.path} (changed: {', '.join(changed)})"
+    )
     return True
