@@ -246,6 +246,20 @@ def test_report_refuses_a_link_or_fifo_at_its_index(tmp_path: Path) -> None:
         report(tmp_path, output)
 
 
+def test_the_version_index_skips_a_fifo_or_link_as_another_versions_manifest(
+    tmp_path: Path,
+) -> None:
+    secret = outside_file(tmp_path)
+    output = tmp_path / "R"
+    (output / "planted").mkdir(parents=True)
+    os.mkfifo(output / "planted" / "report.json")  # reading it would block forever
+    (output / "linked").mkdir()
+    (output / "linked" / "report.json").symlink_to(secret)
+    written = report(tmp_path, output)
+    index = written.index.read_text()
+    assert written.folder.name in index and "planted" not in index and "linked" not in index
+
+
 def test_a_report_that_fails_half_way_leaves_the_previous_one_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

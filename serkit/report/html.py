@@ -36,8 +36,9 @@ from serkit.checkout import (
 from serkit.compare import ranking
 from serkit.compare.render import beside_text
 from serkit.compare.verdicts import CYCLES_RULE
-from serkit.errors import SerkitError
+from serkit.errors import RefusedFile, SerkitError
 from serkit.files import atomic_write, replacing_folder
+from serkit.inputs.documents import read_record
 from serkit.report.charts import (
     history_chart,
     hosts_chart,
@@ -433,9 +434,9 @@ def write_index(output: Path) -> Path:
     for manifest in sorted(output.glob(f"*/{MANIFEST}")):
         if manifest.parent.name.startswith("."):  # a version being built, or set aside
             continue
-        try:
-            info = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # never through a link, never a FIFO: another version's folder is anyone's
+            info = read_record(manifest, follow_links=False, what="a report's manifest")
+        except RefusedFile:
             continue
         if isinstance(info, dict) and info.get("serkit_report") == MANIFEST_FORMAT:
             reports.append({**info, "path": manifest.parent.name + "/index.html"})
