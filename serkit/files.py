@@ -109,6 +109,16 @@ def check_target(path: Path) -> None:
         raise _refusal(path, found.st_mode)
 
 
+def check_folder(path: Path) -> None:
+    """RefusedTarget unless `path` is a folder (not a link to one) or nothing."""
+    try:
+        found = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if not stat.S_ISDIR(found.st_mode):
+        raise _refusal(path, found.st_mode)
+
+
 def atomic_write(
     path: Path, content: bytes | str, *, within: Path | None = None, sync: bool = True
 ) -> None:

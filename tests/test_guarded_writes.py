@@ -175,6 +175,34 @@ def test_try_into_refuses_a_fifo_where_it_writes(tmp_path: Path, where: str) -> 
     assert not list((into / "monday").glob("*-try-*.json"))
 
 
+@pytest.mark.parametrize("where", ["benchmarks.json", "m/machine.json", "m"])
+def test_try_into_refuses_a_fifo_or_link_before_measuring(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    where: str,
+) -> None:
+    from serkit.cli import trial as trial_cli
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("measured before the folder was checked")
+
+    monkeypatch.setattr(trial_cli, "try_paths", never)
+    into = tmp_path / "D"
+    (into / "m").mkdir(parents=True)
+    if where == "m":
+        (into / "m").rmdir()
+        (into / "m").symlink_to(tmp_path, target_is_directory=True)
+    else:
+        os.mkfifo(into / where)
+    document = tmp_path / "doc.json"
+    document.write_text("[1]")
+    assert main(["try", str(document), "--into", str(into), "--machine", "m"]) == 3
+    err = capsys.readouterr().err
+    (line,) = err.splitlines()
+    assert line.startswith("serkit: error:") and ("FIFO" in line or "symbolic link" in line)
+
+
 def test_try_into_a_linked_machine_folder_writes_nothing_outside(tmp_path: Path) -> None:
     into, outside = tmp_path / "D", tmp_path / "outside"
     into.mkdir()

@@ -68,12 +68,17 @@ COLUMNS = ["result", "params", "version", "started_at", "stats_q_25", "stats_q_7
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")  # a document's name as a parameter asv can keep
 
 
-def check_target(into: Path) -> None:
-    """Refuse, before anything is measured, a folder `serkit try` cannot save into."""
+def check_target(into: Path, machine: str | None = None) -> None:
+    """Refuse, before anything is measured, a folder `serkit try` cannot save into: one
+    where a link, a FIFO or a device sits where it writes, or `machine` is no folder name."""
     if into.exists() and not into.is_dir():
         raise SerkitError(f"--save {into}: not a folder")
     described = into / BENCHMARKS_FILE
-    files.check_target(described)  # a link, a FIFO or a device there: refused now, not at the end
+    files.check_target(described)
+    if machine is not None:
+        checked_machine(machine, "the machine name")
+        files.check_folder(into / machine)
+        files.check_target(into / machine / MACHINE_FILE)
     if not described.is_file():
         return
     try:
@@ -188,12 +193,10 @@ def results_file(
 
 def save(trials: Sequence[DocumentTrial], into: Path, machine: str) -> Path:
     """Write `trials` into the results tree at `into` under `machine`; the file written."""
-    check_target(into)
-    checked_machine(machine, "the machine name")
+    check_target(into, machine)
     folder = into / machine
     files.make_folder(folder, within=into)  # no link on the way is followed
     profile = folder / MACHINE_FILE
-    files.check_target(profile)
     now_ms = int(time.time() * 1000)
     name, data = results_file(trials, machine, now_ms)
     path = folder / name
