@@ -49,7 +49,6 @@ from serkit.errors import RefusedFile, SerkitError
 from serkit.files import make_folder, write_together
 from serkit.inputs.documents import read_bytes, read_record
 from serkit.inputs.limits import record_max_bytes
-from serkit.results.asv_runs import RUNS_FILE
 from serkit.results.builds import BUILDS_FILE
 from serkit.results.history import dated_name, is_dated, stamp
 from serkit.results.host_file import (
@@ -77,7 +76,7 @@ LINK = "a symbolic link; a merge copies files' bytes and never follows a link"
 
 # What a machine's folder may hold beside asv's machine.json and results files: serkit's
 # own records. Anything else in a source is left out, and named.
-RECORDS = frozenset({HOST_FILE, BUILDS_FILE, NOISE_FILE, POWER_FILE, RUNS_FILE})
+RECORDS = frozenset({HOST_FILE, BUILDS_FILE, NOISE_FILE, POWER_FILE})
 # The characters of asv's results file names: its environment names, serkit's run mark.
 ASV_NAME = re.compile(r"[\w.+\-@]{1,250}", re.ASCII)
 
