@@ -21,7 +21,7 @@ from serkit import files
 from serkit.errors import FixtureChanged, FixtureSourceError, RefusedFile, SerkitError
 from serkit.inputs import sources
 from serkit.inputs.user_fixtures import add_document, declarations, read_declared
-from serkit.results.merge import MergeError, merge
+from serkit.results.merge import LINK, MergeError, merge
 from serkit.results.noise import NOISE_FILE
 
 X86 = next(iter(RUNNERS))
@@ -67,6 +67,23 @@ def test_a_file_swapped_after_it_was_checked_is_never_read_again(tmp_path: Path)
     assert [p.read_bytes() for p in copied] == [checked]
     assert not any(b"yours" in p.read_bytes() for p in store.rglob("*") if p.is_file())
     assert b"swapped" not in (store / X86 / "machine.json").read_bytes()
+
+
+def test_a_machine_folder_swapped_for_a_link_after_its_check_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside = shard_results(tmp_path / "victim", X86, 1, 2) / X86
+    source = tmp_path / "artifact"
+    source.mkdir()
+    (source / X86).symlink_to(outside, target_is_directory=True)
+    # The check that it is no link passed, as it would have before the swap.
+    monkeypatch.setattr(Path, "is_symlink", lambda self: False)
+    store = tmp_path / "store"
+    result = merge([source], store, fake_discover)
+    assert not (store / X86).exists() or not list((store / X86).iterdir())
+    assert [w for w in result.warnings if "symbolic link" in w] == [
+        f"left out {source / X86}: {LINK}"
+    ]
 
 
 def test_a_linked_machine_folder_in_the_store_is_refused(tmp_path: Path) -> None:

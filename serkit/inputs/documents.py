@@ -285,6 +285,7 @@ def read_bytes(
     what: str = "a document",
     how_to_allow: str | None = None,
     follow_links: bool = True,
+    folder: int | None = None,
 ) -> bytes:
     """The file's bytes: the one guarded path from a file's name to bytes in memory.
 
@@ -295,12 +296,15 @@ def read_bytes(
     defaults to the limit granted (serkit.inputs.limits.current_grant); `how_to_allow`
     says how the person raises it (by default, a document's --max-bytes). With
     `follow_links` False, a symbolic link is refused, looked at and opened (O_NOFOLLOW).
+    `folder`: an open folder to find `path`'s name in, rather than by its path, so that
+    a folder on the way swapped for a link after it was opened changes nothing.
     """
+    where: str | Path = path if folder is None else path.name
     max_bytes = current_grant().limits.bytes if max_bytes is None else max_bytes
     how_to_allow = how_to_allow or how_to_raise("bytes", "4GiB")
     try:
         # never open() first: opening a FIFO blocks
-        status = os.stat(path) if follow_links else os.lstat(path)
+        status = os.stat(where, dir_fd=folder, follow_symlinks=follow_links)
     except FileNotFoundError:
         raise RefusedFile(f"{path}: no such file", "no such file") from None
     except OSError as exc:
@@ -317,7 +321,7 @@ def read_bytes(
     _check_size(path, status.st_size, max_bytes, what, how_to_allow)
     try:
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(path, flags | (0 if follow_links else os.O_NOFOLLOW))
+        fd = os.open(where, flags | (0 if follow_links else os.O_NOFOLLOW), dir_fd=folder)
         with os.fdopen(fd, "rb") as stream:
             opened = os.fstat(stream.fileno())  # the file opened may not be the one stat()ed
             if not stat.S_ISREG(opened.st_mode):

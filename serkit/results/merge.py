@@ -247,33 +247,47 @@ def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Plan:
 
 
 def _plan_machine(plan: _Plan, into: Path, folder: Path, warnings: list[str]) -> None:
-    """One machine's folder into the plan: what asv's results layout holds (LAYOUT)."""
+    """One machine's folder into the plan: what asv's results layout holds (RECORDS).
+    The folder is opened once, never through a link, and its files found in it."""
+    try:
+        opened = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        warnings.append(f"left out {folder}: {LINK}")  # swapped for a link since listed
+        return
+    try:
+        _plan_files(plan, into, folder, opened, warnings)
+    finally:
+        os.close(opened)
+
+
+def _plan_files(plan: _Plan, into: Path, folder: Path, opened: int, warnings: list[str]) -> None:
     machine = folder.name
     plan.machines.add(machine)
     plan.names.setdefault(machine, set())
     unknown = []
-    for path in sorted(folder.iterdir()):
-        if path.name.startswith("."):
+    for name in sorted(os.listdir(opened)):
+        path = folder / name
+        if name.startswith("."):
             continue
-        kind = os.lstat(path).st_mode
+        kind = os.stat(name, dir_fd=opened, follow_symlinks=False).st_mode
         if stat.S_ISLNK(kind):
             warnings.append(f"left out {path}: {LINK}")
         elif stat.S_ISDIR(kind):
             warnings.append(f"left out {path}: a folder inside a machine's folder")
         elif not stat.S_ISREG(kind):
             warnings.append(f"left out {path}: not a regular file (a FIFO, a device)")
-        elif path.name == MACHINE_FILE:
-            plan.profiles[machine] = _Read(path, _read(path))
-        elif path.name == HOST_FILE:
+        elif name == MACHINE_FILE:
+            plan.profiles[machine] = _Read(path, _read(path, opened))
+        elif name == HOST_FILE:
             runs = read_runs(folder, warnings)
             if runs is not None:
                 plan.host_runs.setdefault(machine, []).append(runs)
-        elif path.name in RECORDS or _results_name(path.name):
-            plan.names[machine].add(path.name)
-            results = path.name not in RECORDS
-            _plan_file(plan, into, Path(machine) / path.name, _Read(path, _read(path)), results)
+        elif name in RECORDS or _results_name(name):
+            plan.names[machine].add(name)
+            source = _Read(path, _read(path, opened))
+            _plan_file(plan, into, Path(machine) / name, source, name not in RECORDS)
         else:
-            unknown.append(path.name)
+            unknown.append(name)
     if unknown:
         warnings.append(
             f"left out of {folder}, not in asv's results layout (machine.json, results files "
@@ -330,13 +344,13 @@ def merge(sources: Sequence[Path], into: Path, discover: Discover) -> MergeResul
     return result
 
 
-def _read(source: Path) -> bytes:
+def _read(source: Path, folder: int | None = None) -> bytes:
     """A file's bytes, through the guarded reader: a regular file, under the cap, opened
-    without following a link."""
+    without following a link (found in the open `folder`, when given)."""
     try:
-        return read_bytes(
-            source, record_max_bytes(), what="a results tree's file", follow_links=False
-        )
+        cap = record_max_bytes()
+        what = "a results tree's file"
+        return read_bytes(source, cap, what=what, follow_links=False, folder=folder)
     except RefusedFile as exc:
         raise MergeError(f"refusing to merge {exc}") from None
 
