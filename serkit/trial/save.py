@@ -204,11 +204,9 @@ def save(trials: Sequence[DocumentTrial], into: Path, machine: str) -> Path:
         now_ms += 1000
         name, data = results_file(trials, machine, now_ms)
         path = folder / name
-    # The results file last: a tree cut short holds no results file its benchmarks.json
-    # and machine.json do not describe.
-    benchmarks = json.dumps({**BENCHMARKS, "version": 2}, indent=1)
-    files.atomic_write(into / BENCHMARKS_FILE, benchmarks, within=into)
+    writes = {into / BENCHMARKS_FILE: json.dumps({**BENCHMARKS, "version": 2}, indent=1)}
     if not profile.is_file():
-        files.atomic_write(profile, json.dumps(_profile(machine), indent=1), within=into)
-    files.atomic_write(path, json.dumps(data, indent=1), within=into)
+        writes[profile] = json.dumps(_profile(machine), indent=1)
+    writes[path] = json.dumps(data, indent=1)
+    files.write_together(writes, within=into)  # all or none: a full disk changes nothing
     return path
