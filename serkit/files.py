@@ -129,55 +129,34 @@ def atomic_write(
     process passes False: it needs only to be whole, not to survive a power cut).
     OSError names `path` (a full disk: ENOSPC); RefusedTarget, one line, for what is there.
     """
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    try:
-        folder = _open_folder(path.parent, within)
-    except OSError as exc:
-        raise _named(exc, path) from None
-    try:
-        mode = _mode_at(folder, path.name, path)
-        temporary = _write_temporary(folder, path, data, mode, sync)
-        try:
-            os.rename(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            _remove(folder, temporary)
-            raise
-        if sync:
-            os.fsync(folder)
-    except OSError as exc:
-        raise _named(exc, path) from None
-    finally:
-        os.close(folder)
+    write_together({path: content}, within=within, sync=sync)
 
 
-def write_together(writes: Mapping[Path, bytes | str], *, within: Path | None = None) -> None:
-    """Write every file of `writes` as atomic_write would, all or none: each is written
-    to its temporary first, and only when all are there are they renamed into place, so
-    a full disk or a refused place part-way leaves every file as it was."""
+def write_together(
+    writes: Mapping[Path, bytes | str], *, within: Path | None = None, sync: bool = True
+) -> None:
+    """Write every file of `writes` as atomic_write does, all or none: each is written to
+    its temporary first, and only when all are there are they renamed into place, so a
+    full disk or a refused place part-way leaves every file as it was."""
     folders: dict[Path, int] = {}
     staged: list[tuple[int, str, Path]] = []
+    path = next(iter(writes), Path())
     try:
         for path, content in writes.items():
             data = content.encode("utf-8") if isinstance(content, str) else content
             if path.parent not in folders:
-                try:
-                    folders[path.parent] = _open_folder(path.parent, within)
-                except OSError as exc:
-                    raise _named(exc, path) from None
+                folders[path.parent] = _open_folder(path.parent, within)
             folder = folders[path.parent]
-            try:
-                mode = _mode_at(folder, path.name, path)
-                staged.append((folder, _write_temporary(folder, path, data, mode, True), path))
-            except OSError as exc:
-                raise _named(exc, path) from None
+            mode = _mode_at(folder, path.name, path)
+            staged.append((folder, _write_temporary(folder, path, data, mode, sync), path))
         for folder, temporary, path in staged:
-            try:
-                os.rename(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
-            except OSError as exc:
-                raise _named(exc, path) from None
+            os.rename(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
         staged.clear()
-        for folder in folders.values():
-            os.fsync(folder)
+        if sync:
+            for folder in folders.values():
+                os.fsync(folder)
+    except OSError as exc:
+        raise _named(exc, path) from None
     finally:
         for folder, temporary, _ in staged:  # not renamed in: removed
             _remove(folder, temporary)
