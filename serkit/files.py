@@ -26,8 +26,9 @@ from pathlib import Path
 
 from serkit.errors import RefusedTarget
 
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
-_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX: Linux and macOS, where serkit runs
+_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _KINDS = (
     (stat.S_ISLNK, "a symbolic link: serkit never writes through a link"),
     (stat.S_ISFIFO, "a FIFO: serkit writes only regular files"),
@@ -67,7 +68,7 @@ def _open_folder(folder: Path, within: Path | None) -> int:
             with suppress(FileExistsError):
                 os.mkdir(part, 0o777, dir_fd=fd)
             try:
-                below = os.open(part, _FOLDER | os.O_NOFOLLOW, dir_fd=fd)
+                below = os.open(part, _FOLDER | _NOFOLLOW, dir_fd=fd)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR):
                     found = os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode
