@@ -72,6 +72,11 @@ class RefusedFileLimit(RefusedFile, DocumentLimitError):
     """A file over its size cap, or nesting past its depth cap."""
 
 
+class RefusedTarget(SerkitError):
+    """A place serkit was to write holds a symbolic link, a FIFO, a device or a folder,
+    or a folder on the way is a link: refused, nothing written there."""
+
+
 class NoSchema(SerkitError):
     """No record type fits the document (mixed types in one list, bytes...), or a schema
     codec cannot express the one that does (Avro maps with int keys): the reason says which."""

@@ -469,7 +469,7 @@ def test_a_full_disk_during_a_merge_is_one_line_exit_3_and_the_store_is_kept(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     second = shard_results(tmp_path / "two", next(iter(RUNNERS)), 2, 2)
-    monkeypatch.setattr(os, "replace", full)
+    monkeypatch.setattr(os, "rename", full)  # the rename into place
     assert main(["results", "merge", str(second), "--into", str(store)]) == 3
     err = capsys.readouterr().err
     (line,) = [x for x in err.splitlines() if x.startswith("serkit: error:")]

@@ -236,14 +236,14 @@ def test_a_failed_manifest_write_leaves_the_folder_as_it_was(
 ) -> None:
     first = add_document(_json_file(tmp_path / "a.json", [1]), where=store)
     before = sorted(p.name for p in store.iterdir())
-    real = user_fixtures._atomic_write
+    real = user_fixtures.atomic_write
 
     def failing(path: Path, data: bytes) -> None:
         if path.name == MANIFEST:
             raise OSError("disk full")
         real(path, data)
 
-    monkeypatch.setattr(user_fixtures, "_atomic_write", failing)
+    monkeypatch.setattr(user_fixtures, "atomic_write", failing)
     with pytest.raises(OSError, match="disk full"):
         add_document(_json_file(tmp_path / "b.json", [2]), where=store)
     assert sorted(p.name for p in store.iterdir()) == before

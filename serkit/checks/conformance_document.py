@@ -18,6 +18,7 @@ from serkit.checks.conformance import (
     FileOutcome,
 )
 from serkit.errors import RefusedFile, SerkitError
+from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
 from serkit.inputs.jsontestsuite import expectation
 
@@ -62,10 +63,7 @@ def document(
 
 def save(doc: Mapping[str, Any], path: Path) -> Path:
     """Write `doc` to `path` (folders created), whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(path)
+    atomic_write(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     return path
 
 

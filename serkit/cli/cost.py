@@ -15,6 +15,7 @@ from typing import Any
 from serkit.cli.common import print_json, print_table, warn
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.results.hosts import load_text
 from serkit.run.cost import (
     ASV_RUN_S,
@@ -110,7 +111,7 @@ def save_durations(results: Path, machine: str | None, path: Path) -> int:
     )
     table = durations_table(measured, what, libraries)
     try:
-        path.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+        atomic_write(path, json.dumps(table, indent=1) + "\n")
     except OSError as exc:
         raise SerkitError(f"cannot write {path}: {exc.strerror or exc}") from None
     print(

@@ -18,6 +18,7 @@ from pathlib import Path
 from serkit.checkout import project_root
 from serkit.cli import build_parser, exits
 from serkit.cli.options import DOCUMENT_LIMITS, OPTIONS, PRINTS_NO_RESULTS
+from serkit.files import atomic_write
 from serkit.inputs.limits import ENV
 
 PAGE = Path("docs") / "cli.md"
@@ -161,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     path = project_root() / PAGE
     if args.write:
-        path.write_text(text, encoding="utf-8")
+        atomic_write(path, text)
         return 0
     if path.read_text(encoding="utf-8") != text:
         print(

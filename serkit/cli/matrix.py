@@ -13,6 +13,7 @@ from serkit.cli.exits import UsageError, checked
 from serkit.cli.options import Option, Use, add_option, command, positive_int
 from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.run.ci_plan import WORKFLOW, plan_of
 from serkit.run.index import PLATFORM_NAMES, fetch_files, fetch_metadata, platform_here
 from serkit.run.interpreters import find_pythons
@@ -148,7 +149,7 @@ def run_matrix(args: argparse.Namespace) -> int:
     if args.write_config:
         path = Path(args.write_config)
         try:
-            path.write_text(render_asv_config())
+            atomic_write(path, render_asv_config())
         except OSError as exc:
             raise SerkitError(f"cannot write {path}: {exc.strerror or exc}") from None
         print(f"wrote {path}")
@@ -254,7 +255,7 @@ def _refresh(args: argparse.Namespace) -> int:
     except SerkitError:  # an installed serkit outside a checkout: no config to keep in step
         config = None
     if config is not None:
-        config.write_text(render_asv_config(after))
+        atomic_write(config, render_asv_config(after))
         print(f"wrote {config}")
     for line in changes(before, after):
         print(line)

@@ -9,7 +9,6 @@ module. `tests/test_cli_options.py` reads every command's parser against this ta
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
@@ -18,12 +17,12 @@ from serkit.compare.ranking import DEFAULT_MEASURE, MEASURE_WORDS, MEASURES
 from serkit.errors import DocumentError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.inputs.limits import ENV, FLAGS, Limits, parse_count, parse_size
+from serkit.run.naming import MACHINE_NAME, MACHINE_RULE
 from serkit.suite.cases import split_ids
 from serkit.units import bytes_binary, count
 
 FORMATS = ("table", "json", "markdown")
 MOST_SECONDS = 86_400.0
-MACHINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}")
 
 # An argparse parser, or a group of one (a titled group, a mutually exclusive one).
 Target = Union[argparse.ArgumentParser, "argparse._ArgumentGroup"]
@@ -58,9 +57,7 @@ def positive_seconds(value: str) -> float:
 def machine_argument(value: str) -> str:
     """argparse type for --machine: a folder name of letters, digits, _ . and -."""
     if not MACHINE_NAME.fullmatch(value):
-        raise argparse.ArgumentTypeError(
-            f"must be letters, digits, _ . and - (a folder name), not {value!r}"
-        )
+        raise argparse.ArgumentTypeError(f"must be {MACHINE_RULE}, not {value!r}")
     return value
 
 

@@ -66,8 +66,10 @@ def run_try(args: argparse.Namespace) -> int:
     if args.machine and not args.into:
         raise UsageError("--machine names the run --into files: give --into DIR too")
     into = Path(args.into) if args.into else None
+    machine = None
     if into is not None:
-        check_target(into)  # before minutes of measuring, not after
+        machine = args.machine or runner.machine_name()
+        check_target(into, machine)  # before minutes of measuring, not after
     documents = try_paths(args.paths, codecs, allow_pickle=args.allow_pickle, budget_s=args.budget)
     if args.format == "json":
         print_json(
@@ -83,8 +85,7 @@ def run_try(args: argparse.Namespace) -> int:
             hazards(documents),
             "\nUNSAFE on untrusted input: never give their loads bytes you did not write",
         )
-    if into is not None:
-        machine = args.machine or runner.machine_name()
+    if into is not None and machine is not None:
         written = save(documents, into, machine)
         saved = f"saved to {written}; compare with another run: serkit compare {machine} OTHER"
         print(f"serkit: {diagnostic(f'{saved} --results {into}')}", file=sys.stderr)

@@ -322,6 +322,8 @@ def read_bytes(
     *,
     what: str = "a document",
     how_to_allow: str | None = None,
+    follow_links: bool = True,
+    folder: int | None = None,
 ) -> bytes:
     """The file's bytes: the one guarded path from a file's name to bytes in memory.
 
@@ -330,12 +332,17 @@ def read_bytes(
     `max_bytes` (the cap for `what`). The size is checked again on the open file, which
     is opened without blocking, and at most `max_bytes` + 1 bytes are read. `max_bytes`
     defaults to the limit granted (serkit.inputs.limits.current_grant); `how_to_allow`
-    says how the person raises it (by default, a document's --max-bytes).
+    says how the person raises it (by default, a document's --max-bytes). With
+    `follow_links` False, a symbolic link is refused, looked at and opened (O_NOFOLLOW).
+    `folder`: an open folder to find `path`'s name in, rather than by its path, so that
+    a folder on the way swapped for a link after it was opened changes nothing.
     """
+    where: str | Path = path if folder is None else path.name
     max_bytes = current_grant().limits.bytes if max_bytes is None else max_bytes
     how_to_allow = how_to_allow or how_to_raise("bytes", "4GiB")
     try:
-        status = os.stat(path)  # never open() first: opening a FIFO blocks
+        # never open() first: opening a FIFO blocks
+        status = os.stat(where, dir_fd=folder, follow_symlinks=follow_links)
     except FileNotFoundError:
         raise RefusedFile(f"{path}: no such file", "no such file") from None
     except OSError as exc:
@@ -343,12 +350,16 @@ def read_bytes(
         raise RefusedFile(f"{path}: {why}", why) from None
     if stat.S_ISDIR(status.st_mode):
         raise RefusedFile(f"{path} is a folder, not a document", "a folder, not a file")
+    if stat.S_ISLNK(status.st_mode):
+        rule = "a symbolic link, which serkit does not follow here"
+        raise RefusedFile(f"{path} is {rule}", rule)
     if not stat.S_ISREG(status.st_mode):
         rule = f"{_kind(status.st_mode)}, not a regular file: serkit reads only regular files"
         raise RefusedFile(f"{path} is {rule}", rule)
     _check_size(path, status.st_size, max_bytes, what, how_to_allow)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(where, flags | (0 if follow_links else os.O_NOFOLLOW), dir_fd=folder)
         with os.fdopen(fd, "rb") as stream:
             opened = os.fstat(stream.fileno())  # the file opened may not be the one stat()ed
             if not stat.S_ISREG(opened.st_mode):
@@ -504,19 +515,23 @@ def read_record(
     max_bytes: int | None = None,
     depth: int = RECORD_DEPTH,
     what: str = "a record",
+    follow_links: bool = True,
+    data: bytes | None = None,
 ) -> Any:
     """A record's data (JSON or YAML), through the guarded path: inside `root` when given,
     a regular file, at most `max_bytes` (default: record_max_bytes(), which
     $SERKIT_MAX_RECORD_BYTES raises), nesting at most `depth` levels, aliases counted.
 
     RefusedFile, one line naming the file and the rule, for anything else; never a
-    RecursionError or a MemoryError from a file someone else wrote.
+    RecursionError or a MemoryError from a file someone else wrote. `data`: the bytes
+    of `path` already read (through read_bytes), parsed without reading `path` again.
     """
     if root is not None:
         path = inside(root, path)
     cap = record_max_bytes() if max_bytes is None else max_bytes
     allow = f"to allow more, set {RECORD_BYTES_ENV}=256MiB"
-    data = read_bytes(path, cap, what=what, how_to_allow=allow)
+    if data is None:
+        data = read_bytes(path, cap, what=what, how_to_allow=allow, follow_links=follow_links)
     # The tree it stands for (YAML aliases expanded); and what may be built, by memory.
     limits = Limits(bytes=cap, nodes=cap, depth=depth, aliases=1000)
     cost = YAML_COST if format == "yaml" else JSON_COST

@@ -130,8 +130,8 @@ def senate_bios(mirror: str | None = None) -> list[dict[str, Any]]:
     """
     import yaml
 
-    with source_path(SENATE_SOURCE, mirror=mirror).open("rb") as stream:
-        members = yaml.load(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = source_bytes(SENATE_SOURCE, mirror=mirror)  # checked, then parsed: read once
+    members = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     senators = sorted(
         (m for m in members if m["terms"][-1]["type"] == "sen"),
         key=lambda m: (m["name"]["last"], m["name"]["first"]),

@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import lzma
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from serkit.errors import FixtureSourceError
+from serkit.errors import FixtureSourceError, RefusedFile
+from serkit.files import atomic_write
+from serkit.inputs.documents import read_bytes
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,23 @@ def data_dir() -> Path:
     return Path(platformdirs.user_cache_dir("serkit")) / "fixtures"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+# The largest source is 2.2 MB; a file far past that is not one of them.
+SOURCE_MAX_BYTES = 64 << 20
+
+
+def _read(path: Path, where: str, source: Source) -> bytes:
+    """The bytes of `path`, read once by the guarded reader, without following a link:
+    what is checked is what is used, whatever is at the path afterwards."""
+    try:
+        return read_bytes(path, SOURCE_MAX_BYTES, what="a fixture source", follow_links=False)
+    except RefusedFile as exc:
+        if exc.rule == "empty":  # a pinned file may be empty (JSONTestSuite's n_structure_no_data)
+            return b""
+        if exc.rule == "no such file":
+            raise FixtureSourceError(
+                f"{source.relative_path} is missing from {where}: run `serkit fixtures fetch`"
+            ) from None
+        raise FixtureSourceError(f"{exc}: delete it and run `serkit fixtures fetch`") from None
 
 
 def _mirror(mirror: str | os.PathLike[str] | None) -> Path | None:
@@ -114,34 +126,38 @@ def _mirror(mirror: str | os.PathLike[str] | None) -> Path | None:
     return Path(chosen).expanduser() if chosen is not None else None
 
 
-def source_path(source: Source = SENATE_SOURCE, *, mirror: str | None = None) -> Path:
-    """The verified local copy of `source`: the mirror's when one is given, else the fetched one.
-
-    Raises FixtureSourceError, saying what to run, when it is missing or mismatched.
-    """
+def _verified(source: Source, mirror: str | None) -> tuple[Path, bytes]:
+    """The local copy of `source` (the mirror's when one is given, else the fetched one)
+    and its bytes, read once and checked against the pin; FixtureSourceError, saying what
+    to run, when it is missing or mismatched."""
     folder = _mirror(mirror)
     where = f"mirror {folder}" if folder else f"{data_dir()}"
     path = (folder or data_dir()) / source.relative_path
-    if not path.is_file():
-        raise FixtureSourceError(
-            f"{source.relative_path} is missing from {where}: run `serkit fixtures fetch`"
-        )
-    actual = _sha256(path)
+    data = _read(path, where, source)
+    actual = hashlib.sha256(data).hexdigest()
     if actual != source.sha256:
         raise FixtureSourceError(
             f"{path} fails its sha256 check (got {actual[:12]}…, pinned {source.sha256[:12]}…): "
             "delete it and run `serkit fixtures fetch`"
         )
-    return path
+    return path, data
+
+
+def source_path(source: Source = SENATE_SOURCE, *, mirror: str | None = None) -> Path:
+    """The verified local copy of `source`: the mirror's when one is given, else the fetched one.
+
+    Raises FixtureSourceError, saying what to run, when it is missing or mismatched. A
+    caller that reads the file uses source_bytes, which checks the bytes it returns.
+    """
+    return _verified(source, mirror)[0]
 
 
 def source_bytes(source: Source, *, mirror: str | None = None) -> bytes:
     """The verified contents of `source`, decompressed and checked again when it ships as .xz."""
-    return _contents(source, source_path(source, mirror=mirror))
+    return _contents(source, *_verified(source, mirror))
 
 
-def _contents(source: Source, path: Path) -> bytes:
-    data = path.read_bytes()
+def _contents(source: Source, path: Path, data: bytes) -> bytes:
     if not source.decompressed_sha256:
         return data
     try:
@@ -168,12 +184,9 @@ def fetch_source(
     target = data_dir() / source.relative_path
     folder = _mirror(mirror)
     if folder is not None:
-        verified = source_path(source, mirror=str(folder))
-        _contents(source, verified)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".partial")
-        shutil.copyfile(verified, partial)
-        partial.replace(target)
+        verified, data = _verified(source, str(folder))
+        _contents(source, verified, data)
+        atomic_write(target, data)  # the bytes checked, never the path read again
         return target
     import pooch
 
@@ -195,7 +208,7 @@ def fetch_source(
             f"offline, point {MIRROR_ENV} or --mirror at a folder holding {source.relative_path}"
         ) from exc
     try:
-        _contents(source, fetched)
+        _contents(source, fetched, _read(fetched, str(target.parent), source))
     except FixtureSourceError:
         fetched.unlink()  # nothing half-checked is kept
         raise

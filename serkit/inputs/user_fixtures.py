@@ -42,7 +42,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +49,7 @@ from typing import Any, Callable, Optional
 
 from serkit.checkout import project_root
 from serkit.errors import DocumentError, FixtureChanged, RefusedFile, RefusedFileLimit, SerkitError
+from serkit.files import atomic_write
 from serkit.inputs.documents import (
     CANONICAL_EXTENSION,
     FORMATS,
@@ -132,7 +132,7 @@ class Declaration:
         """Your JSON Schema for it, as JSON data, its file's bytes checked before parsing."""
         if self.schema_file is None or self.schema_file_sha256 is None:
             raise SerkitError(f"{self.id} declares no schema file")
-        data = read_bytes(self.schema_file, SCHEMA_MAX_BYTES)
+        data = read_bytes(self.schema_file, SCHEMA_MAX_BYTES, follow_links=False)
         actual = hashlib.sha256(data).hexdigest()
         if actual != self.schema_file_sha256:
             raise FixtureChanged(
@@ -308,7 +308,7 @@ def read_declared(declaration: Declaration) -> Document:
             f"bytes cannot be checked before they are parsed; pin them by adding it again: "
             f"`serkit fixtures add {declaration.file} --name {declaration.name}`"
         )
-    data = read_bytes(declaration.file)
+    data = read_bytes(declaration.file, follow_links=False)  # read once: hashed, then parsed
     actual = hashlib.sha256(data).hexdigest()
     if actual != declaration.file_sha256:
         raise FixtureChanged(
@@ -352,19 +352,6 @@ def declared_fixtures() -> list[Declaration]:
 
 
 # --- adding one -------------------------------------------------------------------------
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write a sibling temporary file, then rename it over `path`: never half a file."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def default_name(path: Path) -> str:
@@ -474,9 +461,9 @@ def add_document(
     created = [copy for copy in copies if not copy.exists()]
     try:
         for copy, content in copies.items():
-            _atomic_write(copy, content)
+            atomic_write(copy, content)
         text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-        _atomic_write(target_dir / MANIFEST, text.encode("utf-8"))
+        atomic_write(target_dir / MANIFEST, text.encode("utf-8"))
     except BaseException:
         for copy in created:
             with contextlib.suppress(OSError):

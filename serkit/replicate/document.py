@@ -15,6 +15,7 @@ from serkit import __version__
 from serkit.checkout import git_commit, project_root
 from serkit.codecs.registry import get_codec
 from serkit.errors import RefusedFile, SerkitError
+from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
 
 SCHEMA = 1
@@ -121,10 +122,7 @@ DOCUMENT_SCHEMA: Mapping[str, Any] = _object(
 
 def save(document: Mapping[str, Any], path: Path) -> Path:
     """Write `document` to `path` (folders created), whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    partial.replace(path)
+    atomic_write(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return path
 
 

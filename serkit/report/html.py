@@ -37,7 +37,9 @@ from serkit.checkout import (
 from serkit.compare import ranking
 from serkit.compare.render import beside_text, no_noise_text
 from serkit.compare.verdicts import CYCLES_RULE
-from serkit.errors import SerkitError
+from serkit.errors import RefusedFile, SerkitError
+from serkit.files import atomic_write, replacing_folder
+from serkit.inputs.documents import read_record
 from serkit.report.charts import (
     history_chart,
     hosts_chart,
@@ -253,12 +255,14 @@ def write_pages(
     asv_pages: bool,
     replication: dict[str, Any] | None,
     conformance: ConformanceView | None = None,
+    place: Path | None = None,
 ) -> list[Path]:
+    """The pages, written into `folder`, which will be moved to `place` (default: where it is)."""
     env = _environment()
     folder.mkdir(parents=True, exist_ok=True)
     from plotly.offline import get_plotlyjs
 
-    (folder / PLOTLY_JS).write_text(get_plotlyjs(), encoding="utf-8")
+    atomic_write(folder / PLOTLY_JS, get_plotlyjs(), within=folder)
     nav = [("index.html", "Overview")]
     nav += [(page_name(f), f) for f in data.snapshots]
     # A page these results leave empty stays out of the nav; it is still written, saying
@@ -298,7 +302,7 @@ def write_pages(
             **common, warnings=warnings, title=title, page=name, **context
         )
         path = folder / name
-        path.write_text(html, encoding="utf-8")
+        atomic_write(path, html, within=folder)
         return path
 
     written = [
@@ -311,7 +315,7 @@ def write_pages(
             state_rule=STATE_RULE,
             memory_fast_limit=MEMORY_FAST_LIMIT,
             empty=empty,
-            asv_folder=folder / "asv",
+            asv_folder=(place or folder) / "asv",
         ),
     ]
     for i, (fixture, tables) in enumerate(data.snapshots.items()):
@@ -407,7 +411,8 @@ def write_pages(
         written.append(
             render("replication.html", "replication.html", "Replication", doc=replication)
         )
-    (folder / MANIFEST).write_text(
+    atomic_write(
+        folder / MANIFEST,
         json.dumps(
             {
                 "serkit_report": MANIFEST_FORMAT,
@@ -422,7 +427,8 @@ def write_pages(
             },
             indent=2,
         )
-        + "\n"
+        + "\n",
+        within=folder,
     )
     return written
 
@@ -431,9 +437,11 @@ def write_index(output: Path) -> Path:
     """The list of every report version under `output`, newest first."""
     reports = []
     for manifest in sorted(output.glob(f"*/{MANIFEST}")):
-        try:
-            info = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        if manifest.parent.name.startswith("."):  # a version being built, or set aside
+            continue
+        try:  # never through a link, never a FIFO: another version's folder is anyone's
+            info = read_record(manifest, follow_links=False, what="a report's manifest")
+        except RefusedFile:
             continue
         if isinstance(info, dict) and info.get("serkit_report") == MANIFEST_FORMAT:
             reports.append({**info, "path": manifest.parent.name + "/index.html"})
@@ -441,7 +449,7 @@ def write_index(output: Path) -> Path:
     template = _environment().get_template("versions_index.html")
     html = template.render(reports=reports, hosts=hosts_last_ran(reports))
     path = output / "index.html"
-    path.write_text(html, encoding="utf-8")
+    atomic_write(path, html, within=output)
     return path
 
 
@@ -543,17 +551,24 @@ def write_report(
     data = gather(tree)
     prov = provenance(data, root)
     folder = output / prov.stamp
-    if folder.exists():
-        shutil.rmtree(folder)  # the same commit's report, published again
-    folder.mkdir(parents=True)
-    asv_pages = False
-    if asv_runner is not None:
-        asv_pages = asv_publish(root, tree, folder / "asv", asv_runner, tree.warnings)
-        if not asv_pages:
-            tree.warnings.append("asv publish failed (see its output): asv's pages are missing")
     doc = load_replication(replication or replication_path(results), tree.warnings)
     matrix = load_conformance(conformance_path(results), tree.warnings)
-    pages = write_pages(
-        data, folder, prov, asv_pages=asv_pages, replication=doc, conformance=matrix
-    )
+    # Built beside the report it replaces (the same commit's, published again), then
+    # swapped in: an interrupted or failed build leaves the earlier report whole.
+    with replacing_folder(folder) as built:
+        asv_pages = False
+        if asv_runner is not None:
+            asv_pages = asv_publish(root, tree, built / "asv", asv_runner, tree.warnings)
+            if not asv_pages:
+                tree.warnings.append("asv publish failed (see its output): asv's pages are missing")
+        pages = write_pages(
+            data,
+            built,
+            prov,
+            asv_pages=asv_pages,
+            replication=doc,
+            conformance=matrix,
+            place=folder,
+        )
+    pages = [folder / page.relative_to(built) for page in pages]
     return Written(folder, write_index(output), pages, asv_pages, tree.warnings, tree.no_noise)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +19,7 @@ from typing import Any
 import yaml
 
 from serkit.errors import RefusedFile
+from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
 
 BUILDS_FILE = "serkit-builds.yaml"
@@ -67,13 +66,8 @@ def _write(path: Path, failures: Mapping[str, BuildFailure]) -> None:
     if not failures:
         path.unlink(missing_ok=True)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = {name: dataclasses.asdict(f) for name, f in sorted(failures.items())}
-    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".builds-", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(tmp, path)
+    atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
 
 
 def note_failure(path: Path, env: str, label: str, cause: str, output: str = "") -> BuildFailure:

@@ -152,7 +152,7 @@ def read_runs(
     if not os.path.lexists(path):
         return None
     try:
-        data = read_record(path, format="yaml", what="a host file")
+        data = read_record(path, format="yaml", what="a host file", follow_links=False)
     except RefusedFile as exc:
         warnings.append(f"skipped {path}: {exc.rule}")
         return None

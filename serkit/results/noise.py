@@ -8,8 +8,6 @@ qualifies when a results tree is copied or merged.
 from __future__ import annotations
 
 import dataclasses
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import yaml
 
 from serkit.errors import RefusedFile
+from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
 
 NOISE_FILE = "serkit-noise.yaml"
@@ -130,13 +129,8 @@ class PowerRecord:
 
 def _write(folder: Path, name: str, record: Any) -> Path:
     """Write a record into a machine's results folder, atomically."""
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    text = yaml.safe_dump(dataclasses.asdict(record), sort_keys=False)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".record-", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(tmp, path)
+    atomic_write(path, yaml.safe_dump(dataclasses.asdict(record), sort_keys=False))
     return path
 
 

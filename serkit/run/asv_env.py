@@ -19,11 +19,11 @@ environment that cannot be built is noted, with its cause in one line, where
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +31,10 @@ from asv import environment, util
 from asv.console import log
 from asv.plugins.virtualenv import Virtualenv
 
+from serkit.files import atomic_write
 from serkit.results.builds import BUILDS_ENV, clear_failure, note_failure
 from serkit.run.matrix import EVERY_LIBRARY, INSTALL_COMMAND, PROJECT_EXTRAS
 from serkit.suite.cases import LIBRARY_ENV
-
-_UMASK = os.umask(0)
-os.umask(_UMASK)
 
 
 def write_json_atomically(
@@ -50,24 +48,15 @@ def write_json_atomically(
     are lost. Here the JSON goes to a temporary file in the same folder first, then
     replaces the old one in a single rename. The content is exactly asv's.
     """
-    path = os.path.abspath(path)
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
     if api_version is not None:
         data = dict(data)
         data["version"] = api_version
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".json-tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            if compact:
-                json.dump(data, out)
-            else:
-                json.dump(data, out, indent=4, sort_keys=True)
-        os.chmod(tmp, 0o666 & ~_UMASK)  # as open() would have made it, not mkstemp's 0600
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    text = io.StringIO()
+    if compact:
+        json.dump(data, text)
+    else:
+        json.dump(data, text, indent=4, sort_keys=True)
+    atomic_write(Path(os.path.abspath(path)), text.getvalue())
 
 
 # Every asv module calls util.write_json through the module (asv.util.write_json), so

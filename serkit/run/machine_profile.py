@@ -14,7 +14,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from serkit.run.naming import Hardware, derived_name, looks_generated, named_by_hand
+from serkit.run.naming import (
+    Hardware,
+    checked_machine,
+    derived_name,
+    looks_generated,
+    named_by_hand,
+)
 
 PROFILES_FILE = ".asv-machine.json"
 
@@ -74,15 +80,19 @@ def machine_name(
     hand, or the name derived from the hardware."""
     given = given_machine(extra)
     if given is not None:
-        return given
+        return checked_machine(given, "--machine")
     node = platform.node() if node is None else node
-    entries = _profiles((home or Path.home()) / PROFILES_FILE)
+    path = (home or Path.home()) / PROFILES_FILE
+    entries = _profiles(path)
     lone = next(iter(entries.values())) if len(entries) == 1 else None
+    profile = f"the machine name in {path}"
     if looks_generated(node, environ):
         if lone and named_by_hand(str(lone.get("machine", ""))):
-            return str(lone["machine"])
+            return checked_machine(str(lone["machine"]), profile)
         derived = derived_name(hardware or Hardware.here(environ))
         if derived is not None:
-            return derived
+            return checked_machine(derived, "the name derived from the hardware")
     chosen = entries.get(node) or lone
-    return str(chosen.get("machine", node)) if chosen else node
+    if chosen:
+        return checked_machine(str(chosen.get("machine", node)), profile)
+    return checked_machine(node, "the hostname")

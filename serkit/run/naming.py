@@ -32,9 +32,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from serkit.errors import SerkitError
 from serkit.results.hosts import UNREADABLE, cpu_model
 
 LABEL_ENV = "SERKIT_MACHINE_LABEL"
+# A machine's name is its folder in a results tree: one name, never a path ('..', '/').
+MACHINE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]{0,199}")
+MACHINE_RULE = "letters, digits, _ . and - (a folder name)"
 # Matched against the hostname's first label (before any dot), ignoring case.
 GENERATED_HOSTNAMES = (
     re.compile(r"fv-az\d+-\d+"),  # GitHub-hosted Linux and Windows runners (Azure)
@@ -75,6 +79,18 @@ class Hardware:
             os={"darwin": "macos"}.get(system, system) or UNREADABLE,
             label=runner_label(os.environ if environ is None else environ),
         )
+
+
+def checked_machine(name: str, source: str) -> str:
+    """`name`, when it is a folder name (MACHINE_NAME); else SerkitError naming `source`.
+    Every machine name serkit files results under passes here: --machine, asv's profile
+    in ~/.asv-machine.json, the hostname."""
+    if not MACHINE_NAME.fullmatch(name):
+        raise SerkitError(
+            f"{source} {name!r} cannot name a machine: it must be {MACHINE_RULE}; "
+            "give --machine NAME"
+        )
+    return name
 
 
 def looks_generated(hostname: str, environ: Mapping[str, str] | None = None) -> bool:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,6 +35,7 @@ from packaging.version import InvalidVersion, Version
 
 from serkit.checkout import project_root
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.run.index import (
     INDEX_URL,
     PLATFORM_NAMES,
@@ -210,12 +210,9 @@ def load(path: Path | None = None) -> Releases:
 def save(data: Releases, path: Path) -> None:
     """Write the file in one rename, so a reader never sees half of it."""
     text = json.dumps(data.as_json(), indent=2) + "\n"
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
-        temporary.write_text(text)
-        os.replace(temporary, path)
+        atomic_write(path, text)
     except OSError as exc:  # an installed serkit's own file, read-only here
-        temporary.unlink(missing_ok=True)
         raise BadReleases(f"cannot write {path}: {exc.strerror or exc}") from None
 
 

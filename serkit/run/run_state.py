@@ -10,7 +10,6 @@ import dataclasses
 import json
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 
 from serkit.checkout import BENCH_NOTES, git_commit
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.suite.cases import (
     CODECS_ENV,
     FIXTURES_ENV,
@@ -89,11 +89,7 @@ class RunState:
         return self.rounds + self.extra_rounds
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".bench-run-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(dataclasses.asdict(self), out, indent=1)
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(dataclasses.asdict(self), indent=1))
 
     @classmethod
     def load(cls, path: Path) -> RunState:

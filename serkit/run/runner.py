@@ -26,6 +26,7 @@ from serkit.checkout import (
     results_dir,
 )
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.results.builds import BUILDS_ENV, BUILDS_FILE
 from serkit.results.hosts import host_facts, python_build
 from serkit.results.tree import BENCHMARKS_FILE
@@ -212,10 +213,7 @@ def write_run_config(root: Path, plan_: Plan) -> Path:
         if isinstance(config.get(key), str):
             config[key] = str((root / config[key]).resolve())
     path = root / RUN_CONFIG
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    temporary.write_text(json.dumps(config, indent=1), encoding="utf-8")
-    os.replace(temporary, path)
+    atomic_write(path, json.dumps(config, indent=1))
     return path
 
 
@@ -270,7 +268,7 @@ def scratch_config(root: Path, scratch: Path) -> Path:
         "html_dir": str(scratch / "html"),
     }
     path = scratch / CONFIG_NAME
-    path.write_text(json.dumps(config))
+    atomic_write(path, json.dumps(config), sync=False)  # a scratch folder's
     return path
 
 
@@ -282,7 +280,8 @@ def discover_benchmarks(root: Path, into: Path) -> Path:
         config = scratch_config(root, folder)
         name = "serkit-discover"
         env = {**os.environ, "HOME": str(folder)}  # not the user's asv machine profile
-        (folder / PROFILES_FILE).write_text(json.dumps({name: {"machine": name}, "version": 1}))
+        profile = {name: {"machine": name}, "version": 1}
+        atomic_write(folder / PROFILES_FILE, json.dumps(profile), sync=False)
         args = ["run", "--bench", "just-discover", "--config", str(config)]
         args += ["-E", f"existing:{sys.executable}", "--machine", name]
         if asv(root, args, env, quiet=True) != 0:
@@ -290,7 +289,6 @@ def discover_benchmarks(root: Path, into: Path) -> Path:
         written = folder / "results" / BENCHMARKS_FILE
         if not written.is_file():
             raise SerkitError(f"asv discovered the suite but wrote no {BENCHMARKS_FILE}")
-        into.mkdir(parents=True, exist_ok=True)
         target = into / BENCHMARKS_FILE
-        target.write_bytes(written.read_bytes())
+        atomic_write(target, written.read_bytes())
         return target

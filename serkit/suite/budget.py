@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 
 BUDGET_ENV = "SERKIT_BENCH_BUDGET"  # seconds one timed pair may cost; unset: no budget
 NOTES_ENV = "SERKIT_BENCH_NOTES"  # where a process notes the pairs it timed only once
@@ -84,8 +85,7 @@ def note_single(folder: Path, single: SingleSample) -> None:
     """Note, for `serkit bench`, that this pair was timed once and must not be timed again."""
     key = f"{single.benchmark} {' '.join(single.params)}"
     path = folder / (hashlib.sha1(key.encode()).hexdigest()[:16] + ".json")
-    folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(single.__dict__ | {"params": list(single.params)}))
+    atomic_write(path, json.dumps(single.__dict__ | {"params": list(single.params)}), sync=False)
 
 
 def read_singles(folder: Path) -> Iterator[SingleSample]:

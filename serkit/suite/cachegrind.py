@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 
 OPERATIONS = ("dumps", "loads")
 
@@ -170,7 +171,7 @@ def _count_group(group: int, count: int, budget_s: int, target: int) -> None:
             _count_request(group, index, target)
         _, status = os.waitpid(pid, 0)
         if status != 0:
-            Path(status_path(group, index)).write_text(str(status))
+            atomic_write(Path(status_path(group, index)), str(status), sync=False)
         with contextlib.suppress(FileNotFoundError):  # the pair's process's own report
             os.unlink(f"cg.{pid}")
 
@@ -186,7 +187,7 @@ def _count_request(group: int, index: int, target: int) -> NoReturn:
     except Exception as exc:  # a bug or a crashing codec: report it, go on
         counted = PairCounts(codec, fixture, {}, f"counting failed: {exc!r}")
     row = {**counted.as_dict(), "seconds": time.perf_counter() - start}
-    Path(result_path(group, index)).write_text(json.dumps(row))
+    atomic_write(Path(result_path(group, index)), json.dumps(row), sync=False)
     os._exit(0)
 
 

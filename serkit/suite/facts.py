@@ -31,6 +31,7 @@ from asv_runner.benchmarks.mark import SkipNotImplemented
 from serkit.checks.fidelity import EXACT, LOSSY, check_round_trip
 from serkit.codecs.registry import codec_names, get_codec, registry
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.inputs.fixtures import fixture_names
 from serkit.inputs.hashing import content_hash
 from serkit.schemas.pinned import fixture_schema
@@ -129,10 +130,7 @@ def read_stored(path: Path) -> Any | None:
 
 def write_stored(path: Path, data: Any) -> None:
     """Keep `data` at `path`, whole or not at all (a concurrent reader never sees half)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}.part")
-    partial.write_text(json.dumps(data), encoding="utf-8")
-    partial.replace(path)
+    atomic_write(path, json.dumps(data), sync=False)  # in a timed run: whole, not durable
 
 
 def document_sha256(fixture: str, hashes: dict[str, str] | None = None) -> str:

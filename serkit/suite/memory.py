@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Union
 
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
 from serkit.suite.allocations import TrackerUnavailable, measure_call, unavailable
 from serkit.suite.cases import SLOW_ENV, truthy
 from serkit.suite.preparation import Case, prepare
@@ -277,9 +278,7 @@ def _cache_file(codec: str, fixture: str) -> Path | None:
 def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     _forget_finished_runs(path.parent)
-    partial = path.with_suffix(f".{os.getpid()}.part")
-    partial.write_text(text)
-    partial.replace(path)
+    atomic_write(path, text, sync=False)  # in a timed run: whole, not durable
 
 
 def _forget_finished_runs(current: Path) -> None:

@@ -37,6 +37,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from serkit import files
 from serkit.codecs.registry import registry
 from serkit.codecs.spec import STDLIB
 from serkit.errors import RefusedFile, SerkitError
@@ -45,6 +46,7 @@ from serkit.replicate.measure import Timing
 from serkit.results.asv_file import BENCHMARKS_FILE, MACHINE_FILE, results_data
 from serkit.results.hosts import UNREADABLE, cpu_model
 from serkit.run.libraries import companions
+from serkit.run.naming import checked_machine
 from serkit.trial.measure import CodecTrial, DocumentTrial
 
 # Changing how `try` samples (serkit.trial.measure) changes this: results of another
@@ -74,15 +76,21 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")  # a document's name as a parameter asv can keep
 
 
-def check_target(into: Path) -> None:
-    """Refuse, before anything is measured, a folder `serkit try` cannot save into."""
+def check_target(into: Path, machine: str | None = None) -> None:
+    """Refuse, before anything is measured, a folder `serkit try` cannot save into: one
+    where a link, a FIFO or a device sits where it writes, or `machine` is no folder name."""
     if into.exists() and not into.is_dir():
         raise SerkitError(f"--save {into}: not a folder")
     described = into / BENCHMARKS_FILE
+    files.check_target(described)
+    if machine is not None:
+        checked_machine(machine, "the machine name")
+        files.check_folder(into / machine)
+        files.check_target(into / machine / MACHINE_FILE)
     if not described.is_file():
         return
-    try:  # the guarded reader: the folder may hold anything
-        known = read_record(described, what=f"a {BENCHMARKS_FILE}")
+    try:  # the guarded reader, never through a link: the folder may hold anything
+        known = read_record(described, follow_links=False, what=f"a {BENCHMARKS_FILE}")
     except RefusedFile as exc:
         why = f"cannot read its {BENCHMARKS_FILE} ({exc.rule})"
         raise SerkitError(f"--save {into}: {why}") from None
@@ -201,9 +209,9 @@ def results_file(
 def described(into: Path, axes: list[list[str]]) -> dict[str, Any]:
     """benchmarks.json, complete as asv needs it: each benchmark's parameters those of the
     runs saved before (read from the file) and then this run's `axes`."""
-    try:
-        known = json.loads((into / BENCHMARKS_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+    try:  # checked by check_target before anything was measured
+        known = read_record(into / BENCHMARKS_FILE, follow_links=False, what=BENCHMARKS_FILE)
+    except RefusedFile:
         known = {}
     listed: dict[str, Any] = {"version": 2}
     for name, row in BENCHMARKS.items():
@@ -221,18 +229,20 @@ def described(into: Path, axes: list[list[str]]) -> dict[str, Any]:
 
 def save(trials: Sequence[DocumentTrial], into: Path, machine: str) -> Path:
     """Write `trials` into the results tree at `into` under `machine`; the file written."""
-    check_target(into)
+    check_target(into, machine)
     folder = into / machine
-    folder.mkdir(parents=True, exist_ok=True)
-    (into / BENCHMARKS_FILE).write_text(json.dumps(described(into, run_axes(trials)), indent=1))
-    if not (folder / MACHINE_FILE).is_file():
-        (folder / MACHINE_FILE).write_text(json.dumps(_profile(machine), indent=1))
+    files.make_folder(folder, within=into)  # no link on the way is followed
+    profile = folder / MACHINE_FILE
     now_ms = int(time.time() * 1000)
     name, data = results_file(trials, machine, now_ms)
     path = folder / name
-    while path.exists():  # two saves in one second: neither is lost
+    while os.path.lexists(path):  # two saves in one second: neither is lost
         now_ms += 1000
         name, data = results_file(trials, machine, now_ms)
         path = folder / name
-    path.write_text(json.dumps(data, indent=1))
+    writes = {into / BENCHMARKS_FILE: json.dumps(described(into, run_axes(trials)), indent=1)}
+    if not profile.is_file():
+        writes[profile] = json.dumps(_profile(machine), indent=1)
+    writes[path] = json.dumps(data, indent=1)
+    files.write_together(writes, within=into)  # all or none: a full disk changes nothing
     return path

@@ -29,7 +29,6 @@ import contextlib
 import datetime
 import os
 import random
-import shutil
 import statistics
 import tempfile
 import time
@@ -38,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from serkit.compare.verdicts import FASTER, SLOWER, judge_pair
+from serkit.files import atomic_write
 from serkit.progress import progress
 from serkit.results.hosts import load_text
 from serkit.results.noise import BETWEEN_RUNS, SAME_RUN, PowerRecord
@@ -171,7 +171,8 @@ def run_arms(
         for name, suite in suites.items():
             suite.file_as(together, arm_machine(name), measured_as=plan.name)
         if keep is not None:
-            shutil.copytree(together, keep, dirs_exist_ok=True)
+            for path in sorted(p for p in together.rglob("*") if p.is_file()):
+                atomic_write(keep / path.relative_to(together), path.read_bytes(), within=keep)
         trees = read_as_one_host(together, [arm_machine(name) for name in suites])
         return {name: trees[arm_machine(name)] for name in suites}
 
