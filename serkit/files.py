@@ -1,6 +1,6 @@
 """The guarded writer: every file serkit writes, whole or not at all, for every layer.
 
-The twin of the guarded reader (serkit.inputs.documents.read_bytes). A file is written
+The twin of the guarded reader (serkit.inputs.guarded_read.read_bytes). A file is written
 to a temporary name in its own folder, synced, and renamed over its place, so a crash, a
 `kill -9` or a full disk leaves the old file or the new one, never a part of either, and
 never an empty one. What is at the place already is looked at without following it: a

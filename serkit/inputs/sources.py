@@ -15,7 +15,7 @@ from pathlib import Path
 
 from serkit.errors import FixtureSourceError, RefusedFile
 from serkit.files import atomic_write
-from serkit.inputs.documents import read_bytes
+from serkit.inputs.guarded_read import read_bytes
 
 
 @dataclass(frozen=True)

@@ -55,10 +55,9 @@ from serkit.inputs.documents import (
     FORMATS,
     Document,
     decode,
-    inside,
-    read_bytes,
     read_record,
 )
+from serkit.inputs.guarded_read import inside, read_bytes
 from serkit.inputs.hashing import content_hash
 from serkit.inputs.limits import RECORD_DEPTH, LimitExceeded, Limits, measure_tree, python_contents
 from serkit.text import diagnostic

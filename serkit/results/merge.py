@@ -48,7 +48,8 @@ from typing import Any
 
 from serkit.errors import RefusedFile, SerkitError
 from serkit.files import make_folder, write_together
-from serkit.inputs.documents import read_bytes, read_record
+from serkit.inputs.documents import read_record
+from serkit.inputs.guarded_read import read_bytes
 from serkit.inputs.limits import record_max_bytes
 from serkit.results.builds import BUILDS_FILE
 from serkit.results.history import dated_name, is_dated, plain_name, stamp
