@@ -28,7 +28,6 @@ stated once here and in the README:
 
 from __future__ import annotations
 
-import ast
 import math
 import statistics
 from collections import defaultdict
@@ -36,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from serkit.codecs.registry import STDLIB, registry
+from serkit.compare.pairing import Key, by_key, named_params
 from serkit.compare.verdicts import (
     COUNTED_UNITS,
     FASTER,
@@ -55,7 +54,7 @@ from serkit.compare.verdicts import (
 from serkit.compare.verdicts import NO_SPREAD as NO_SPREAD
 from serkit.compare.verdicts import SINGLE_SAMPLE as SINGLE_SAMPLE
 from serkit.compare.verdicts import SLOWER as SLOWER
-from serkit.errors import SerkitError, UnknownCodec
+from serkit.errors import SerkitError
 from serkit.results.noise import DEFAULT_FLOOR, NoNoise, PowerRecord, read_power
 from serkit.results.tree import (
     Benchmark,
@@ -65,10 +64,8 @@ from serkit.results.tree import (
     sampled_apart,
     version_order,
 )
-from serkit.run.libraries import companions
 from serkit.state import memory_shift
 from serkit.suite.benchmark_names import CYCLES, CYCLES_UNIT, INSTRUCTIONS, TIME
-from serkit.suite.cases import LIBRARY_ENV
 
 # Each timing's instruction count: the same operation, counted (bench_instructions).
 COUNTED_BESIDE = {TIME[operation]: name for operation, name in INSTRUCTIONS.items()}
@@ -101,9 +98,6 @@ class UnknownMachine(SerkitError):
 
 class NothingToCompare(SerkitError):
     """The two machines' results have nothing in common to compare."""
-
-
-Key = tuple[str, tuple[str, ...], Environment]
 
 
 @dataclass(frozen=True)
@@ -311,83 +305,9 @@ def _summarize(name: str, pairs: Sequence[Pair]) -> GroupSummary:
     return GroupSummary(name, len(pairs), geometric_mean(ratios), dict(counts))
 
 
-def decode_param(value: str) -> Any:
-    """asv's repr() of a parameter, back to the value when it is a plain literal."""
-    try:
-        decoded = ast.literal_eval(value)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return value
-    plain = decoded is None or isinstance(decoded, (str, int, float, bool))
-    return decoded if plain else value
-
-
-def _named_params(benchmark: Benchmark, params: tuple[str, ...]) -> dict[str, Any]:
-    names = benchmark.param_names
-    if len(names) != len(params):  # not described in benchmarks.json: asv's own default names
-        names = tuple(f"param{i + 1}" for i in range(len(params)))
-    return {name: decode_param(value) for name, value in zip(names, params)}
-
-
 def _ratio(a: float, b: float) -> float | None:
     # A ratio of or to zero (no memory rise, a 0/1 fact) would be no ratio at all.
     return b / a if a > 0 and b > 0 else None
-
-
-def match_env(m: Measurement) -> Environment | None:
-    """The environment a value is matched by (see the module's docstring): for a value of
-    a serkit codec, the Python and the releases it ran with, whichever environment
-    measured it; None for a codec's skipped value where its library was not installed
-    (a matrix environment of another library); else the environment as asv recorded it."""
-    needs = m.ran_with if m.ran_with is not None else _declared_here(m)
-    if needs is None:
-        return m.env
-    library = needs[0]
-    installed = dict(m.env.requirements)
-    if library != STDLIB and library not in installed:
-        return None if m.value is None else m.env
-    names = () if library == STDLIB else needs
-    ran_with = tuple(sorted((n, installed[n]) for n in names if n in installed))
-    env_vars = tuple((k, v) for k, v in m.env.env_vars if k != LIBRARY_ENV)
-    return Environment(m.env.python, ran_with, env_vars, m.env.other)
-
-
-def _declared_here(m: Measurement) -> tuple[str, ...] | None:
-    """What a value's codec runs with by this checkout's declarations (its library, then its
-    companions): for results whose run did not record it (Measurement.ran_with); None for
-    another suite's parameter, or a plugin not installed here."""
-    codec = decode_param(m.params[0]) if m.params else None
-    try:
-        library = registry.spec(codec).library if isinstance(codec, str) else None
-    except UnknownCodec:
-        return None
-    return None if library is None else (library, *companions(library))
-
-
-def _index(
-    measurements: Iterable[Measurement], commit: str | None, warnings: list[str]
-) -> dict[Key, dict[str, Measurement]]:
-    index: dict[Key, dict[str, Measurement]] = defaultdict(dict)
-    for m in measurements:
-        if commit is not None and m.commit != commit:
-            continue
-        env = match_env(m)
-        if env is None:
-            continue
-        by_commit = index[m.benchmark, m.params, env]
-        earlier = by_commit.get(m.commit)
-        if earlier is None or earlier.value is None:  # of two records, the one with a value
-            by_commit[m.commit] = m
-        elif m.value is not None and m.run_at != earlier.run_at:
-            # Two runs at one commit (serkit.results.history): the newer one stands.
-            if m.run_at > earlier.run_at:
-                by_commit[m.commit] = m
-        elif m.value is not None:
-            warnings.append(
-                f"{m.benchmark} was recorded twice for {m.machine} at commit {m.commit[:8]} "
-                f"in the same environment ({earlier.file.name}, {m.file.name}): "
-                f"using {earlier.file.name}"
-            )
-    return index
 
 
 def resolve_commit(tree: ResultsTree, hosts: Sequence[str], prefix: str) -> str:
@@ -431,7 +351,7 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
     _check_hosts(tree, hosts)
     full_commit = resolve_commit(tree, hosts, commit) if commit else None
     warnings = tree.warnings  # one list: reading's warnings, then matching's
-    index_a, index_b = (_index(tree.machines[h].measurements, full_commit, warnings) for h in hosts)
+    index_a, index_b = (by_key(tree.machines[h].measurements, full_commit, warnings) for h in hosts)
     envs_a, envs_b = {k[2] for k in index_a}, {k[2] for k in index_b}
     shared = envs_a & envs_b
     if not shared:
@@ -498,7 +418,7 @@ def _match(
 ) -> None:
     name, params, env = key
     benchmark = tree.benchmark(name)
-    named = _named_params(benchmark, params)
+    named = named_params(benchmark, params)
     measured_a = {c: m for c, m in on_a.items() if m.value is not None}
     measured_b = {c: m for c, m in on_b.items() if m.value is not None}
     both = measured_a.keys() & measured_b.keys()

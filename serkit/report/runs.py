@@ -17,7 +17,7 @@ from typing import Any
 
 from serkit.codecs.registry import codec_names, registry
 from serkit.codecs.spec import STDLIB
-from serkit.compare.comparison import decode_param
+from serkit.compare.pairing import decode_param
 from serkit.errors import SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.results.tree import (

@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import Any, Optional
 
 from serkit.checkout import git_commit
-from serkit.compare.comparison import decode_param
+from serkit.compare.pairing import decode_param
 from serkit.errors import SerkitError
 from serkit.files import atomic_write
 from serkit.inputs.sources import MIRROR_ENV
