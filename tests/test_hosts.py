@@ -308,7 +308,7 @@ def test_a_ci_workflow_run_is_named_alike_in_every_shard() -> None:
 
 
 def test_asvs_ram_reads_in_binary_units() -> None:
-    from serkit.results.hosts import asv_field_text
+    from serkit.report.hosts_table import asv_field_text
 
     assert asv_field_text("ram", "25276063744") == "23.5 GiB"
     assert asv_field_text("ram", "16GB") == "16GB"  # not a count of bytes: as recorded

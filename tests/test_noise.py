@@ -164,7 +164,8 @@ def test_aa_says_how_many_pairs_instruction_counts_agree(tmp_path: Path) -> None
 
 
 def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:
-    from serkit.results.hosts import describe_hosts, render_hosts
+    from serkit.report.hosts_table import render_hosts
+    from serkit.results.hosts import describe_hosts
 
     per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1)] * 4)
     record = NoiseRecord("2026-11-23T09:00:00+00:00", "test", 4, 5, 0.05, 0.12, 0.0, 0.1)

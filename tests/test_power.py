@@ -16,9 +16,10 @@ from test_state import _note_canaries
 
 from serkit.cli import main
 from serkit.compare.comparison import compare
-from serkit.compare.render import as_json
+from serkit.compare.render import as_json, power_text
 from serkit.errors import SerkitError
-from serkit.results.hosts import describe_hosts, power_words
+from serkit.report.hosts_table import worded
+from serkit.results.hosts import describe_hosts
 from serkit.results.noise import (
     BETWEEN_RUNS,
     POWER_NOT_MEASURED,
@@ -189,15 +190,18 @@ RECORD = PowerRecord(
 
 def test_the_record_travels_with_the_machine_and_is_said_in_words(tmp_path: Path) -> None:
     per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1)] * 4)
-    assert power_words(tmp_path / "a") == POWER_NOT_MEASURED
+    assert power_text(read_power(tmp_path / "a")) == POWER_NOT_MEASURED
     record_power(tmp_path / "a", RECORD)
     assert read_power(tmp_path / "a") == RECORD
-    words = power_words(tmp_path / "a")
+    words = power_text(read_power(tmp_path / "a"))
     same_run = "within one run (no floor), a change of 5% is called in 25%, of 10% in 75%"
     assert f"{same_run} of pairs; A/A 0.0%" in words
     assert "between runs (a 10% floor), a change of 10% is called in 50% of pairs" in words
-    hosts = {row["machine"]: row for row in describe_hosts(read_tree(tmp_path))}
-    assert hosts["a"]["power"] == words and hosts["b"]["power"] == POWER_NOT_MEASURED
+    described = describe_hosts(read_tree(tmp_path))
+    hosts = {row["machine"]: row for row in described}
+    assert hosts["a"]["power"] == RECORD and hosts["b"]["power"] is None  # data
+    shown = {row["machine"]: row for row in worded(described)}
+    assert shown["a"]["power"] == words and shown["b"]["power"] == POWER_NOT_MEASURED
     result = compare(read_tree(tmp_path), "a", "b")
     assert result.power == {"a": RECORD, "b": None}  # data; words only where shown
     assert as_json(result)["power"] == {"a": words, "b": POWER_NOT_MEASURED}

@@ -420,7 +420,8 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
 
     from serkit.compare.comparison import compare
     from serkit.compare.verdicts import SLOWER
-    from serkit.results.hosts import describe_hosts, record_host, render_hosts, run_state
+    from serkit.report.hosts_table import render_hosts
+    from serkit.results.hosts import describe_hosts, record_host, run_state
     from serkit.results.tree import read_tree
 
     fast = [10e-6 * (1 + 0.01 * i) for i in range(6)]

@@ -24,8 +24,9 @@ def add_commands(commands: Any) -> None:
 
 
 def run_hosts(args: argparse.Namespace) -> int:
+    from serkit.report.hosts_table import render_hosts, worded
     from serkit.results.host_file import mixed_cpu_warnings
-    from serkit.results.hosts import describe_hosts, render_hosts
+    from serkit.results.hosts import describe_hosts
     from serkit.results.tree import read_tree
 
     root = results_dir_of(args)
@@ -36,7 +37,7 @@ def run_hosts(args: argparse.Namespace) -> int:
     if not rows:
         raise SerkitError(f"no asv results in {root} (no machine folders)")
     if args.format == "json":
-        print_json(rows)
+        print_json(worded(rows))
     else:
         print(render_hosts(rows, markdown=args.format == "markdown"))
     return 0

@@ -37,14 +37,15 @@ from typing import Any
 
 from serkit.codecs.registry import codec_names
 from serkit.codecs.spec import STDLIB
+from serkit.compare.render import power_text
 from serkit.compare.verdicts import host_floor
 from serkit.inputs.fixtures import fixture_names
+from serkit.report.hosts_table import NOT_MEASURED
 from serkit.report.runs import Run, all_runs, baseline_runs, in_registry_order, library_of
 from serkit.report.steps import MEASURE_NAMES, Change, Point, judge_steps
 from serkit.results.host_file import read_runs, run_of_file
-from serkit.results.hosts import NOT_MEASURED, power_words
 from serkit.results.identity import identity_changes
-from serkit.results.noise import read_noise
+from serkit.results.noise import read_noise, read_power
 from serkit.results.tree import ResultsTree, sampled_apart, version_order
 from serkit.run.sentinel import is_sentinel_machine
 
@@ -230,7 +231,7 @@ def history_views(
                 fixtures,
                 steps,
                 noise.in_words() if noise else NOT_MEASURED,
-                power_words(tree.root / machine, tree.warnings),
+                power_text(read_power(tree.root / machine, tree.warnings)),
                 host_floor(tree, [machine], tree.warnings),
             )
         )

@@ -45,6 +45,7 @@ from serkit.report.charts import (
     typed_chart,
 )
 from serkit.report.history import JUDGED_STEPS
+from serkit.report.hosts_table import NOT_MEASURED, asv_field_text, worded
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
@@ -53,7 +54,7 @@ from serkit.report.views import (
     gather,
 )
 from serkit.results.host_file import mixed_cpu_warnings
-from serkit.results.hosts import NOT_MEASURED, asv_field_text, describe_hosts
+from serkit.results.hosts import describe_hosts
 from serkit.results.noise import SAME_RUN, NoNoise
 from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.run.matrix import COUNTS_PYTHON
@@ -372,7 +373,7 @@ def write_pages(
             code_changed=CODE_CHANGED,
         )
     )
-    hosts = describe_hosts(data.tree)
+    hosts = worded(describe_hosts(data.tree))
     written.append(
         render(
             "hosts.html",
