@@ -230,7 +230,7 @@ def difference(
     is measured on the host by an A/A run (`serkit noise`). `detectable` is the larger of
     the floor and the shift the test needed, given these processes' spread.
 
-    `weights`, one per process of `a` and of `b` in their order (serkit.state.
+    `weights`, one per process of `a` and of `b` in their order (serkit.sample_speed.
     judging_weight), make the test's means weighted ones: a process that measured the call
     less precisely counts for less. Without them every process counts alike, which is
     Welch's test itself. The ratio stays that of the medians, as the values are shown.

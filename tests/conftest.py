@@ -13,7 +13,7 @@ os.environ["SERKIT_USER_FIXTURES"] = str(Path(__file__).parent / "no-user-fixtur
 # store of facts (serkit.suite.facts); the tests of that store give it a folder of their own.
 os.environ["SERKIT_FACTS_DIR"] = "off"
 # Waiting out the machine's slow state would race the machine: a run under test never
-# probes or waits (tests/test_machine_state.py gives the watch a probe of its own).
+# probes or waits (tests/test_machine_speed.py gives the watch a probe of its own).
 os.environ["SERKIT_BENCH_STATE_WAIT"] = "0"
 
 import serkit

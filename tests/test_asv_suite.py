@@ -87,7 +87,7 @@ def _measured(value: float | None) -> bool:
 
 
 def test_every_timed_sample_keeps_its_canary(slice_scratch: Path) -> None:
-    """The canary notes of a real asv run find their samples, every one (serkit.state)."""
+    """The canary notes of a real asv run find their samples, every one (serkit.sample_speed)."""
     from serkit.results.asv_file import attach_notes as attach
     from serkit.results.tree import read_tree
 

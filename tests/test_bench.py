@@ -1112,7 +1112,7 @@ def test_a_wait_is_shown_while_asv_shows_nothing(tmp_path: Path) -> None:
     import io
 
     from serkit.run.console import AsvConsole
-    from serkit.run.machine_state import run_watch
+    from serkit.run.machine_speed import run_watch
     from serkit.suite.state_watch import LEDGER_TICKS_PER_S
 
     stream = io.StringIO()

@@ -29,7 +29,7 @@ from serkit.results.noise import (
     record_power,
 )
 from serkit.results.tree import read_tree
-from serkit.state import RUN_READINGS
+from serkit.sample_speed import RUN_READINGS
 from serkit.suite import canary, case_benchmark
 from serkit.suite.canary import CANARY_LOOPS, CanaryClock, Extra, spin, spin_loops_for
 from serkit.suite.case_benchmark import CaseBenchmark, injected_sampling, per_call_timer

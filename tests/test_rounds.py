@@ -24,7 +24,7 @@ from serkit.results.history import is_dated
 from serkit.results.tree import Benchmark
 from serkit.run.precision import quick_precision
 from serkit.run.round_selection import later_selection, split_bench_args
-from serkit.run.run_state import RunState
+from serkit.run.run_progress import RunState
 from serkit.stats import standard_error, typical_processes
 from serkit.suite.budget import SingleSample
 from serkit.suite.cases import (

@@ -1,4 +1,4 @@
-"""The machine's speed state (serkit.state, serkit.suite.canary, serkit.results.canary), on
+"""The machine's speed state (serkit.sample_speed, serkit.suite.canary, serkit.results.canary), on
 synthetic two-state data whose answers are known."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from serkit.results.canary import (
     read_notes,
     sample_canaries,
 )
-from serkit.state import (
+from serkit.sample_speed import (
     CORRECTED,
     FAST,
     FROM_FAST,

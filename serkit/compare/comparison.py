@@ -64,7 +64,7 @@ from serkit.results.tree import (
     sampled_apart,
     version_order,
 )
-from serkit.state import memory_shift
+from serkit.sample_speed import memory_shift
 from serkit.suite.benchmark_names import CYCLES, CYCLES_UNIT, INSTRUCTIONS, TIME
 
 # Each timing's instruction count: the same operation, counted (bench_instructions).
@@ -174,7 +174,7 @@ class Comparison:
     # Each host's `serkit power` record (None: not measured): what a verdict there can see.
     power: dict[str, PowerRecord | None] = field(default_factory=dict)
     architectures: tuple[str, str] = ("", "")  # asv's `arch` of each host, where recorded
-    # Each host's machine state while it timed the compared values, in words (serkit.state).
+    # Each host's machine state while it timed the compared values, in words (serkit.sample_speed).
     states: dict[str, str] = field(default_factory=dict)
     # How the two runs' memory differed, in words, where the memory canary shows it.
     memory_shift: str | None = None

@@ -79,7 +79,7 @@ class Candidate:
     sizes: Mapping[str, float] = field(default_factory=dict)  # SIZE and COMPRESSORS, bytes
     why_not: str = ""  # why it has no value to rank, when known
     # What each process of `dumps` and `loads` counts for in the verdict test
-    # (serkit.state.judging_weight); () where its state is unknown (serkit try).
+    # (serkit.sample_speed.judging_weight); () where its state is unknown (serkit try).
     dumps_weights: tuple[float, ...] = ()
     loads_weights: tuple[float, ...] = ()
 

@@ -18,7 +18,7 @@ from serkit.compare.verdicts import (
 )
 from serkit.results.noise import POWER_NOT_MEASURED, NoNoise, PowerRecord
 from serkit.results.tree import Environment, Interval, Measurement
-from serkit.state import STATE_RULE
+from serkit.sample_speed import STATE_RULE
 from serkit.stats import spread
 from serkit.text import markdown_text, terminal
 from serkit.units import bytes_exact, decimal, percent

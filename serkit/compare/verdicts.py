@@ -7,7 +7,7 @@ each stated once here and in the README:
   process's samples; a process's value is the least of them): faster or slower only when
   Welch's t-test on the logs of the per-process values of each side's typical processes
   (its fastest mode less its slow stragglers, serkit.stats.judged_processes), each
-  process weighted by the machine's state it was timed in (serkit.state.judging_weight:
+  process weighted by the machine's state it was timed in (serkit.sample_speed.judging_weight:
   one not wholly in the fast state counts for a quarter), rejects "no difference" at
   0.5 % and the difference exceeds the hosts' noise floor between runs (the
   larger of the two, measured by `serkit noise`; 10 % where a host has none, said in a
@@ -155,7 +155,7 @@ def judge_pair(
     weights: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> Verdict:
     """The verdict on one pair, by the rules in this module's docstring; `weights`, one per
-    process (serkit.state.judging_weight), weigh the test's means."""
+    process (serkit.sample_speed.judging_weight), weigh the test's means."""
     assert a.value is not None and b.value is not None
     if is_exact_size(benchmark):
         return Verdict(SAME if a.value == b.value else SIZE_MISMATCH)

@@ -114,7 +114,7 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
 
 
 def _state(row: Mapping[str, Any]) -> str | None:
-    """The newest run's machine state (serkit.state), as its host record kept it."""
+    """The newest run's machine state (serkit.sample_speed), as its host record kept it."""
     state = row["host"] and row["host"].get("state")
     return str(state.get("in_words")) if isinstance(state, dict) else None
 

@@ -58,7 +58,7 @@ from serkit.results.hosts import describe_hosts
 from serkit.results.noise import SAME_RUN, NoNoise
 from serkit.results.tree import Measurement, ResultsTree, read_tree
 from serkit.run.matrix import COUNTS_PYTHON
-from serkit.state import MEMORY_FAST_LIMIT, STATE_RULE
+from serkit.sample_speed import MEMORY_FAST_LIMIT, STATE_RULE
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO

@@ -75,7 +75,7 @@ class Run:
 
     def time(self, benchmark: str, *params: Any) -> float | None:
         """A timing as the report shows it: the median of its processes, each judged by the
-        machine's state (serkit.state), so that it lies inside the spread shown beside it;
+        machine's state (serkit.sample_speed), so that it lies inside the spread shown beside it;
         asv's own value where no processes were recorded."""
         between = self.spread(benchmark, *params)
         return between.median if between is not None else self.value(benchmark, *params)

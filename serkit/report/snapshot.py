@@ -18,8 +18,8 @@ from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
 from serkit.compare.ranking import SIZE as SIZE_MEASURE
 from serkit.report.runs import Run
 from serkit.results.tree import Measurement
+from serkit.sample_speed import ProcessValue
 from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
-from serkit.state import ProcessValue
 from serkit.stats import Spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
@@ -76,7 +76,7 @@ class SnapshotRow:
     # Of a lossy round trip: whether dict key order was all it lost (None: not recorded).
     key_order_only: bool | None = None
     # Each process's value of "dumps" and "loads", in the order asv ran them, and what
-    # each counts for in the ranking's test (serkit.state.judging_weight).
+    # each counts for in the ranking's test (serkit.sample_speed.judging_weight).
     processes: dict[str, tuple[float, ...]] = field(default_factory=dict)
     weights: dict[str, tuple[float, ...]] = field(default_factory=dict)
     not_run: str = ""  # why the row has no value, where its declaration tells (not_run_reason)

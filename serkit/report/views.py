@@ -241,7 +241,7 @@ class ReportData:
     plans: list[RunPlan] = field(default_factory=list)
 
     def state_of(self, run: Run) -> str:
-        """The machine's state while `run` timed its values, in words (serkit.state)."""
+        """The machine's state while `run` timed its values, in words (serkit.sample_speed)."""
         return self.tree.state_share(run.values.values()).in_words()
 
     @property

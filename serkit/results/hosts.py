@@ -254,7 +254,7 @@ def record_host(
     any narrowing: serkit.run.points) say what the run measured: a results file's host is
     the run that names it, and two values one run filed had their rounds interleaved
     (serkit.results.host_file.same_run). `plan` says how it sampled and what it left out,
-    `state` how much of it the machine spent in its slow state (serkit.state), `harness`
+    `state` how much of it the machine spent in its slow state (serkit.sample_speed), `harness`
     what its timed processes ran around the canary (serkit.suite.cases.harness_record).
     """
     path = Path(results_dir) / machine / HOST_FILE
@@ -282,7 +282,7 @@ def record_host(
 
 def run_state(results_dir: Path, machine: str, files: Sequence[str]) -> dict[str, Any] | None:
     """How much of the run that filed `files` the machine spent in its slow state, judged
-    against the fast canary of every run it holds (serkit.state); None without a canary."""
+    against the fast canary of every run it holds (serkit.sample_speed); None without a canary."""
     tree = read_tree(results_dir, [machine])
     found = tree.machines.get(machine)
     chosen = [m for m in (found.measurements if found else []) if m.file.name in set(files)]

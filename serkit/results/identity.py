@@ -180,7 +180,7 @@ def speed_host(run: Mapping[str, Any]) -> str | None:
     """Who a run's canary speaks for: its hostname, machine id and identity (`same_host`),
     and the harness its processes ran around the canary (serkit.suite.canary.
     CANARY_HARNESS), as one key; runs with one key ran on one host, whose canary readings
-    may scale each other's values (serkit.state.RunSpeed). None where the run recorded no
+    may scale each other's values (serkit.sample_speed.RunSpeed). None where the run recorded no
     identity.
 
     Stricter than `same_host`, which a CI runner's fresh VM of one image passes: the same

@@ -1,4 +1,5 @@
-"""Each process judged once, when a results tree is read: by the machine's state (serkit.state).
+"""Each process judged once, when a results tree is read, by the machine's state
+(serkit.sample_speed).
 
 A sample's state is read against the fast canary of its host on its Python, from every run
 of that host the tree holds (or of its machine, where its run recorded no host); on a
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from serkit.results.measurement import Benchmark, Environment, Measurement
-from serkit.state import (
+from serkit.sample_speed import (
     ProcessValue,
     RunSpeed,
     StateShare,
@@ -39,7 +40,7 @@ def process_states(
     speed: RunSpeed | None = None,
     slow_ratio: float | None = None,
 ) -> tuple[ProcessValue, ...]:
-    """`m`'s processes, each judged by serkit.state's rule (`process_value`): from the
+    """`m`'s processes, each judged by serkit.sample_speed's rule (`process_value`): from the
     samples taken in the machine's fast state, corrected from slow ones, or raw where no
     state is known; () where asv kept no samples, or `benchmark` (benchmarks.json's) does
     not say how they stand by process. The one place a process is judged."""
@@ -59,7 +60,7 @@ def judge(
     slow ratio and processes set: its reference, the fast state's reading on its Python,
     from every run of its host in the tree, or, where its run recorded no host (a run whose
     host record is yet to be written, or older), from every run of its machine; and, on a
-    known host, its run's speed against the host's (serkit.state.RunSpeed) and its pair's
+    known host, its run's speed against the host's (serkit.sample_speed.RunSpeed) and its pair's
     slow ratio from the host's other runs (`_slow_ratios`)."""
     readings: dict[Group, list[float | None]] = {}
     speeds: dict[Group, list[float | None]] = {}
@@ -108,7 +109,7 @@ def _slow_ratios(
     benchmarks: Mapping[str, Benchmark],
 ) -> dict[int, float]:
     """Each timed pair's slow ratio on a host with several runs, by measurement, from the
-    host's other runs in the same environment (serkit.state.pair_slow_ratio); never its own
+    host's other runs in the same environment (serkit.sample_speed.pair_slow_ratio); never its own
     run's, another host's, or another library release's or Python's: how a call slows is
     its code's."""
     ratios: dict[Pair, dict[Path, float]] = {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from serkit.state import ProcessValue, RunSpeed
+from serkit.sample_speed import ProcessValue, RunSpeed
 
 Interval = tuple[float, float]
 
@@ -119,11 +119,11 @@ class Measurement:
     run_at: int = 0
     # Each sample's canary reading in ns (serkit.results.canary), None where it has none;
     # and the fast state's reading on this machine and Python, from every sample the tree
-    # holds of them (serkit.state.reference), set once the machine is read.
+    # holds of them (serkit.sample_speed.reference), set once the machine is read.
     canary: tuple[float | None, ...] = ()
     canary_reference: float | None = None
     # Each sample's first canary reading before it alone, which the run's speed is read
-    # from (serkit.state.speed_readings); () in results made before both were kept.
+    # from (serkit.sample_speed.speed_readings); () in results made before both were kept.
     canary_before: tuple[float | None, ...] = ()
     # Each sample's memory canary reading in ns (serkit.suite.canary), None where it has
     # none; () in results made before it.
@@ -134,11 +134,11 @@ class Measurement:
     samples_per_process: int | None = None
     # The host its run recorded (serkit.results.identity.speed_host), None where unknown;
     # and, on a known host, the run's fast canary against the host's, which its values are
-    # scaled by (serkit.state.RunSpeed), set once the tree is read.
+    # scaled by (serkit.sample_speed.RunSpeed), set once the tree is read.
     host: str | None = None
     run_speed: RunSpeed | None = None
     # On a known host, how this pair slowed against the canary in the host's other runs
-    # (serkit.state.pair_slow_ratio): its corrected values are divided by it. None where
+    # (serkit.sample_speed.pair_slow_ratio): its corrected values are divided by it. None where
     # no other run measured it.
     slow_ratio: float | None = None
     # What the processes of its file's run waited for the machine's fast state before
@@ -160,7 +160,7 @@ class Measurement:
 
     @property
     def weights(self) -> tuple[float, ...]:
-        """What each process counts for in a verdict (serkit.state.judging_weight)."""
+        """What each process counts for in a verdict (serkit.sample_speed.judging_weight)."""
         return tuple(p.weight for p in self.processes)
 
 

@@ -98,7 +98,7 @@ class PowerRecord:
     load_before: str = ""
     load_after: str = ""
     plan: str = "quick"  # how each arm sampled: "quick" or "full" (serkit.trust.power.PLANS)
-    # Each mode's arms: the machine's state while each sampled (serkit.state), in words.
+    # Each mode's arms: the machine's state while each sampled (serkit.sample_speed), in words.
     states: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
 
     def in_words(self) -> str:

@@ -43,7 +43,7 @@ from serkit.results.measurement import Measurement as Measurement
 from serkit.results.measurement import sampled_apart as sampled_apart
 from serkit.results.measurement import version_order as version_order
 from serkit.results.noise import NoNoise
-from serkit.state import StateShare
+from serkit.sample_speed import StateShare
 from serkit.units import plural
 
 # The fields of asv's machine profile. asv copies them into every result's `params`,

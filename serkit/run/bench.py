@@ -21,7 +21,7 @@ from serkit.run.lock import check_free
 from serkit.run.planning import Plan
 from serkit.run.points import measured_as
 from serkit.run.quick import QuickPlan
-from serkit.run.run_state import SELECTION, RunState
+from serkit.run.run_progress import SELECTION, RunState
 from serkit.run.sentinel import (
     SENTINEL_BENCHMARKS,
     SENTINEL_PYTHON,

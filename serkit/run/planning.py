@@ -16,7 +16,7 @@ from serkit.inputs.fixtures import default_fixture_names
 from serkit.results.history import stored_runs
 from serkit.run.index import platform_here
 from serkit.run.interpreters import expose, find_pythons
-from serkit.run.machine_state import wait_budget_s
+from serkit.run.machine_speed import wait_budget_s
 from serkit.run.matrix import (
     COUNTS_PYTHON,
     MatrixEnvironment,

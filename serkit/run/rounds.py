@@ -49,7 +49,7 @@ from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.console import AsvConsole
 from serkit.run.libraries import codec_libraries
-from serkit.run.machine_state import process_environment, run_watch, wait_budget_s
+from serkit.run.machine_speed import process_environment, run_watch, wait_budget_s
 from serkit.run.precision import by_precision
 from serkit.run.process import Interrupted, run_in_session
 from serkit.run.round_selection import (
@@ -59,9 +59,9 @@ from serkit.run.round_selection import (
     split_bench_args,
 )
 
-# Read from here by serkit.cli.bench until it imports them from serkit.run.run_state.
-from serkit.run.run_state import SELECTION as SELECTION
-from serkit.run.run_state import RunState as RunState
+# Read from here by serkit.cli.bench until it imports them from serkit.run.run_progress.
+from serkit.run.run_progress import SELECTION as SELECTION
+from serkit.run.run_progress import RunState as RunState
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
 from serkit.suite.cases import INSTRUCTIONS_ENV, TYPICAL_PROCESSES
 from serkit.suite.memory import MEMORY_ENV

@@ -45,7 +45,7 @@ from serkit.run.quick import (
 )
 from serkit.run.releases import load
 from serkit.run.rounds import drive
-from serkit.run.run_state import RunState, new_state
+from serkit.run.run_progress import RunState, new_state
 from serkit.run.shards import Shard
 from serkit.suite.cases import (
     FULL_ROUNDS,

@@ -6,7 +6,7 @@ steal time shows it (docs/trust.md, "Two speeds"). A fixed pure-Python loop time
 before and right after a sample slows with it: one process timing json.dumps and this
 loop in turn read the two within a few per cent of a fixed ratio whenever both were taken
 in one state. So each sample keeps the two canary readings taken around it, and the
-readers (serkit.state) judge each sample's state from them.
+readers (serkit.sample_speed) judge each sample's state from them.
 
 A second canary reads memory: a few dozen cache lines in a fixed pseudo-random order over
 a buffer twice the size of the last-level cache. The first canary stays in the L1 cache
@@ -168,7 +168,7 @@ class Extra:
 # A change there moves the canary's own reading, as a change of the machine would: the
 # sample gate of 2026-11-28 made runs read their fast canary 2.7 % slower, and runs
 # without a warm-up read it 3 % faster (docs/trust.md). A host's runs scale each other's
-# values by their fast canaries (serkit.state.RunSpeed), so only runs that record one
+# values by their fast canaries (serkit.sample_speed.RunSpeed), so only runs that record one
 # harness are read as one host's (serkit.results.identity.speed_host). Runs recorded
 # before it have none: they are read together, apart from every later one.
 # 1: the gate (under 1.4x the host's least probe, ten readings in a row), a warm call

@@ -53,7 +53,7 @@ INSTRUCTIONS_ENV = "SERKIT_BENCH_INSTRUCTIONS"
 ROUNDS_ENV = "SERKIT_BENCH_ROUNDS"
 FULL_ROUNDS = 10
 # Within each process, SAMPLES_PER_PROCESS samples of SAMPLE_TIME_S each; the process's
-# value is the least of those taken in the fast state (serkit.state): another tenant's
+# value is the least of those taken in the fast state (serkit.sample_speed): another tenant's
 # work only ever slows a call down, and a short sample is the likelier to miss it. In a
 # slow stretch this machine's fast spells last 0.2-2 ms (docs/trust.md, "The state
 # flickers"), so samples are kept shorter than a spell: 25 of 0.2 ms, where 5 of 2 ms

@@ -1,6 +1,6 @@
 """Watching the machine's state with the canary, and waiting out its slow state.
 
-A process timed in the slow state has to be corrected by the readers (serkit.state), and
+A process timed in the slow state has to be corrected by the readers (serkit.sample_speed), and
 corrected values scatter three times as much as fast ones here (docs/trust.md). A slow
 stretch lasts seconds to minutes, so waiting for the fast state before timing is often
 cheaper than timing through it: `serkit bench` waits before its extra rounds, and each
@@ -31,7 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from serkit.files import atomic_write
-from serkit.state import SAMPLE_NOT_SLOW_READINGS, SAMPLE_PATIENCE_S, SLOW, SLOW_FROM, classify
+from serkit.sample_speed import (
+    SAMPLE_NOT_SLOW_READINGS,
+    SAMPLE_PATIENCE_S,
+    SLOW,
+    SLOW_FROM,
+    classify,
+)
 from serkit.suite.budget import seconds_from_env
 from serkit.suite.canary import CANARY_LOOPS, canary_ns, probe_ns
 
@@ -53,7 +59,7 @@ WAITED, GATED = b".", b":"
 # holds against the fast flickers of a slow stretch (docs/trust.md, "The state flickers").
 # A fresh process's first readings run slow: its first probe read 1.10-1.43x its later
 # ones here, and 1.09-1.15x after PROCESS_WARM_READINGS readings left out, well under the
-# 1.4x that calls the machine slow (serkit.state).
+# 1.4x that calls the machine slow (serkit.sample_speed).
 PROCESS_PROBE_READINGS = 100
 PROCESS_WARM_READINGS = 50
 # A waiting process probes again this often. Spells of the slow state can be short: in a

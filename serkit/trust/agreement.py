@@ -42,7 +42,7 @@ from serkit.results.tree import (
     read_tree,
 )
 from serkit.run.machine_profile import ensure_machine
-from serkit.run.machine_state import process_environment, run_watch, wait_budget_s
+from serkit.run.machine_speed import process_environment, run_watch, wait_budget_s
 from serkit.run.precision import quick_precision
 from serkit.run.round_selection import imprecise_pairs, later_selection
 from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS
@@ -325,7 +325,7 @@ class ScratchSuite:
 def read_as_one_host(into: Path, machines: Iterable[str]) -> dict[str, ResultsTree]:
     """Runs filed in `into` (ScratchSuite.file_as), each as a tree of its own, but read
     together as `serkit compare` reads runs of one host: against the host's one fast canary
-    reading, each run's values at the host's speed (serkit.state.RunSpeed). Each scratch
+    reading, each run's values at the host's speed (serkit.sample_speed.RunSpeed). Each scratch
     run read alone had its own fast reading, and an A/A or an injected run judged so was
     off by as much as those readings: +10 % read as x1.043 in `serkit power` here, x1.072
     read together (docs/trust.md, "What a verdict can see here")."""

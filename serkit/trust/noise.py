@@ -77,7 +77,7 @@ class PairAA:
     b: Measurement
     processes_a: tuple[float, ...]
     processes_b: tuple[float, ...]
-    # What each process counts for in a verdict (serkit.state.judging_weight); () unknown.
+    # What each process counts for in a verdict (serkit.sample_speed.judging_weight); () unknown.
     weights_a: tuple[float, ...] = ()
     weights_b: tuple[float, ...] = ()
 
@@ -89,7 +89,7 @@ class PairAA:
     @property
     def log_ratio(self) -> float:
         """B over A: the medians of the processes as verdicts judge them (by the machine's
-        state, serkit.state), where both runs kept them; else asv's values, which count
+        state, serkit.sample_speed), where both runs kept them; else asv's values, which count
         every slow sample (two runs 79 % and 40 % slow read 1.6x apart, a floor of 501 %)."""
         if self.processes_a and self.processes_b:
             return math.log(
@@ -130,7 +130,7 @@ class AAResult:
     load_after: str
     # Run B's count over run A's, per counted pair; empty when instructions were not counted.
     instruction_ratios: tuple[float, ...] = ()
-    # Each run's machine state while it sampled, in words (serkit.state).
+    # Each run's machine state while it sampled, in words (serkit.sample_speed).
     states: tuple[str, str] = ("", "")
     # Per SLOWDOWNS size: the timed pairs called slower with it applied to one run's
     # values, and how many were judged (each pair both ways round).

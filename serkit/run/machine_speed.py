@@ -1,7 +1,7 @@
 """The machine's speed state between rounds, and what a run may wait for its fast state.
 
 Extra rounds exist to place a pair more precisely. Taken while the machine is in its slow
-state (serkit.state), they add processes that the readers then have to correct, and a
+state (serkit.sample_speed), they add processes that the readers then have to correct, and a
 slow stretch lasts up to about 3 minutes here: so before an extra round `serkit bench`
 probes the canary in its own process and, while it reads slow, waits; each timed process
 does the same before it samples (serkit.suite.state_watch). Both spend one budget, and

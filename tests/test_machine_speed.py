@@ -1,4 +1,4 @@
-"""Waiting out the machine's slow state between rounds (serkit.run.machine_state), with a
+"""Waiting out the machine's slow state between rounds (serkit.run.machine_speed), with a
 probe whose readings are given: no test races the real machine."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from serkit.errors import SerkitError
-from serkit.run.machine_state import (
+from serkit.run.machine_speed import (
     QUICK_WAIT_S,
     process_environment,
     run_watch,
