@@ -584,7 +584,7 @@ def quick_run_tree(root: Path, machine: str = "box-quick") -> Path:
     from serkit.codecs.registry import codec_names, default_fixtures, get_codec
     from serkit.inputs.fixtures import default_fixture_names, fixture_names
     from serkit.results.hosts import record_host
-    from serkit.run.quick import QUICK_FIXTURES, QuickPlan
+    from serkit.run.quick import QUICK_FIXTURES, PairSelection
     from serkit.suite.benchmark_names import COMPRESSED
 
     codecs, fixtures = codec_names(), fixture_names()
@@ -651,7 +651,9 @@ def quick_run_tree(root: Path, machine: str = "box-quick") -> Path:
     data = results_file(machine, found, env=env, benchmarks=suite, samples=samples)
     folder = write_machine(root, machine, [data])
     fixtures_left = tuple(f for f in default_fixture_names() if f not in QUICK_FIXTURES)
-    plan = QuickPlan(tuple(pairs), fixtures_left=fixtures_left, declared_out=tuple(declared_out))
+    plan = PairSelection(
+        tuple(pairs), fixtures_left=fixtures_left, declared_out=tuple(declared_out)
+    )
     filed = [path.name for path in folder.glob("*-env-*.json")]
     record_host(
         root, machine, commit=COMMIT, filed=filed, measured_as="quick", plan=plan.as_record()

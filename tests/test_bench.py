@@ -140,7 +140,7 @@ def test_bench_passes_what_follows_the_double_dash_to_asv(
 ) -> None:
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.RunScope, **run: Any) -> int:
         seen.update(quick=run["quick"], extra=list(run["extra"]), envs=len(plan.environments))
         assert not run["memory"] and not run["instructions"]  # a quick run, not asked for either
         return 0
@@ -177,7 +177,7 @@ def test_bench_instructions_asks_the_quick_run_to_count_them(
 ) -> None:
     asked: dict[str, bool] = {}
 
-    def fake_run(root: Path, plan: planning.Plan, **options: object) -> int:
+    def fake_run(root: Path, plan: planning.RunScope, **options: object) -> int:
         asked.update(quick=bool(options["quick"]), instructions=bool(options["instructions"]))
         return 0
 
@@ -197,7 +197,7 @@ def test_bench_runs_one_shard_and_records_it(
 
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.RunScope, **run: Any) -> int:
         seen.update(quick=run["quick"], labels=[env.label for env in plan.environments])
         return 0
 
@@ -205,12 +205,12 @@ def test_bench_runs_one_shard_and_records_it(
         seen.update(machine=machine, **run)
         return results
 
-    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.run.quick import LeftOut, PairSelection
     from serkit.suite.prediction import Prediction
 
     # The full run's plan: what it leaves out, predicted (here, as if so predicted).
     slow = LeftOut("yaml", "random-dicts-1000", Prediction(12.0, 25.0))
-    full = QuickPlan((("json", "small-dict"),), (slow,), kind="full", budget_s=60.0)
+    full = PairSelection((("json", "small-dict"),), (slow,), kind="full", budget_s=60.0)
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench, "run", fake_run)
     monkeypatch.setattr(planning, "full_plan", lambda extra, plan_=None: full)
@@ -248,7 +248,7 @@ def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds
 
     seen: dict[str, object] = {}
 
-    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.RunScope, **run: Any) -> int:
         seen.update(labels=[env.label for env in plan.environments], extra=run["extra"])
         seen.update(codecs=os.environ.get(CODECS_ENV), fixtures=os.environ.get(FIXTURES_ENV))
         return 0
@@ -319,7 +319,7 @@ def test_the_bench_phases_take_and_return_data(
     started = phases.start(tmp_path, planned, verbose=False)
     assert started.kept == [] and started.log.parts[:2] == (".asv", "logs")
 
-    def fails_one(root: Path, plan: planning.Plan, **run: Any) -> int:
+    def fails_one(root: Path, plan: planning.RunScope, **run: Any) -> int:
         run["console"].failed["bench_time.Dumps.time_dumps"] = None
         return 2
 
@@ -395,7 +395,7 @@ def test_bench_measures_only_new_points(
     now = Now(NOW_HOST, {CURRENT: "3.11.7"}, {DUMPS: f"code-of-{DUMPS}"})
     ran: list[list[str]] = []
 
-    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.RunScope, **run: Any) -> int:
         ran.append([env.label for env in plan.environments])
         return 0
 
@@ -447,7 +447,7 @@ def test_each_finished_run_is_filed_as_a_point_of_its_own(
     (folder / name).write_text(json.dumps(unfinished))
     recorded: dict[str, Any] = {}
 
-    def fake_run(root: Path, plan: planning.Plan, **run: Any) -> int:
+    def fake_run(root: Path, plan: planning.RunScope, **run: Any) -> int:
         assert not (folder / name).exists()  # asv starts afresh: nothing of the earlier run
         data = results_file("m1", values(), commit=commit, started_at=1_700_600_000_000)
         (folder / name).write_text(json.dumps(data))
@@ -596,13 +596,13 @@ def test_the_quick_run_runs_each_round_itself_with_its_budget_in_the_first(
 def test_the_quick_run_times_its_plans_pairs_in_one_first_round_and_only_them_after(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.run.quick import LeftOut, PairSelection
     from serkit.suite.cases import FIXTURES_ENV, LEAVE_OUT_ENV
     from serkit.suite.prediction import Prediction
 
     seen = _fake_rounds(monkeypatch, tmp_path, SUITE)
     slow = LeftOut("yaml", "random-dicts-1000", Prediction(2.4, 4.9))
-    chosen = QuickPlan((("json", "small-dict"), ("yaml", "small-dict")), (slow,))
+    chosen = PairSelection((("json", "small-dict"), ("yaml", "small-dict")), (slow,))
     plan = planning.plan(ROOT, matrix=False)
     assert bench.run(tmp_path, plan, quick=True, chosen=chosen) == 0
     assert len(seen) == planning.QUICK_ROUNDS  # the first round is one `asv run`, its pairs named
@@ -1155,14 +1155,14 @@ def test_plan_lines_are_short_and_true_for_a_narrowed_slice(
 ) -> None:
     """The first line was a 600-character sentence naming every codec and five fixtures,
     whatever SERKIT_BENCH_CODECS and SERKIT_BENCH_FIXTURES narrowed the run to."""
-    from serkit.run.quick import QuickPlan
+    from serkit.run.quick import PairSelection
     from serkit.suite.cases import FIXTURES_ENV, SAMPLES_PER_PROCESS
 
     monkeypatch.setenv(CODECS_ENV, "json,orjson")
     monkeypatch.setenv(FIXTURES_ENV, "small-dict")
     monkeypatch.delenv(ROUNDS_ENV, raising=False)
     plan = planning.plan(ROOT, matrix=False)
-    chosen = QuickPlan((("json", "small-dict"), ("orjson", "small-dict")))
+    chosen = PairSelection((("json", "small-dict"), ("orjson", "small-dict")))
     lines = planning.plan_lines(plan, "box", quick=True, chosen=chosen, extra=[])
     assert 2 <= len(lines) <= 4 and all(len(line) <= 150 for line in lines), lines
     text = "\n".join(lines)

@@ -160,12 +160,12 @@ def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_p
     tmp_path: Path,
 ) -> None:
     from serkit.results.host_file import write_runs
-    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.run.quick import LeftOut, PairSelection
     from serkit.suite.prediction import Prediction
 
     results = write_tree(tmp_path / "results", machines=("box-a",))
     slow = LeftOut("yaml", "random-dicts-10", Prediction(0.25, 0.7))
-    plan = QuickPlan((("json", "random-dicts-10"),), (slow,), ("github",)).as_record()
+    plan = PairSelection((("json", "random-dicts-10"),), (slow,), ("github",)).as_record()
     wrote = sorted(p.name for p in (results / "box-a").glob("*-*.json"))
     run = {"recorded_at": "2026-11-25T10:00:00+00:00", "results": wrote, "plan": plan}
     write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
@@ -180,7 +180,7 @@ def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_p
     assert "yaml x random-dicts-10: not timed, predicted 0.7 s a call" in page
     assert "A quick run: the round trip, import time, the adapter" in page
     # A quick run asked to count instructions does not say it left them out.
-    counted = QuickPlan((("json", "random-dicts-10"),)).asking(memory=False, instructions=True)
+    counted = PairSelection((("json", "random-dicts-10"),)).asking(memory=False, instructions=True)
     run["plan"] = counted.as_record()
     write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
     again = report_html.write_report(tmp_path, results, tmp_path / "again", asv_runner=None)
@@ -196,12 +196,12 @@ def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_p
 
 def test_a_full_run_says_which_pairs_it_predicted_not_worth_timing(tmp_path: Path) -> None:
     from serkit.results.host_file import write_runs
-    from serkit.run.quick import LeftOut, QuickPlan
+    from serkit.run.quick import LeftOut, PairSelection
     from serkit.suite.prediction import Prediction
 
     results = write_tree(tmp_path / "results", machines=("box-a",))
     slow = LeftOut("yaml", "random-dicts-10", Prediction(2.5, 7.0))
-    plan = QuickPlan((("json", "random-dicts-10"),), (slow,), kind="full", budget_s=60.0)
+    plan = PairSelection((("json", "random-dicts-10"),), (slow,), kind="full", budget_s=60.0)
     wrote = sorted(p.name for p in (results / "box-a").glob("*-*.json"))
     run = {"recorded_at": "2026-11-25T10:00:00+00:00", "results": wrote, "plan": plan.as_record()}
     write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
@@ -220,7 +220,7 @@ def test_a_full_run_says_which_pairs_it_predicted_not_worth_timing(tmp_path: Pat
     page = (written.folder / "fixture-random-dicts-10.html").read_text()
     assert f"A full run: {line} ({basis})." in page and "A quick run" not in page
     # A full run that left nothing out says nothing.
-    run["plan"] = QuickPlan((("json", "random-dicts-10"),), kind="full").as_record()
+    run["plan"] = PairSelection((("json", "random-dicts-10"),), kind="full").as_record()
     write_runs(results / "box-a" / "serkit-host.yaml", "box-a", [run])
     again = report_html.write_report(tmp_path, results, tmp_path / "again", asv_runner=None)
     assert "What the runs left out" not in (again.folder / "index.html").read_text()

@@ -22,7 +22,7 @@ from serkit.units import plural
 
 if TYPE_CHECKING:
     from serkit.results.noise import PowerRecord
-    from serkit.run.quick import QuickPlan
+    from serkit.run.quick import PairSelection
     from serkit.trust.agreement import Agreement
     from serkit.trust.power import Called
 
@@ -319,7 +319,7 @@ def _space(text: str) -> float:
     return seconds
 
 
-def _power_slice(args: argparse.Namespace) -> QuickPlan:
+def _power_slice(args: argparse.Namespace) -> PairSelection:
     """The quick run's own slice by default: every codec on its fixtures, less the pairs it
     leaves to --full (serkit.run.quick)."""
     from serkit.run.planning import QUICK_BUDGET_S, QUICK_ROUNDS

@@ -238,7 +238,7 @@ class ReportData:
     pythons: list[PythonView] = field(default_factory=list)
     history: list[HistoryView] = field(default_factory=list)
     # Each shown run that was a quick one: what it left to `--full`, in words (run_plans).
-    plans: list[RunPlan] = field(default_factory=list)
+    plans: list[RunIntent] = field(default_factory=list)
 
     def state_of(self, run: Run) -> str:
         """The machine's state while `run` timed its values, in words (serkit.sample_speed)."""
@@ -252,7 +252,7 @@ class ReportData:
     def commits(self) -> list[str]:
         return sorted({commit for run in self.runs for commit in run.commits})
 
-    def plan_for(self, run: Run) -> RunPlan | None:
+    def plan_for(self, run: Run) -> RunIntent | None:
         """The quick plan of `run`, or of the first run composing it (a baseline) that
         was a quick run; None where each was a full run, or not recorded."""
         for part in (run, *run.parts):
@@ -271,7 +271,7 @@ class ReportData:
 
 
 @dataclass(frozen=True)
-class RunPlan:
+class RunIntent:
     """What one shown run set out to measure, from its host record (serkit bench)."""
 
     run: Run
@@ -287,7 +287,7 @@ class RunPlan:
         return [line for line in self.left_out if f" x {fixture}:" in line]
 
 
-def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
+def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunIntent]:
     """The quick runs among `runs`, and the full runs that left pairs out: each by the host
     record of the run that wrote its file."""
     out = []
@@ -301,12 +301,14 @@ def run_plans(tree: ResultsTree, runs: Sequence[Run]) -> list[RunPlan]:
             at = str(wrote[-1].get("recorded_at") or "")
             measures = [str(m) for m in plan.get("left_to_full") or []]
             words = leaves_out_in_words(plan)
-            out.append(RunPlan(run, "quick", at, words, fixtures, measures, prediction_basis(plan)))
+            out.append(
+                RunIntent(run, "quick", at, words, fixtures, measures, prediction_basis(plan))
+            )
         elif isinstance(plan, dict) and plan.get("kind") == "full" and plan.get("pairs_left_out"):
             # A full run's pairs predicted not worth timing (serkit.run.quick.plan_full).
             at = str(wrote[-1].get("recorded_at") or "")
             words = leaves_out_in_words(plan)
-            out.append(RunPlan(run, "full", at, words, [], predicted=prediction_basis(plan)))
+            out.append(RunIntent(run, "full", at, words, [], predicted=prediction_basis(plan)))
     return out
 
 

@@ -124,7 +124,7 @@ class _Read:
 
 
 @dataclass
-class _Plan:
+class _Copies:
     files: dict[Path, _Read] = field(default_factory=dict)  # relative target -> source file
     profiles: dict[str, _Read] = field(default_factory=dict)  # machine -> its machine.json
     host_runs: dict[str, list[list[dict[str, Any]]]] = field(default_factory=dict)
@@ -211,7 +211,7 @@ def _run_name(into: Path, relative: Path, source: _Read) -> Path | None:
     return relative.with_name(dated_name(relative.name, moment))
 
 
-def _plan_file(plan: _Plan, into: Path, relative: Path, source: _Read, results: bool) -> None:
+def _plan_file(plan: _Copies, into: Path, relative: Path, source: _Read, results: bool) -> None:
     """Add one file to the plan, or refuse it: the store's or an earlier source's differs."""
     if results:
         _check_results_file(source, relative.parent.name)
@@ -241,8 +241,8 @@ def _plan_file(plan: _Plan, into: Path, relative: Path, source: _Read, results: 
         plan.identical += 1
 
 
-def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Plan:
-    plan = _Plan()
+def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Copies:
+    plan = _Copies()
     for source in sources:
         if not source.is_dir():
             raise MergeError(f"no results folder at {source}; nothing was written")
@@ -266,7 +266,7 @@ def _plan(sources: Sequence[Path], into: Path, warnings: list[str]) -> _Plan:
     return plan
 
 
-def _plan_machine(plan: _Plan, into: Path, folder: Path, warnings: list[str]) -> None:
+def _plan_machine(plan: _Copies, into: Path, folder: Path, warnings: list[str]) -> None:
     """One machine's folder into the plan: what asv's results layout holds (RECORDS).
     The folder is opened once, never through a link, and its files found in it."""
     try:
@@ -280,7 +280,7 @@ def _plan_machine(plan: _Plan, into: Path, folder: Path, warnings: list[str]) ->
         os.close(opened)
 
 
-def _plan_files(plan: _Plan, into: Path, folder: Path, opened: int, warnings: list[str]) -> None:
+def _plan_files(plan: _Copies, into: Path, folder: Path, opened: int, warnings: list[str]) -> None:
     machine = folder.name
     plan.machines.add(machine)
     plan.names.setdefault(machine, set())

@@ -18,9 +18,9 @@ from serkit.results import history, hosts
 from serkit.run import planning, runner
 from serkit.run.console import AsvConsole, new_log_path
 from serkit.run.lock import check_free
-from serkit.run.planning import Plan
+from serkit.run.planning import RunScope
 from serkit.run.points import measured_as
-from serkit.run.quick import QuickPlan
+from serkit.run.quick import PairSelection
 from serkit.run.run_progress import SELECTION, RunState
 from serkit.run.sentinel import (
     SENTINEL_BENCHMARKS,
@@ -63,7 +63,7 @@ class Skipped:
 class BenchPlan:
     """What one run measures and how, and where it files its results: the plan phase's answer."""
 
-    plan: Plan
+    plan: RunScope
     machine: str  # the name asv files the results under
     quick: bool
     memory: bool
@@ -75,7 +75,9 @@ class BenchPlan:
     results: Path  # the results tree it files into
     files: Sequence[str]  # the names asv gives its results files
     state: RunState | None = None  # an interrupted run's, gone on with (--resume)
-    chosen: QuickPlan | None = None  # the pairs a run of the whole grid times (serkit.run.quick)
+    chosen: PairSelection | None = (
+        None  # the pairs a run of the whole grid times (serkit.run.quick)
+    )
     skipped: Skipped | None = None
 
     @property
@@ -124,7 +126,7 @@ class Filed:
 class _Asked:
     """A run's plan and settings, before its machine is named."""
 
-    plan: Plan
+    plan: RunScope
     quick: bool
     extra: list[str]
     selection: dict[str, str]
@@ -197,8 +199,8 @@ def without_machine(extra: Sequence[str]) -> list[str]:
 
 
 def only_new_points(
-    root: Path, plan_: Plan, store: Path, machine: str, how: str
-) -> tuple[Plan, Skipped]:
+    root: Path, plan_: RunScope, store: Path, machine: str, how: str
+) -> tuple[RunScope, Skipped]:
     """The plan less the environments `store` holds a point of as a run now would make it."""
     now = runner.here_now(root, plan_, how)
     narrowed, why, warnings = planning.skip_measured(plan_, store, machine, now)

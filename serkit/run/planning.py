@@ -31,7 +31,7 @@ from serkit.run.quick import (
     FULL_BUDGET_S,
     QUICK_FIXTURES,
     REFERENCE_SPEED,
-    QuickPlan,
+    PairSelection,
     plan_full,
     plan_quick,
 )
@@ -104,7 +104,7 @@ FULL_DESCRIPTION = (
 
 
 @dataclass(frozen=True)
-class Plan:
+class RunScope:
     """The environments one `asv run` covers, and the Pythons it has to leave out."""
 
     environments: tuple[MatrixEnvironment, ...]
@@ -140,7 +140,7 @@ def plan(
     matrix: bool,
     pythons: Sequence[str] | None = None,
     shard: Shard | None = None,
-) -> Plan:
+) -> RunScope:
     """Which environments to run: the current Python's newest set (each library's newest
     release, in one environment), or the whole matrix (or one shard of it: see
     serkit.run.shards); only releases with a compiled wheel for this platform."""
@@ -197,7 +197,7 @@ def plan(
     if matrix:  # the rule is the whole matrix's, whatever slice of it runs here
         counting = counted(environments(platform=where, data=data))
         uncounted = tuple(env.asv_name for env in runnable if env not in counting)
-    return Plan(
+    return RunScope(
         runnable,
         missing,
         asv_env,
@@ -211,8 +211,8 @@ def plan(
 
 
 def skip_measured(
-    plan_: Plan, store: Path, machine: str, now: Now
-) -> tuple[Plan, dict[str, str], list[str]]:
+    plan_: RunScope, store: Path, machine: str, now: Now
+) -> tuple[RunScope, dict[str, str], list[str]]:
     """The plan without the environments whose point `store` (a results tree, such as the
     results branch checked out) already holds as a run now would make it
     (serkit.run.points); why each one left in is measured; and what reading the store said."""
@@ -225,7 +225,7 @@ def skip_measured(
     return replace(plan_, environments=kept, measured=plan_.measured + done), why, warnings
 
 
-def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
+def quick_plan(extra: Sequence[str]) -> PairSelection | None:
     """The quick run's own pairs (serkit.run.quick); None where the user's -b chooses what
     runs. What it leaves to --full is said once, up front, by plan_lines."""
     if split_bench_args(extra)[0]:
@@ -235,7 +235,7 @@ def quick_plan(extra: Sequence[str]) -> QuickPlan | None:
     return plan_quick(selection, rounds=rounds, budget_s=QUICK_BUDGET_S)
 
 
-def full_plan(extra: Sequence[str], plan_: Plan | None = None) -> QuickPlan | None:
+def full_plan(extra: Sequence[str], plan_: RunScope | None = None) -> PairSelection | None:
     """A full run's pairs (serkit.run.quick.plan_full): its grid less the pairs predicted
     not worth timing; None where the user's -b chooses what runs. Of a matrix slice, only
     the codecs its environments measure are predicted."""
@@ -248,7 +248,7 @@ def full_plan(extra: Sequence[str], plan_: Plan | None = None) -> QuickPlan | No
         codecs = [name for name in selection.codecs or registry.names()]
         wanted = tuple(c for c in codecs if registry.spec(c).library in libraries)
         if not wanted:  # nothing of the slice is timed: nothing to leave out
-            return QuickPlan((), kind="full", budget_s=FULL_BUDGET_S)
+            return PairSelection((), kind="full", budget_s=FULL_BUDGET_S)
         selection = replace(selection, codecs=wanted)
     return plan_full(selection, rounds=rounds)
 
@@ -268,7 +268,12 @@ def _listed(names: Sequence[str]) -> str:
 
 
 def plan_lines(
-    plan_: Plan, machine: str, *, quick: bool, chosen: QuickPlan | None, extra: Sequence[str]
+    plan_: RunScope,
+    machine: str,
+    *,
+    quick: bool,
+    chosen: PairSelection | None,
+    extra: Sequence[str],
 ) -> list[str]:
     """A few short lines saying what this run measures, true for its slice: the machine and
     environments, the pairs (counted from the run's own selection), how each is sampled,

@@ -66,7 +66,7 @@ class LeftOut:
 
 
 @dataclass(frozen=True)
-class QuickPlan:
+class PairSelection:
     """The pairs a quick run times, and what it leaves to `--full`."""
 
     pairs: tuple[tuple[str, str], ...]  # (codec, fixture), timed and sized
@@ -82,7 +82,7 @@ class QuickPlan:
     kind: str = "quick"
     budget_s: float | None = None
 
-    def asking(self, *, memory: bool, instructions: bool) -> QuickPlan:
+    def asking(self, *, memory: bool, instructions: bool) -> PairSelection:
         """The plan, measuring memory per call or instruction counts of its pairs too."""
         wanted = {"memory per call": memory, "instruction counts": instructions}
         return replace(self, asked=tuple(name for name, on in wanted.items() if on))
@@ -176,7 +176,7 @@ def plan_quick(
     budget_s: float,
     predicted: Mapping[str, Any] | None = None,
     kind: str = "quick",
-) -> QuickPlan:
+) -> PairSelection:
     """The quick run's pairs: the selected codecs (every one by default) on the selected
     fixtures (QUICK_FIXTURES by default), less those whose predicted cost in `rounds`
     processes, at the reference speed (serkit.suite.prediction), is over `budget_s`.
@@ -219,7 +219,7 @@ def plan_quick(
             "`serkit bench --full` times every pair"
         )
     if kind != "quick":
-        return QuickPlan(
+        return PairSelection(
             tuple(pairs),
             tuple(left),
             notes=tuple(notes),
@@ -228,7 +228,7 @@ def plan_quick(
         )
     fixtures_left = tuple(name for name in default_fixture_names() if name not in fixtures)
     out = tuple(declared_out)
-    return QuickPlan(tuple(pairs), tuple(left), fixtures_left, tuple(notes), out)
+    return PairSelection(tuple(pairs), tuple(left), fixtures_left, tuple(notes), out)
 
 
 def plan_full(
@@ -237,7 +237,7 @@ def plan_full(
     rounds: int,
     budget_s: float = FULL_BUDGET_S,
     predicted: Mapping[str, Any] | None = None,
-) -> QuickPlan:
+) -> PairSelection:
     """A full run's plan: every pair of its grid (the selected codecs and fixtures, else
     the default grid), less those predicted to cost over `budget_s` in `rounds` processes
     (FULL_BUDGET_S): what is not worth timing, predicted from a small document."""
@@ -264,7 +264,7 @@ def prediction_basis(record: Mapping[str, Any]) -> str:
 
 
 def leaves_out_in_words(record: Mapping[str, Any]) -> list[str]:
-    """A run record's plan (QuickPlan.as_record, quick or full), as the report and README
+    """A run record's plan (PairSelection.as_record, quick or full), as the report and README
     say it: a line a pair left out, and how they were predicted (`prediction_basis`) last."""
     out = []
     if record.get("kind") == "full":

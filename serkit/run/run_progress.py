@@ -59,7 +59,7 @@ class RunState:
     # asv -b regexes of the first round's parts, when the run chose its benchmarks and pairs
     # (the quick run, serkit.run.quick); [] for the user's -b, else FIRST_ROUND_PARTS.
     parts: list[list[str]] = field(default_factory=list)
-    # What the run chose to leave out and why (serkit.run.quick.QuickPlan.as_record).
+    # What the run chose to leave out and why (serkit.run.quick.PairSelection.as_record).
     plan: dict[str, Any] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # environment: why not built
     # Environments that neither measure memory per call nor count instructions

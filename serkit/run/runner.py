@@ -37,11 +37,11 @@ from serkit.run.machine_profile import machine_name as machine_name  # serkit.cl
 from serkit.run.matrix import (
     MatrixEnvironment,
 )
-from serkit.run.planning import QUICK_BUDGET_S, QUICK_ROUNDS, QUICK_WARMUP_S, Plan, plan
+from serkit.run.planning import QUICK_BUDGET_S, QUICK_ROUNDS, QUICK_WARMUP_S, RunScope, plan
 from serkit.run.points import Now
 from serkit.run.precision import LEAST_PROCESSES, quick_precision
 from serkit.run.quick import (
-    QuickPlan,
+    PairSelection,
 )
 from serkit.run.releases import load
 from serkit.run.rounds import drive
@@ -59,7 +59,7 @@ from serkit.suite.instructions import opt_in_environment as instructions_environ
 from serkit.suite.memory import MEMORY_ENV
 
 
-def here_now(root: Path, plan_: Plan, how: str) -> Now:
+def here_now(root: Path, plan_: RunScope, how: str) -> Now:
     """This host as a run now would record it, each planned Python's full version, the
     suite's benchmark code (asv's discovery in this interpreter, 2-3 s), and `how` the run
     measures (serkit.run.points.measured_as)."""
@@ -82,7 +82,7 @@ def results_name(machine: str, commit: str, env: MatrixEnvironment) -> str:
     return Path(get_filename(machine, commit, env.asv_name)).name
 
 
-def results_names(plan_: Plan, machine: str, commit: str) -> list[str]:
+def results_names(plan_: RunScope, machine: str, commit: str) -> list[str]:
     """The names asv gives the plan's results files."""
     return [results_name(machine, commit, env) for env in plan_.environments]
 
@@ -101,14 +101,14 @@ def asv(
 
 def run(
     root: Path,
-    plan_: Plan,
+    plan_: RunScope,
     *,
     quick: bool,
     extra: Sequence[str] = (),
     memory: bool = False,
     instructions: bool = False,
     state: RunState | None = None,
-    chosen: QuickPlan | None = None,
+    chosen: PairSelection | None = None,
     console: AsvConsole | None = None,
 ) -> int:
     """The suite over the plan's environments for the checked-out commit, round by round
@@ -175,7 +175,7 @@ def _with_config(extra: list[str]) -> list[str]:
     return [*extra, "--config", RUN_CONFIG]
 
 
-def write_run_config(root: Path, plan_: Plan) -> Path:
+def write_run_config(root: Path, plan_: RunScope) -> Path:
     """The checkout's asv config with only this run's environments and Pythons.
 
     asv makes an object of every environment in its config on every `asv run`, and says
@@ -217,7 +217,7 @@ def write_run_config(root: Path, plan_: Plan) -> Path:
     return path
 
 
-def _with_machine(root: Path, plan_: Plan, extra: Sequence[str]) -> list[str]:
+def _with_machine(root: Path, plan_: RunScope, extra: Sequence[str]) -> list[str]:
     """`extra` naming the machine every round files its results under, its profile made."""
     given = given_machine(extra)
     if given is not None:
@@ -228,7 +228,7 @@ def _with_machine(root: Path, plan_: Plan, extra: Sequence[str]) -> list[str]:
     return ["--machine", name, *extra]
 
 
-def resume(root: Path) -> tuple[Plan, RunState]:
+def resume(root: Path) -> tuple[RunScope, RunState]:
     """The plan and state of the interrupted run in this checkout, to pass to `run`."""
     state = RunState.load(root / BENCH_STATE)
     commit = git_commit(root) or ""

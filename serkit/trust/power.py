@@ -64,7 +64,7 @@ PLAIN, AGAIN = "plain", "plain again"
 
 
 @dataclass(frozen=True)
-class Plan:
+class ArmSampling:
     """How each arm samples its pairs: as a quick run, or as a full (and matrix) run."""
 
     name: str
@@ -73,8 +73,8 @@ class Plan:
 
 
 PLANS = {
-    "quick": Plan("quick", QUICK_ROUNDS, QUICK_SEES),
-    "full": Plan("full", FULL_ROUNDS, FULL_SEES),
+    "quick": ArmSampling("quick", QUICK_ROUNDS, QUICK_SEES),
+    "full": ArmSampling("full", FULL_ROUNDS, FULL_SEES),
 }
 
 
@@ -107,7 +107,7 @@ def run_arms(
     fixtures: Sequence[str],
     sizes: Sequence[float],
     *,
-    plan: Plan,
+    plan: ArmSampling,
     interleaved: bool,
     environ: Mapping[str, str] | None = None,
     keep: Path | None = None,
@@ -225,7 +225,7 @@ def measure(
     *,
     sizes: Sequence[float] = SLOWDOWNS,
     modes: Sequence[str] = (SAME_RUN, BETWEEN_RUNS),
-    plan: Plan = PLANS["quick"],
+    plan: ArmSampling = PLANS["quick"],
     floor: float,
     environ: Mapping[str, str] | None = None,
     keep: Path | None = None,
