@@ -367,10 +367,16 @@ def test_json_output_is_documented_and_stable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = compare_json(capsys, two_hosts(tmp_path, time_factor=2.0))
-    assert data["schema"] == "serkit-compare/3"
-    assert {"host_a", "host_b", "commit", "commit_rule", "noise_rule", "pairs", "summary"} <= set(
-        data
-    )
+    assert data["schema"] == "serkit-compare/4"
+    assert {
+        "machine_a",
+        "machine_b",
+        "commit",
+        "commit_rule",
+        "noise_rule",
+        "pairs",
+        "summary",
+    } <= set(data)
     assert {"size_mismatches", "only_a", "only_b", "not_comparable", "warnings"} <= set(data)
     pair = pairs_of(data, TIMING)["orjson", "small"]
     assert set(pair) == {

@@ -40,15 +40,15 @@ def add_commands(commands: Any) -> None:
         ),
         options=("--results", "--format"),
     )
-    compare.add_argument("host_a", metavar="HOST_A", help="machine name: A, the baseline")
-    compare.add_argument("host_b", metavar="HOST_B", help="machine name: B, compared with A")
+    compare.add_argument("machine_a", metavar="MACHINE_A", help="machine name: A, the baseline")
+    compare.add_argument("machine_b", metavar="MACHINE_B", help="machine name: B, compared with A")
     compare.add_argument("--commit", metavar="C", help="this commit (a prefix) on both hosts")
     compare.add_argument(
         "--fail-on",
         type=_fail_on,
         metavar="slower[:PCT]",
         help=(
-            "exit 1 when a timing on HOST_B is judged slower than on HOST_A (the noise rule) "
+            "exit 1 when a timing on MACHINE_B is judged slower than on MACHINE_A (the noise rule) "
             f"by more than PCT %% (default {DEFAULT_PERCENT:g}), for CI"
         ),
     )
@@ -60,9 +60,9 @@ def run_compare(args: argparse.Namespace) -> int:
     from serkit.compare.render import as_json, render, warnings_of
     from serkit.results.tree import read_tree
 
-    tree = read_tree(results_dir_of(args), [args.host_a, args.host_b])
+    tree = read_tree(results_dir_of(args), [args.machine_a, args.machine_b])
     try:
-        result = compare(tree, args.host_a, args.host_b, args.commit)
+        result = compare(tree, args.machine_a, args.machine_b, args.commit)
     except SerkitError as exc:
         warn(tree.warnings)  # a skipped file may be why nothing can be compared
         print(f"serkit: error: {diagnostic(exc)}", file=sys.stderr)
@@ -75,14 +75,14 @@ def run_compare(args: argparse.Namespace) -> int:
     mismatches = len(result.size_mismatches)
     if mismatches:
         print(
-            f"serkit: {mismatches} size(s) differ between {args.host_a} and {args.host_b} in "
+            f"serkit: {mismatches} size(s) differ between {args.machine_a} and {args.machine_b} in "
             "the same environment: the hosts did not run the same thing",
             file=sys.stderr,
         )
     failed = False
     if args.fail_on is not None:
         found = check(result, args.fail_on)
-        for line in check_lines(found, args.host_a, args.host_b):
+        for line in check_lines(found, args.machine_a, args.machine_b):
             print(f"serkit: {diagnostic(line)}", file=sys.stderr)
         failed = not found.ok
     return exits.checked(bool(mismatches) or failed)

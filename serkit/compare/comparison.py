@@ -75,7 +75,8 @@ CYCLES_BESIDE = {TIME[operation]: name for operation, name in CYCLES.items()}
 # 2: timings judged between processes; pairs carry detectable, multimodal and processes.
 # 3: a pair's `a` and `b` are the medians of the processes judged (B/A is b / a), each
 # spread holds those processes (`judged`) and asv's own value beside them (`asv_value`).
-SCHEMA = "serkit-compare/3"
+# 4: the two sides are named `machine_a` and `machine_b` (asv's machine names; were host_*).
+SCHEMA = "serkit-compare/4"
 COMMIT_RULE = "for each value, the newest commit (by commit date) both hosts measured it at"
 GROUP_PARAM = "codec"
 # Timings first, what a reader came for, then the instruction counts beside them.
@@ -159,8 +160,8 @@ class GroupSummary:
 
 @dataclass
 class Comparison:
-    host_a: str
-    host_b: str
+    machine_a: str
+    machine_b: str
     commit: str | None  # the commit asked for, in full; None: the newest rule
     pairs: list[Pair]
     only_envs: dict[str, list[Environment]]  # by host name
@@ -310,16 +311,18 @@ def _ratio(a: float, b: float) -> float | None:
     return b / a if a > 0 and b > 0 else None
 
 
-def resolve_commit(tree: ResultsTree, hosts: Sequence[str], prefix: str) -> str:
-    """The one commit both hosts have results for that starts with `prefix`."""
+def resolve_commit(tree: ResultsTree, machines: Sequence[str], prefix: str) -> str:
+    """The one commit both machines have results for that starts with `prefix`."""
     wanted = prefix.strip().lower()
     full: set[str] = set()
-    for host in hosts:
-        commits = {m.commit for m in tree.machines[host].measurements}
+    for machine in machines:
+        commits = {m.commit for m in tree.machines[machine].measurements}
         matching = {c for c in commits if c.lower().startswith(wanted)}
         if not matching:
             known = ", ".join(sorted(c[:8] for c in commits)) or "none"
-            raise NothingToCompare(f"machine {host} has no results for commit {prefix} ({known})")
+            raise NothingToCompare(
+                f"machine {machine} has no results for commit {prefix} ({known})"
+            )
         full |= matching
     if len(full) > 1:
         options = ", ".join(sorted(c[:12] for c in full))
@@ -327,16 +330,17 @@ def resolve_commit(tree: ResultsTree, hosts: Sequence[str], prefix: str) -> str:
     return full.pop()
 
 
-def _check_hosts(tree: ResultsTree, hosts: Sequence[str]) -> None:
+def _check_machines(tree: ResultsTree, machines: Sequence[str]) -> None:
     if not tree.machines:
         raise UnknownMachine(f"no asv results in {tree.root} (no machine folders)")
-    for host in hosts:
-        if host not in tree.machines:
+    for machine in machines:
+        if machine not in tree.machines:
             known = ", ".join(sorted(tree.machines))
-            raise UnknownMachine(f"no machine {host!r} in {tree.root}; known: {known}")
-    for host in hosts:
-        if not tree.machines[host].measurements:
-            raise NothingToCompare(f"machine {host} has no readable results in {tree.root / host}")
+            raise UnknownMachine(f"no machine {machine!r} in {tree.root}; known: {known}")
+    for machine in machines:
+        if not tree.machines[machine].measurements:
+            why = f"has no readable results in {tree.root / machine}"
+            raise NothingToCompare(f"machine {machine} {why}")
 
 
 def _short_envs(envs: Iterable[Environment]) -> str:
@@ -345,38 +349,45 @@ def _short_envs(envs: Iterable[Environment]) -> str:
     return "; ".join(labels[:2]) + more
 
 
-def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = None) -> Comparison:
+def compare(
+    tree: ResultsTree, machine_a: str, machine_b: str, commit: str | None = None
+) -> Comparison:
     """Match the two hosts' values and judge each pair; raises when nothing matches."""
-    hosts = (host_a, host_b)
-    _check_hosts(tree, hosts)
-    full_commit = resolve_commit(tree, hosts, commit) if commit else None
+    machines = (machine_a, machine_b)
+    _check_machines(tree, machines)
+    full_commit = resolve_commit(tree, machines, commit) if commit else None
     warnings = tree.warnings  # one list: reading's warnings, then matching's
-    index_a, index_b = (by_key(tree.machines[h].measurements, full_commit, warnings) for h in hosts)
+    index_a, index_b = (
+        by_key(tree.machines[h].measurements, full_commit, warnings) for h in machines
+    )
     envs_a, envs_b = {k[2] for k in index_a}, {k[2] for k in index_b}
     shared = envs_a & envs_b
     if not shared:
         raise NothingToCompare(
-            f"{host_a} and {host_b} share no environment: {host_a} ran {len(envs_a)} "
-            f"({_short_envs(envs_a)}), {host_b} ran {len(envs_b)} ({_short_envs(envs_b)})"
+            f"{machine_a} and {machine_b} share no environment: {machine_a} ran {len(envs_a)} "
+            f"({_short_envs(envs_a)}), {machine_b} ran {len(envs_b)} ({_short_envs(envs_b)})"
         )
     names_a = {k[0] for k in index_a if k[2] in shared}
     names_b = {k[0] for k in index_b if k[2] in shared}
     result = Comparison(
-        host_a,
-        host_b,
+        machine_a,
+        machine_b,
         full_commit,
         pairs=[],
         only_envs={
-            host_a: sorted(envs_a - envs_b, key=_env_order),
-            host_b: sorted(envs_b - envs_a, key=_env_order),
+            machine_a: sorted(envs_a - envs_b, key=_env_order),
+            machine_b: sorted(envs_b - envs_a, key=_env_order),
         },
-        only_benchmarks={host_a: sorted(names_a - names_b), host_b: sorted(names_b - names_a)},
-        only_values={host_a: [], host_b: []},
+        only_benchmarks={
+            machine_a: sorted(names_a - names_b),
+            machine_b: sorted(names_b - names_a),
+        },
+        only_values={machine_a: [], machine_b: []},
         not_comparable=[],
         warnings=warnings,
-        floor=host_floor(tree, hosts, warnings),
-        power={host: read_power(tree.root / host, warnings) for host in hosts},
-        architectures=(_arch(tree, host_a), _arch(tree, host_b)),
+        floor=host_floor(tree, machines, warnings),
+        power={m: read_power(tree.root / m, warnings) for m in machines},
+        architectures=(_arch(tree, machine_a), _arch(tree, machine_b)),
     )
     # A stable sort of the keys as read keeps each benchmark's parameters in asv's order.
     keys = dict.fromkeys([*index_a, *index_b])
@@ -387,13 +398,13 @@ def compare(tree: ResultsTree, host_a: str, host_b: str, commit: str | None = No
         tree.state_share(p.a for p in result.pairs),
         tree.state_share(p.b for p in result.pairs),
     )
-    result.states = {host_a: shares[0].in_words(), host_b: shares[1].in_words()}
-    result.no_noise = [n for n in tree.no_noise if n.machine in hosts]
+    result.states = {machine_a: shares[0].in_words(), machine_b: shares[1].in_words()}
+    result.no_noise = [n for n in tree.no_noise if n.machine in machines]
     result.memory_shift = memory_shift(*shares)
     if not result.pairs:
         reasons = sorted({entry.reason for entry in result.not_comparable if entry.reason})
         raise NothingToCompare(
-            f"no value was measured by both {host_a} and {host_b} in their "
+            f"no value was measured by both {machine_a} and {machine_b} in their "
             f"{len(shared)} shared environment(s)"
             + (f" at commit {full_commit[:8]}" if full_commit else "")
             + (f" that can be compared: {'; '.join(reasons)}" if reasons else "")
@@ -428,7 +439,7 @@ def _match(
             entry = OneSide(name, named, env, newest.commit, None, reason=NO_COMMON_COMMIT)
             result.not_comparable.append(entry)
         elif measured_a or measured_b:
-            host = result.host_a if measured_a else result.host_b
+            host = result.machine_a if measured_a else result.machine_b
             newest = _newest(measured_a or measured_b)
             entry = OneSide(name, named, env, newest.commit, newest.value, benchmark.unit)
             result.only_values[host].append(entry)

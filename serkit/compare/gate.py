@@ -96,7 +96,7 @@ def check(result: Comparison, rule: FailOn) -> CheckResult:
     return CheckResult(rule, tuple(failed), unjudged, len(timings), tuple(cleared), time_only)
 
 
-def check_lines(found: CheckResult, host_a: str, host_b: str) -> Sequence[str]:
+def check_lines(found: CheckResult, machine_a: str, machine_b: str) -> Sequence[str]:
     """What the check found, in lines for stderr: the verdict first, then each failing pair."""
     rule = found.rule
     limit = f"more than {rule.percent:g} % {rule.verdict}"
@@ -108,14 +108,14 @@ def check_lines(found: CheckResult, host_a: str, host_b: str) -> Sequence[str]:
     head = f"--fail-on {rule.text}:"
     if found.ok:
         lines = [
-            f"{head} passed: none of {found.checked} timing(s) on {host_b} judged {limit} "
-            f"than on {host_a}{' by time and simulated cycles' if found.cleared else ''}"
+            f"{head} passed: none of {found.checked} timing(s) on {machine_b} judged {limit} "
+            f"than on {machine_a}{' by time and simulated cycles' if found.cleared else ''}"
             f"{unjudged}"
         ]
     else:
         lines = [
-            f"{head} FAILED: {len(found.failed)} of {found.checked} timing(s) on {host_b} "
-            f"judged {limit} than on {host_a}{unjudged}:"
+            f"{head} FAILED: {len(found.failed)} of {found.checked} timing(s) on {machine_b} "
+            f"judged {limit} than on {machine_a}{unjudged}:"
         ]
         lines += [f"  - {_pair_line(pair)}" for pair in found.failed]
     if found.cleared:

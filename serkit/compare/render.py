@@ -145,7 +145,7 @@ def as_json(result: Comparison) -> dict[str, Any]:
     beside, cycles = result.instructions_beside(), result.cycles_beside()
     disagreeing = {id(pair): words for pair, words in result.disagreements()}
     sides = {}
-    for host in (result.host_a, result.host_b):
+    for host in (result.machine_a, result.machine_b):
         sides[host] = {
             "environments": [env.as_dict() for env in result.only_envs[host]],
             "benchmarks": result.only_benchmarks[host],
@@ -153,8 +153,8 @@ def as_json(result: Comparison) -> dict[str, Any]:
         }
     return {
         "schema": SCHEMA,
-        "host_a": result.host_a,
-        "host_b": result.host_b,
+        "machine_a": result.machine_a,
+        "machine_b": result.machine_b,
         "commit": result.commit,
         "commit_rule": f"commit {result.commit}" if result.commit else COMMIT_RULE,
         "noise_rule": NOISE_RULE,
@@ -174,8 +174,8 @@ def as_json(result: Comparison) -> dict[str, Any]:
         ],
         "summary": {"groups": [_group_json(g) for g in groups], "overall": _group_json(overall)},
         "size_mismatches": len(result.size_mismatches),
-        "only_a": sides[result.host_a],
-        "only_b": sides[result.host_b],
+        "only_a": sides[result.machine_a],
+        "only_b": sides[result.machine_b],
         "not_comparable": [_one_side_json(v) for v in result.not_comparable],
         "warnings": warnings_of(result),
     }
@@ -261,7 +261,7 @@ def _mismatch_lines(result: Comparison) -> list[str]:
         a, b = int(p.a.value or 0), int(p.b.value or 0)
         lines.append(
             f"  - {p.benchmark.name} [{_params_text(p.params)}] in {p.env.label}: "
-            f"{bytes_exact(a)} on {result.host_a}, {bytes_exact(b)} on {result.host_b}{note}"
+            f"{bytes_exact(a)} on {result.machine_a}, {bytes_exact(b)} on {result.machine_b}{note}"
         )
     return lines
 
@@ -290,7 +290,7 @@ def _envs_text(envs: Sequence[Environment]) -> list[str]:
 
 def render(result: Comparison, markdown: bool = False) -> str:
     """The comparison as text: a table per environment, the summary, then one-sided values."""
-    a, b = result.host_a, result.host_b
+    a, b = result.machine_a, result.machine_b
     rule = f"commit {result.commit[:8]}" if result.commit else COMMIT_RULE
     out = [
         f"A = {a}, B = {b}. B/A below 1: B is faster (or smaller).",
@@ -380,7 +380,7 @@ def disagreement_lines(disagreements: Sequence[tuple[Pair, str]]) -> list[str]:
 
 def _one_side_lines(result: Comparison, markdown: bool) -> list[str]:
     out: list[str] = []
-    for host in (result.host_a, result.host_b):
+    for host in (result.machine_a, result.machine_b):
         envs, names = result.only_envs[host], result.only_benchmarks[host]
         values = result.only_values[host]
         if envs:
