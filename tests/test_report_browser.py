@@ -181,14 +181,9 @@ def test_asvs_machine_tooltip_shows_a_profiles_markup_as_text(tmp_path: Path) ->
     executable = _browser()
     sync_api = pytest.importorskip("playwright.sync_api")
     pytest.importorskip("asv")
-    from test_hostile_results import PAYLOAD, ROOT, _payload_tree, real_asv
+    from test_hostile_results import PAYLOAD, ROOT, _payload_tree
 
-    results = _payload_tree(tmp_path / "results")
-    written = report_html.write_report(ROOT, results, tmp_path / "reports", asv_runner=real_asv)
-    assert written.asv_pages, written.warnings
-    handler = functools.partial(QuietHandler, directory=str(written.folder / "asv"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = _serve_asv_pages(_payload_tree(tmp_path / "results"), tmp_path / "reports", ROOT)
     ran: list[str] = []
     try:
         with sync_api.sync_playwright() as playwright:
@@ -352,6 +347,18 @@ def test_every_page_of_a_main_command_report_at_a_desktops_and_a_phones_width(
         assert "lossy in dict key order only: fastavro" in twitter and "lossy: bson" in twitter
 
 
+def _serve_asv_pages(results: Path, reports: Path, root: Path) -> ThreadingHTTPServer:
+    """The report of `results` with asv's own pages (real asv), served on loopback."""
+    from test_hostile_results import real_asv
+
+    written = report_html.write_report(root, results, reports, asv_runner=real_asv)
+    assert written.asv_pages, written.warnings
+    handler = functools.partial(QuietHandler, directory=str(written.folder / "asv"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 # A folder holding the files asv's pages load from CDNs, by file name (jquery-3.3.1.min.js,
 # jquery.flot.min.js, bootstrap.min.css, ...): for a machine that cannot reach them.
 CDN_MIRROR = "SERKIT_ASV_CDN_MIRROR"
@@ -416,15 +423,10 @@ def test_asvs_list_view_and_graph_page_run_nothing_from_a_hostile_store(tmp_path
     executable = _browser()
     sync_api = pytest.importorskip("playwright.sync_api")
     pytest.importorskip("asv")
-    from test_hostile_results import ROOT, real_asv
+    from test_hostile_results import ROOT
     from test_publishable import hostile_store
 
-    results = hostile_store(tmp_path / "results")
-    written = report_html.write_report(ROOT, results, tmp_path / "reports", asv_runner=real_asv)
-    assert written.asv_pages, written.warnings
-    handler = functools.partial(QuietHandler, directory=str(written.folder / "asv"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = _serve_asv_pages(hostile_store(tmp_path / "results"), tmp_path / "reports", ROOT)
     base = f"http://127.0.0.1:{server.server_port}"
     ran: list[str] = []
     views = {
