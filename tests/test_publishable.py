@@ -191,7 +191,8 @@ def test_asvs_pages_hold_no_live_markup_from_any_string_of_a_store(
 @pytest.mark.parametrize("payload", PAYLOADS, ids=["tag", "quote", "link"])
 def test_every_record_left_out_of_asvs_pages_is_named(tmp_path: Path, payload: str) -> None:
     root = hostile_store(tmp_path / "results", payload)
-    left_out = publishable_copy(read_tree(root), tmp_path / "clean")
+    tree = read_tree(root)
+    left_out = publishable_copy(tree, tmp_path / "clean")
     published = json.loads((tmp_path / "clean" / "benchmarks.json").read_text())
     assert not any(name.startswith("bench_x.") for name in published)
     fields = ["unit", "type", "param_name", "param_value", "version"]
@@ -202,7 +203,10 @@ def test_every_record_left_out_of_asvs_pages_is_named(tmp_path: Path, payload: s
     refused = ["commit", "python", "env-name", "date", *(f"key-{k}" for k in KEYS)]
     for machine in refused:
         files = len(_results(root / machine))
-        assert sum(f"/{machine}/" in line for line in left_out) == files, machine
+        # A date that is no moment is refused when the tree is read (serkit.results.asv_file
+        # .checked_moment), before the copy: named there, once, all the same.
+        named = [*left_out, *tree.warnings]
+        assert sum(f"/{machine}/" in line for line in named) == files, machine
     assert sum(line.startswith("a: its machine.json's fields ") for line in left_out) == 1
     assert sum(line.startswith("machine ") for line in left_out) == 1  # the one named with it
     copied = [p.read_text() for p in (tmp_path / "clean").rglob("*.json")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,8 @@ def run_matrix(args: argparse.Namespace) -> int:
     if args.write_config:
         path = Path(args.write_config)
         try:
+            if not path.parent.is_dir():  # a file named, not a folder to make
+                raise FileNotFoundError(errno.ENOENT, "no such folder", str(path.parent))
             atomic_write(path, render_asv_config())
         except OSError as exc:
             raise SerkitError(f"cannot write {path}: {exc.strerror or exc}") from None

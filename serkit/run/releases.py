@@ -23,6 +23,7 @@ from the kept releases' metadata, and kept in the file as `pins`.
 from __future__ import annotations
 
 import datetime
+import errno
 import json
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -211,6 +212,8 @@ def save(data: Releases, path: Path) -> None:
     """Write the file in one rename, so a reader never sees half of it."""
     text = json.dumps(data.as_json(), indent=2) + "\n"
     try:
+        if not path.parent.is_dir():  # a file named, not a folder to make
+            raise FileNotFoundError(errno.ENOENT, "no such folder", str(path.parent))
         atomic_write(path, text)
     except OSError as exc:  # an installed serkit's own file, read-only here
         raise BadReleases(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -32,7 +32,7 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -76,9 +76,10 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")  # a document's name as a parameter asv can keep
 
 
-def check_target(into: Path, machine: str | None = None) -> None:
+def check_target(into: Path, machine: str | None = None) -> dict[str, Any]:
     """Refuse, before anything is measured, a folder `serkit try` cannot save into: one
-    where a link, a FIFO or a device sits where it writes, or `machine` is no folder name."""
+    where a link, a FIFO or a device sits where it writes, or `machine` is no folder name.
+    What its benchmarks.json describes already ({} where it has none), read once."""
     if into.exists() and not into.is_dir():
         raise SerkitError(f"--save {into}: not a folder")
     described = into / BENCHMARKS_FILE
@@ -88,7 +89,7 @@ def check_target(into: Path, machine: str | None = None) -> None:
         files.check_folder(into / machine)
         files.check_target(into / machine / MACHINE_FILE)
     if not described.is_file():
-        return
+        return {}
     try:  # the guarded reader, never through a link: the folder may hold anything
         known = read_record(described, follow_links=False, what=f"a {BENCHMARKS_FILE}")
     except RefusedFile as exc:
@@ -100,6 +101,7 @@ def check_target(into: Path, machine: str | None = None) -> None:
             f"--save {into}: it holds another suite's results ({BENCHMARKS_FILE} describes "
             f"{others[0] if others else 'something else'}): save to a folder of its own"
         )
+    return known
 
 
 def document_names(trials: Sequence[DocumentTrial]) -> list[str]:
@@ -206,16 +208,12 @@ def results_file(
     return f"{COMMIT[:8]}-{env_name}.json", data
 
 
-def described(into: Path, axes: list[list[str]]) -> dict[str, Any]:
+def described(known: Mapping[str, Any], axes: list[list[str]]) -> dict[str, Any]:
     """benchmarks.json, complete as asv needs it: each benchmark's parameters those of the
-    runs saved before (read from the file) and then this run's `axes`."""
-    try:  # checked by check_target before anything was measured
-        known = read_record(into / BENCHMARKS_FILE, follow_links=False, what=BENCHMARKS_FILE)
-    except RefusedFile:
-        known = {}
+    runs saved before (`known`, what the folder's file describes) and then this run's `axes`."""
     listed: dict[str, Any] = {"version": 2}
     for name, row in BENCHMARKS.items():
-        earlier = known.get(name) if isinstance(known, dict) else None
+        earlier = known.get(name)
         before = earlier.get("params") if isinstance(earlier, dict) else None
         if not (isinstance(before, list) and len(before) == len(axes)):
             before = [[] for _ in axes]
@@ -229,7 +227,7 @@ def described(into: Path, axes: list[list[str]]) -> dict[str, Any]:
 
 def save(trials: Sequence[DocumentTrial], into: Path, machine: str) -> Path:
     """Write `trials` into the results tree at `into` under `machine`; the file written."""
-    check_target(into, machine)
+    known = check_target(into, machine)
     folder = into / machine
     files.make_folder(folder, within=into)  # no link on the way is followed
     profile = folder / MACHINE_FILE
@@ -240,7 +238,7 @@ def save(trials: Sequence[DocumentTrial], into: Path, machine: str) -> Path:
         now_ms += 1000
         name, data = results_file(trials, machine, now_ms)
         path = folder / name
-    writes = {into / BENCHMARKS_FILE: json.dumps(described(into, run_axes(trials)), indent=1)}
+    writes = {into / BENCHMARKS_FILE: json.dumps(described(known, run_axes(trials)), indent=1)}
     if not profile.is_file():
         writes[profile] = json.dumps(_profile(machine), indent=1)
     writes[path] = json.dumps(data, indent=1)
