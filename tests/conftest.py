@@ -37,6 +37,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         callspec = getattr(item, "callspec", None)
         if callspec is not None and HEAVY_DOCUMENTS & set(map(str, callspec.params.values())):
             item.add_marker(pytest.mark.slow)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # xdist deals the tests out in this order (after its groups, the largest first):
+        # the slow ones lead, so that the run does not end on one worker's long test.
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
