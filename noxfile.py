@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -38,7 +39,11 @@ def lint(session: nox.Session) -> None:
     session.install("-e", RUNNER, "ruff", "mypy", "import-linter", *stubs)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
-    session.run("mypy", "serkit")
+    # mypy's cache outside the checkout, beside uv's and Go's: a fresh clone checks again
+    # only what changed (about 7 CPU-s cold, under 1 s warm). mypy checks each entry against
+    # its file's hash and the options, so a stale one is checked again, never trusted.
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mypy" / "serkit"
+    session.run("mypy", "--cache-dir", str(cache), "serkit")
     # The layers and the no-circle rule declared in pyproject.toml ([tool.importlinter]).
     session.run("lint-imports")
     # docs/cli.md is written from the parser (serkit/cli/docs.py): a change to a command

@@ -278,6 +278,7 @@ def test_the_sentinel_runs_its_pairs_in_its_environment_whatever_the_store_holds
     assert "give it alone" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_bench_ends_with_the_summary_table_read_from_the_results_tree(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -500,6 +501,7 @@ def _fake_rounds(
     return seen
 
 
+@pytest.mark.slow
 def test_each_asv_run_gets_a_config_of_only_its_environments(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

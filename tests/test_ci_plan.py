@@ -107,6 +107,7 @@ def _pages(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*.html"))}
 
 
+@pytest.mark.slow
 def test_two_shards_merged_give_the_report_of_one_tree_holding_both(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -91,6 +91,7 @@ def test_sizes_table_has_units_and_flags(capsys: pytest.CaptureFixture[str]) -> 
     assert "orjson: option=OPT_NON_STR_KEYS (random-dicts-10)" in out
 
 
+@pytest.mark.slow
 def test_fixtures_verify_checks_source_and_hashes(
     capsys: pytest.CaptureFixture[str], senate_available: None
 ) -> None:
@@ -100,6 +101,7 @@ def test_fixtures_verify_checks_source_and_hashes(
     assert "ok    senate-bios" in out
 
 
+@pytest.mark.slow
 def test_fixtures_fetch_from_mirror(
     capsys: pytest.CaptureFixture[str], isolated_data: Path, mirror_dir: Path
 ) -> None:
@@ -513,6 +515,7 @@ def test_every_commands_help_is_printed(capsys: pytest.CaptureFixture[str]) -> N
         assert stopped.value.code == 0 and out.startswith("usage: serkit"), words
 
 
+@pytest.mark.slow
 def test_after_a_run_the_console_names_only_its_own_host_without_a_noise_floor(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -138,6 +138,7 @@ def test_real_files_are_classified(suite: dict[str, Path]) -> None:
     assert orjson_result.as_dict()["counts"] == counts
 
 
+@pytest.mark.slow
 def test_the_whole_matrix_takes_seconds(suite: dict[str, Path]) -> None:
     results = run_conformance(suite, SIX, jobs=2)
     for result in results.values():
@@ -166,6 +167,7 @@ def test_an_expected_outcome_is_judged_by_the_prefix() -> None:
 # --- a codec that crashes and hangs ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_crash_or_hang_is_pinned_on_its_file_and_the_run_goes_on(
     misbehaving_codec: serkit.Codec, suite: dict[str, Path]
 ) -> None:

@@ -114,6 +114,7 @@ def test_load_fixture_returns_a_fresh_object() -> None:
     assert serkit.load_fixture("small-dict")["list"][-1] == 99
 
 
+@pytest.mark.slow
 def test_a_document_built_from_a_source_is_built_once_and_copied(
     senate_available: None,
 ) -> None:
@@ -126,6 +127,7 @@ def test_a_document_built_from_a_source_is_built_once_and_copied(
     assert serkit.fixture_hash("senate-bios") == FIXTURES["senate-bios"].sha256
 
 
+@pytest.mark.slow
 def test_a_document_built_elsewhere_is_adopted_only_for_a_source_fixture(
     senate_available: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,6 +166,7 @@ def _never_built(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_document_slow_to_build_is_read_back_from_its_copy_as_built(
     senate_available: None, fresh_builds: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -182,6 +185,7 @@ def test_a_document_slow_to_build_is_read_back_from_its_copy_as_built(
     )
 
 
+@pytest.mark.slow
 def test_a_copy_that_fails_its_pin_is_never_read_but_built_anew(
     senate_available: None, fresh_builds: Path
 ) -> None:

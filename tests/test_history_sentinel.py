@@ -32,6 +32,9 @@ from serkit.run.sentinel import (
 from serkit.suite.benchmark_names import DUMPS, LOADS
 from serkit.suite.cases import LIBRARY_ENV
 
+# Its module fixture merges a made-up week of results: built once on one xdist worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("history_sentinel")]
+
 MACHINE = "ubuntu24-linux-x86-64-amd-epyc-7763-64-core-4cpu-66cc232b"
 LINUX = PLATFORMS[0]
 CODECS = [*SENTINEL_CODECS, "cbor2"]

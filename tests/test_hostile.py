@@ -84,6 +84,7 @@ print(out.getvalue().splitlines()[-1])
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_crashes_and_hangs_are_recorded_and_the_run_goes_on(
     misbehaving_codec: serkit.Codec,
 ) -> None:

@@ -194,6 +194,7 @@ def real_asv(where: Path, args: list[str]) -> int:
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_asvs_pages_hold_no_live_markup_from_a_machine_profile(tmp_path: Path) -> None:
     pytest.importorskip("asv")
     root = _payload_tree(tmp_path / "results")

@@ -13,6 +13,10 @@ from results_factory import DUMPS, RUNNERS, shard_results
 from serkit.cli import main
 from serkit.results.host_file import HOST_FILE, read_runs, write_runs
 
+# The store is merged once through the command line with the suite's real discovery: its
+# module fixtures, built once on one xdist worker (noxfile.py's --dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("many_hosts")]
+
 ROOT = Path(__file__).resolve().parents[1]
 X86, ARM, MAC = RUNNERS
 SHARDS = 2

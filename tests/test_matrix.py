@@ -65,6 +65,7 @@ def test_asv_conf_json_is_generated_from_the_releases_file() -> None:
     )
 
 
+@pytest.mark.slow
 def test_asv_reads_the_config_and_names_environments_as_serkit_does(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

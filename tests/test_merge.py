@@ -102,6 +102,7 @@ def test_benchmarks_json_comes_from_the_suite_never_a_source(tmp_path: Path) -> 
     assert "stale.Old.time_gone" not in written and set(SUITE) <= set(written)
 
 
+@pytest.mark.slow
 def test_the_real_discovery_writes_this_suites_benchmarks(tmp_path: Path) -> None:
     path = discover_benchmarks(ROOT, tmp_path)
     described = json.loads(path.read_text())

@@ -30,6 +30,9 @@ from serkit.replicate.published import (
 )
 from serkit.replicate.render import render
 
+# Its module fixture times posts 000 and 002 (seconds): built once on one xdist worker.
+pytestmark = pytest.mark.xdist_group("replicate")
+
 TABLES: list[PublishedTable | PublishedFigures] = [
     POST_000_SIZES,
     POST_000_DUMPS,
@@ -149,6 +152,7 @@ def test_timing_tables_show_then_now_normalized_and_ranks(document: dict[str, An
     assert any("left out" in note for note in dumps["notes"])
 
 
+@pytest.mark.slow
 def test_post_000_size_rows_equal_the_suites_sizes(document: dict[str, Any]) -> None:
     sizes = _table(_post(document, "000/001"), "size of the serialized message")
     col = {h: i for i, h in enumerate(sizes["headers"])}

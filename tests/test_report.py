@@ -119,6 +119,7 @@ def test_instruction_counts_are_shown_beside_the_times(tmp_path: Path) -> None:
     assert "compare memory and instructions between releases on Python 3.12" in versions
 
 
+@pytest.mark.slow
 def test_report_writes_versioned_pages_and_keeps_older_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -156,6 +157,7 @@ def test_snapshot_page_shows_units_spread_and_lossy(tmp_path: Path) -> None:
     assert re.search(r"4 changes beyond the noise, of \d+ compared", versions)
 
 
+@pytest.mark.slow
 def test_a_quick_run_says_what_it_left_to_full_on_the_overview_and_the_fixture_page(
     tmp_path: Path,
 ) -> None:
@@ -303,6 +305,7 @@ def test_hosts_page_gives_ratios_against_the_first_host(tmp_path: Path) -> None:
     assert manifest["hosts"] == ["box-a", "box-b"]
 
 
+@pytest.mark.slow
 def test_replication_page_from_a_saved_document_and_a_bad_one_is_a_warning(
     tmp_path: Path,
 ) -> None:
@@ -393,6 +396,7 @@ def _conformance_results() -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_conformance_page_from_a_saved_matrix_and_a_bad_one_is_a_warning(tmp_path: Path) -> None:
     from serkit.checks import conformance_document
 

@@ -79,6 +79,7 @@ def test_slices_are_balanced_in_size_and_in_each_library(
         assert max(counted) - min(counted) <= 1, library
 
 
+@pytest.mark.slow
 @given(counts.flatmap(lambda n: st.tuples(st.integers(1, n), st.just(n))))
 def test_the_real_matrix_in_slices(kn: tuple[int, int]) -> None:
     k, n = kn

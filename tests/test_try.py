@@ -147,6 +147,7 @@ def test_samples_are_planned_within_the_budget_cheapest_first() -> None:
     assert plan_samples({}, 1.0, 15) == {}
 
 
+@pytest.mark.slow
 def test_a_one_megabyte_document_is_budgeted_by_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

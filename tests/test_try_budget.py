@@ -30,6 +30,7 @@ def _big_json(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_large_document_finishes_within_its_budget_and_skips_in_one_line_each(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -52,6 +53,7 @@ def test_a_large_document_finishes_within_its_budget_and_skips_in_one_line_each(
             assert row["why"].count("\n") == 0 and row["why"].endswith("not measured")
 
 
+@pytest.mark.slow
 def test_skipped_codecs_read_as_one_line_each_in_the_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -102,6 +102,7 @@ def test_another_suites_results_folder_is_refused(
     assert "another suite's results" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_serkit_try_save_then_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     document = tmp_path / "orders.json"
     document.write_text(
