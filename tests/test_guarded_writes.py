@@ -377,6 +377,7 @@ def killed_at(at: int, body: str) -> int:
     return done.returncode
 
 
+@pytest.mark.slow  # new interpreters, killed at each write
 def test_a_report_killed_at_any_write_leaves_the_previous_report_whole(tmp_path: Path) -> None:
     output = tmp_path / "R"
     first = report(tmp_path, output)
@@ -401,6 +402,7 @@ def test_a_report_killed_at_any_write_leaves_the_previous_report_whole(tmp_path:
     assert (again.folder / "index.html").is_file()
 
 
+@pytest.mark.slow  # new interpreters, killed at each write
 def test_try_into_killed_at_any_write_leaves_whole_files(tmp_path: Path) -> None:
     into = tmp_path / "D"
     body = f"""

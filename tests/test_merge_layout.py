@@ -130,6 +130,7 @@ def test_a_merge_on_a_full_disk_leaves_the_store_as_it_was_and_completes_again(
     assert snapshot(store).keys() == snapshot(clean).keys()
 
 
+@pytest.mark.slow  # new interpreters, killed at each write
 def test_a_merge_killed_at_any_write_leaves_whole_files_and_completes_again(
     tmp_path: Path,
 ) -> None:
