@@ -36,6 +36,7 @@ The rules, each tested:
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -117,10 +118,19 @@ class _Read:
 
     def json(self) -> Any:
         """Its content as JSON, parsed from the bytes read; ResultsFileError, saying why."""
+        parsed = self._parsed
+        if isinstance(parsed, ResultsFileError):
+            raise parsed
+        return parsed
+
+    @functools.cached_property
+    def _parsed(self) -> Any:
+        # Parsed once, within its budget: the checks, the run's name and the summary all
+        # read it, and a file near the cap costs seconds a parse.
         try:
             return read_record(self.path, data=self.data, what="a results tree's file")
         except RefusedFile as exc:
-            raise ResultsFileError(exc.rule) from None
+            return ResultsFileError(exc.rule)
 
 
 @dataclass
