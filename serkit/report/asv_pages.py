@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from serkit.checkout import ENV_DIR, branches_here, commits_on
+from serkit.files import atomic_write
 from serkit.results.publishable import publishable_copy
 from serkit.results.tree import ResultsTree
 
@@ -64,7 +65,7 @@ def asv_publish(
         warnings += [f"asv's pages leave out {what}" for what in publishable_copy(tree, clean)]
         config.update(results_dir=str(clean), html_dir=str(pages))
         path = Path(scratch) / "asv.conf.json"
-        path.write_text(json.dumps(config))
+        atomic_write(path, json.dumps(config), sync=False)
         if runner(root, ["publish", "--config", str(path)]) != 0:
             return False
         shutil.move(str(pages), str(html_dir))

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from serkit.files import write_together
 from serkit.results.asv_file import COLUMNS_KEY, keep_rows
 from serkit.results.tree import (
     ASV_MACHINE_FIELDS,
@@ -148,7 +149,7 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
     as unsafe, and benchmarks.json likewise, each by the allow-list above. Says, one line
     each, what was left out."""
     left_out: list[str] = []
-    into.mkdir(parents=True, exist_ok=True)
+    writes: dict[Path, bytes | str] = {}
     source = tree.root / BENCHMARKS_FILE
     if source.is_file():
         try:
@@ -164,7 +165,7 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
                     described[key] = _benchmark(key, row)
                 except Refused as refused:
                     left_out.append(f"benchmark {shown(key)}: {refused}")
-            (into / BENCHMARKS_FILE).write_text(json.dumps(described))
+            writes[into / BENCHMARKS_FILE] = json.dumps(described)
     for name, machine in tree.machines.items():
         files = sorted({m.file for m in machine.measurements})
         if not files:
@@ -189,9 +190,8 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
             keep_rows(data, safe_row)
             kept[path.name] = data
         if kept:  # a machine with no results file left would be a button with nothing
-            folder = into / name
-            folder.mkdir()
-            (folder / MACHINE_FILE).write_text(json.dumps(profile))
-            for file_name, data in kept.items():
-                (folder / file_name).write_text(json.dumps(data))
+            writes[into / name / MACHINE_FILE] = json.dumps(profile)
+            writes.update({into / name / f: json.dumps(data) for f, data in kept.items()})
+    into.mkdir(parents=True, exist_ok=True)
+    write_together(writes, within=into, sync=False)  # a scratch copy: whole, not durable
     return left_out
