@@ -14,7 +14,7 @@ from tabulate import tabulate
 from serkit.compare.render import power_text
 from serkit.results.host_file import HOST_FILE, mixed_cpu_warnings
 from serkit.results.identity import UNREADABLE
-from serkit.results.noise import DEFAULT_FLOOR, PowerRecord
+from serkit.results.noise import DEFAULT_FLOOR
 from serkit.text import diagnostic, markdown_cell, markdown_text, terminal
 from serkit.units import MISSING, bytes_binary, plural
 
@@ -26,11 +26,7 @@ NOT_MEASURED = (
 
 def worded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """describe_hosts' rows as shown (JSON, the report's pages): each record in words."""
-    return [{**row, "power": _power(row["power"])} for row in rows]
-
-
-def _power(found: PowerRecord | str | None) -> str:
-    return found if isinstance(found, str) else power_text(found)
+    return [{**row, "power": power_text(row["power"])} for row in rows]
 
 
 def _python_text(version: str, build: Mapping[str, Any]) -> str:
@@ -84,7 +80,7 @@ def render_hosts(rows: list[dict[str, Any]], markdown: bool = False) -> str:
         ("cpus seen", _cpus_seen),
         ("host changes", _changes_text),
         ("noise", lambda r: r["noise"]["in_words"] if r["noise"] else NOT_MEASURED),
-        ("what verdicts see", lambda r: _power(r["power"])),
+        ("what verdicts see", lambda r: power_text(r["power"])),
         ("machine state, last run", _state),
         ("results", _coverage),
     ]
