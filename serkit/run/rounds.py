@@ -58,10 +58,7 @@ from serkit.run.round_selection import (
     later_selection,
     split_bench_args,
 )
-
-# Read from here by serkit.cli.bench until it imports them from serkit.run.run_progress.
-from serkit.run.run_progress import SELECTION as SELECTION
-from serkit.run.run_progress import RunState as RunState
+from serkit.run.run_progress import RunState
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
 from serkit.suite.cases import INSTRUCTIONS_ENV, TYPICAL_PROCESSES
 from serkit.suite.memory import MEMORY_ENV
