@@ -34,9 +34,10 @@ def count(value: int) -> str:
     return f"{value:,}"
 
 
-def plural(value: int, word: str) -> str:
-    """A count and its noun, singular for one: 1 pair, 2 pairs."""
-    return f"{count(value)} {word}{'' if value == 1 else 's'}"
+def plural(value: int, word: str, many: str | None = None) -> str:
+    """A count and its noun, singular for one: 1 pair, 2 pairs; `many` where an s is not
+    the plural (1 process, 2 processes)."""
+    return f"{count(value)} {word if value == 1 else many or word + 's'}"
 
 
 def counts(values: Iterable[int]) -> str:

@@ -250,7 +250,7 @@ def test_hosts_table_shows_asv_profile_and_dashes_for_what_is_missing(
     gov = next(line for line in lines if line.startswith("governor"))
     assert gov.split()[1] == governor() and gov.split()[2:] == ["-", "-"]
     assert f"no {HOST_FILE} for b, named-only" in out
-    assert "1 files, 1 envs, 1 commits; Python 3.11" in out
+    assert "1 file, 1 env, 1 commit; Python 3.11" in out
 
 
 def test_hosts_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

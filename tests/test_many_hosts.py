@@ -71,7 +71,7 @@ def test_merging_the_artifacts_again_changes_nothing(
     before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
     monkeypatch.chdir(ROOT)
     code, _, err = run(capsys, "results", "merge", *map(str, artifacts), "--into", str(store))
-    assert code == 0 and "0 results file(s) added, 12 already there" in err
+    assert code == 0 and "0 results files added, 12 already there" in err
     assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == before
 
 

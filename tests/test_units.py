@@ -68,3 +68,10 @@ def test_a_chart_axis_takes_the_unit_its_median_reads_best_in() -> None:
     assert size_unit([1762, 900, 2100]) == (1.0, "B")
     assert size_unit([617_000, 40_000, 700_000]) == (1024.0, "KiB")
     assert size_unit([]) == (1.0, "B")
+
+
+def test_a_count_of_one_takes_the_singular_and_others_the_plural() -> None:
+    """`serkit hosts` once said "1 files"."""
+    assert [units.plural(n, "file") for n in (0, 1, 2)] == ["0 files", "1 file", "2 files"]
+    assert units.plural(1, "process", "processes") == "1 process"
+    assert units.plural(1_234, "process", "processes") == "1,234 processes"

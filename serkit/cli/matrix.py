@@ -22,6 +22,7 @@ from serkit.run.libraries import needed_by
 from serkit.run.matrix import environments, measured, not_served, render_asv_config
 from serkit.run.releases import Releases, data_path, load, refresh, save, staleness
 from serkit.suite.cases import FULL_SEES, precision_needed
+from serkit.units import plural
 
 # What `serkit matrix` does instead of listing the environments: one at a time.
 ACTIONS = (
@@ -228,8 +229,9 @@ def _ci_plan(args: argparse.Namespace) -> int:
         print_table(rows, headers, args.format, disable_numparse=True)
         total = sum(len(job.environments) for job in found.jobs)
         print(
-            f"{path}: {len(found.jobs)} jobs, {total} environments measured across "
-            f"them, {len(found.merged)} artifacts merged (releases as committed; the "
+            f"{path}: {plural(len(found.jobs), 'job')}, {plural(total, 'environment')} "
+            f"measured across them, {plural(len(found.merged), 'artifact')} merged (releases "
+            "as committed; the "
             "workflow's matrix job refreshes them first)."
         )
     for problem in found.problems:

@@ -75,7 +75,7 @@ def write_report(
         )
     warn(shown)
     done = (
-        f"report: {written.folder / 'index.html'} ({len(written.pages)} pages"
+        f"report: {written.folder / 'index.html'} ({plural(len(written.pages), 'page')}"
         f"{', with asv' + chr(39) + 's pages' if written.asv_pages else ''}); "
         f"every version: {written.index}"
     )

@@ -13,6 +13,7 @@ from serkit.cli.options import Use, command
 from serkit.results.merge import merge
 from serkit.run import runner
 from serkit.text import diagnostic
+from serkit.units import plural
 
 
 def add_commands(commands: Any) -> None:
@@ -53,8 +54,8 @@ def run_merge(args: argparse.Namespace) -> int:
     result = merge([Path(s) for s in args.sources], into, discover)
     warn(result.warnings)
     summary = (
-        f"merged {len(result.sources)} tree(s) into {into}: "
-        f"{len(result.added)} results file(s) added, {result.identical} already there; "
+        f"merged {plural(len(result.sources), 'tree')} into {into}: "
+        f"{plural(len(result.added), 'results file')} added, {result.identical} already there; "
         f"machines: {', '.join(result.machines) or 'none'}; host records updated: "
         f"{len(result.hosts)}; benchmarks.json "
         + ("rewritten from the suite" if result.benchmarks_rewritten else "unchanged")

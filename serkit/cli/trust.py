@@ -354,8 +354,9 @@ def run_power(args: argparse.Namespace) -> int:
     arms = 2 + len(sizes)
     plan = power.PLANS[args.plan]
     print(
-        f"serkit power: {len(codecs)} codecs x {len(fixtures)} fixtures, {arms} arms "
-        f"({', '.join(power.arms(sizes))}) in {len(modes)} mode(s); verdicts within a run "
+        f"serkit power: {plural(len(codecs), 'codec')} x {plural(len(fixtures), 'fixture')}, "
+        f"{arms} arms ({', '.join(power.arms(sizes))}) in {plural(len(modes), 'mode')}; "
+        "verdicts within a run "
         f"with no floor, between runs at a {floor:.0%} floor; each arm samples the slice as "
         f"a {args.plan} run does ({plan.processes} processes a pair, extra rounds aiming at "
         f"{plan.sees:.0%}), with the quick run's {QUICK_WARMUP_S} s of warm-up",

@@ -474,7 +474,7 @@ def _mark(figure: Any, when: str, step: HistoryStep) -> None:
     figure.add_vline(x=when, line_width=1, line_dash=style["dash"], line_color=style["color"])
     details = [*step.releases, *step.host]
     if step.code:
-        details.append(f"benchmark code changed: {len(step.code)} benchmarks")
+        details.append(f"benchmark code changed: {units.plural(len(step.code), 'benchmark')}")
     if step.drift_percent is not None:
         details.append(f"the sentinel moved {step.drift_percent:+.1f} % (median)")
     # plotly reads a hover text as HTML: a host's facts come from files, never trusted as it.

@@ -129,7 +129,7 @@ def _flag_count(row: Mapping[str, Any]) -> str | None:
     flags = (row["host"] or {}).get("cpu_flags")
     if not flags or flags == UNREADABLE:
         return flags or None
-    return f"{len(str(flags).split())} flags"
+    return plural(len(str(flags).split()), "flag")
 
 
 def _changes_text(row: Mapping[str, Any]) -> str | None:
@@ -156,7 +156,11 @@ def _pythons(row: Mapping[str, Any]) -> str | None:
     return "\n".join(_python_text(v, b) for v, b in builds.items()) or None
 
 
+COVERAGE = (("files", "file"), ("environments", "env"), ("commits", "commit"))
+
+
 def _coverage(row: Mapping[str, Any]) -> str:
     r = row["results"]
     pythons = ", ".join(r["pythons"]) or "-"
-    return f"{r['files']} files, {r['environments']} envs, {r['commits']} commits; Python {pythons}"
+    held = [plural(r[key], word) for key, word in COVERAGE]
+    return f"{', '.join(held)}; Python {pythons}"

@@ -98,7 +98,8 @@ def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
 def spread_title(m: Measurement | None, between: Spread | None = None) -> str:
     if between is not None:
         return (
-            f"{len(between.values)} processes, each its least sample: {units.seconds(between.low)} "
+            f"{units.plural(len(between.values), 'process', 'processes')}, each its least "
+            f"sample: {units.seconds(between.low)} "
             f"to {units.seconds(between.high)}, interquartile range "
             f"{units.seconds(between.q1)} to {units.seconds(between.q3)}"
         )

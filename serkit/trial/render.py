@@ -3,6 +3,7 @@ number with its unit."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -25,13 +26,17 @@ from serkit.text import markdown_cell, terminal
 from serkit.trial.measure import CodecTrial, DocumentTrial
 from serkit.units import bytes_binary, percent, seconds
 
-FIDELITY_WIDTH = 46  # characters; a longer reason wraps
+FIDELITY_WIDTH = 46  # characters; a longer reason wraps, at a space or between a path's keys
+# Half the interquartile range over the median at which a timing is no value to go by:
+# its quartiles a whole median apart (cattrs-orjson read 2.50 ms ±743 % under load here).
+SCATTERED = 0.5
 VERDICT_WIDTH = 100  # characters; the verdict's lines wrap
 IMPLEMENTATIONS = {"c": "C", "python": "Python"}
 
 
 def timing_text(timing: Timing | None) -> str:
-    """`1.15 ms ±6 %`: the median, and half the interquartile range over it."""
+    """`1.15 ms ±6 %`: the median, and half the interquartile range over it; past SCATTERED,
+    `too scattered (2.50 ms ±743 %)`, not a value to read as one."""
     if timing is None:
         return "-"
     q1, median, q3 = timing.quartiles
@@ -39,7 +44,25 @@ def timing_text(timing: Timing | None) -> str:
         return f"{seconds(median)} (1st call)"
     if len(timing.samples) == 1 or median <= 0:
         return f"{seconds(median)} (1 sample)"
-    return f"{seconds(median)} ±{percent((q3 - q1) / 2 / median)}"
+    spread = (q3 - q1) / 2 / median
+    text = f"{seconds(median)} ±{percent(spread)}"
+    return f"too scattered ({text})" if spread >= SCATTERED else text
+
+
+def wrapped(text: str, width: int) -> str:
+    """`text` in lines of at most `width`, broken at spaces or before a path's next key
+    (`['resources']` / `['DhcpOptions']`), never inside one: a key longer than `width`
+    stands whole on its line."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        for index, piece in enumerate(p for p in re.split(r"(?=\[)", word) if p):
+            joint = " " if index == 0 and line else ""
+            if line and len(line) + len(joint) + len(piece) > width:
+                lines.append(line)
+                line, joint = "", ""
+            line += joint + piece
+    return "\n".join([*lines, line] if line else lines)
 
 
 def implementation_text(trial: CodecTrial) -> str:
@@ -138,6 +161,15 @@ def _row(trial: CodecTrial, smallest: Sequence[int | None], no_schema: str = "")
     ]
 
 
+def _cells(row: Sequence[str], markdown: bool) -> list[str]:
+    """A row's cells escaped (a document's keys are the user's: text in Markdown and on a
+    terminal); on a terminal its fidelity, last, wrapped at FIDELITY_WIDTH."""
+    if markdown:
+        return [markdown_cell(cell) for cell in row]
+    cells = [terminal(cell) for cell in row]
+    return [*cells[:-1], wrapped(cells[-1], FIDELITY_WIDTH)]
+
+
 HEADERS = ["codec", "impl", "dumps", "loads", "size", *COMPRESSORS, "fidelity"]
 
 
@@ -175,6 +207,9 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         "(1st call): too slow to sample within its share of that time, so the time of its "
         "first call, which preparing made.",
         "(1 sample): time for a single sample only, so no spread is shown.",
+        f"too scattered: half the interquartile range is over {percent(SCATTERED)} of the "
+        "median, so the median is no value to go by (a loaded machine: a larger --budget, or "
+        "a quieter machine, measures it).",
         f"size: encoded bytes; {' and '.join(COMPRESSORS)}: those bytes compressed (each "
         f"tool's default level); {SMALLEST}: the smallest of the exact codecs in its "
         "column (a lossy codec's bytes do not hold the whole document). "
@@ -224,7 +259,6 @@ def render(
 ) -> str:
     """Every document's verdict and table, then one legend for all of them."""
     tablefmt = "github" if markdown else "simple"
-    widths = [None] * (len(HEADERS) - 1) + [FIDELITY_WIDTH]
     parts = []
     for document in documents:
         # A document's name and keys are the user's: text in Markdown and on a terminal.
@@ -243,12 +277,11 @@ def render(
             )
         table = tabulate(
             [
-                [escape(c) for c in _row(t, smallest_sizes(document), document.no_schema)]
+                _cells(_row(t, smallest_sizes(document), document.no_schema), markdown)
                 for t in in_ranked_order(document, ranked)
             ],
             headers=HEADERS,
             tablefmt=tablefmt,
-            maxcolwidths=None if markdown else widths,
             disable_numparse=True,
         )
         if markdown:
