@@ -644,10 +644,16 @@ def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
     assert len(extra) == 1  # the second brought nothing within precision: no third
     err = capsys.readouterr().err
     assert (
-        "serkit: extra round 1 of at most 5: 1 timing (a codec's dumps or loads of one "
+        "serkit: round 6 of at most 10 (an extra round): 1 timing (a codec's dumps or loads of one "
         "fixture) short of 5 typical processes" in err
     )
     assert "1 timing still short of precision after 1 extra round, 1 before the last" in err
+    # Every round's line ends in the time since the run began; no guess of the time left
+    # off a terminal, and no round after "round 5 of 5" read as a new first one.
+    rounds = [line for line in err.splitlines() if line.startswith("serkit: round ")]
+    assert len(rounds) >= planning.QUICK_ROUNDS + 1
+    assert all(re.search(r" \[\d+:\d\d elapsed\]$", line) for line in rounds)
+    assert "extra round 1" not in err
 
 
 LOOSE = "bench_time.Dumps.time_dumps"

@@ -310,7 +310,7 @@ def test_an_environment_that_cannot_be_built_is_one_line_and_the_others_go_on(
     lines = [line for line in err.splitlines() if "was not built" in line]
     (line,) = [line for line in lines if line.startswith("serkit:")]
     assert f"py{CURRENT} msgpack 9.9.9" in line and "msgpack==9.9.9" in line
-    assert line.endswith("the other environments go on")
+    assert line.split(" [")[0].endswith("the other environments go on")  # then its time
     assert _planned_and_extra(_dumps_processes(root))  # the good environment ran every round
     (machine,) = [p for p in (root / ".asv" / "results").iterdir() if p.is_dir()]
     (failure,) = read_builds(machine / BUILDS_FILE).values()
@@ -434,9 +434,12 @@ def test_an_interrupt_in_an_extra_round_says_so(tmp_path: Path) -> None:
 
     (tmp_path / ".asv" / "results").mkdir(parents=True)
     state = RunState("c0ffee", True, False, None, 5, ["env-a"], {}, [], str(tmp_path / "n"))
+    state.extra_rounds = 5
     state.done = [(index, "env-a") for index in range(7)]  # 5 planned rounds, 2 extra
     line = _interrupted(tmp_path, state, (7, "env-a"), {})
-    assert line.startswith("interrupted in extra round 3: every planned round and 2 extra asv")
+    assert line.startswith(
+        "interrupted in round 8 of at most 10 (an extra round): every planned round and 2 extra"
+    )
     assert "of 5" not in line
 
 
@@ -466,9 +469,20 @@ def test_an_extra_round_keeps_the_planned_rounds_durations(tmp_path: Path) -> No
 def test_a_resumed_run_past_its_rounds_names_the_extra_round() -> None:
     state = RunState("c0ffee", True, False, None, 5, ["env-a"], {}, [], "notes")
     state.extra_rounds = 5
-    assert state.round_text(2) == "round 3 of 5"
-    assert state.round_text(5) == "extra round 1 of at most 5"
+    assert state.round_text(2) == "round 3 of 5 planned"
+    assert state.round_text(5) == "round 6 of at most 10 (an extra round)"
     assert "6 of 5" not in state.round_text(state.rounds + state.extra_rounds)
+
+
+def test_rounds_past_the_plan_are_numbered_on_never_after_a_last_round() -> None:
+    """After "round 5 of 5" came "extra round 1 of at most 5": a reader took it for a new run."""
+    state = RunState("c0ffee", True, False, None, 5, ["env-a"], {}, [], "notes")
+    assert [state.round_text(i) for i in range(5)][-1] == "round 5 of 5"  # no extra rounds
+    state.extra_rounds = 5
+    words = [state.round_text(i) for i in range(10)]
+    assert words[4] == "round 5 of 5 planned"
+    assert all(f"round {i + 1} of at most 10" in words[i] for i in range(5, 10))
+    assert not any(line.startswith("extra round") for line in words)
 
 
 def test_a_full_runs_rounds_past_its_least_processes_take_only_the_pairs_short_of_precision(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from serkit.cli.common import print_json, warn
 from serkit.cli.exits import UsageError, checked
 from serkit.cli.options import Option, Use, command, escaped
 from serkit.cli.report import write_report
+from serkit.progress import PHASES
 from serkit.report.summary import summary
 from serkit.run import bench, planning
 from serkit.run.bench import BenchRequest, without_machine
@@ -150,7 +150,7 @@ def _asv_args(args: argparse.Namespace) -> list[str]:
 
 
 def _say(line: str) -> None:
-    print(f"serkit: {line}", file=sys.stderr)
+    PHASES.say(line)  # with the time since the command began
 
 
 def _say_planned(planned: bench.BenchPlan) -> None:
@@ -213,6 +213,7 @@ def _say_failed(outcome: bench.BenchOutcome, started: bench.Started) -> None:
 def run_bench(args: argparse.Namespace) -> int:
     """The phases in order (serkit.run.bench), each one's answer printed, then the report."""
     root = project_root()
+    PHASES.restart()
     # Read from installed metadata and the data file's date: no network on every run.
     warn(staleness(load()))
     planned = bench.plan(root, _request(args))

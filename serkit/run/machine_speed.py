@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from serkit.checkout import CANARY_PROBE
+from serkit.progress import PHASES
 from serkit.suite.state_watch import (
     LEDGER_ENV,
     PROBE_FILE_ENV,
@@ -40,7 +41,15 @@ def wait_budget_s(quick: bool) -> float:
 def run_watch(root: Path, notes: Path, budget_s: float) -> StateWatch:
     """The run's own watch (before extra rounds), sharing its ledger with its processes."""
     notes.mkdir(parents=True, exist_ok=True)
-    return StateWatch(root / CANARY_PROBE, budget_s, ledger=notes / LEDGER)
+    return StateWatch(root / CANARY_PROBE, budget_s, ledger=notes / LEDGER, say=_phase_line)
+
+
+def _phase_line(line: str) -> None:
+    """The watch's line as the run's other phase lines, with the time since it began."""
+    PHASES.say(line[len(PREFIX) :] if line.startswith(PREFIX) else line)
+
+
+PREFIX = "serkit: "  # what the watch's lines open with, and PHASES adds
 
 
 def process_environment(watch: StateWatch) -> dict[str, str]:

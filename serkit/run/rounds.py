@@ -42,6 +42,7 @@ from types import FrameType
 
 from serkit.checkout import BENCH_STATE, results_dir
 from serkit.errors import SerkitError
+from serkit.progress import PHASES, PhaseClock
 from serkit.results import asv_file, asv_runs
 from serkit.results.asv_file import attach_notes
 from serkit.results.builds import BUILDS_ENV, read_builds
@@ -58,7 +59,7 @@ from serkit.run.round_selection import (
     later_selection,
     split_bench_args,
 )
-from serkit.run.run_progress import RunState
+from serkit.run.run_progress import RoundTimes, RunState
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
 from serkit.suite.cases import INSTRUCTIONS_ENV, TYPICAL_PROCESSES
 from serkit.suite.memory import MEMORY_ENV
@@ -134,6 +135,8 @@ class _Round:
     console: AsvConsole | None = None  # asv's output: a log and a bar (None: the terminal)
     # By extra round, the pairs short of precision in any environment as it began.
     short: dict[int, dict[str, set[tuple[str, ...]]]] = field(default_factory=dict)
+    times: RoundTimes = field(default_factory=RoundTimes)  # what each finished run took
+    phases: PhaseClock = PHASES  # the lines that say each round, with the time it has taken
 
     def _short_anywhere(self, round_index: int) -> dict[str, set[tuple[str, ...]]]:
         """The pairs short of precision in any environment of the run, as this extra round
@@ -200,34 +203,27 @@ class _Round:
                 )
                 done = round_index - state.rounds
                 after = plural(done, "extra round") if done else "the planned rounds"
-                print(
-                    f"serkit: {plural(pairs, 'timing')} still short of precision after "
-                    f"{after}, {before} before the last: more processes do not help while {why}",
-                    file=sys.stderr,
+                self.phases.say(
+                    f"{plural(pairs, 'timing')} still short of precision after "
+                    f"{after}, {before} before the last: more processes do not help while {why}"
                 )
             return None
         if extra and first_env:
-            self.watch.wait_for_fast(f"extra round {round_index + 1 - state.rounds}")
+            self.watch.wait_for_fast(state.round_text(round_index))
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
+        label = f"{state.round_text(round_index)}{where}"
         if not extra:
-            label = f"round {round_index + 1} of {state.rounds}{where}"
             why = (
                 f": {plural(pairs, 'timing')} short of a {state.precision:.1%} standard error"
                 if short_only
                 else ""
             )
-            print(f"serkit: {label}{why}", file=sys.stderr)
         else:
-            label = (
-                f"extra round {round_index + 1 - state.rounds} of at most "
-                f"{state.extra_rounds}{where}"
+            why = (
+                f": {plural(pairs, 'timing')} ({TIMING}) short of {TYPICAL_PROCESSES} typical "
+                f"processes or of a {state.precision:.1%} standard error"
             )
-            print(
-                f"serkit: {label}: {plural(pairs, 'timing')} ({TIMING}) short of "
-                f"{TYPICAL_PROCESSES} typical processes or of a {state.precision:.1%} standard "
-                "error",
-                file=sys.stderr,
-            )
+        self.phases.say(f"{label}{why}", self.times.left_s(state, round_index), at_most=extra)
         with _durations_kept(results):
             return self._asv(name, args, env, label)
 
@@ -243,8 +239,8 @@ class _Round:
             if (name, index) in state.first_round_parts:
                 continue
             of = f", part {index + 1} of {len(parts)}" if len(parts) > 1 else ""
-            label = f"round 1 of {state.rounds}{where}{of}"
-            print(f"serkit: {label}", file=sys.stderr)
+            label = f"{state.round_text(0)}{where}{of}"
+            self.phases.say(label, self.times.left_s(state, 0))
             selected = [part for regex in regexes for part in ("-b", regex)]
             status = max(status, self._asv(name, [*args, *selected], env, label))
             if name in state.failed:
@@ -285,7 +281,7 @@ class _Round:
         if failure is not None:
             others = len(state.environments) - len(state.failed) > 1
             go_on = "; the other environments go on" if others else ""
-            print(f"serkit: {failure.in_words()}{go_on}", file=sys.stderr)
+            self.phases.say(f"{failure.in_words()}{go_on}")
             state.failed[name] = failure.cause
             return 2
         if code not in (0, 2):
@@ -432,7 +428,10 @@ def drive(
                 if name in state.failed or state.is_done(round_index, name):
                     continue
                 where = (round_index, name)
+                began = time.monotonic()
                 code = rounds.run(round_index, name)
+                if code is not None:  # a round with nothing left to run tells no time
+                    rounds.times.add(round_index, time.monotonic() - began)
                 ran = ran or code is not None
                 status = max(status, code or 0)
                 state.done.append((round_index, name))
@@ -459,17 +458,15 @@ def drive(
         )
         if watch.waited_s:
             split += f", {watch.waited_s:.0f} s before extra rounds"
-        print(
-            f"serkit: waited {watch.spent_s:.0f} s in all for the machine's fast state ({split}), "
-            f"of the {watch.budget_s:.0f} s this run may wait ({WAIT_ENV})",
-            file=sys.stderr,
+        rounds.phases.say(
+            f"waited {watch.spent_s:.0f} s in all for the machine's fast state ({split}), "
+            f"of the {watch.budget_s:.0f} s this run may wait ({WAIT_ENV})"
         )
     if alone := watch.slow_alone_processes:
-        print(
-            f"serkit: {alone} timed process{'' if alone == 1 else 'es'} read the slow state "
-            "where a new interpreter read the fast one: the slowness was their own, not the "
-            "machine's, so they sampled without waiting, judged by the canary",
-            file=sys.stderr,
+        rounds.phases.say(
+            f"{plural(alone, 'timed process', 'timed processes')} read the slow state where "
+            "a new interpreter read the fast one: the slowness was their own, not the "
+            "machine's, so they sampled without waiting, judged by the canary"
         )
     state_path.unlink(missing_ok=True)
     shutil.rmtree(state.notes, ignore_errors=True)
@@ -499,10 +496,8 @@ def _interrupted(
     """The one line saying what an interrupted run kept and how to go on."""
     round_index, name = where
     runs = state.rounds * (len(state.environments) - len(state.failed))
-    place = f"round {round_index + 1} of {state.rounds}"
+    place = state.round_text(round_index)
     extra = round_index >= state.rounds  # past the planned rounds
-    if extra:
-        place = f"extra round {round_index + 1 - state.rounds}"
     if len(state.environments) > 1 and name:
         place += f" ({labels.get(name, name)})"
     if not state.done and not state.first_round_parts:

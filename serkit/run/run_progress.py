@@ -73,12 +73,25 @@ class RunState:
         return (round_index, env) in self.done
 
     def round_text(self, round_index: int) -> str:
-        """`round 3 of 5`, or past the planned rounds `extra round 1 of at most 5`."""
+        """`round 3 of 5 planned`, then `round 6 of at most 10 (an extra round)`: numbered on
+        from the planned rounds, so that none follows a "round 5 of 5" as if it were new."""
         if round_index < self.rounds:
-            return f"round {round_index + 1} of {self.rounds}"
-        if round_index < self.rounds + self.extra_rounds:
-            return f"extra round {round_index + 1 - self.rounds} of at most {self.extra_rounds}"
-        return f"the end of its {self.rounds} rounds and extra rounds"
+            planned = " planned" if self.extra_rounds else ""
+            return f"round {round_index + 1} of {self.rounds}{planned}"
+        most = self.rounds + self.extra_rounds
+        if round_index < most:
+            return f"round {round_index + 1} of at most {most} (an extra round)"
+        return f"the end of its {self.rounds} planned rounds and extra rounds"
+
+    def runs_left(self, start: int, stop: int) -> int:
+        """The `asv run`s not yet done in rounds `start` to `stop` (0-based, `stop` not
+        included), in every environment that builds."""
+        return sum(
+            1
+            for round_index in range(start, stop)
+            for env in self.environments
+            if env not in self.failed and not self.is_done(round_index, env)
+        )
 
     def next_round(self) -> int:
         """The first round not finished in every environment that builds (0-based)."""
@@ -105,6 +118,40 @@ class RunState:
             ) from None
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise SerkitError(f"{path} is not a serkit run state ({exc}); run afresh") from exc
+
+
+@dataclass
+class RoundTimes:
+    """What each `asv run` this `serkit bench` finished took, by round: the time it has
+    left, told from the rounds done (serkit.progress.PhaseClock says it)."""
+
+    took: dict[int, list[float]] = field(default_factory=dict)  # round (0-based): seconds
+
+    def add(self, round_index: int, seconds: float) -> None:
+        self.took.setdefault(round_index, []).append(seconds)
+
+    def _each(self, rounds: range) -> float | None:
+        """The mean `asv run` of these rounds, None before any finished."""
+        times = [s for r in rounds for s in self.took.get(r, [])]
+        return sum(times) / len(times) if times else None
+
+    def left_s(self, state: RunState, round_index: int) -> float | None:
+        """About how long the run has left as an `asv run` of `round_index` begins.
+
+        In the planned rounds: the runs left in them, each as long as a later round's runs
+        took (the first round also measures sizes and facts, so it tells only until a later
+        one has run). Past them: the extra rounds' runs left at most, each as long as an
+        extra round's took, or before one had, a later planned round's (an extra round
+        takes fewer pairs): an upper bound. None before any run finished."""
+        planned = state.rounds
+        later = self._each(range(1, planned))
+        if round_index < planned:
+            each = later if later is not None else self._each(range(1))
+            return None if each is None else each * state.runs_left(round_index, planned)
+        most = planned + state.extra_rounds
+        each = self._each(range(planned, most))
+        each = each if each is not None else later
+        return None if each is None else each * state.runs_left(round_index, most)
 
 
 # The SERKIT_BENCH_* settings a run keeps, so that --resume goes on with the same slice.
