@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from serkit.checkout import project_root, reports_dir
 from serkit.cli.common import results_dir_of, warn
 from serkit.cli.options import Use, command
+from serkit.progress import PHASES
 from serkit.run import runner
 from serkit.text import diagnostic
 from serkit.units import plural
@@ -58,7 +58,7 @@ def write_report(
     def quiet_asv(where: Path, asv_args: list[str]) -> int:
         return runner.asv(where, asv_args, quiet=True)
 
-    print(f"serkit: writing the report from {diagnostic(results)} ...", file=sys.stderr)
+    PHASES.say(f"writing the report from {diagnostic(results)} ...")
     written = write_html(
         root,
         results,
@@ -79,7 +79,7 @@ def write_report(
         f"{', with asv' + chr(39) + 's pages' if written.asv_pages else ''}); "
         f"every version: {written.index}"
     )
-    print(f"serkit: {diagnostic(done)}", file=sys.stderr)
+    PHASES.say(diagnostic(done))
 
 
 def run_report(args: argparse.Namespace) -> int:
