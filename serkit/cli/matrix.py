@@ -325,8 +325,9 @@ def _show(args: argparse.Namespace) -> int:
     )
     others = [lib.name for lib in data.libraries if lib not in libraries]
     print(
-        f"{len(envs)} environments: {len(data.pythons)} Pythons, each with one for the "
-        f"standard library and one per release of {len(libraries)} libraries "
+        f"{plural(len(envs), 'environment')}: {plural(len(data.pythons), 'Python')}, each "
+        f"with one for the standard library and one per release of "
+        f"{plural(len(libraries), 'library', 'libraries')} "
         f"({releases} releases kept: the newest of each of the newest minor lines, "
         f"{data.minor_lines}{own}; checked {data.checked or 'never'})."
     )

@@ -173,7 +173,8 @@ def plan(
         everything = tuple(environments(wanted, platform=where, data=data))
         chosen = shard_slice(everything, shard) if shard else everything
         if not chosen:
-            raise SerkitError(f"shard {shard} is empty: the matrix has {len(everything)} envs")
+            held = plural(len(everything), "env")
+            raise SerkitError(f"shard {shard} is empty: the matrix has {held}")
         if selection.codecs is not None:
             # An environment of a library none of whose codecs is selected would time nothing.
             measured = {registry.spec(codec).library for codec in selection.codecs}
