@@ -863,3 +863,104 @@ def test_asv_publish_is_given_the_branch_checked_out_when_it_is_ahead_of_the_con
     report_html.asv_publish(repo, tree, tmp_path / "asv", lambda root, args: 1, warnings)
     (why,) = [w for w in warnings if "asv's pages show no results" in w]
     assert "(main, feature)" in why
+
+
+# ---- Issue 57: the front door and a table that shows what the verdict ranks by ----------
+
+
+TIMES = "\N{MULTIPLICATION SIGN}"  # as people write a factor
+
+
+def test_the_ratio_to_json_reads_as_faster_or_slower() -> None:
+    assert report_html.than_json(0.0993) == f"10.1{TIMES} faster"
+    assert report_html.than_json(2.3) == f"2.3{TIMES} slower"
+    assert report_html.than_json(0.5) == f"2{TIMES} faster"
+    assert report_html.than_json(1.0004) == "as fast"
+    assert report_html.than_json(None) == "-"
+
+
+def test_the_round_trip_column_is_dumps_plus_loads_as_the_verdict_ranks_it(
+    tmp_path: Path,
+) -> None:
+    """A quick run times no round trip itself: the column sums each process's dumps and
+    loads, says so, and its leader's figure is the verdict's."""
+    results = verdict_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    small = (written.folder / "fixture-small-dict.html").read_text()
+    assert "<th" in small and ">round trip time, dumps + loads</th>" in small
+    assert "fastest exact, by round trip (dumps + loads): orjson and msgspec-json: tied" in small
+    assert "(25.0 µs)" in small  # the verdict's figure for orjson, 10 µs + 15 µs
+    row = small[small.index('scope="row">orjson</th>') :]
+    row = row[: row.index("</tr>")]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+    assert cells[0] == "exact" and cells[1].startswith("25.0 µs<br>")
+    assert "8 processes" in cells[1]
+    assert f"4{TIMES} faster" in row  # vs json: json takes 4x as long
+    json_row = small[small.index('scope="row">json</th>') :]
+    assert "<td>reference</td>" in json_row[: json_row.index("</tr>")]
+    assert "<th>vs json</th>" in small and "<th>x json</th>" not in small
+
+
+def test_fidelity_is_worded_alike_on_the_fidelity_page_and_the_fixture_page(
+    tmp_path: Path,
+) -> None:
+    results = verdict_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    key_order = '<span class="lossy">lossy in dict key order only</span>'
+    fidelity = (written.folder / "fidelity.html").read_text()
+    twitter = (written.folder / "fixture-twitter.html").read_text()
+    row = fidelity[fidelity.index('<td class="name">msgspec-struct-json</td>') :]
+    assert key_order in row[: row.index("</tr>")]
+    assert key_order in twitter
+
+
+def test_the_hosts_page_shows_code_as_code_and_links_the_manual(tmp_path: Path) -> None:
+    """Raw backticks, and an unlinked docs/comparing-hosts.md#..., were shown as text."""
+    results = verdict_tree(tmp_path / "results")
+    guide = tmp_path / "docs" / "comparing-hosts.md"
+    guide.parent.mkdir()
+    guide.write_text("# Comparing hosts\n")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    hosts = (written.folder / "hosts.html").read_text()
+    body = hosts[hosts.index("<main>") :]
+    assert "`" not in body
+    assert "<code>serkit noise</code>" in body and "<code>serkit power</code>" in body
+    link = re.search(r'<a href="([^"]+)">Results from N hosts by hand</a>', body)
+    assert link is not None
+    target, anchor = link.group(1).split("#")
+    assert (written.folder / target).resolve() == guide.resolve()
+    assert anchor == "results-from-n-hosts-by-hand"
+    # Away from a checkout's manual, the section is named, not linked to nowhere.
+    elsewhere = report_html.write_report(
+        tmp_path / "results", results, tmp_path / "elsewhere", asv_runner=None
+    )
+    hosts = (elsewhere.folder / "hosts.html").read_text()
+    assert "“Results from N hosts by hand” in <code>docs/comparing-hosts.md</code>" in hosts
+
+
+def test_the_overview_charts_each_verdict_beside_its_words(tmp_path: Path) -> None:
+    results = verdict_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    sections = re.findall(r'<section class="answer">(.*?)</section>', overview, re.S)
+    assert len(sections) == 2  # small-dict and twitter
+    for section in sections:
+        assert '<ul class="verdict">' in section and '<figure class="answer-chart">' in section
+        assert "Bars: each codec's round trip, dumps + loads per call" in section
+        assert "whiskers: the interquartile range between its processes" in section
+    assert '<script src="plotly.min.js"></script>' in overview  # the report's own copy
+    assert "values with a number" in overview and "Values with a number: asv lists" in overview
+
+
+def test_the_verdict_chart_shows_the_leaders_round_trips_by_class(tmp_path: Path) -> None:
+    from serkit.report.charts import verdict_figure
+
+    data = gather(read_tree(verdict_tree(tmp_path / "results")))
+    figure = verdict_figure(data.snapshots["twitter"][0])
+    assert [(trace.name, list(trace.y)) for trace in figure.data] == [
+        ("exact", ["orjson", "msgspec-json", "ujson", "json"]),
+        ("lossy in dict key order only", ["msgspec-struct-json"]),
+        ("lossy", ["protobuf"]),
+    ]
+    assert figure.data[0].x[0] == pytest.approx(500, rel=1e-3)  # 200 + 300 µs, in µs
+    assert figure.layout.xaxis.title.text == "round trip, dumps + loads (µs per call)"

@@ -190,7 +190,7 @@ def verdict_figure(table: SnapshotTable) -> Any:
                 y=[row.codec for row, _, _ in chosen],
                 x=[trip.value / scale for _, trip, _ in chosen],
                 orientation="h",
-                marker_color=_CLASS_COLOURS[fidelity],
+                marker_color=_CLASS_COLOURS.get(fidelity, _CLASS_COLOURS[UNKNOWN]),
                 error_x={
                     "type": "data",
                     "symmetric": False,
