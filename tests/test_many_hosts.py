@@ -125,8 +125,8 @@ def test_the_report_shows_every_host(
     assert f"{ARM} / {MAC}" in hosts_page and f"{X86} / {MAC}" in hosts_page
     assert hosts_page.count("2026-11-22 02:00 UTC") == 3  # each host's newest shard
     assert "Mixed CPUs" not in hosts_page
-    # The index of every version says when each host last ran, and where to see it.
-    index = (output / "index.html").read_text()
+    # The list of every version says when each host last ran, and where to see it.
+    index = (output / "reports.html").read_text()
     for machine in RUNNERS:
         row = index[index.index(f"<code>{machine}</code>") :].split("</tr>")[0]
         assert "2026-11-22 02:00 UTC" in row and f'href="{version.name}/index.html"' in row
@@ -162,6 +162,6 @@ def test_the_report_flags_mixed_cpus_and_keeps_older_hosts_in_the_index(
     (version,) = [p for p in output.iterdir() if p.is_dir() and p != older]
     hosts_page = (version / "hosts.html").read_text()
     assert f"Mixed CPUs: machine {ARM}: its runs saw 2 different CPUs" in hosts_page
-    index = (output / "index.html").read_text()
+    index = (output / "reports.html").read_text()
     row = index[index.index("<code>retired-box</code>") :].split("</tr>")[0]
     assert "not recorded" in row and f'href="{older.name}/index.html"' in row

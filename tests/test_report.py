@@ -107,9 +107,7 @@ def test_instruction_counts_are_shown_beside_the_times(tmp_path: Path) -> None:
     results = write_tree(tmp_path / "results")
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     html = (written.folder / "fixture-small-dict.html").read_text()
-    times = html.index(
-        "<th>round trip time</th><th>instructions, dumps</th><th>instructions, loads</th>"
-    )
+    times = html.index("<th>vs json</th><th>instructions, dumps</th><th>instructions, loads</th>")
     assert times < html.index("<th>size</th>")
     assert "<td>281,425</td><td>245,293</td>" in html and "compare work, not speed" in html
     versions = (written.folder / "versions.html").read_text()
@@ -140,8 +138,13 @@ def test_report_writes_versioned_pages_and_keeps_older_ones(
         assert "cdn" not in html.lower(), page.name  # the charting library is the report's own
     monkeypatch.setattr(report_html, "git_commit", lambda root: "b" * 40)
     assert run(capsys, *args)[0] == 0
+    listing = (output / "reports.html").read_text()
+    assert f"0.1.0-{'a' * 12}/index.html" in listing and f"0.1.0-{'b' * 12}/index.html" in listing
+    # The folder's front door opens the newest version, by a redirect and by a plain link.
     index = (output / "index.html").read_text()
-    assert f"0.1.0-{'a' * 12}/index.html" in index and f"0.1.0-{'b' * 12}/index.html" in index
+    newest = f"0.1.0-{'b' * 12}/index.html"
+    assert f'content="0; url={newest}"' in index and f'<a href="{newest}">' in index
+    assert '<a href="reports.html">' in index and "0.1.0-" + "a" * 12 not in index
     assert (first / "fixture-small-dict.html").is_file()  # the older report is untouched
 
 
@@ -513,9 +516,9 @@ def test_the_overview_opens_with_one_verdict_line_per_fixture(tmp_path: Path) ->
     results = verdict_tree(tmp_path / "results")
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     overview = (written.folder / "index.html").read_text()
-    block = overview[overview.index('<ul class="verdict">') :]
-    block = block[: block.index("</ul>")]
-    lines = re.findall(r"<li>(.*?)</li>", block, re.S)
+    # Each fixture's verdict in its own block, beside its chart.
+    blocks = re.findall(r'<ul class="verdict">(.*?)</ul>', overview, re.S)
+    lines = [line for block in blocks for line in re.findall(r"<li>(.*?)</li>", block, re.S)]
     assert len(lines) == 2  # small-dict and twitter, one machine
     small, twitter = (re.sub(r"<[^>]+>", "", line) for line in lines)
     assert small.startswith("small-dict: fastest exact, by round trip (dumps + loads): ")
@@ -533,17 +536,18 @@ def test_a_fixture_page_ranks_every_codec_and_says_why_a_schema_codec_did_not_ru
     twitter = (written.folder / "fixture-twitter.html").read_text()
     assert "lossy in dict key order only: msgspec-struct-json" in twitter
     assert '<span class="lossy">lossy in dict key order only</span>' in twitter
-    assert '<div class="wide">' in twitter  # the wide table scrolls, no column is cut
+    # The wide table scrolls, its codec column in view: no column is cut.
+    assert '<div class="wide codecs">' in twitter
     small = (written.folder / "fixture-small-dict.html").read_text()
     assert "not run: timed on twitter only by default; SERKIT_BENCH_FIXTURES=small-dict" in small
     assert "not ranked: msgspec-struct-json and protobuf (timed on twitter only by default" in small
-    table = small[small.index('<div class="wide">') :]
+    table = small[small.index('<div class="wide codecs">') :]
     assert "no schema recorded" not in table[: table.index("</div>")]
     # The table reads as the verdict does: the ranked codecs in its order (the registry's
     # order is json first), the lossy ones after them, then those not run.
-    rows = re.findall(r'<tr>\n<td class="name">([^<]+)</td>', twitter)
+    rows = re.findall(r'<tr>\n<th class="name" scope="row">([^<]+)</th>', twitter)
     assert rows == ["orjson", "msgspec-json", "ujson", "json", "msgspec-struct-json", "protobuf"]
-    rows = re.findall(r'<tr>\n<td class="name">([^<]+)</td>', small)
+    rows = re.findall(r'<tr>\n<th class="name" scope="row">([^<]+)</th>', small)
     assert rows == ["orjson", "msgspec-json", "ujson", "json", "msgspec-struct-json", "protobuf"]
 
 
@@ -769,7 +773,8 @@ def test_small_slips_one_word_per_meaning_units_and_plurals(tmp_path: Path) -> N
         assert not re.search(r"\b1 (runs|files|environments)\b", page), name
     snapshot = pages["fixture-small-dict.html"]
     headers = re.findall(r"<th[^>]*>([^<]*)</th>", snapshot)
-    assert "round trip fidelity" in headers and "round trip time" in headers
+    assert "round trip fidelity" in headers
+    assert [h for h in headers if h.startswith("round trip time, ")]
     assert "round trip" not in headers
     assert ", commit date 20" in snapshot and ", newest 20" not in snapshot
     assert (
@@ -858,3 +863,104 @@ def test_asv_publish_is_given_the_branch_checked_out_when_it_is_ahead_of_the_con
     report_html.asv_publish(repo, tree, tmp_path / "asv", lambda root, args: 1, warnings)
     (why,) = [w for w in warnings if "asv's pages show no results" in w]
     assert "(main, feature)" in why
+
+
+# ---- Issue 57: the front door and a table that shows what the verdict ranks by ----------
+
+
+TIMES = "\N{MULTIPLICATION SIGN}"  # as people write a factor
+
+
+def test_the_ratio_to_json_reads_as_faster_or_slower() -> None:
+    assert report_html.than_json(0.0993) == f"10.1{TIMES} faster"
+    assert report_html.than_json(2.3) == f"2.3{TIMES} slower"
+    assert report_html.than_json(0.5) == f"2{TIMES} faster"
+    assert report_html.than_json(1.0004) == "as fast"
+    assert report_html.than_json(None) == "-"
+
+
+def test_the_round_trip_column_is_dumps_plus_loads_as_the_verdict_ranks_it(
+    tmp_path: Path,
+) -> None:
+    """A quick run times no round trip itself: the column sums each process's dumps and
+    loads, says so, and its leader's figure is the verdict's."""
+    results = verdict_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    small = (written.folder / "fixture-small-dict.html").read_text()
+    assert "<th" in small and ">round trip time, dumps + loads</th>" in small
+    assert "fastest exact, by round trip (dumps + loads): orjson and msgspec-json: tied" in small
+    assert "(25.0 µs)" in small  # the verdict's figure for orjson, 10 µs + 15 µs
+    row = small[small.index('scope="row">orjson</th>') :]
+    row = row[: row.index("</tr>")]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+    assert cells[0] == "exact" and cells[1].startswith("25.0 µs<br>")
+    assert "8 processes" in cells[1]
+    assert f"4{TIMES} faster" in row  # vs json: json takes 4x as long
+    json_row = small[small.index('scope="row">json</th>') :]
+    assert "<td>reference</td>" in json_row[: json_row.index("</tr>")]
+    assert "<th>vs json</th>" in small and "<th>x json</th>" not in small
+
+
+def test_fidelity_is_worded_alike_on_the_fidelity_page_and_the_fixture_page(
+    tmp_path: Path,
+) -> None:
+    results = verdict_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    key_order = '<span class="lossy">lossy in dict key order only</span>'
+    fidelity = (written.folder / "fidelity.html").read_text()
+    twitter = (written.folder / "fixture-twitter.html").read_text()
+    row = fidelity[fidelity.index('scope="row">msgspec-struct-json</th>') :]
+    assert key_order in row[: row.index("</tr>")]
+    assert key_order in twitter
+
+
+def test_the_hosts_page_shows_code_as_code_and_links_the_manual(tmp_path: Path) -> None:
+    """Raw backticks, and an unlinked docs/comparing-hosts.md#..., were shown as text."""
+    results = verdict_tree(tmp_path / "results")
+    guide = tmp_path / "docs" / "comparing-hosts.md"
+    guide.parent.mkdir()
+    guide.write_text("# Comparing hosts\n")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    hosts = (written.folder / "hosts.html").read_text()
+    body = hosts[hosts.index("<main>") :]
+    assert "`" not in body
+    assert "<code>serkit noise</code>" in body and "<code>serkit power</code>" in body
+    link = re.search(r'<a href="([^"]+)">Results from N hosts by hand</a>', body)
+    assert link is not None
+    target, anchor = link.group(1).split("#")
+    assert (written.folder / target).resolve() == guide.resolve()
+    assert anchor == "results-from-n-hosts-by-hand"
+    # Away from a checkout's manual, the section is named, not linked to nowhere.
+    elsewhere = report_html.write_report(
+        tmp_path / "results", results, tmp_path / "elsewhere", asv_runner=None
+    )
+    hosts = (elsewhere.folder / "hosts.html").read_text()
+    assert "“Results from N hosts by hand” in <code>docs/comparing-hosts.md</code>" in hosts
+
+
+def test_the_overview_charts_each_verdict_beside_its_words(tmp_path: Path) -> None:
+    results = verdict_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    sections = re.findall(r'<section class="answer">(.*?)</section>', overview, re.S)
+    assert len(sections) == 2  # small-dict and twitter
+    for section in sections:
+        assert '<ul class="verdict">' in section and '<figure class="answer-chart">' in section
+        assert "Bars: each codec's round trip, dumps + loads per call" in section
+        assert "whiskers: the interquartile range between its processes" in section
+    assert '<script src="plotly.min.js"></script>' in overview  # the report's own copy
+    assert "values with a number" in overview and "Values with a number: asv lists" in overview
+
+
+def test_the_verdict_chart_shows_the_leaders_round_trips_by_class(tmp_path: Path) -> None:
+    from serkit.report.charts import verdict_figure
+
+    data = gather(read_tree(verdict_tree(tmp_path / "results")))
+    figure = verdict_figure(data.snapshots["twitter"][0])
+    assert [(trace.name, list(trace.y)) for trace in figure.data] == [
+        ("exact", ["orjson", "msgspec-json", "ujson", "json"]),
+        ("lossy in dict key order only", ["msgspec-struct-json"]),
+        ("lossy", ["protobuf"]),
+    ]
+    assert figure.data[0].x[0] == pytest.approx(500, rel=1e-3)  # 200 + 300 µs, in µs
+    assert figure.layout.xaxis.title.text == "round trip, dumps + loads (µs per call)"

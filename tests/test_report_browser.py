@@ -250,6 +250,11 @@ def quick_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         server.shutdown()
 
 
+# The reports folder's index.html, and where it leads: a version's Overview.
+FRONT_DOOR = "index.html"
+NEWEST_OVERVIEW = re.compile(r"^https?://[^/]+/[^/]+/index\.html$")
+
+
 def _walk(browser: Any, base: str, pages: list[str]) -> dict[tuple[str, int], Any]:
     """Each page opened in a window of each of WIDTHS: what went wrong on it, and MEASURE.
     One tab for all of them, so that plotly's script is parsed cold once."""
@@ -272,6 +277,8 @@ def _walk(browser: Any, base: str, pages: list[str]) -> dict[tuple[str, int], An
             response = page.goto(f"{base}/{path}", wait_until="load")
             if response is None or response.status != 200:
                 problems.append(f"HTTP {response and response.status}")
+            if path == FRONT_DOOR:  # it opens the newest version's Overview: measured there
+                page.wait_for_url(NEWEST_OVERVIEW)
             charts = page.locator(".plotly-graph-div")  # drawn, so that a script error shows
             for i in range(charts.count()):
                 charts.nth(i).locator(".main-svg .trace").first.wait_for(timeout=15_000)
@@ -345,6 +352,69 @@ def test_every_page_of_a_main_command_report_at_a_desktops_and_a_phones_width(
             )
         twitter = " ".join(at_width[next(p for p in fixture_pages if "twitter" in p)]["lines"])
         assert "lossy in dict key order only: fastavro" in twitter and "lossy: bson" in twitter
+
+
+# What the codec table of a fixture page shows at a width, measured in the browser: the
+# box's visible width and the table's; the right edge of the columns the verdict reads
+# (codec to zstd-3) against the box's; and, scrolled to its far end, whether the codec
+# column is still in view.
+TABLE_VIEW = """() => {
+    const box = document.querySelector('.wide.codecs');
+    const heads = [...box.querySelectorAll('tr:first-child th')];
+    const last = heads.find(th => th.innerText.trim() === 'zstd-3');
+    const read = box.getBoundingClientRect();
+    const before = last.getBoundingClientRect().right;
+    box.scrollLeft = box.scrollWidth;
+    const codec = box.querySelector('tr:nth-child(2) th').getBoundingClientRect();
+    const seen = {box: [read.left, read.right], table: [box.scrollWidth, box.clientWidth],
+                  verdict_columns_end: before, codec_after_scroll: [codec.left, codec.right]};
+    box.scrollLeft = 0;
+    return seen;
+}"""
+
+
+def test_the_reports_folder_opens_the_newest_overview_with_a_chart_per_verdict(
+    quick_report: tuple[str, Path],
+) -> None:
+    """Issue 57: the folder's index.html lands on the newest version's Overview (by a
+    redirect that needs no script), which charts each fixture's verdict; the list of every
+    version is one click from there; at 1,400 px a fixture's table shows every column the
+    verdict reads, and the codec column stays in view while the rest scrolls."""
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    base, folder = quick_report
+    (stamp,) = [p.parent.name for p in folder.glob(f"*/{report_html.MANIFEST}")]
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            context = browser.new_context(java_script_enabled=False)  # the redirect is HTML
+            page = context.new_page()
+            page.goto(f"{base}/{FRONT_DOOR}")
+            page.wait_for_url(f"{base}/{stamp}/index.html")
+            context.close()
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(f"{base}/{FRONT_DOOR}")
+            page.wait_for_url(f"{base}/{stamp}/index.html")
+            charts = page.locator(".answer .answer-chart .plotly-graph-div")
+            assert charts.count() == len(QUICK_FIXTURES)
+            for i in range(charts.count()):  # drawn by plotly: one bar group per class
+                charts.nth(i).locator(".main-svg .trace.bars").first.wait_for(timeout=15_000)
+            answers = page.locator(".answer")
+            words = answers.first.locator(".verdict").bounding_box()
+            chart = answers.first.locator(".answer-chart").bounding_box()
+            assert words and chart and chart["x"] >= words["x"] + words["width"]  # beside
+            page.click("nav >> text=All report versions")
+            page.wait_for_url(f"{base}/{report_html.REPORTS}")
+            assert page.locator(f'a[href="{stamp}/index.html"]').count() >= 1
+            for fixture in QUICK_FIXTURES:
+                page.goto(f"{base}/{stamp}/{report_html.page_name(fixture)}")
+                seen = page.evaluate(TABLE_VIEW)
+                left, right = seen["box"]
+                assert seen["verdict_columns_end"] <= right, f"{fixture}: {seen}"
+                codec_left, codec_right = seen["codec_after_scroll"]
+                assert left <= codec_left and codec_right <= right, f"{fixture}: {seen}"
+        finally:
+            browser.close()
 
 
 def _serve_asv_pages(results: Path, reports: Path, root: Path) -> ThreadingHTTPServer:

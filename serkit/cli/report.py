@@ -25,7 +25,8 @@ def add_commands(commands: Any) -> None:
         description=(
             "Write a versioned HTML report from the asv results: asv publish's pages, and "
             "serkit's own beside them. Each report goes to <DIR>/<serkit version>-"
-            "<commit>/ (DIR from --into), and <DIR>/index.html lists every version."
+            "<commit>/ (DIR from --into); <DIR>/index.html opens the newest one's Overview, "
+            "and <DIR>/reports.html lists every version."
         ),
         options=(
             "--results",
@@ -77,7 +78,7 @@ def write_report(
     done = (
         f"report: {written.folder / 'index.html'} ({plural(len(written.pages), 'page')}"
         f"{', with asv' + chr(39) + 's pages' if written.asv_pages else ''}); "
-        f"every version: {written.index}"
+        f"every version: {written.listing}"
     )
     PHASES.say(diagnostic(done))
 

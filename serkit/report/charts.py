@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from serkit import units
+from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
+from serkit.compare.ranking import UNKNOWN, class_words
 from serkit.report.history import HistoryStep, HistoryView, moment_iso
 from serkit.report.pythons import PythonView
 from serkit.report.snapshot import COMPRESSORS, SnapshotTable
@@ -25,14 +27,14 @@ _LIBRARY_UNITS = {
 }
 
 
-def _figure_html(figure: Any, div_id: str) -> str:
+def _figure_html(figure: Any, div_id: str, config: dict[str, Any] | None = None) -> str:
     # The library is loaded once per page from the report's own copy: no CDN.
     return str(
         figure.to_html(
             full_html=False,
             include_plotlyjs=False,
             div_id=div_id,
-            config={"displaylogo": False, "responsive": True},
+            config={"displaylogo": False, "responsive": True, **(config or {})},
         )
     )
 
@@ -150,6 +152,69 @@ def snapshot_figure(table: SnapshotTable) -> Any:
     figure.update_yaxes(autorange="reversed")
     figure.update_layout(
         barmode="group", height=140 + 40 * len(rows), margin={"t": 40, "l": 10, "r": 10}
+    )
+    return figure
+
+
+# The Overview's chart colours a codec by its round trip's class, as its legend names it.
+_CLASS_COLOURS = {EXACT: "#1f77b4", KEY_ORDER_ONLY: "#e3a21a", LOSSY: "#a4161a", UNKNOWN: "#8c8c8c"}
+
+
+def verdict_chart(table: SnapshotTable, div_id: str) -> str | None:
+    """verdict_figure, drawn into the page; None where nothing was ranked."""
+    figure = verdict_figure(table)
+    # No tool bar: on a chart this small it covers the legend, and hover tells the times.
+    return None if figure is None else _figure_html(figure, div_id, {"displayModeBar": False})
+
+
+def verdict_figure(table: SnapshotTable) -> Any:
+    """The verdict at a glance: the round trip (dumps + loads) of its leading codecs as bars
+    from zero (twice as slow looks twice as long), whiskers the interquartile range between
+    processes, coloured by class; None where nothing was ranked."""
+    from plotly import graph_objects as go
+
+    shown = [
+        (fidelity, row, trip, trip.between)
+        for fidelity, row in table.verdict_leaders()
+        if (trip := row.summed_round_trip) is not None and trip.between is not None
+    ]
+    if not shown:
+        return None
+    scale, unit = units.time_unit(trip.value for _, _, trip, _ in shown)
+    figure = go.Figure()
+    for fidelity in dict.fromkeys(fidelity for fidelity, _, _, _ in shown):
+        chosen = [(row, trip, between) for f, row, trip, between in shown if f == fidelity]
+        figure.add_trace(
+            go.Bar(
+                name=class_words(fidelity),
+                y=[row.codec for row, _, _ in chosen],
+                x=[trip.value / scale for _, trip, _ in chosen],
+                orientation="h",
+                marker_color=_CLASS_COLOURS.get(fidelity, _CLASS_COLOURS[UNKNOWN]),
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    # The centre is of the typical processes: it may lie outside the
+                    # quartiles of them all, and a whisker is never drawn inward.
+                    "array": [max(b.q3 - trip.value, 0) / scale for _, trip, b in chosen],
+                    "arrayminus": [max(trip.value - b.q1, 0) / scale for _, trip, b in chosen],
+                },
+                customdata=[units.seconds(trip.value) for _, trip, _ in chosen],
+                hovertemplate="%{y}: %{customdata} per round trip<extra></extra>",
+            )
+        )
+    figure.update_xaxes(
+        title_text=f"round trip, dumps + loads ({unit} per call)",
+        rangemode="tozero",
+        **_PLAIN_TICKS,
+    )
+    figure.update_yaxes(autorange="reversed", automargin=True)
+    figure.update_layout(
+        height=110 + 24 * len(shown),
+        margin={"t": 30, "b": 10, "l": 10, "r": 10},
+        legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
+        barmode="overlay",
+        showlegend=True,
     )
     return figure
 

@@ -2,7 +2,8 @@
 
 Layout under the output folder (`.asv/reports` by default):
 
-    index.html                 every report version, newest first
+    index.html                 opens the newest version's Overview (a redirect, and a link)
+    reports.html               every report version, newest first
     <stamp>/report.json        what this version is (serkit version, commit, date, hosts,
                                when each host last ran)
     <stamp>/index.html ...     serkit's pages, with plotly.min.js beside them
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ from serkit.checkout import (
     git_commit,
     replication_path,
 )
+from serkit.checks.fidelity import EXACT
 from serkit.compare import ranking
 from serkit.compare.render import beside_text, no_noise_text
 from serkit.compare.verdicts import CYCLES_RULE
@@ -43,9 +46,11 @@ from serkit.report.charts import (
     python_chart,
     snapshot_chart,
     typed_chart,
+    verdict_chart,
 )
 from serkit.report.history import JUDGED_STEPS
 from serkit.report.hosts_table import NOT_MEASURED, asv_field_text, worded
+from serkit.report.snapshot import REFERENCE_CODEC
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
@@ -64,6 +69,7 @@ from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
 MANIFEST = "report.json"
+REPORTS = "reports.html"  # beside the versions: every one of them, listed
 MANIFEST_FORMAT = 1
 PLOTLY_JS = "plotly.min.js"
 
@@ -78,8 +84,6 @@ class ReportError(SerkitError):
 def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
     """The spread between processes where recorded (their modes, when they split), else the
     interquartile range asv recorded, as ± percent of the median."""
-    if m is None or m.value is None:
-        return ""
     if between is not None:
         count = len(between.values)
         if count == 1:
@@ -89,6 +93,8 @@ def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
             return f"{count} processes in {len(between.modes)} modes: {modes}"
         half = (between.q3 - between.q1) / 2 / between.median
         return f"±{units.percent(half, 1)}, {count} processes"
+    if m is None or m.value is None:
+        return ""
     if m.iqr is None:
         return "no spread recorded"
     low, high = m.iqr
@@ -107,6 +113,43 @@ def spread_title(m: Measurement | None, between: Spread | None = None) -> str:
         return ""
     low, high = m.iqr
     return f"interquartile range {units.seconds(low)} to {units.seconds(high)}"
+
+
+def than_json(ratio: float | None) -> str:
+    """A codec's time over json's as people say it: "10.1× faster", "2.3× slower"."""  # noqa: RUF002
+    if ratio is None or ratio <= 0:
+        return units.MISSING
+    shown = units.significant(1 / ratio if ratio < 1 else ratio, 3)
+    if "." in shown:  # significant keeps zeros; a factor reads without them
+        shown = shown.rstrip("0").rstrip(".")
+    if shown == "1":
+        return "as fast"
+    return f"{shown}\N{MULTIPLICATION SIGN} {'faster' if ratio < 1 else 'slower'}"
+
+
+def fidelity_cell(fidelity: str | None, missing: str = "not run") -> Any:
+    """A round trip's class as every page shows it: in ranking.class_words' words, a lossy
+    one marked; `missing` where it was not recorded."""
+    from markupsafe import Markup, escape
+
+    if fidelity is None:
+        return escape(missing)
+    if fidelity == EXACT:
+        return escape(ranking.class_words(fidelity))
+    return Markup('<span class="lossy">{}</span>').format(ranking.class_words(fidelity))
+
+
+def code_spans(text: str) -> Any:
+    """Words as the console writes them, `code` in backticks, with that code shown as code."""
+    from markupsafe import Markup, escape
+
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: the text as it is
+        return escape(text)
+    return Markup("").join(
+        Markup("<code>{}</code>").format(part) if i % 2 else escape(part)
+        for i, part in enumerate(parts)
+    )
 
 
 def date_text(millis: int) -> str:
@@ -191,6 +234,8 @@ def _environment() -> Any:
         memory=units.bytes_binary,
         count=units.whole,
         ratio=units.times,
+        than_json=than_json,
+        code=code_spans,
         spread=spread_text,
         spread_title=spread_title,
         date=date_text,
@@ -210,8 +255,20 @@ def _environment() -> Any:
         ranking_lines=ranking.ranking_lines,
         verdict_rule=ranking.rule_text(ranking.DEFAULT_MEASURE),
         class_words=ranking.class_words,
+        fidelity_cell=fidelity_cell,
     )
     return env
+
+
+HOSTS_GUIDE = "results-from-n-hosts-by-hand"  # docs/comparing-hosts.md's section
+
+
+def guide_link(docs: Path | None, page: str, anchor: str, place: Path) -> str | None:
+    """A link from the report's folder to a section of the checkout's manual; None where the
+    manual is not there (a report written outside a checkout, or moved off it)."""
+    if docs is None or not (docs / page).is_file():
+        return None
+    return f"{Path(os.path.relpath(docs / page, place)).as_posix()}#{anchor}"
 
 
 def page_name(fixture: str) -> str:
@@ -253,8 +310,10 @@ def write_pages(
     replication: dict[str, Any] | None,
     conformance: ConformanceView | None = None,
     place: Path | None = None,
+    docs: Path | None = None,
 ) -> list[Path]:
-    """The pages, written into `folder`, which will be moved to `place` (default: where it is)."""
+    """The pages, written into `folder`, which will be moved to `place` (default: where it is).
+    `docs`: the checkout's manual, linked where a page sends the reader to it and it exists."""
     env = _environment()
     folder.mkdir(parents=True, exist_ok=True)
     from plotly.offline import get_plotlyjs
@@ -313,6 +372,11 @@ def write_pages(
             memory_fast_limit=MEMORY_FAST_LIMIT,
             empty=empty,
             asv_folder=(place or folder) / "asv",
+            verdict_charts={
+                (fixture, j): verdict_chart(table, f"verdict-{i}-{j}")
+                for i, (fixture, tables) in enumerate(data.snapshots.items())
+                for j, table in enumerate(tables)
+            },
         ),
     ]
     for i, (fixture, tables) in enumerate(data.snapshots.items()):
@@ -325,6 +389,7 @@ def write_pages(
                 f"Snapshot: {fixture}",
                 fixture=fixture,
                 tables=list(zip(tables, charts, typed)),
+                reference_codec=REFERENCE_CODEC,
                 # A baseline's quick run, if one of the runs composing it was one.
                 plans={
                     (t.run.machine, t.run.env.label): plan
@@ -385,6 +450,7 @@ def write_pages(
             mixed_cpus=mixed_cpu_warnings(hosts),
             not_measured=NOT_MEASURED,
             chart=hosts_chart(data, "hosts-chart"),
+            hosts_guide=guide_link(docs, "comparing-hosts.md", HOSTS_GUIDE, place or folder),
         )
     )
     written.append(render("fidelity.html", "fidelity.html", "Fidelity", data=data))
@@ -430,8 +496,10 @@ def write_pages(
     return written
 
 
-def write_index(output: Path) -> Path:
-    """The list of every report version under `output`, newest first."""
+def write_index(output: Path) -> tuple[Path, Path]:
+    """The folder's front door and its list: `index.html` opens the newest report version's
+    Overview (a redirect, with a plain link for a browser that does not follow it), and
+    REPORTS lists every version, newest first. Returns both paths."""
     reports = []
     for manifest in sorted(output.glob(f"*/{MANIFEST}")):
         if manifest.parent.name.startswith("."):  # a version being built, or set aside
@@ -441,13 +509,19 @@ def write_index(output: Path) -> Path:
         except RefusedFile:
             continue
         if isinstance(info, dict) and info.get("serkit_report") == MANIFEST_FORMAT:
-            reports.append({**info, "path": manifest.parent.name + "/index.html"})
-    reports.sort(key=lambda r: str(r.get("generated")), reverse=True)
-    template = _environment().get_template("versions_index.html")
-    html = template.render(reports=reports, hosts=hosts_last_ran(reports))
-    path = output / "index.html"
-    atomic_write(path, html, within=output)
-    return path
+            # Written when: the manifest's own time orders two versions of one minute.
+            written = manifest.stat().st_mtime_ns
+            reports.append({**info, "path": manifest.parent.name + "/index.html", "at": written})
+    reports.sort(key=lambda r: (str(r.get("generated")), r["at"]), reverse=True)
+    env = _environment()
+    listing = output / REPORTS
+    html = env.get_template("reports.html").render(reports=reports, hosts=hosts_last_ran(reports))
+    atomic_write(listing, html, within=output)
+    front = output / "index.html"
+    if reports:
+        html = env.get_template("newest.html").render(newest=reports[0], listing=REPORTS)
+    atomic_write(front, html, within=output)  # with no version, the list itself
+    return front, listing
 
 
 def page_warnings(tree: ResultsTree) -> list[str]:
@@ -459,7 +533,8 @@ def page_warnings(tree: ResultsTree) -> list[str]:
 @dataclass(frozen=True)
 class Written:
     folder: Path
-    index: Path
+    index: Path  # the folder's front door: opens the newest version
+    listing: Path  # every version
     pages: list[Path]
     asv_pages: bool
     warnings: list[str]  # the reading's and the pages', in words
@@ -510,6 +585,8 @@ def write_report(
             replication=doc,
             conformance=matrix,
             place=folder,
+            docs=root / "docs",
         )
     pages = [folder / page.relative_to(built) for page in pages]
-    return Written(folder, write_index(output), pages, asv_pages, tree.warnings, tree.no_noise)
+    front, listing = write_index(output)
+    return Written(folder, front, listing, pages, asv_pages, tree.warnings, tree.no_noise)

@@ -9,18 +9,20 @@ serkit.report.html and serkit.report.charts show them.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
 from serkit.codecs.registry import registry
 from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
+from serkit.compare.ranking import ROUND_TRIP as ROUND_TRIP_MEASURE
 from serkit.compare.ranking import SIZE as SIZE_MEASURE
 from serkit.report.runs import Run
 from serkit.results.tree import Measurement
 from serkit.sample_speed import ProcessValue
 from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
-from serkit.stats import Spread
+from serkit.stats import Spread, spread, typical_processes
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
     COMPILED,
@@ -42,6 +44,15 @@ from serkit.suite.benchmark_names import (
 COMPRESSORS = ("gzip-6", "zstd-3")
 REFERENCE_CODEC = "json"  # the posts normalized to the standard library's json
 MEMORY_OPERATIONS = tuple(PEAK)
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    """A row's round trip as the table shows it: timed itself, or dumps + loads."""
+
+    value: float
+    between: Spread | None  # between the processes (each its dumps + loads, when summed)
+    summed: bool  # True: not timed itself, the sum of dumps and loads the verdict ranks by
 
 
 @dataclass(frozen=True)
@@ -84,11 +95,7 @@ class SnapshotRow:
     @property
     def fidelity_class(self) -> str | None:
         """EXACT, KEY_ORDER_ONLY or LOSSY (fidelity_class); None where not recorded."""
-        if self.exact is None:
-            return None
-        if self.exact:
-            return EXACT
-        return KEY_ORDER_ONLY if self.key_order_only else LOSSY
+        return fidelity_class(self.exact, self.key_order_only)
 
     def candidate(self) -> Candidate:
         """This row as the ranking reads it (serkit.compare.ranking)."""
@@ -109,6 +116,24 @@ class SnapshotRow:
             dumps_weights=self.weights.get("dumps", ()),
             loads_weights=self.weights.get("loads", ()),
         )
+
+    @property
+    def summed_round_trip(self) -> RoundTrip | None:
+        """Each process's dumps + loads, centred as the verdict centres them (the median of
+        the typical processes): the verdict's figure for a group's fastest is this codec's."""
+        sums = self.candidate().values(ROUND_TRIP_MEASURE)
+        if not sums or min(sums) <= 0:
+            return None
+        centre = statistics.median(typical_processes(sums) if len(sums) >= 2 else sums)
+        return RoundTrip(centre, spread(sums), summed=True)
+
+    @property
+    def round_trip_shown(self) -> RoundTrip | None:
+        """The round trip timed itself where the run timed it, else summed_round_trip."""
+        timed = self.times.get("round_trip")
+        if timed is not None:
+            return RoundTrip(timed, self.spreads.get("round_trip"), summed=False)
+        return self.summed_round_trip
 
     @property
     def typed(self) -> bool:
@@ -166,6 +191,23 @@ class SnapshotTable:
         )
 
     @property
+    def round_trips_summed(self) -> frozenset[bool]:
+        """Of the round trips shown (RoundTrip.summed): {True} when none was timed itself,
+        {False} when each was, both when the table mixes them."""
+        return frozenset(t.summed for row in self.rows if (t := row.round_trip_shown))
+
+    def verdict_leaders(self, most: int = 5) -> list[tuple[str, SnapshotRow]]:
+        """What the Overview's chart shows, with each codec's class: the first `most` codecs
+        of the verdict's first class, then the fastest of each class ranked apart."""
+        by_codec = {row.codec: row for row in self.rows}
+        return [
+            (tier.fidelity, by_codec[codec])
+            for i, tier in enumerate(self.verdict.tiers)
+            for codec in tier.codecs[: most if i == 0 else 1]
+            if codec in by_codec
+        ]
+
+    @property
     def has_instructions(self) -> bool:
         """Whether this run counted instructions (opt-in: serkit bench --instructions)."""
         return any(v is not None for r in self.rows for v in r.instructions.values())
@@ -215,6 +257,16 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 def as_fact(value: float | None) -> bool | None:
     """A fact track's 0 or 1 as False or True; None where it was not recorded."""
     return None if value is None else bool(value)
+
+
+def fidelity_class(exact: bool | None, key_order_only: bool | None) -> str | None:
+    """EXACT, KEY_ORDER_ONLY or LOSSY from a round trip's two facts; None where not recorded.
+    Every page words it by ranking.class_words, so that a codec reads alike on each."""
+    if exact is None:
+        return None
+    if exact:
+        return EXACT
+    return KEY_ORDER_ONLY if key_order_only else LOSSY
 
 
 def snapshot(run: Run, fixture: str) -> SnapshotTable:

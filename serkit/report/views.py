@@ -16,7 +16,8 @@ serkit.report.pythons, the steps both judge in serkit.report.steps):
   measurement judged from one Python to the next;
 - history: per machine and Python, the baseline at every run over calendar time, each
   run against the one before (serkit.report.history);
-- fidelity: exact or lossy, per codec and fixture, as the suite's fact track recorded it;
+- fidelity: exact, lossy in dict key order only or lossy, per codec and fixture, as the
+  suite's fact tracks recorded it;
 - hosts: `serkit compare` of each machine against the first, in one view;
 - conformance: a saved `serkit conformance` run (not asv's), when there is one.
 """
@@ -43,7 +44,7 @@ from serkit.inputs.fixtures import fixture_names
 from serkit.report.history import HistoryView, history_views
 from serkit.report.pythons import PythonView, python_views
 from serkit.report.runs import NoResults, Run, baseline_runs, in_registry_order, latest_runs
-from serkit.report.snapshot import SnapshotTable, as_fact, snapshot
+from serkit.report.snapshot import SnapshotTable, as_fact, fidelity_class, snapshot
 from serkit.report.versions import (
     LibraryView,
     library_views,
@@ -98,11 +99,12 @@ READ_BENCHMARKS = (
 
 @dataclass(frozen=True)
 class FidelityGrid:
-    """Exact (True), lossy (False) or not run (None), per codec and fixture."""
+    """Each round trip's class (snapshot.fidelity_class), or None: not run; per codec and
+    fixture."""
 
     run: Run
     fixtures: list[str]  # those any codec's round trip was recorded on
-    cells: dict[str, list[bool | None]]  # by codec, in `fixtures` order
+    cells: dict[str, list[str | None]]  # by codec, in `fixtures` order
     not_run: list[str] = field(default_factory=list)  # the suite's fixtures no codec ran on
 
 
@@ -112,7 +114,13 @@ def fidelity_grids(runs: Sequence[Run]) -> list[FidelityGrid]:
     grids = []
     for run in baseline_runs(runs):
         every = {
-            codec: [as_fact(run.value(ROUND_TRIP_EXACT, codec, f)) for f in run.fixtures]
+            codec: [
+                fidelity_class(
+                    as_fact(run.value(ROUND_TRIP_EXACT, codec, f)),
+                    as_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, f)),
+                )
+                for f in run.fixtures
+            ]
             for codec in run.codecs
         }
         kept = [
