@@ -150,8 +150,9 @@ def test_fidelity_class_tells_key_order_from_other_losses() -> None:
     assert FidelityResult("c", "d", "error").fidelity_class is None
 
 
-def test_a_tie_of_scattered_samples_says_it_cannot_tell() -> None:
-    # Three samples a side, scattered 2x: no test at 0.5 % can order a 1.5x difference.
+def test_scattered_samples_leave_a_group_not_resolved_never_tied() -> None:
+    # Three samples a side, scattered 2x: no test at 0.5 % can order a 1.5x difference,
+    # and a group the samples could not split is "not resolved", with its gap.
     wild = (1.0, 2.0, 1.4)
     ranking = rank(
         [
@@ -163,7 +164,11 @@ def test_a_tie_of_scattered_samples_says_it_cannot_tell() -> None:
     (tier,) = ranking.tiers
     assert [g.codecs for g in tier.groups] == [("a", "b")]
     assert ranking.scattered
-    assert tier_text(tier, ROUND_TRIP).startswith("a and b: tied, too scattered to tell apart")
+    assert tier_text(tier, ROUND_TRIP) == (
+        "not resolved: a and b within 50 %, samples too scattered to order them "
+        "(2.00 µs to 3.00 µs)"
+    )
+    assert "tied" not in tier_text(tier, ROUND_TRIP)
 
 
 def test_a_tie_weighs_each_process_by_the_state_it_was_timed_in() -> None:

@@ -209,6 +209,7 @@ def _environment() -> Any:
         ranking_lines=ranking.ranking_lines,
         verdict_rule=ranking.rule_text(ranking.DEFAULT_MEASURE),
         class_words=ranking.class_words,
+        unsafe_words=ranking.UNSAFE,
     )
     return env
 

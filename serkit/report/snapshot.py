@@ -10,12 +10,15 @@ serkit.report.html and serkit.report.charts show them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 
-from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
+from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY, check_round_trip, load_document
 from serkit.codecs.registry import registry
 from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
+from serkit.compare.ranking import DUMPS as DUMPS_MEASURE
+from serkit.compare.ranking import LOADS as LOADS_MEASURE
 from serkit.compare.ranking import SIZE as SIZE_MEASURE
+from serkit.errors import SerkitError
 from serkit.report.runs import Run
 from serkit.results.tree import Measurement
 from serkit.sample_speed import ProcessValue
@@ -80,6 +83,13 @@ class SnapshotRow:
     processes: dict[str, tuple[float, ...]] = field(default_factory=dict)
     weights: dict[str, tuple[float, ...]] = field(default_factory=dict)
     not_run: str = ""  # why the row has no value, where its declaration tells (not_run_reason)
+    lost: str = ""  # of a lossy round trip, what it changed, where known (lost_in)
+
+    @property
+    def unsafe(self) -> bool:
+        """Whether its registry entry says its loads must never see untrusted bytes."""
+        spec = registry.specs.get(self.codec)
+        return spec is not None and not spec.safe_for_untrusted_input
 
     @property
     def fidelity_class(self) -> str | None:
@@ -108,6 +118,16 @@ class SnapshotRow:
             why_not=self.not_run or "not measured",
             dumps_weights=self.weights.get("dumps", ()),
             loads_weights=self.weights.get("loads", ()),
+            shown={
+                measure: shown
+                for measure, shown in (
+                    (DUMPS_MEASURE, self.times.get("dumps")),
+                    (LOADS_MEASURE, self.times.get("loads")),
+                )
+                if shown is not None
+            },
+            unsafe=self.unsafe,
+            lost=self.lost,
         )
 
     @property
@@ -143,9 +163,12 @@ class SnapshotTable:
         }
         return bool(formats[True] & formats[False])
 
-    def ranking(self, measure: str = DEFAULT_MEASURE, *, exact_only: bool = False) -> Ranking:
+    def ranking(
+        self, measure: str = DEFAULT_MEASURE, *, exact_only: bool = False, safe_only: bool = False
+    ) -> Ranking:
         """The codecs in order by `measure` (serkit.compare.ranking's rules)."""
-        return rank([row.candidate() for row in self.rows], measure, exact_only=exact_only)
+        candidates = [row.candidate() for row in self.rows]
+        return rank(candidates, measure, exact_only=exact_only, safe_only=safe_only)
 
     @cached_property
     def verdict(self) -> Ranking:
@@ -201,6 +224,19 @@ def not_run_reason(codec: str, fixture: str) -> str:
     return f"timed {where} by default; SERKIT_BENCH_FIXTURES={fixture} times it here"
 
 
+@cache
+def lost_in(codec: str, fixture: str) -> str:
+    """What `codec`'s round trip of `fixture` changed, in a few words ("namedtuple->list"),
+    as this serkit's fidelity check finds it now: a results tree records only that it was
+    lossy. "" where it cannot tell: the codec or the fixture is not here, or the check
+    finds no loss other than key order (the run's release may differ from this one's)."""
+    try:
+        found = check_round_trip(codec, fixture, load_document(fixture))
+    except SerkitError:
+        return ""
+    return ", ".join(d.kind for d in found.differences) if found.fidelity_class == LOSSY else ""
+
+
 def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[ProcessValue, ...]:
     """Each process's value, judged by the machine's state and grouped by the file's own
     plan as the time and spread beside it are (Run.spread); () where asv kept no samples."""
@@ -210,6 +246,13 @@ def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[Proc
 
 def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
+
+
+def _lost(run: Run, codec: str, fixture: str) -> str:
+    """What a round trip the run recorded as lossy (not in key order only) changed."""
+    lossy = as_fact(run.value(ROUND_TRIP_EXACT, codec, fixture)) is False
+    order_only = as_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture))
+    return lost_in(codec, fixture) if lossy and not order_only else ""
 
 
 def as_fact(value: float | None) -> bool | None:
@@ -260,6 +303,7 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 format=registry.specs[codec].format if codec in registry.specs else "",
                 key_order_only=as_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture)),
                 not_run=not_run_reason(codec, fixture),
+                lost=_lost(run, codec, fixture),
                 processes={op: tuple(p.value for p in found) for op, found in states.items()},
                 weights={op: tuple(p.weight for p in found) for op, found in states.items()},
             )

@@ -18,11 +18,12 @@ from serkit.compare.ranking import (
     DEFAULT_MEASURE,
     MEASURE_WORDS,
     TIMINGS,
+    Group,
     Ranking,
-    class_words,
-    group_text,
+    following_text,
     margin_text,
     rule_text,
+    tier_words,
     value_text,
 )
 from serkit.inputs.fixtures import fixture_names
@@ -31,11 +32,19 @@ from serkit.report.snapshot import snapshot
 from serkit.results.tree import read_tree
 from serkit.text import markdown_cell
 
-HEADERS = ["fixture", "Python", "ranked first", "", "ahead of the next", "not exact, ahead"]
-JSON_KEYS = ["fixture", "python", "ranked_first", "value", "ahead_of_the_next", "not_exact_ahead"]
+HEADERS = ["fixture", "Python", "ranked first", "", "ahead of the next", "ranked apart, ahead"]
+JSON_KEYS = ["fixture", "python", "ranked_first", "value", "ahead_of_the_next", "apart_ahead"]
 NAMES = 3  # at most this many names of a tied group in a cell
 WIDTHS = [None, None, 36, None, 40, 36]  # characters; longer cells wrap
 RULE_WIDTH = 100
+
+
+def _value(group: Group, measure: str) -> str:
+    """The group's value as the table shows it: an unresolved group's first to last."""
+    value = value_text(group.median, measure)
+    if group.resolved or group.last is None:
+        return value
+    return f"{value} to {value_text(group.last, measure)}"
 
 
 def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
@@ -43,15 +52,16 @@ def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
         return [fixture, python, "no codec measured", "", "", ""]
     first = ranking.tiers[0]
     best = first.groups[0]
-    label = group_text(best, NAMES)
-    if first.fidelity != "exact":
-        label += f" ({class_words(first.fidelity)}: no exact codec ranked)"
+    label = following_text(best, NAMES, first.lost)
+    if first.fidelity != "exact" or first.unsafe:
+        label += f" ({tier_words(first)}: no exact safe codec ranked)"
     ahead = ""
     if first.margins:
         nxt = first.groups[1]
-        ahead = f"{margin_text(first.margins[0], ranking.measure)} than {group_text(nxt, NAMES)}"
+        margin = margin_text(first.margins[0], ranking.measure)
+        ahead = f"{margin} than {following_text(nxt, NAMES, first.lost)}"
     others = [
-        f"{tier.groups[0].codecs[0]} ({class_words(tier.fidelity)})"
+        f"{tier.groups[0].codecs[0]} ({tier_words(tier, tier.groups[0].codecs[0])})"
         for tier in ranking.tiers[1:]
         if tier.groups[0].median < best.median
     ]
@@ -59,9 +69,9 @@ def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
         fixture,
         python,
         label,
-        value_text(best.median, ranking.measure),
+        _value(best, ranking.measure),
         ahead,
-        "not ranked (exact only)" if ranking.exact_only else ", ".join(others) or "none",
+        ", ".join(others) or "none",
     ]
 
 
@@ -95,6 +105,7 @@ def summary(
     *,
     measure: str = DEFAULT_MEASURE,
     exact_only: bool = False,
+    safe_only: bool = False,
 ) -> Summary | None:
     """Per fixture and Python, what ranked first on `machine` (every machine: None), by
     how much, and any codec that is not exact but was ahead; then the rule. None when the
@@ -107,7 +118,7 @@ def summary(
         for fixture in in_registry_order(run.fixtures, fixture_names()):
             table = snapshot(run, fixture)
             if any(row.measured for row in table.rows):
-                ranked = table.ranking(measure, exact_only=exact_only)
+                ranked = table.ranking(measure, exact_only=exact_only, safe_only=safe_only)
                 scattered = scattered or ranked.scattered
                 where = run.env.python if machine else f"{run.machine}, {run.env.python}"
                 rows.append(_row(fixture, where, ranked))
@@ -115,7 +126,7 @@ def summary(
         return None
     best = "fastest" if measure in TIMINGS else "smallest"
     title = f"The answer: the {best} codec per fixture, by {MEASURE_WORDS[measure]}"
-    rule = rule_text(measure, exact_only)
+    rule = rule_text(measure, exact_only, safe_only)
     if scattered:
         rule += (
             " Some ties are of timings too scattered to order (one process, or a loaded "

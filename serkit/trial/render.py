@@ -8,10 +8,13 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
-from serkit.checks.fidelity import ERROR, EXACT, KEY_ORDER_ONLY, NO_SCHEMA
+from serkit.checks.fidelity import ERROR, EXACT, KEY_ORDER_ONLY, LOSSY, NO_SCHEMA
 from serkit.codecs.registry import registry
 from serkit.compare.ranking import (
     DEFAULT_MEASURE,
+    DUMPS,
+    LOADS,
+    UNSAFE,
     Candidate,
     Ranking,
     rank,
@@ -52,9 +55,15 @@ def implementation_text(trial: CodecTrial) -> str:
     return text
 
 
+def unsafe(codec: str) -> bool:
+    """Whether the codec's registry entry says its loads must never see untrusted bytes."""
+    return not registry.spec(codec).safe_for_untrusted_input
+
+
 def fidelity_text(trial: CodecTrial, no_schema: str = "") -> str:
-    """The status and why; a schema codec refused for the document's `no_schema` (said
-    once, above the table) points there rather than repeat it."""
+    """The status and why, after "unsafe on untrusted bytes" where the codec's entry says
+    so; a schema codec refused for the document's `no_schema` (said once, above the table)
+    points there rather than repeat it."""
     result = trial.fidelity
     if result.status == NO_SCHEMA and no_schema:
         return f"{NO_SCHEMA}: not run (see above)"
@@ -62,7 +71,7 @@ def fidelity_text(trial: CodecTrial, no_schema: str = "") -> str:
     text = status if not result.detail else f"{status}: {result.detail}"
     if result.options:
         text += f" (with {result.options})"
-    return text
+    return f"{UNSAFE}; {text}" if unsafe(trial.codec) else text
 
 
 SMALLEST = "*"  # after the smallest size an exact codec made, in a size column
@@ -86,6 +95,7 @@ def candidate(trial: CodecTrial) -> Candidate:
     """One row as the ranking reads it: its samples, round by round, and its sizes."""
     sizes = {"size": trial.fidelity.bytes, **trial.compressed}
     measured = trial.dumps is not None and trial.loads is not None
+    lost = trial.fidelity.differences if trial.fidelity.fidelity_class == LOSSY else ()
     return Candidate(
         trial.codec,
         trial.fidelity.fidelity_class,
@@ -93,6 +103,14 @@ def candidate(trial: CodecTrial) -> Candidate:
         trial.loads.samples if measured and trial.loads else (),
         {name: size for name, size in sizes.items() if size is not None},
         why_not=_why_not(trial),
+        # The medians the table shows (timing_text), which the verdict quotes.
+        shown={
+            measure: timing.median
+            for measure, timing in ((DUMPS, trial.dumps), (LOADS, trial.loads))
+            if measured and timing is not None
+        },
+        unsafe=unsafe(trial.codec),
+        lost=", ".join(d.kind for d in lost),
     )
 
 
@@ -104,10 +122,14 @@ def _why_not(trial: CodecTrial) -> str:
 
 
 def ranking(
-    document: DocumentTrial, measure: str = DEFAULT_MEASURE, exact_only: bool = False
+    document: DocumentTrial,
+    measure: str = DEFAULT_MEASURE,
+    exact_only: bool = False,
+    safe_only: bool = False,
 ) -> Ranking:
     """The document's codecs in order by `measure` (serkit.compare.ranking's rules)."""
-    return rank([candidate(t) for t in document.codecs], measure, exact_only=exact_only)
+    candidates = [candidate(t) for t in document.codecs]
+    return rank(candidates, measure, exact_only=exact_only, safe_only=safe_only)
 
 
 def in_ranked_order(document: DocumentTrial, ranked: Ranking) -> list[CodecTrial]:
@@ -221,6 +243,7 @@ def render(
     *,
     measure: str = DEFAULT_MEASURE,
     exact_only: bool = False,
+    safe_only: bool = False,
 ) -> str:
     """Every document's verdict and table, then one legend for all of them."""
     tablefmt = "github" if markdown else "simple"
@@ -230,7 +253,7 @@ def render(
         # A document's name and keys are the user's: text in Markdown and on a terminal.
         escape = markdown_cell if markdown else terminal
         title = f"**{escape(heading(document))}**" if markdown else escape(heading(document))
-        ranked = ranking(document, measure, exact_only)
+        ranked = ranking(document, measure, exact_only, safe_only)
         lines = [verdict_line(ranked), *ranking_lines(ranked)]
         said = schema_line(document)
         if said:
@@ -259,5 +282,5 @@ def render(
                 for line in lines
             )
         parts.append(f"{title}\n\n{verdict_text}\n\n{table}")
-    rule = rule_text(measure, exact_only)
+    rule = rule_text(measure, exact_only, safe_only)
     return "\n\n".join([*parts, "\n".join([rule, *legend(documents)])])
