@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -858,3 +859,98 @@ def test_asv_publish_is_given_the_branch_checked_out_when_it_is_ahead_of_the_con
     report_html.asv_publish(repo, tree, tmp_path / "asv", lambda root, args: 1, warnings)
     (why,) = [w for w in warnings if "asv's pages show no results" in w]
     assert "(main, feature)" in why
+
+
+# --- the verdict's words: unsafe said wherever ranked, ties within 10 %, the table's numbers ---
+
+UNSAFE_CODECS = ["json", "orjson", "pickle-p5", "pickle-p4", "marshal", "msgspec-msgpack"]
+# sensor-record, as the issue found it: msgspec-msgpack (lossy: it turns the namedtuple into
+# a list) and pickle (unsafe) both ahead of the fastest exact safe codec.
+UNSAFE_DUMPS = [20e-6, 3e-6, 2e-6, 2.01e-6, 1.5e-6, 0.4e-6]
+
+
+def _unsafe_tree(root: Path) -> Path:
+    from results_factory import VERDICT_SHAPE, results_file, write_benchmarks
+
+    from serkit.suite.benchmark_names import ROUND_TRIP_EXACT, ROUND_TRIP_KEY_ORDER_ONLY
+
+    grid = [[repr(c) for c in UNSAFE_CODECS], [repr("sensor-record")]]
+    suite: dict[str, dict[str, Any]] = {
+        DUMPS: {"type": "time", "unit": "seconds", "grid": grid, "repeat": 1},
+        LOADS: {"type": "time", "unit": "seconds", "grid": grid, "repeat": 1},
+        ROUND_TRIP_EXACT: {"type": "track", "unit": "1 = exact", "grid": grid},
+        ROUND_TRIP_KEY_ORDER_ONLY: {"type": "track", "unit": "1 = key order", "grid": grid},
+    }
+    write_benchmarks(root, suite)
+    loads = [v * 1.5 for v in UNSAFE_DUMPS]
+    values: dict[str, list[float | None]] = {
+        DUMPS: list(UNSAFE_DUMPS),
+        LOADS: list(loads),
+        ROUND_TRIP_EXACT: [1, 1, 1, 1, 0, 0],
+        ROUND_TRIP_KEY_ORDER_ONLY: [None, None, None, None, 0, 0],
+    }
+    samples = {
+        name: [[v * f for f in VERDICT_SHAPE] for v in found]
+        for name, found in ((DUMPS, UNSAFE_DUMPS), (LOADS, loads))
+    }
+    env = {"python": "3.11", "requirements": {"msgspec": "0.22.0", "orjson": "3.10.18"}}
+    data = results_file("box-unsafe", values, env=env, benchmarks=suite, samples=samples)
+    write_machine(root, "box-unsafe", [data])
+    return root
+
+
+def _said(html: str, tag: str) -> list[str]:
+    """Each `tag` element's text, tags stripped: one verdict line or table row each."""
+    found = re.findall(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", html, re.S)
+    return [" ".join(unescape(re.sub(r"<[^>]+>", " ", item)).split()) for item in found]
+
+
+def test_no_verdict_line_or_row_names_pickle_or_marshal_without_unsafe(tmp_path: Path) -> None:
+    from serkit.report.summary import summary
+
+    results = _unsafe_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    page = (written.folder / report_html.page_name("sensor-record")).read_text()
+    (verdict,) = [line for line in _said(overview, "li") if "fastest" in line]
+    assert verdict.endswith(
+        "Faster, but ranked apart: msgspec-msgpack (lossy: namedtuple->list), "
+        "pickle-p5 (exact, unsafe on untrusted bytes), marshal (lossy, unsafe on untrusted bytes)"
+    )
+    found = summary(results)
+    assert found is not None
+    lines = [
+        *_said(overview, "li"),
+        *_said(page, "li"),
+        *_said(page, "tr"),
+        *(" ".join(row) for row in found.rows),
+    ]
+    named = [line for line in lines if "pickle" in line or "marshal" in line]
+    assert len(named) >= 8  # the Overview, the page's verdict and rows, the summary
+    for line in named:
+        assert "unsafe on untrusted bytes" in line, line
+    assert "exact, unsafe on untrusted bytes: pickle-p5 and pickle-p4: tied within 1 %" in page
+    assert "msgspec-msgpack (namedtuple-&gt;list" in page  # what it lost, escaped in HTML
+    assert "ranked apart after all the safe ones" in overview  # the legend says which
+
+
+def test_the_verdicts_numbers_are_the_tables_and_its_ties_within_10_pct(tmp_path: Path) -> None:
+    from serkit.compare.ranking import TIE_SPAN, ranking_lines, verdict_line
+    from serkit.units import seconds
+
+    data = gather(read_tree(verdict_tree(tmp_path / "results")))
+    for tables in data.snapshots.values():
+        for table in tables:
+            rows = {row.codec: row for row in table.rows}
+            ranked = table.verdict
+            lines = ranking_lines(ranked)
+            for tier, line in zip(ranked.tiers, lines):
+                for group in tier.groups:
+                    times = rows[group.codecs[0]].times
+                    assert group.median == times["dumps"] + times["loads"]  # the table's
+                    if group.resolved and len(group.codecs) > 1:
+                        assert group.within is not None and group.within <= TIE_SPAN
+                assert f"{seconds(tier.groups[0].median)})" in line
+                for margin, (a, b) in zip(tier.margins, zip(tier.groups, tier.groups[1:])):
+                    assert margin.ratio == b.median / a.median
+            assert f"{seconds(ranked.tiers[0].groups[0].median)})" in verdict_line(ranked)
