@@ -368,6 +368,33 @@ def test_only_an_exact_codec_is_ranked_first_and_lossy_ones_are_ranked_apart() -
     assert "key order only: key-order: 3" in out
 
 
+def test_every_verdict_line_and_row_naming_an_unsafe_codec_says_so() -> None:
+    # pickle-p5 and marshal, the fastest, are ranked apart: each line naming them says why.
+    lost = (Difference("namedtuple->tuple", 2, "[0]"),)
+    document = replace(
+        _known(),
+        codecs=(
+            *_known().codecs,
+            _trial("pickle-p5", 0.5e-6, EXACT, 90),
+            _trial("marshal", 0.4e-6, LOSSY, 90, lost, "namedtuple->tuple: 2, first at [0]"),
+        ),
+    )
+    out = render([document])
+    flat = " ".join(out.split())
+    assert (
+        "pickle-p5 (exact, unsafe on untrusted bytes), marshal (lossy: namedtuple->tuple, "
+        "unsafe on untrusted bytes)"
+    ) in flat
+    named = [line for line in out.splitlines() if "pickle" in line or "marshal" in line]
+    assert len(named) >= 5  # the verdict, two classes' lines, two table rows
+    for line in named:
+        assert "unsafe on untrusted bytes" in line, line
+    safe = render([document], safe_only=True)
+    assert "not ranked: pickle-p5 and marshal (unsafe on untrusted bytes; left out" in " ".join(
+        safe.split()
+    )
+
+
 def test_rank_by_size_and_exact_only() -> None:
     out = render([_known()], measure="size", exact_only=True)
     flat = " ".join(out.split())

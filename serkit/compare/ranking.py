@@ -3,18 +3,15 @@
 The report's Overview and fixture pages, `serkit try` and the table that ends `serkit
 bench` all rank with this module, by these rules (stated once, here):
 
-- Safety and fidelity first. Codecs whose round trip is exact are ranked apart from those
-  that lost only dict key order, and those apart from every other lossy one (the classes
-  of serkit.checks.fidelity.fidelity_class); a codec whose fidelity was not recorded comes
-  last, apart. Codecs whose registry entry says their loads is unsafe on untrusted bytes
-  (CodecSpec.untrusted_input_hazard: pickle, marshal) are ranked apart after all the safe
-  ones, by the same classes, and every line that names one says so. A lossy or unsafe
-  codec is never "faster than" an exact safe one: each class has its own order. With
-  `exact_only`, only exact codecs are ranked; with `safe_only`, only safe ones.
-- The numbers are the table's. Each codec is placed, quoted and compared by the value the
-  table beside the verdict shows (Candidate.shown: the median of its processes by state in
-  the report, the median of its samples in `serkit try`); a round trip is that dumps plus
-  that loads. Where the table shows none, the median of the typical processes stands in.
+- Safety and fidelity first. Exact codecs are ranked apart from those that lost only dict
+  key order, and those apart from other lossy ones (serkit.checks.fidelity.fidelity_class);
+  a codec whose fidelity was not recorded comes last. Codecs whose loads is unsafe on
+  untrusted bytes (CodecSpec.untrusted_input_hazard: pickle, marshal) are ranked apart
+  after all the safe ones, by the same classes, and every line naming one says so. Each
+  class has its own order. `exact_only` ranks exact codecs only; `safe_only`, safe ones.
+- The numbers are the table's: each codec is placed, quoted and compared by the value the
+  table beside the verdict shows (Candidate.shown); a round trip is that dumps plus that
+  loads. Where the table shows none, the median of the typical processes stands in.
 - The verdict test (serkit.stats.difference: Welch's t-test on the logs of both sides'
   typical processes, at serkit.stats.ALPHA, each process weighted by the machine's state
   it was timed in where known, as `serkit compare` weighs them; a round trip's processes
@@ -33,8 +30,7 @@ bench` all rank with this module, by these rules (stated once, here):
   groups is no wider than a tie beside it, they are one group.
 - A pair with fewer than two processes a side cannot be tested: its order stands, and
   its margin says "untested".
-- Sizes are counts (encoded bytes, or those bytes compressed): equal sizes tie, others
-  are ordered; they have no noise.
+- Sizes are counts: equal sizes tie, others are ordered.
 - The margin between two groups is the ratio of their leaders' values, ± twice the
   standard error of that ratio (from each leader's standard error of the mean log over
   the processes the verdict test judged, serkit.stats.judged_processes, weighted by state
@@ -398,24 +394,26 @@ def group_text(
     group: Group,
     most: int | None = None,
     lost: Mapping[str, str] | None = None,
-    measure: str = DEFAULT_MEASURE,
+    measure: str | None = DEFAULT_MEASURE,
 ) -> str:
     """`orjson and msgspec-json: tied within 2 % (1.00 µs)`; `not resolved: msgspec-msgpack
     and ormsgpack within 14 %, the samples could miss 19 % (665 µs to 756 µs)`; or one
     codec's name and value, with what it lost: `bson (type-changed; 1.00 ms)`. With `most`,
-    at most that many names, and how many more."""
-    value = value_text(group.median, measure)
+    at most that many names, and how many more; with no `measure`, no value."""
+    values = "" if measure is None else value_text(group.median, measure)
     if len(group.codecs) == 1:
-        (codec,) = group.codecs
-        lost_words = (lost or {}).get(codec)
-        return f"{codec} ({lost_words}; {value})" if lost_words else f"{codec} ({value})"
+        said = [w for w in ((lost or {}).get(group.codecs[0]), values) if w]
+        return f"{group.codecs[0]} ({'; '.join(said)})" if said else group.codecs[0]
     names = _names(_named(group, lost or {}, most), most)
     if group.within is None:
-        return f"{names}: tied ({value})"
-    if group.resolved:
-        return f"{names}: tied within {percent(group.within)} ({value})"
-    last = value_text(group.last or group.median, measure)
-    return f"not resolved: {names} {_unresolved(group)} ({value} to {last})"
+        text = f"{names}: tied"
+    elif group.resolved:
+        text = f"{names}: tied within {percent(group.within)}"
+    else:
+        text = f"not resolved: {names} {_unresolved(group)}"
+        if measure is not None:
+            values += f" to {value_text(group.last or group.median, measure)}"
+    return f"{text} ({values})" if values else text
 
 
 def following_text(

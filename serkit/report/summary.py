@@ -21,6 +21,7 @@ from serkit.compare.ranking import (
     Group,
     Ranking,
     following_text,
+    group_text,
     margin_text,
     rule_text,
     tier_words,
@@ -52,7 +53,7 @@ def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
         return [fixture, python, "no codec measured", "", "", ""]
     first = ranking.tiers[0]
     best = first.groups[0]
-    label = following_text(best, NAMES, first.lost)
+    label = group_text(best, NAMES, first.lost, measure=None)
     if first.fidelity != "exact" or first.unsafe:
         label += f" ({tier_words(first)}: no exact safe codec ranked)"
     ahead = ""
