@@ -28,8 +28,7 @@ bench` all rank with this module, by these rules (stated once, here):
   the gap is and how fine the samples were, never "tied".
 - One gap is never a tie in one clause and a win in the next: where the margin between two
   groups is no wider than a tie beside it, they are one group.
-- A pair with fewer than two processes a side cannot be tested: its order stands, and
-  its margin says "untested".
+- A pair with fewer than two processes a side is untested: its order stands, said so.
 - Sizes are counts: equal sizes tie, others are ordered.
 - The margin between two groups is the ratio of their leaders' values, ± twice the
   standard error of that ratio (from each leader's standard error of the mean log over
@@ -71,9 +70,7 @@ UNSAFE = "unsafe on untrusted bytes"
 # The widest a tie may be: the difference a quick run is planned to see. A group the test
 # could not split over a wider gap, or at a coarser precision, is "not resolved".
 TIE_SPAN = QUICK_SEES
-# A group whose test could miss a difference this large (1.0: 100 %, twice as slow) tells
-# nothing of the order: it is worded so, and `scattered` reports it.
-BLIND = 1.0
+BLIND = 1.0  # a test that could miss this much (100 %) tells nothing: worded so
 VERDICT_NAMES = 4  # a one-line verdict names at most this many codecs of a group
 TIE_TEST = "Welch's t-test on the logs of the typical processes, weighted by state where known"
 
@@ -141,9 +138,8 @@ class Group:
 
     codecs: tuple[str, ...]
     median: float  # the leader's value as the table shows it: seconds, or bytes
-    # How far apart the group is: a tie's width (the larger of its gap and of the largest
-    # difference from the leader the test could have missed; 0.05: 5 %, never above
-    # TIE_SPAN), or an unresolved group's gap, its last value over its leader's, less 1.
+    # A tie's width (the larger of its gap and of the largest difference from the leader
+    # the test could have missed: 0.05, 5 %), or an unresolved group's gap (last / first - 1).
     within: float | None = None
     resolved: bool = True  # False: "not resolved", never "tied"
     # Of a group of several timings: the largest difference from the leader the test
@@ -198,6 +194,11 @@ class Ranking:
         return any(
             g.precision is not None and g.precision >= BLIND for t in self.tiers for g in t.groups
         )
+
+    @property
+    def unresolved(self) -> bool:
+        """Whether some group is "not resolved": its samples could not order it in TIE_SPAN."""
+        return any(not g.resolved for t in self.tiers for g in t.groups)
 
     def tier(self, fidelity: str, unsafe: bool = False) -> Tier | None:
         return next((t for t in self.tiers if (t.fidelity, t.unsafe) == (fidelity, unsafe)), None)

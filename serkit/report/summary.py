@@ -17,6 +17,7 @@ from tabulate import tabulate
 from serkit.compare.ranking import (
     DEFAULT_MEASURE,
     MEASURE_WORDS,
+    TIE_SPAN,
     TIMINGS,
     Group,
     Ranking,
@@ -32,6 +33,7 @@ from serkit.report.runs import baseline_runs, in_registry_order, latest_runs
 from serkit.report.snapshot import snapshot
 from serkit.results.tree import read_tree
 from serkit.text import markdown_cell
+from serkit.units import percent
 
 HEADERS = ["fixture", "Python", "ranked first", "", "ahead of the next", "ranked apart, ahead"]
 JSON_KEYS = ["fixture", "python", "ranked_first", "value", "ahead_of_the_next", "apart_ahead"]
@@ -114,13 +116,13 @@ def summary(
     tree = read_tree(results, [machine] if machine else None)
     runs = [run for run in latest_runs(tree) if machine is None or run.machine == machine]
     rows = []
-    scattered = False
+    unresolved = False
     for run in baseline_runs(runs):
         for fixture in in_registry_order(run.fixtures, fixture_names()):
             table = snapshot(run, fixture)
             if any(row.measured for row in table.rows):
                 ranked = table.ranking(measure, exact_only=exact_only, safe_only=safe_only)
-                scattered = scattered or ranked.scattered
+                unresolved = unresolved or ranked.unresolved
                 where = run.env.python if machine else f"{run.machine}, {run.env.python}"
                 rows.append(_row(fixture, where, ranked))
     if not rows:
@@ -128,10 +130,11 @@ def summary(
     best = "fastest" if measure in TIMINGS else "smallest"
     title = f"The answer: the {best} codec per fixture, by {MEASURE_WORDS[measure]}"
     rule = rule_text(measure, exact_only, safe_only)
-    if scattered:
+    if unresolved:
         rule += (
-            " Some ties are of timings too scattered to order (one process, or a loaded "
-            "machine): serkit bench --full takes more processes."
+            " Some codecs are not resolved: their timings are too few or too scattered to order "
+            f"them within {percent(TIE_SPAN)} (one process, or a loaded machine): serkit bench "
+            "--full takes more processes."
         )
     return Summary(title, rows, rule)
 

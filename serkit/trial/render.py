@@ -14,6 +14,7 @@ from serkit.compare.ranking import (
     DEFAULT_MEASURE,
     DUMPS,
     LOADS,
+    TIE_SPAN,
     UNSAFE,
     Candidate,
     Ranking,
@@ -258,11 +259,11 @@ def render(
         said = schema_line(document)
         if said:
             lines.append(escape(said))
-        if ranked.scattered:
+        if ranked.unresolved:
             lines.append(
-                "Some codecs are tied because their samples are too few or too scattered to "
-                "order them (a loaded machine): a larger --budget, or a quieter machine, "
-                "tells them apart."
+                "Some codecs are not resolved: their samples are too few or too scattered to "
+                f"order them within {percent(TIE_SPAN)} (a loaded machine): a larger --budget, "
+                "or a quieter machine, tells them apart."
             )
         table = tabulate(
             [
@@ -278,7 +279,13 @@ def render(
             verdict_text = "\n".join(f"- {line}" for line in lines)
         else:  # wrapped, each line hanging under its first
             verdict_text = "\n".join(
-                textwrap.fill(line, VERDICT_WIDTH, initial_indent="  ", subsequent_indent="    ")
+                textwrap.fill(
+                    line,
+                    VERDICT_WIDTH,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                    break_on_hyphens=False,  # never inside a codec's name
+                )
                 for line in lines
             )
         parts.append(f"{title}\n\n{verdict_text}\n\n{table}")
