@@ -534,7 +534,7 @@ def rule_text(measure: str, exact_only: bool = False, safe_only: bool = False) -
         f"codecs {UNSAFE} (serkit list: UNSAFE) left out"
         if safe_only
         else f"codecs {UNSAFE} (serkit list: UNSAFE) ranked apart after all the safe ones "
-        "(--safe-only leaves them out)"
+        "(serkit try's and serkit bench's --safe-only leaves them out)"
     )
     if measure in TIMINGS:
         how = (
