@@ -10,7 +10,8 @@ serkit.report.html and serkit.report.charts show them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
+from typing import Any
 
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY, check_round_trip, load_document
 from serkit.codecs.registry import registry
@@ -224,6 +225,11 @@ def not_run_reason(codec: str, fixture: str) -> str:
     return f"timed {where} by default; SERKIT_BENCH_FIXTURES={fixture} times it here"
 
 
+@lru_cache(maxsize=1)  # a table's rows come fixture by fixture: each built once, not kept
+def _document(fixture: str) -> Any:
+    return load_document(fixture)
+
+
 @cache
 def lost_in(codec: str, fixture: str) -> str:
     """What `codec`'s round trip of `fixture` changed, in a few words ("namedtuple->list"),
@@ -231,7 +237,7 @@ def lost_in(codec: str, fixture: str) -> str:
     lossy. "" where it cannot tell: the codec or the fixture is not here, or the check
     finds no loss other than key order (the run's release may differ from this one's)."""
     try:
-        found = check_round_trip(codec, fixture, load_document(fixture))
+        found = check_round_trip(codec, fixture, _document(fixture))
     except SerkitError:
         return ""
     return ", ".join(d.kind for d in found.differences) if found.fidelity_class == LOSSY else ""
