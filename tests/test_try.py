@@ -395,6 +395,18 @@ def test_every_verdict_line_and_row_naming_an_unsafe_codec_says_so() -> None:
     )
 
 
+def test_the_verdict_quotes_the_medians_the_table_shows() -> None:
+    from serkit.trial.render import ranking
+
+    document = _known()
+    trials = {t.codec: t for t in document.codecs}
+    for tier in ranking(document).tiers:
+        for group in tier.groups:
+            shown = trials[group.codecs[0]]
+            assert shown.dumps is not None and shown.loads is not None
+            assert group.median == shown.dumps.median + shown.loads.median
+
+
 def test_rank_by_size_and_exact_only() -> None:
     out = render([_known()], measure="size", exact_only=True)
     flat = " ".join(out.split())
