@@ -912,6 +912,7 @@ def test_no_verdict_line_or_row_names_pickle_or_marshal_without_unsafe(tmp_path:
     written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
     overview = (written.folder / "index.html").read_text()
     page = (written.folder / report_html.page_name("sensor-record")).read_text()
+    fidelity = (written.folder / "fidelity.html").read_text()
     (verdict,) = [line for line in _said(overview, "li") if "fastest" in line]
     assert verdict.endswith(
         "Faster, but ranked apart: msgspec-msgpack (lossy: namedtuple->list), "
@@ -923,10 +924,11 @@ def test_no_verdict_line_or_row_names_pickle_or_marshal_without_unsafe(tmp_path:
         *_said(overview, "li"),
         *_said(page, "li"),
         *_said(page, "tr"),
+        *_said(fidelity, "tr"),
         *(" ".join(row) for row in found.rows),
     ]
     named = [line for line in lines if "pickle" in line or "marshal" in line]
-    assert len(named) >= 8  # the Overview, the page's verdict and rows, the summary
+    assert len(named) >= 11  # the Overview, the page's verdict and rows, Fidelity, the summary
     for line in named:
         assert "unsafe on untrusted bytes" in line, line
     assert "exact, unsafe on untrusted bytes: pickle-p5 and pickle-p4: tied within 1 %" in page

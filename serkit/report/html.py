@@ -46,6 +46,7 @@ from serkit.report.charts import (
 )
 from serkit.report.history import JUDGED_STEPS
 from serkit.report.hosts_table import NOT_MEASURED, asv_field_text, worded
+from serkit.report.snapshot import unsafe as unsafe_codec
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
@@ -210,6 +211,7 @@ def _environment() -> Any:
         verdict_rule=ranking.rule_text(ranking.DEFAULT_MEASURE),
         class_words=ranking.class_words,
         unsafe_words=ranking.UNSAFE,
+        unsafe=unsafe_codec,
     )
     return env
 

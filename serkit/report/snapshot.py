@@ -88,9 +88,7 @@ class SnapshotRow:
 
     @property
     def unsafe(self) -> bool:
-        """Whether its registry entry says its loads must never see untrusted bytes."""
-        spec = registry.specs.get(self.codec)
-        return spec is not None and not spec.safe_for_untrusted_input
+        return unsafe(self.codec)
 
     @property
     def fidelity_class(self) -> str | None:
@@ -212,6 +210,13 @@ def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
         return NO_SCHEMA_RECORDED, None
     supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
     return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
+
+
+def unsafe(codec: str) -> bool:
+    """Whether the codec's registry entry says its loads must never see untrusted bytes (a
+    codec this serkit does not know: not said)."""
+    spec = registry.specs.get(codec)
+    return spec is not None and not spec.safe_for_untrusted_input
 
 
 def not_run_reason(codec: str, fixture: str) -> str:
