@@ -75,7 +75,7 @@ def fidelity_text(trial: CodecTrial, no_schema: str = "") -> str:
     return f"{UNSAFE}; {text}" if unsafe(trial.codec) else text
 
 
-SMALLEST = "*"  # after the smallest size an exact codec made, in a size column
+SMALLEST = "*"  # after the smallest size an exact, safe codec made, in a size column
 
 
 def _sizes(trial: CodecTrial) -> list[int | None]:
@@ -84,9 +84,14 @@ def _sizes(trial: CodecTrial) -> list[int | None]:
 
 
 def smallest_sizes(document: DocumentTrial) -> list[int | None]:
-    """Per size column, the smallest size an exact codec made (None when none made one): a
-    lossy codec's bytes do not hold the same document, so it cannot win on size."""
-    exact = [_sizes(trial) for trial in document.codecs if trial.status == EXACT]
+    """Per size column, the smallest size an exact codec safe on untrusted bytes made (None
+    when none made one): a lossy codec's bytes do not hold the same document, so it cannot
+    win on size, and an unsafe one is ranked apart, as the verdict ranks it."""
+    exact = [
+        _sizes(trial)
+        for trial in document.codecs
+        if trial.status == EXACT and not unsafe(trial.codec)
+    ]
     # Every row has _sizes's columns (zip's strict= is 3.10 and later).
     columns = zip(*exact) if exact else [()] * (1 + len(COMPRESSORS))
     return [min((n for n in column if n is not None), default=None) for column in columns]
@@ -145,10 +150,14 @@ def in_ranked_order(document: DocumentTrial, ranked: Ranking) -> list[CodecTrial
     return sorted(document.codecs, key=lambda trial: placed.get(trial.codec, last))
 
 
+def _may_win(trial: CodecTrial) -> bool:
+    return trial.status == EXACT and not unsafe(trial.codec)
+
+
 def _row(trial: CodecTrial, smallest: Sequence[int | None], no_schema: str = "") -> list[str]:
     sizes = [
         bytes_binary(size)
-        + (SMALLEST if trial.status == EXACT and size is not None and size == least else "")
+        + (SMALLEST if size is not None and size == least and _may_win(trial) else "")
         for size, least in zip(_sizes(trial), smallest)
     ]
     return [
@@ -200,7 +209,8 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         "(1 sample): time for a single sample only, so no spread is shown.",
         f"size: encoded bytes; {' and '.join(COMPRESSORS)}: those bytes compressed (each "
         f"tool's default level); {SMALLEST}: the smallest of the exact codecs in its "
-        "column (a lossy codec's bytes do not hold the whole document). "
+        "column (a lossy codec's bytes do not hold the whole document; an unsafe one is "
+        "ranked apart). "
         "impl: the implementation that ran.",
         f"A codec that could not finish within its share of the budget ({budget} here), "
         "or ran out of memory or stack, says so in one line and is not measured.",
