@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY, Difference, FidelityResult
@@ -10,11 +13,14 @@ from serkit.compare.ranking import (
     LOADS,
     ROUND_TRIP,
     SIZE,
+    TIE_SPAN,
     UNKNOWN,
+    UNSAFE,
     Candidate,
     Margin,
     rank,
     ranking_lines,
+    rule_text,
     tier_text,
     verdict_line,
 )
@@ -150,8 +156,9 @@ def test_fidelity_class_tells_key_order_from_other_losses() -> None:
     assert FidelityResult("c", "d", "error").fidelity_class is None
 
 
-def test_a_tie_of_scattered_samples_says_it_cannot_tell() -> None:
-    # Three samples a side, scattered 2x: no test at 0.5 % can order a 1.5x difference.
+def test_scattered_samples_leave_a_group_not_resolved_never_tied() -> None:
+    # Three samples a side, scattered 2x: no test at 0.5 % can order a 1.5x difference,
+    # and a group the samples could not split is "not resolved", with its gap.
     wild = (1.0, 2.0, 1.4)
     ranking = rank(
         [
@@ -163,7 +170,11 @@ def test_a_tie_of_scattered_samples_says_it_cannot_tell() -> None:
     (tier,) = ranking.tiers
     assert [g.codecs for g in tier.groups] == [("a", "b")]
     assert ranking.scattered
-    assert tier_text(tier, ROUND_TRIP).startswith("a and b: tied, too scattered to tell apart")
+    assert tier_text(tier, ROUND_TRIP) == (
+        "not resolved: a and b within 50 %, samples too scattered to order them "
+        "(2.00 µs to 3.00 µs)"
+    )
+    assert "tied" not in tier_text(tier, ROUND_TRIP)
 
 
 def test_a_tie_weighs_each_process_by_the_state_it_was_timed_in() -> None:
@@ -205,3 +216,159 @@ def test_a_margin_weighs_each_process_as_the_test_does() -> None:
     assert alike.plus_minus is not None and weighed.plus_minus is not None
     assert weighed.plus_minus < 0.7 * alike.plus_minus  # 0.029 against 0.049
     assert ones.plus_minus == pytest.approx(alike.plus_minus)
+
+
+# --- issue 55 point 3: a verdict that agrees with its table and with itself -------------------
+
+
+def test_the_verdict_quotes_the_tables_values_a_round_trip_their_sum() -> None:
+    # orjson's processes split into modes (a typical median far below the table's): the
+    # verdict still quotes the table's 244 µs dumps + 760 µs loads, and compares by them.
+    modes = (0.55, 0.56, 0.57, 1.0, 1.0, 1.01, 1.02, 1.03)
+    orjson = Candidate(
+        "orjson",
+        EXACT,
+        tuple(244e-6 * f for f in modes),
+        tuple(760e-6 * f for f in modes),
+        shown={DUMPS: 244e-6, LOADS: 760e-6},
+    )
+    json_ = Candidate(
+        "json", EXACT, processes(2.2e-3), processes(3.0e-3), shown={DUMPS: 2.2e-3, LOADS: 3.0e-3}
+    )
+    ranking = rank([json_, orjson])
+    (tier,) = ranking.tiers
+    assert tier.groups[0].median == pytest.approx(244e-6 + 760e-6)
+    assert tier.margins[0].ratio == pytest.approx(5.2e-3 / 1.004e-3)
+    assert verdict_line(ranking).startswith(
+        "fastest exact, by round trip (dumps + loads): orjson (1.00 ms); 5."
+    )
+    # By one operation, that operation's value.
+    assert rank([json_, orjson], LOADS).tiers[0].groups[0].median == pytest.approx(760e-6)
+
+
+def test_a_gap_the_samples_could_not_tell_is_not_resolved_never_tied() -> None:
+    # 665 µs against 756 µs, three processes a side spread ±3 %: the test cannot tell them
+    # apart, and 14 % is wider than a tie may be.
+    three = (0.97, 1.0, 1.03)
+
+    def few(codec: str, value: float) -> Candidate:
+        values = tuple(value / 2 * f for f in three)
+        return Candidate(codec, EXACT, values, values, shown={DUMPS: value / 2, LOADS: value / 2})
+
+    ranking = rank([few("ormsgpack", 756e-6), few("msgspec-msgpack", 665e-6)])
+    (group,) = ranking.tiers[0].groups
+    assert not group.resolved and group.within == pytest.approx(756 / 665 - 1)
+    line = verdict_line(ranking)
+    assert "tied" not in line
+    assert line.startswith(
+        "fastest exact, by round trip (dumps + loads): not resolved: msgspec-msgpack and "
+        "ormsgpack within 14 %, the samples could miss "
+    )
+    assert line.endswith("(665 µs to 756 µs)")
+
+
+def test_one_gap_is_never_a_tie_and_a_win_in_one_sentence() -> None:
+    # pickle-p5 scattered 1 % behind pickle-p4, so the test could miss 4 %; pickle-p2, tight,
+    # 3 % behind: told from p4, but inside the tie beside it. One group, not "tied within 4 %;
+    # 1.03x faster than pickle-p2".
+    wide = (0.96, 0.97, 0.99, 1.0, 1.0, 1.01, 1.03, 1.04)
+    p5 = tuple(1.01e-6 * f for f in wide)
+    ranking = rank(
+        [
+            timed("pickle-p4", 1e-6),
+            Candidate("pickle-p5", EXACT, p5, p5),
+            timed("pickle-p2", 1.03e-6),
+        ]
+    )
+    (tier,) = ranking.tiers
+    assert [g.codecs for g in tier.groups] == [("pickle-p4", "pickle-p5", "pickle-p2")]
+    assert tier.groups[0].resolved and tier.groups[0].within is not None
+    assert tier.groups[0].within <= TIE_SPAN
+    assert "faster" not in tier_text(tier, ROUND_TRIP)
+
+
+def _random_candidates(rng: random.Random) -> list[Candidate]:
+    """Six codecs 0-40 % apart, each with 2-8 processes spread 0.2-20 %."""
+    found = []
+    for i in range(6):
+        centre = 1e-6 * (1 + rng.uniform(0, 0.4))
+        scatter = rng.choice((0.002, 0.01, 0.05, 0.2))
+        values = tuple(centre * rng.lognormvariate(0, scatter) for _ in range(rng.randint(2, 8)))
+        found.append(Candidate(f"c{i}", EXACT, values, values))
+    return found
+
+
+def test_on_any_measurements_a_tie_spans_10_pct_at_most_and_no_gap_is_both() -> None:
+    rng = random.Random(55)
+    for _ in range(150):
+        (tier,) = rank(_random_candidates(rng)).tiers
+        for group in tier.groups:
+            if len(group.codecs) > 1 and group.resolved:
+                assert group.within is not None and group.within <= TIE_SPAN
+                assert group.last is not None and group.last / group.median - 1 <= TIE_SPAN
+        for i, margin in enumerate(tier.margins):
+            beside = [g.within or 0.0 for g in tier.groups[i : i + 2] if g.resolved]
+            assert margin.ratio - 1 > max(beside, default=0.0)
+        text = tier_text(tier, ROUND_TRIP)
+        assert all(int(n) <= 10 for n in re.findall(r"tied within (\d+) %", text)), text
+        assert text.count("tied") == len(re.findall(r"tied within \d+ %", text))
+
+
+# --- issue 57 point 1: unsafe said wherever ranked, and what a lossy codec lost ---------------
+
+
+def _with_unsafe() -> list[Candidate]:
+    return [
+        timed("orjson", 1e-6),
+        timed("json", 3e-6),
+        Candidate("pickle-p5", EXACT, processes(0.5e-6), processes(0.5e-6), unsafe=True),
+        Candidate("marshal", None, why_not="not measured", unsafe=True),
+        Candidate(
+            "msgspec-msgpack", LOSSY, processes(0.2e-6), processes(0.2e-6), lost="namedtuple->list"
+        ),
+    ]
+
+
+def test_unsafe_codecs_are_ranked_apart_and_every_line_naming_one_says_so() -> None:
+    ranking = rank(_with_unsafe())
+    assert [(t.fidelity, t.unsafe) for t in ranking.tiers] == [
+        (EXACT, False),
+        (LOSSY, False),
+        (EXACT, True),
+    ]
+    assert ranking.leaders == ("orjson",)
+    line = verdict_line(ranking)
+    assert line.startswith("fastest exact, by round trip (dumps + loads): orjson (2.00 µs)")
+    assert line.endswith(
+        "Faster, but ranked apart: msgspec-msgpack (lossy: namedtuple->list), "
+        "pickle-p5 (exact, unsafe on untrusted bytes)"
+    )
+    lines = [line, *ranking_lines(ranking)]
+    assert "lossy: msgspec-msgpack (namedtuple->list; 400 ns)" in lines
+    assert "exact, unsafe on untrusted bytes: pickle-p5 (1.00 µs)" in lines
+    assert lines[-1] == "not ranked: marshal (unsafe on untrusted bytes; not measured)"
+    for said in lines:
+        if "pickle" in said or "marshal" in said:
+            assert UNSAFE in said, said
+    assert "ranked apart after all the safe ones" in rule_text(ROUND_TRIP)
+
+
+def test_safe_only_leaves_the_unsafe_codecs_out_and_says_so() -> None:
+    ranking = rank(_with_unsafe(), safe_only=True)
+    assert not any(t.unsafe for t in ranking.tiers)
+    assert ranking_lines(ranking)[-1] == (
+        "not ranked: pickle-p5 (unsafe on untrusted bytes; left out by safe-only); "
+        "marshal (unsafe on untrusted bytes; not measured)"
+    )
+    assert "unsafe on untrusted bytes (serkit list: UNSAFE) left out" in rule_text(
+        ROUND_TRIP, safe_only=True
+    )
+
+
+def test_with_only_unsafe_codecs_exact_the_first_line_says_unsafe() -> None:
+    only = [Candidate("pickle-p4", EXACT, processes(1e-6), processes(1e-6), unsafe=True)]
+    ranking = rank(only)
+    assert ranking.leaders == ()
+    assert verdict_line(ranking).startswith(
+        "fastest exact, unsafe on untrusted bytes, by round trip (dumps + loads): pickle-p4"
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -503,7 +504,7 @@ def test_the_verdict_ranks_exact_codecs_first_with_ties_and_lossy_ones_apart(
     assert verdict_line(ranking).startswith(
         "fastest exact, by round trip (dumps + loads): orjson and msgspec-json: tied within 1 % "
         "(500 µs); "
-        "2.00x ± 0.01 faster than ujson; then 1 more. Faster, but not exact, so ranked apart: "
+        "2.00x ± 0.01 faster than ujson; then 1 more. Faster, but ranked apart: "
         "msgspec-struct-json (lossy in dict key order only), protobuf (lossy)"
     )
     # By dumps alone, and exact only: the lossy ones are listed, not ranked.
@@ -525,7 +526,7 @@ def test_the_overview_opens_with_one_verdict_line_per_fixture(tmp_path: Path) ->
     assert "orjson and msgspec-json: tied" in small
     assert twitter.startswith("twitter: fastest exact, by round trip (dumps + loads): orjson")
     assert "msgspec-struct-json (lossy in dict key order only), protobuf (lossy)" in twitter
-    assert "Ranked by the median of the typical processes" in overview
+    assert "Ranked by the round trip (dumps + loads) the table shows" in overview
 
 
 def test_a_fixture_page_ranks_every_codec_and_says_why_a_schema_codec_did_not_run(
@@ -946,7 +947,7 @@ def test_the_overview_charts_each_verdict_beside_its_words(tmp_path: Path) -> No
     assert len(sections) == 2  # small-dict and twitter
     for section in sections:
         assert '<ul class="verdict">' in section and '<figure class="answer-chart">' in section
-        assert "Bars: each codec's round trip, dumps + loads per call" in section
+        assert "Bars: each codec's round trip per call, the table's dumps + loads" in section
         assert "whiskers: the interquartile range between its processes" in section
     assert '<script src="plotly.min.js"></script>' in overview  # the report's own copy
     assert "values with a number" in overview and "Values with a number: asv lists" in overview
@@ -964,3 +965,100 @@ def test_the_verdict_chart_shows_the_leaders_round_trips_by_class(tmp_path: Path
     ]
     assert figure.data[0].x[0] == pytest.approx(500, rel=1e-3)  # 200 + 300 µs, in µs
     assert figure.layout.xaxis.title.text == "round trip, dumps + loads (µs per call)"
+
+
+# --- the verdict's words: unsafe said wherever ranked, ties within 10 %, the table's numbers ---
+
+UNSAFE_CODECS = ["json", "orjson", "pickle-p5", "pickle-p4", "marshal", "msgspec-msgpack"]
+# sensor-record, as the issue found it: msgspec-msgpack (lossy: it turns the namedtuple into
+# a list) and pickle (unsafe) both ahead of the fastest exact safe codec.
+UNSAFE_DUMPS = [20e-6, 3e-6, 2e-6, 2.01e-6, 1.5e-6, 0.4e-6]
+
+
+def _unsafe_tree(root: Path) -> Path:
+    from results_factory import VERDICT_SHAPE, results_file, write_benchmarks
+
+    from serkit.suite.benchmark_names import ROUND_TRIP_EXACT, ROUND_TRIP_KEY_ORDER_ONLY
+
+    grid = [[repr(c) for c in UNSAFE_CODECS], [repr("sensor-record")]]
+    suite: dict[str, dict[str, Any]] = {
+        DUMPS: {"type": "time", "unit": "seconds", "grid": grid, "repeat": 1},
+        LOADS: {"type": "time", "unit": "seconds", "grid": grid, "repeat": 1},
+        ROUND_TRIP_EXACT: {"type": "track", "unit": "1 = exact", "grid": grid},
+        ROUND_TRIP_KEY_ORDER_ONLY: {"type": "track", "unit": "1 = key order", "grid": grid},
+    }
+    write_benchmarks(root, suite)
+    loads = [v * 1.5 for v in UNSAFE_DUMPS]
+    values: dict[str, list[float | None]] = {
+        DUMPS: list(UNSAFE_DUMPS),
+        LOADS: list(loads),
+        ROUND_TRIP_EXACT: [1, 1, 1, 1, 0, 0],
+        ROUND_TRIP_KEY_ORDER_ONLY: [None, None, None, None, 0, 0],
+    }
+    samples = {
+        name: [[v * f for f in VERDICT_SHAPE] for v in found]
+        for name, found in ((DUMPS, UNSAFE_DUMPS), (LOADS, loads))
+    }
+    env = {"python": "3.11", "requirements": {"msgspec": "0.22.0", "orjson": "3.10.18"}}
+    data = results_file("box-unsafe", values, env=env, benchmarks=suite, samples=samples)
+    write_machine(root, "box-unsafe", [data])
+    return root
+
+
+def _said(html: str, tag: str) -> list[str]:
+    """Each `tag` element's text, tags stripped: one verdict line or table row each."""
+    found = re.findall(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", html, re.S)
+    return [" ".join(unescape(re.sub(r"<[^>]+>", " ", item)).split()) for item in found]
+
+
+def test_no_verdict_line_or_row_names_pickle_or_marshal_without_unsafe(tmp_path: Path) -> None:
+    from serkit.report.summary import summary
+
+    results = _unsafe_tree(tmp_path / "results")
+    written = report_html.write_report(tmp_path, results, tmp_path / "reports", asv_runner=None)
+    overview = (written.folder / "index.html").read_text()
+    page = (written.folder / report_html.page_name("sensor-record")).read_text()
+    fidelity = (written.folder / "fidelity.html").read_text()
+    (verdict,) = [line for line in _said(overview, "li") if "fastest" in line]
+    assert verdict.endswith(
+        "Faster, but ranked apart: msgspec-msgpack (lossy: namedtuple->list), "
+        "pickle-p5 (exact, unsafe on untrusted bytes), marshal (lossy, unsafe on untrusted bytes)"
+    )
+    found = summary(results)
+    assert found is not None
+    lines = [
+        *_said(overview, "li"),
+        *_said(page, "li"),
+        *_said(page, "tr"),
+        *_said(fidelity, "tr"),
+        *(" ".join(row) for row in found.rows),
+    ]
+    named = [line for line in lines if "pickle" in line or "marshal" in line]
+    assert len(named) >= 11  # the Overview, the page's verdict and rows, Fidelity, the summary
+    for line in named:
+        assert "unsafe on untrusted bytes" in line, line
+    assert "exact, unsafe on untrusted bytes: pickle-p5 and pickle-p4: tied within 1 %" in page
+    assert "msgspec-msgpack (namedtuple-&gt;list" in page  # what it lost, escaped in HTML
+    assert "ranked apart after all the safe ones" in overview  # the legend says which
+
+
+def test_the_verdicts_numbers_are_the_tables_and_its_ties_within_10_pct(tmp_path: Path) -> None:
+    from serkit.compare.ranking import TIE_SPAN, ranking_lines, verdict_line
+    from serkit.units import seconds
+
+    data = gather(read_tree(verdict_tree(tmp_path / "results")))
+    for tables in data.snapshots.values():
+        for table in tables:
+            rows = {row.codec: row for row in table.rows}
+            ranked = table.verdict
+            lines = ranking_lines(ranked)
+            for tier, line in zip(ranked.tiers, lines):
+                for group in tier.groups:
+                    times = rows[group.codecs[0]].times
+                    assert group.median == times["dumps"] + times["loads"]  # the table's
+                    if group.resolved and len(group.codecs) > 1:
+                        assert group.within is not None and group.within <= TIE_SPAN
+                assert f"{seconds(tier.groups[0].median)})" in line
+                for margin, (a, b) in zip(tier.margins, zip(tier.groups, tier.groups[1:])):
+                    assert margin.ratio == b.median / a.median
+            assert f"{seconds(ranked.tiers[0].groups[0].median)})" in verdict_line(ranked)

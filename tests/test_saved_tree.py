@@ -204,3 +204,26 @@ def test_the_saved_tree_exercises_what_judging_a_process_does() -> None:
     assert hows == {"fast", "corrected"}
     assert any(v.get("scale") not in (None, 1.0) for k, v in tree.items() if k.startswith("b "))
     assert any(v.get("slow_ratio") for v in tree.values() if isinstance(v, dict))
+
+
+def test_the_saved_trees_verdicts_quote_their_tables(tmp_path: Path) -> None:
+    """Real verdicts from saved results: each group's value is the table's dumps + loads of
+    its leader, each margin the ratio of two of those, and the words quote them."""
+    from serkit.compare.ranking import TIE_SPAN, ranking_lines
+    from serkit.units import seconds
+
+    root = tmp_path / "results"
+    shutil.copytree(SAVED, root)
+    checked = 0
+    for run in latest_runs(read_tree(root)):
+        for fixture in FIXTURES:
+            table = snapshot(run, fixture)
+            times = {row.codec: row.times for row in table.rows}
+            (tier,) = table.verdict.tiers
+            sums = [times[g.codecs[0]]["dumps"] + times[g.codecs[0]]["loads"] for g in tier.groups]
+            assert [g.median for g in tier.groups] == sums
+            assert [m.ratio for m in tier.margins] == [b / a for a, b in zip(sums, sums[1:])]
+            assert all(g.within is None or g.within <= TIE_SPAN for g in tier.groups if g.resolved)
+            assert f"({seconds(sums[0])})" in ranking_lines(table.verdict)[0]
+            checked += 1
+    assert checked == 6

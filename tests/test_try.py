@@ -247,7 +247,15 @@ def test_serkit_try_prints_a_table_with_units(
     assert lines[2].startswith("  fastest exact, by round trip (dumps + loads): ")
     headers = ["codec", "impl", "dumps", "loads", "size", "gzip-6", "zstd-3", "fidelity"]
     at = next(i for i, line in enumerate(lines) if line.split() == headers)
-    rows = [line.split() for line in lines[at + 2 : at + 4]]
+    # pickle's row says, in its fidelity cell, that its loads is unsafe; json's does not.
+    shown = lines[at + 2 : at + 4]
+    assert [("unsafe on untrusted bytes; exact" in line) for line in shown] == [
+        line.startswith("pickle-p5") for line in shown
+    ]
+    # A timing too scattered to read as a value (as a loaded machine may leave one) is
+    # wrapped in words; its value, unit and spread are inside them.
+    plain = [line.replace("too scattered (", "").replace(" %)", " %") for line in shown]
+    rows = [line.replace("unsafe on untrusted bytes; ", "").split() for line in plain]
     assert {row[0] for row in rows} == {"json", "pickle-p5"}
     for row in rows:
         assert row[3] in {"ns", "µs", "ms", "s"} and row[4].startswith("±") and row[5] == "%"
@@ -256,7 +264,7 @@ def test_serkit_try_prints_a_table_with_units(
     for column in (-6, -4, -2):  # the smallest size in each column is marked
         assert any(row[column].endswith("*") for row in rows)
     assert "*: the smallest of the exact codecs in its column" in out
-    assert out.count("Ranked by the median of the typical processes") == 1
+    assert out.count("Ranked by the round trip (dumps + loads) the table shows") == 1
     assert "(1 sample): time for a single sample only" in out
     assert "UNSAFE on untrusted input" in out and "pickle-p5: runs code" in out
 
@@ -342,10 +350,14 @@ def test_only_an_exact_codec_is_ranked_first_and_lossy_ones_are_ranked_apart() -
     lines = out.splitlines()
     flat = " ".join(out.split())  # the verdict's lines wrap
     assert lines[2].startswith("  fastest exact, by round trip (dumps + loads): orjson (8.00 µs)")
-    assert "orjson (8.00 µs); 3.00x ± 0.02 faster than json. Faster, but not exact" in flat
-    assert "ranked apart: msgspec-struct-json (lossy in dict key order only), protobuf" in flat
+    assert "orjson (8.00 µs); 3.00x ± 0.02 faster than json. Faster, but ranked apart" in flat
+    # Each codec ranked apart says why, a lossy one what it lost.
+    assert (
+        "ranked apart: msgspec-struct-json (lossy in dict key order only), "
+        "protobuf (lossy: value-changed)"
+    ) in flat
     assert "lossy in dict key order only: msgspec-struct-json (4.00 µs)" in flat
-    assert "lossy: protobuf (2.00 µs)" in flat
+    assert "lossy: protobuf (value-changed; 2.00 µs)" in flat
     table = lines[lines.index(next(line for line in lines if line.startswith("codec"))) + 2 :]
     assert [row.split()[0] for row in table[:4]] == [
         "orjson",
@@ -357,6 +369,48 @@ def test_only_an_exact_codec_is_ranked_first_and_lossy_ones_are_ranked_apart() -
     stars = [row.split()[0] for row in table[:4] if "*" in row]
     assert stars == ["orjson"]
     assert "key order only: key-order: 3" in out
+
+
+def test_every_verdict_line_and_row_naming_an_unsafe_codec_says_so() -> None:
+    # pickle-p5 and marshal, the fastest, are ranked apart: each line naming them says why.
+    lost = (Difference("namedtuple->tuple", 2, "[0]"),)
+    document = replace(
+        _known(),
+        codecs=(
+            *_known().codecs,
+            _trial("pickle-p5", 0.5e-6, EXACT, 90),
+            _trial("marshal", 0.4e-6, LOSSY, 90, lost, "namedtuple->tuple: 2, first at [0]"),
+        ),
+    )
+    out = render([document])
+    flat = " ".join(out.split())
+    assert (
+        "pickle-p5 (exact, unsafe on untrusted bytes), marshal (lossy: namedtuple->tuple, "
+        "unsafe on untrusted bytes)"
+    ) in flat
+    named = [line for line in out.splitlines() if "pickle" in line or "marshal" in line]
+    assert len(named) >= 5  # the verdict, two classes' lines, two table rows
+    for line in named:
+        assert "unsafe on untrusted bytes" in line, line
+    # pickle-p5's 90 B are the smallest exact bytes, but the star goes to a safe codec.
+    rows = {line.split()[0]: line for line in out.splitlines() if line[:1].isalpha()}
+    assert "*" not in rows["pickle-p5"] and "120 B*" in rows["orjson"]
+    safe = render([document], safe_only=True)
+    assert "not ranked: pickle-p5 and marshal (unsafe on untrusted bytes; left out" in " ".join(
+        safe.split()
+    )
+
+
+def test_the_verdict_quotes_the_medians_the_table_shows() -> None:
+    from serkit.trial.render import ranking
+
+    document = _known()
+    trials = {t.codec: t for t in document.codecs}
+    for tier in ranking(document).tiers:
+        for group in tier.groups:
+            shown = trials[group.codecs[0]]
+            assert shown.dumps is not None and shown.loads is not None
+            assert group.median == shown.dumps.median + shown.loads.median
 
 
 def test_rank_by_size_and_exact_only() -> None:

@@ -92,6 +92,7 @@ def add_commands(commands: Any) -> None:
             Use("--machine", note="given to asv run"),
             "--rank-by",  # the summary that ends the run
             "--exact-only",
+            "--safe-only",
             "--format",
             *OWN,
         ),
@@ -193,7 +194,13 @@ def _report(root: Path, planned: bench.BenchPlan, args: argparse.Namespace) -> N
     results, machine = planned.results, planned.machine
     if not args.no_report:
         write_report(root, results, reports_dir(root), with_asv=True, hosts=[machine])
-    found = summary(results, machine, measure=args.rank_by, exact_only=args.exact_only)
+    found = summary(
+        results,
+        machine,
+        measure=args.rank_by,
+        exact_only=args.exact_only,
+        safe_only=args.safe_only,
+    )
     if args.format == "json":
         print_json(found.as_dict() if found is not None else None)
     elif found is not None:

@@ -157,6 +157,12 @@ OPTIONS: Mapping[str, Option] = _declare(
         action="store_true",
     ),
     Option(
+        ("--safe-only",),
+        "rank only codecs safe on untrusted bytes (not pickle or marshal: serkit list's "
+        "UNSAFE); by default they are ranked apart, after the safe ones",
+        action="store_true",
+    ),
+    Option(
         ("--instructions",),
         "also count instructions and estimated cycles per call under valgrind",
         action="store_true",

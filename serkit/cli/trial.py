@@ -33,7 +33,8 @@ def add_commands(commands: Any) -> None:
             "process, with their encoded and compressed sizes, whether each gives back "
             "what it was given, and the implementation that ran. Each document's table "
             "opens with a ranked verdict: exact codecs first, ties grouped by serkit's "
-            "verdict test, lossy ones ranked apart (--rank-by, --exact-only). "
+            "verdict test, lossy and unsafe ones ranked apart (--rank-by, --exact-only, "
+            "--safe-only). "
             "A document over a limit (file size, nodes, depth, aliases) is refused, "
             "unless you raise the limit here."
         ),
@@ -47,6 +48,7 @@ def add_commands(commands: Any) -> None:
             Use("--machine", note="with --into"),
             "--rank-by",
             "--exact-only",
+            "--safe-only",
             "--format",
             LIMITS,
         ),
@@ -70,17 +72,18 @@ def run_try(args: argparse.Namespace) -> int:
     if into is not None:
         machine = args.machine or runner.machine_name()
         check_target(into, machine)  # before minutes of measuring, not after
+    only = {"exact_only": args.exact_only, "safe_only": args.safe_only}
     documents = try_paths(args.paths, codecs, allow_pickle=args.allow_pickle, budget_s=args.budget)
     if args.format == "json":
         print_json(
             [
-                {**d.as_dict(), "ranking": ranking_dict(ranking(d, args.rank_by, args.exact_only))}
+                {**d.as_dict(), "ranking": ranking_dict(ranking(d, args.rank_by, **only))}
                 for d in documents
             ]
         )
     else:
         markdown = args.format == "markdown"
-        print(render(documents, markdown, measure=args.rank_by, exact_only=args.exact_only))
+        print(render(documents, markdown, measure=args.rank_by, **only))
         print_hazards(
             hazards(documents),
             "\nUNSAFE on untrusted input: never give their loads bytes you did not write",

@@ -3,29 +3,34 @@
 The report's Overview and fixture pages, `serkit try` and the table that ends `serkit
 bench` all rank with this module, by these rules (stated once, here):
 
-- Fidelity first. Codecs whose round trip is exact are ranked apart from those that lost
-  only dict key order, and those apart from every other lossy one (the classes of
-  serkit.checks.fidelity.fidelity_class); a codec whose fidelity was not recorded comes
-  last, apart. A lossy codec is never "faster than" an exact one: each class has its own
-  order. With `exact_only`, only exact codecs are ranked.
-- Timings are ranked by the median of each codec's typical processes (serkit.stats:
-  `typical_processes`; in `serkit try`, its interleaved samples stand for processes).
-  The round trip is dumps plus loads: each process's (or round's) dumps plus the loads
-  of the same round, so the sum keeps what that round shared.
-- Ties: going down a class, a codec joins the group above it when serkit's verdict test
-  (serkit.stats.difference: Welch's t-test on the logs of both sides' typical processes,
-  at serkit.stats.ALPHA, each process weighted by the machine's state it was timed in
-  where the report knows it, as `serkit compare` weighs them; a round trip as its less
-  precise half) cannot tell it from that group's leader, its fastest; else it
-  leads a group of its own. Measured against the leader, not the last member, so a chain
-  of small steps cannot tie a slow codec to a fast one. A tie states the largest
-  difference the test could have missed (its `detectable`): few or scattered samples
-  tie codecs far apart, and the words say so.
-- A pair with fewer than two processes a side cannot be tested: its order stands, and
-  its margin says "untested".
-- Sizes are counts (encoded bytes, or those bytes compressed): equal sizes tie, others
-  are ordered; they have no noise.
-- The margin between two groups is the ratio of their leaders' medians, ± twice the
+- Safety and fidelity first. Exact codecs are ranked apart from those that lost only dict
+  key order, and those apart from other lossy ones (serkit.checks.fidelity.fidelity_class);
+  a codec whose fidelity was not recorded comes last. Codecs whose loads is unsafe on
+  untrusted bytes (CodecSpec.untrusted_input_hazard: pickle, marshal) are ranked apart
+  after all the safe ones, by the same classes, and every line naming one says so. Each
+  class has its own order. `exact_only` ranks exact codecs only; `safe_only`, safe ones.
+- The numbers are the table's: each codec is placed, quoted and compared by the value the
+  table beside the verdict shows (Candidate.shown); a round trip is that dumps plus that
+  loads. Where the table shows none, the median of the typical processes stands in.
+- The verdict test (serkit.stats.difference: Welch's t-test on the logs of both sides'
+  typical processes, at serkit.stats.ALPHA, each process weighted by the machine's state
+  it was timed in where known, as `serkit compare` weighs them; a round trip's processes
+  are each round's dumps plus the same round's loads, weighted as its less precise half):
+  going down a class, a codec joins the group above it when the test cannot tell it from
+  that group's leader, its fastest; else it leads a group of its own. Measured against the
+  leader, not the last member, so a chain of small steps cannot group a slow codec with a
+  fast one.
+- A group is "tied" only when it cannot be told apart at the precision reached and that is
+  fine enough to mean it: the largest difference the test could have missed against the
+  leader (its `detectable`) and the gap between the group's first and last value are both
+  within TIE_SPAN (10 %, the difference a quick run is planned to see). Any other group is
+  "not resolved": its samples ran out before its gap was told, and the words say how wide
+  the gap is and how fine the samples were, never "tied".
+- One gap is never a tie in one clause and a win in the next: where the margin between two
+  groups is no wider than a tie beside it, they are one group.
+- A pair with fewer than two processes a side is untested: its order stands, said so.
+- Sizes are counts: equal sizes tie, others are ordered.
+- The margin between two groups is the ratio of their leaders' values, ± twice the
   standard error of that ratio (from each leader's standard error of the mean log over
   the processes the verdict test judged, serkit.stats.judged_processes, weighted by state
   as the test weighs them, serkit.stats.joint_error): about a 95 % interval.
@@ -42,7 +47,7 @@ from typing import Any
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
 from serkit.errors import SerkitError
 from serkit.stats import ALPHA, difference, joint_error, typical_processes
-from serkit.suite.cases import COMPRESSORS
+from serkit.suite.cases import COMPRESSORS, QUICK_SEES
 from serkit.units import bytes_binary, percent, seconds, significant
 
 ROUND_TRIP, DUMPS, LOADS, SIZE = "round_trip", "dumps", "loads", "size"
@@ -58,11 +63,14 @@ MEASURE_WORDS = {
     **{name: f"size compressed by {name}" for name in COMPRESSORS},
 }
 UNKNOWN = "fidelity not recorded"
-# The classes, in the order they are ranked.
+# The classes, in the order they are ranked (the safe ones, then the unsafe ones).
 CLASSES = (EXACT, KEY_ORDER_ONLY, LOSSY, UNKNOWN)
-# A tie whose test could miss a difference this large (1.0: 100 %, twice as slow) tells
-# nothing of the order: it is worded so, and `scattered` reports it.
-BLIND = 1.0
+# Said on every line that names a codec whose loads must never see bytes from elsewhere.
+UNSAFE = "unsafe on untrusted bytes"
+# The widest a tie may be: the difference a quick run is planned to see. A group the test
+# could not split over a wider gap, or at a coarser precision, is "not resolved".
+TIE_SPAN = QUICK_SEES
+BLIND = 1.0  # a test that could miss this much (100 %) tells nothing: worded so
 VERDICT_NAMES = 4  # a one-line verdict names at most this many codecs of a group
 TIE_TEST = "Welch's t-test on the logs of the typical processes, weighted by state where known"
 
@@ -82,6 +90,11 @@ class Candidate:
     # (serkit.sample_speed.judging_weight); () where its state is unknown (serkit try).
     dumps_weights: tuple[float, ...] = ()
     loads_weights: tuple[float, ...] = ()
+    # The DUMPS and LOADS the table beside the verdict shows: the ranking places, quotes
+    # and compares by these (a round trip: their sum). Missing: the typical processes'.
+    shown: Mapping[str, float] = field(default_factory=dict)
+    unsafe: bool = False  # its loads must never see untrusted bytes (CodecSpec)
+    lost: str = ""  # of a lossy codec, what its round trip changed: "namedtuple->list"
 
     def values(self, measure: str) -> tuple[float, ...]:
         """Its values by `measure`: several for a timing, one for a size; () if none."""
@@ -109,33 +122,49 @@ class Candidate:
             return tuple(min(d, lo) for d, lo in zip(dumps, loads))
         return ()
 
+    def value(self, measure: str) -> float:
+        """What the verdict quotes by `measure`: the table's value (a round trip, its dumps
+        plus its loads), else the median of the typical processes. Needs `values`."""
+        parts = (DUMPS, LOADS) if measure == ROUND_TRIP else (measure,)
+        shown = [self.shown.get(part) for part in parts]
+        if measure in TIMINGS and all(v is not None and v > 0 for v in shown):
+            return sum(v for v in shown if v is not None)
+        return _centre(self.values(measure))
+
 
 @dataclass(frozen=True)
 class Group:
     """Codecs the test cannot tell apart: the leader (the fastest or smallest) first."""
 
     codecs: tuple[str, ...]
-    median: float  # the leader's: seconds, or bytes
-    # Of a tied timing group: the largest difference from the leader the test could have
-    # missed (Difference.detectable, 0.5: 50 %), so a tie says how blind it was.
+    median: float  # the leader's value as the table shows it: seconds, or bytes
+    # A tie's width (the larger of its gap and of the largest difference from the leader
+    # the test could have missed: 0.05, 5 %), or an unresolved group's gap (last / first - 1).
     within: float | None = None
+    resolved: bool = True  # False: "not resolved", never "tied"
+    # Of a group of several timings: the largest difference from the leader the test
+    # could have missed (None: some pair untested), and the last member's value.
+    precision: float | None = None
+    last: float | None = None
 
 
 @dataclass(frozen=True)
 class Margin:
     """How far one group's leader is ahead of the next group's."""
 
-    ratio: float  # the next leader's median over this leader's: above 1
+    ratio: float  # the next leader's value over this leader's: above 1
     plus_minus: float | None  # about a 95 % interval; None when untested or a size
 
 
 @dataclass(frozen=True)
 class Tier:
-    """One fidelity class, in order: groups[i] is ahead of groups[i + 1] by margins[i]."""
+    """One class, in order: groups[i] is ahead of groups[i + 1] by margins[i]."""
 
     fidelity: str
     groups: tuple[Group, ...]
     margins: tuple[Margin, ...]
+    unsafe: bool = False  # the class of the codecs unsafe on untrusted bytes
+    lost: Mapping[str, str] = field(default_factory=dict)  # of its lossy codecs, by name
 
     @property
     def codecs(self) -> list[str]:
@@ -145,24 +174,34 @@ class Tier:
 @dataclass(frozen=True)
 class Ranking:
     measure: str
-    tiers: tuple[Tier, ...]  # in CLASSES order, empty ones left out
+    tiers: tuple[Tier, ...]  # safe classes in CLASSES order, then unsafe ones; none empty
     left_out: tuple[tuple[str, str], ...]  # (codec, why): not ranked
     exact_only: bool = False
+    safe_only: bool = False
+    unsafe: tuple[str, ...] = ()  # every candidate unsafe on untrusted bytes, ranked or not
 
     @property
     def leaders(self) -> tuple[str, ...]:
-        """The codecs ranked first: the first group of the exact class; () with none exact."""
+        """The codecs ranked first: the first group of the exact safe class; () without."""
         first = self.tiers[0] if self.tiers else None
-        return first.groups[0].codecs if first and first.fidelity == EXACT else ()
+        exact = first and first.fidelity == EXACT and not first.unsafe
+        return first.groups[0].codecs if first and exact else ()
 
     @property
     def scattered(self) -> bool:
-        """Whether some tie could miss a difference of BLIND or more: samples too few or
-        too scattered (a loaded machine) to order those codecs."""
-        return any(g.within is not None and g.within >= BLIND for t in self.tiers for g in t.groups)
+        """Whether some group's test could miss a difference of BLIND or more: samples too
+        few or too scattered (a loaded machine) to order those codecs."""
+        return any(
+            g.precision is not None and g.precision >= BLIND for t in self.tiers for g in t.groups
+        )
 
-    def tier(self, fidelity: str) -> Tier | None:
-        return next((t for t in self.tiers if t.fidelity == fidelity), None)
+    @property
+    def unresolved(self) -> bool:
+        """Whether some group is "not resolved": its samples could not order it in TIE_SPAN."""
+        return any(not g.resolved for t in self.tiers for g in t.groups)
+
+    def tier(self, fidelity: str, unsafe: bool = False) -> Tier | None:
+        return next((t for t in self.tiers if (t.fidelity, t.unsafe) == (fidelity, unsafe)), None)
 
     def position(self, codec: str) -> tuple[int, int] | None:
         """(tier, group) indexes of `codec`; None when it was not ranked."""
@@ -173,8 +212,15 @@ class Ranking:
         return None
 
 
-# One codec as a tier ranks it: its name, values by the measure, and their weights.
-Entry = tuple[str, tuple[float, ...], tuple[float, ...]]
+@dataclass(frozen=True)
+class _Entry:
+    """One codec as a tier ranks it: its values by the measure, their weights, and the
+    value the verdict quotes."""
+
+    codec: str
+    values: tuple[float, ...]
+    weights: tuple[float, ...]
+    value: float
 
 
 def _centre(values: Sequence[float]) -> float:
@@ -190,75 +236,119 @@ def _weights(
     return (a, b) if a and b else None
 
 
-def _tied(leader: Entry, other: Entry, measure: str) -> tuple[bool, float | None]:
+def _tied(leader: _Entry, other: _Entry, measure: str) -> tuple[bool, float | None]:
     """Whether the verdict test cannot tell `other` from `leader` (False when untestable),
     and the smallest difference it could have told (None for sizes, or untested)."""
-    (_, values_l, weights_l), (_, values_o, weights_o) = leader, other
     if measure not in TIMINGS:
-        return values_l[0] == values_o[0], None
-    if len(values_l) < 2 or len(values_o) < 2:
+        return leader.values[0] == other.values[0], None
+    if len(leader.values) < 2 or len(other.values) < 2:
         return False, None
     try:
-        found = difference(values_l, values_o, weights=_weights(weights_l, weights_o))
+        found = difference(
+            leader.values, other.values, weights=_weights(leader.weights, other.weights)
+        )
     except SerkitError:  # scipy missing: the order stands, untested
         return False, None
     return not found.differs, found.detectable
 
 
-def _margin(leader: Entry, follower: Entry, measure: str) -> Margin:
-    (_, values_l, weights_l), (_, values_f, weights_f) = leader, follower
-    ratio = _centre(values_f) / _centre(values_l)
-    if measure not in TIMINGS or len(values_l) < 2 or len(values_f) < 2:
+def _margin(leader: _Entry, follower: _Entry, measure: str) -> Margin:
+    ratio = follower.value / leader.value
+    if measure not in TIMINGS or len(leader.values) < 2 or len(follower.values) < 2:
         return Margin(ratio, None)
     # The error the verdict test used: its processes, weighted as it weighs them.
-    return Margin(
-        ratio, 2 * ratio * joint_error(values_l, values_f, _weights(weights_l, weights_f))
-    )
+    error = joint_error(leader.values, follower.values, _weights(leader.weights, follower.weights))
+    return Margin(ratio, 2 * ratio * error)
 
 
-def _tier(fidelity: str, entries: list[Entry], measure: str) -> Tier:
-    entries.sort(key=lambda entry: (_centre(entry[1]), entry[0]))
-    groups: list[list[str]] = []
-    leaders: list[Entry] = []
-    blind: list[float | None] = []  # per group: the largest difference its test could miss
+def _group(members: Sequence[_Entry], measure: str) -> Group:
+    """Members in order, the leader first: tied, not resolved, or one codec alone."""
+    leader, codecs = members[0], tuple(m.codec for m in members)
+    if len(members) == 1 or measure not in TIMINGS:  # sizes group only when equal
+        return Group(codecs, leader.value)
+    gap = members[-1].value / leader.value - 1
+    missed = [_tied(leader, member, measure)[1] for member in members[1:]]
+    precision = None if None in missed else max(m for m in missed if m is not None)
+    tied = precision is not None and max(gap, precision) <= TIE_SPAN
+    within = max(gap, precision) if tied and precision is not None else gap
+    return Group(codecs, leader.value, within, tied, precision, members[-1].value)
+
+
+def _tie_width(group: Group) -> float:
+    """How wide a gap this group calls a tie: a gap no wider is no win beside it."""
+    return (group.within or 0.0) if group.resolved else 0.0
+
+
+def _tier(
+    key: tuple[str, bool], entries: list[_Entry], measure: str, lost: Mapping[str, str]
+) -> Tier:
+    entries.sort(key=lambda entry: (entry.value, entry.codec))
+    runs: list[list[_Entry]] = []
     for entry in entries:
-        codec = entry[0]
-        if leaders:
-            tied, detectable = _tied(leaders[-1], entry, measure)
-            if tied:
-                groups[-1].append(codec)
-                if detectable is not None:
-                    blind[-1] = max(blind[-1] or 0.0, detectable)
-                continue
-        groups.append([codec])
-        leaders.append(entry)
-        blind.append(None)
-    return Tier(
-        fidelity,
-        tuple(Group(tuple(g), _centre(v[1]), b) for g, v, b in zip(groups, leaders, blind)),
-        tuple(_margin(a, b, measure) for a, b in zip(leaders, leaders[1:])),
-    )
+        if runs and _tied(runs[-1][0], entry, measure)[0]:
+            runs[-1].append(entry)
+        else:
+            runs.append([entry])
+    groups = [_group(run, measure) for run in runs]
+    # One gap is never a tie in one clause and a win in the next: a margin no wider than
+    # a tie beside it joins the two groups (see the module docstring).
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(runs) - 1):
+            gap = runs[i + 1][0].value / runs[i][0].value - 1
+            if gap <= max(_tie_width(groups[i]), _tie_width(groups[i + 1])):
+                runs[i : i + 2] = [runs[i] + runs[i + 1]]
+                groups[i : i + 2] = [_group(runs[i], measure)]
+                merged = True
+                break
+    leaders = [run[0] for run in runs]
+    margins = tuple(_margin(a, b, measure) for a, b in zip(leaders, leaders[1:]))
+    return Tier(key[0], tuple(groups), margins, key[1], dict(lost))
+
+
+def _left_out(candidate: Candidate, fidelity: str, exact_only: bool, safe_only: bool) -> str:
+    """Why `candidate` is not ranked by the options; "" where it is."""
+    if exact_only and fidelity != EXACT:
+        return f"{fidelity}: left out by exact-only"
+    if safe_only and candidate.unsafe:
+        return "left out by safe-only"
+    return ""
 
 
 def rank(
-    candidates: Iterable[Candidate], measure: str = DEFAULT_MEASURE, *, exact_only: bool = False
+    candidates: Iterable[Candidate],
+    measure: str = DEFAULT_MEASURE,
+    *,
+    exact_only: bool = False,
+    safe_only: bool = False,
 ) -> Ranking:
     """The candidates in order by `measure`, by the rules in this module's docstring."""
     if measure not in MEASURES:
         raise ValueError(f"unknown measure {measure!r}; known: {', '.join(MEASURES)}")
-    by_class: dict[str, list[Entry]] = {c: [] for c in CLASSES}
+    classes = [(c, unsafe) for unsafe in (False, True) for c in CLASSES]
+    by_class: dict[tuple[str, bool], list[_Entry]] = {key: [] for key in classes}
+    lost: dict[tuple[str, bool], dict[str, str]] = {key: {} for key in classes}
     left_out: list[tuple[str, str]] = []
+    candidates = list(candidates)
     for candidate in candidates:
         values = candidate.values(measure)
         fidelity = candidate.fidelity or UNKNOWN
+        why = _left_out(candidate, fidelity, exact_only, safe_only)
         if not values or any(v <= 0 or not math.isfinite(v) for v in values):
             left_out.append((candidate.codec, candidate.why_not or "not measured"))
-        elif exact_only and fidelity != EXACT:
-            left_out.append((candidate.codec, f"{fidelity}: left out by exact-only"))
+        elif why:
+            left_out.append((candidate.codec, why))
         else:
-            by_class[fidelity].append((candidate.codec, values, candidate.weights(measure)))
-    tiers = tuple(_tier(c, entries, measure) for c, entries in by_class.items() if entries)
-    return Ranking(measure, tiers, tuple(left_out), exact_only)
+            key = (fidelity, candidate.unsafe)
+            value = candidate.value(measure)
+            weights = candidate.weights(measure)
+            by_class[key].append(_Entry(candidate.codec, values, weights, value))
+            if candidate.lost and fidelity == LOSSY:
+                lost[key][candidate.codec] = candidate.lost
+    tiers = tuple(_tier(key, found, measure, lost[key]) for key, found in by_class.items() if found)
+    unsafe = tuple(c.codec for c in candidates if c.unsafe)
+    return Ranking(measure, tiers, tuple(left_out), exact_only, safe_only, unsafe)
 
 
 def ranking_dict(ranking: Ranking) -> dict[str, Any]:
@@ -268,7 +358,7 @@ def ranking_dict(ranking: Ranking) -> dict[str, Any]:
         "left_out": [{"codec": codec, "why": why} for codec, why in ranking.left_out],
         "verdict": verdict_line(ranking),
         "lines": ranking_lines(ranking),
-        "rule": rule_text(ranking.measure, ranking.exact_only),
+        "rule": rule_text(ranking.measure, ranking.exact_only, ranking.safe_only),
     }
 
 
@@ -283,17 +373,63 @@ def _names(codecs: Sequence[str], most: int | None = None) -> str:
     return f"{', '.join(codecs[:-1])} and {codecs[-1]}"
 
 
-def group_text(group: Group, most: int | None = None) -> str:
-    """`orjson and msgspec-json: tied`, with `within 12 %` where the test could miss up to
-    that; or one codec's name. With `most`, at most that many names, and how many more."""
-    names = _names(group.codecs, most)
+def _named(group: Group, lost: Mapping[str, str], most: int | None) -> tuple[str, ...]:
+    """The group's names, each lossy one with what it lost: `msgspec-msgpack (namedtuple->list)`."""
+    shown = group.codecs if most is None else group.codecs[:most]
+    named = tuple(f"{c} ({lost[c]})" if c in lost else c for c in shown)
+    return named + group.codecs[len(shown) :]
+
+
+def _unresolved(group: Group) -> str:
+    """How far apart an unresolved group is, and how finely its samples could tell."""
+    if group.precision is None:
+        return f"within {percent(group.within or 0.0)} (untested: one process or sample)"
+    if group.precision >= BLIND:
+        return f"within {percent(group.within or 0.0)}, samples too scattered to order them"
+    return (
+        f"within {percent(group.within or 0.0)}, the samples could miss {percent(group.precision)}"
+    )
+
+
+def group_text(
+    group: Group,
+    most: int | None = None,
+    lost: Mapping[str, str] | None = None,
+    measure: str | None = DEFAULT_MEASURE,
+) -> str:
+    """`orjson and msgspec-json: tied within 2 % (1.00 µs)`; `not resolved: msgspec-msgpack
+    and ormsgpack within 14 %, the samples could miss 19 % (665 µs to 756 µs)`; or one
+    codec's name and value, with what it lost: `bson (type-changed; 1.00 ms)`. With `most`,
+    at most that many names, and how many more; with no `measure`, no value."""
+    values = "" if measure is None else value_text(group.median, measure)
+    if len(group.codecs) == 1:
+        said = [w for w in ((lost or {}).get(group.codecs[0]), values) if w]
+        return f"{group.codecs[0]} ({'; '.join(said)})" if said else group.codecs[0]
+    names = _names(_named(group, lost or {}, most), most)
+    if group.within is None:
+        text = f"{names}: tied"
+    elif group.resolved:
+        text = f"{names}: tied within {percent(group.within)}"
+    else:
+        text = f"not resolved: {names} {_unresolved(group)}"
+        if measure is not None:
+            values += f" to {value_text(group.last or group.median, measure)}"
+    return f"{text} ({values})" if values else text
+
+
+def following_text(
+    group: Group, most: int | None = None, lost: Mapping[str, str] | None = None
+) -> str:
+    """A group after a margin: `ujson`, `ujson and json (tied within 3 %)`, `ujson and
+    json (not resolved, within 14 %)`."""
+    names = _names(_named(group, lost or {}, most), most)
     if len(group.codecs) == 1:
         return names
     if group.within is None:
-        return f"{names}: tied"
-    if group.within >= BLIND:
-        return f"{names}: tied, too scattered to tell apart"
-    return f"{names}: tied within {percent(group.within)}"
+        return f"{names} (tied)"
+    if group.resolved:
+        return f"{names} (tied within {percent(group.within)})"
+    return f"{names} (not resolved, {_unresolved(group)})"
 
 
 def margin_text(margin: Margin, measure: str) -> str:
@@ -316,16 +452,17 @@ def value_text(value: float, measure: str) -> str:
 def tier_text(
     tier: Tier, measure: str, *, limit: int | None = None, most: int | None = None
 ) -> str:
-    """`orjson and msgspec-json: tied (1.00 µs); 1.9x ± 0.1 faster than ujson; ujson 1.2x ...`.
+    """`orjson and msgspec-json: tied within 2 % (1.00 µs); 1.9x ± 0.1 faster than ujson;
+    ujson 1.2x ...`.
 
     With `limit`, only the first `limit` groups, and how many codecs follow; with `most`,
     at most that many names a group."""
     shown = tier.groups if limit is None else tier.groups[:limit]
-    parts = [f"{group_text(shown[0], most)} ({value_text(shown[0].median, measure)})"]
+    parts = [group_text(shown[0], most, tier.lost, measure)]
     for i, group in enumerate(shown[1:], start=1):
         lead = "" if i == 1 else f"{tier.groups[i - 1].codecs[0]} "
         margin = margin_text(tier.margins[i - 1], measure)
-        parts.append(f"{lead}{margin} than {group_text(group, most)}")
+        parts.append(f"{lead}{margin} than {following_text(group, most, tier.lost)}")
     rest = sum(len(g.codecs) for g in tier.groups[len(shown) :])
     text = "; ".join(parts)
     return text + (f"; then {rest} more" if rest else "")
@@ -340,36 +477,44 @@ def class_words(fidelity: str) -> str:
     }[fidelity]
 
 
+def tier_words(tier: Tier, codec: str | None = None) -> str:
+    """`exact`, `exact, unsafe on untrusted bytes`; with `codec`, what it lost: `lossy:
+    namedtuple->list`."""
+    words = class_words(tier.fidelity)
+    if codec is not None and codec in tier.lost:
+        words += f": {tier.lost[codec]}"
+    return f"{words}, {UNSAFE}" if tier.unsafe else words
+
+
 def verdict_line(ranking: Ranking) -> str:
-    """One line: the best of the first class and its margin, then any faster lossy ones."""
+    """One line: the best of the first class and its margin, then the leaders of the
+    classes ranked apart that are ahead of it (lossy, unsafe), each with its class."""
     if not ranking.tiers:
         return f"{MEASURE_WORDS[ranking.measure]}: no codec measured"
     first = ranking.tiers[0]
     best = "fastest" if ranking.measure in TIMINGS else "smallest"
-    head = f"{best} {class_words(first.fidelity)}, by {MEASURE_WORDS[ranking.measure]}: "
+    head = f"{best} {tier_words(first)}, by {MEASURE_WORDS[ranking.measure]}: "
     text = head + tier_text(first, ranking.measure, limit=2, most=VERDICT_NAMES)
-    # A lossy class's leader ahead of the winner is worth knowing: it is ranked apart.
+    # A leader ranked apart and ahead of the winner is worth knowing, with why it is apart.
     ahead = [
-        f"{tier.groups[0].codecs[0]} ({class_words(tier.fidelity)})"
+        f"{tier.groups[0].codecs[0]} ({tier_words(tier, tier.groups[0].codecs[0])})"
         for tier in ranking.tiers[1:]
         if tier.groups[0].median < first.groups[0].median
     ]
     if ahead:
         word = "faster" if ranking.measure in TIMINGS else "smaller"
-        text += f". {word.capitalize()}, but not exact, so ranked apart: {', '.join(ahead)}"
+        text += f". {word.capitalize()}, but ranked apart: {', '.join(ahead)}"
     return text
 
 
 def ranking_lines(ranking: Ranking) -> list[str]:
     """Every class in order, one line each, then what was not ranked."""
-    lines = [
-        f"{class_words(tier.fidelity)}: {tier_text(tier, ranking.measure)}"
-        for tier in ranking.tiers
-    ]
+    lines = [f"{tier_words(tier)}: {tier_text(tier, ranking.measure)}" for tier in ranking.tiers]
     if ranking.left_out:
         by_why: dict[str, list[str]] = {}
         for codec, why in ranking.left_out:
-            by_why.setdefault(why, []).append(codec)
+            said = f"{UNSAFE}; {why}" if codec in ranking.unsafe else why
+            by_why.setdefault(said, []).append(codec)
         lines.append(
             "not ranked: "
             + "; ".join(f"{_names(codecs)} ({why})" for why, codecs in by_why.items())
@@ -377,7 +522,7 @@ def ranking_lines(ranking: Ranking) -> list[str]:
     return lines
 
 
-def rule_text(measure: str, exact_only: bool = False) -> str:
+def rule_text(measure: str, exact_only: bool = False, safe_only: bool = False) -> str:
     """The rule, in a sentence, for a legend."""
     classes = (
         "exact codecs only"
@@ -385,13 +530,21 @@ def rule_text(measure: str, exact_only: bool = False) -> str:
         else "exact codecs first, then those lossy in dict key order only, then other lossy "
         "ones, each class ranked apart"
     )
+    unsafe = (
+        f"codecs {UNSAFE} (serkit list: UNSAFE) left out"
+        if safe_only
+        else f"codecs {UNSAFE} (serkit list: UNSAFE) ranked apart after all the safe ones "
+        "(serkit try's and serkit bench's --safe-only leaves them out)"
+    )
     if measure in TIMINGS:
         how = (
-            f"by the median of the typical processes of the {MEASURE_WORDS[measure]}; "
-            f"codecs the verdict test ({TIE_TEST}, at {percent(ALPHA, 1)}) cannot tell "
-            "from a group's fastest are tied with it; margins are ratios of medians ± about "
-            "a 95 % interval"
+            f"by the {MEASURE_WORDS[measure]} the table shows; codecs the verdict test "
+            f"({TIE_TEST}, at {percent(ALPHA, 1)}) cannot tell from a group's fastest are "
+            f"tied with it where they are within {percent(TIE_SPAN)} and the test could miss "
+            f"no more than {percent(TIE_SPAN)}, else not resolved; margins are ratios of those "
+            "values ± "
+            "about a 95 % interval"
         )
     else:
         how = f"by {MEASURE_WORDS[measure]} in bytes; equal sizes tie"
-    return f"Ranked {how}; {classes}."
+    return f"Ranked {how}; {unsafe}; {classes}."

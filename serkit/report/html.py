@@ -51,6 +51,7 @@ from serkit.report.charts import (
 from serkit.report.history import JUDGED_STEPS
 from serkit.report.hosts_table import NOT_MEASURED, asv_field_text, worded
 from serkit.report.snapshot import REFERENCE_CODEC
+from serkit.report.snapshot import unsafe as unsafe_codec
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
 from serkit.report.views import (
     ConformanceView,
@@ -127,16 +128,17 @@ def than_json(ratio: float | None) -> str:
     return f"{shown}\N{MULTIPLICATION SIGN} {'faster' if ratio < 1 else 'slower'}"
 
 
-def fidelity_cell(fidelity: str | None, missing: str = "not run") -> Any:
+def fidelity_cell(fidelity: str | None, missing: str = "not run", lost: str = "") -> Any:
     """A round trip's class as every page shows it: in ranking.class_words' words, a lossy
-    one marked; `missing` where it was not recorded."""
+    one marked, with what it `lost` where known; `missing` where it was not recorded."""
     from markupsafe import Markup, escape
 
     if fidelity is None:
         return escape(missing)
     if fidelity == EXACT:
         return escape(ranking.class_words(fidelity))
-    return Markup('<span class="lossy">{}</span>').format(ranking.class_words(fidelity))
+    words = ranking.class_words(fidelity) + (f": {lost}" if lost else "")
+    return Markup('<span class="lossy">{}</span>').format(words)
 
 
 def code_spans(text: str) -> Any:
@@ -256,6 +258,8 @@ def _environment() -> Any:
         verdict_rule=ranking.rule_text(ranking.DEFAULT_MEASURE),
         class_words=ranking.class_words,
         fidelity_cell=fidelity_cell,
+        unsafe_words=ranking.UNSAFE,
+        unsafe=unsafe_codec,
     )
     return env
 

@@ -9,20 +9,23 @@ serkit.report.html and serkit.report.charts show them.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property, lru_cache
+from typing import Any
 
-from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
+from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY, check_round_trip, load_document
 from serkit.codecs.registry import registry
 from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
+from serkit.compare.ranking import DUMPS as DUMPS_MEASURE
+from serkit.compare.ranking import LOADS as LOADS_MEASURE
 from serkit.compare.ranking import ROUND_TRIP as ROUND_TRIP_MEASURE
 from serkit.compare.ranking import SIZE as SIZE_MEASURE
+from serkit.errors import SerkitError
 from serkit.report.runs import Run
 from serkit.results.tree import Measurement
 from serkit.sample_speed import ProcessValue
 from serkit.schemas.types import DERIVED, SUPPLIED, hash_text
-from serkit.stats import Spread, spread, typical_processes
+from serkit.stats import Spread, spread
 from serkit.suite.benchmark_names import (
     ALLOCATIONS,
     COMPILED,
@@ -91,6 +94,11 @@ class SnapshotRow:
     processes: dict[str, tuple[float, ...]] = field(default_factory=dict)
     weights: dict[str, tuple[float, ...]] = field(default_factory=dict)
     not_run: str = ""  # why the row has no value, where its declaration tells (not_run_reason)
+    lost: str = ""  # of a lossy round trip, what it changed, where known (lost_in)
+
+    @property
+    def unsafe(self) -> bool:
+        return unsafe(self.codec)
 
     @property
     def fidelity_class(self) -> str | None:
@@ -115,17 +123,27 @@ class SnapshotRow:
             why_not=self.not_run or "not measured",
             dumps_weights=self.weights.get("dumps", ()),
             loads_weights=self.weights.get("loads", ()),
+            shown={
+                measure: shown
+                for measure, shown in (
+                    (DUMPS_MEASURE, self.times.get("dumps")),
+                    (LOADS_MEASURE, self.times.get("loads")),
+                )
+                if shown is not None
+            },
+            unsafe=self.unsafe,
+            lost=self.lost,
         )
 
     @property
     def summed_round_trip(self) -> RoundTrip | None:
-        """Each process's dumps + loads, centred as the verdict centres them (the median of
-        the typical processes): the verdict's figure for a group's fastest is this codec's."""
-        sums = self.candidate().values(ROUND_TRIP_MEASURE)
-        if not sums or min(sums) <= 0:
+        """The table's dumps + loads, the figure the verdict quotes (serkit.compare.ranking),
+        with the spread of each process's own dumps + loads."""
+        dumps, loads = self.times.get("dumps"), self.times.get("loads")
+        if dumps is None or loads is None:
             return None
-        centre = statistics.median(typical_processes(sums) if len(sums) >= 2 else sums)
-        return RoundTrip(centre, spread(sums), summed=True)
+        sums = self.candidate().values(ROUND_TRIP_MEASURE)
+        return RoundTrip(dumps + loads, spread(sums) if sums else None, summed=True)
 
     @property
     def round_trip_shown(self) -> RoundTrip | None:
@@ -168,9 +186,12 @@ class SnapshotTable:
         }
         return bool(formats[True] & formats[False])
 
-    def ranking(self, measure: str = DEFAULT_MEASURE, *, exact_only: bool = False) -> Ranking:
+    def ranking(
+        self, measure: str = DEFAULT_MEASURE, *, exact_only: bool = False, safe_only: bool = False
+    ) -> Ranking:
         """The codecs in order by `measure` (serkit.compare.ranking's rules)."""
-        return rank([row.candidate() for row in self.rows], measure, exact_only=exact_only)
+        candidates = [row.candidate() for row in self.rows]
+        return rank(candidates, measure, exact_only=exact_only, safe_only=safe_only)
 
     @cached_property
     def verdict(self) -> Ranking:
@@ -232,6 +253,13 @@ def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
     return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
 
 
+def unsafe(codec: str) -> bool:
+    """Whether the codec's registry entry says its loads must never see untrusted bytes (a
+    codec this serkit does not know: not said)."""
+    spec = registry.specs.get(codec)
+    return spec is not None and not spec.safe_for_untrusted_input
+
+
 def not_run_reason(codec: str, fixture: str) -> str:
     """Why a default run does not time `codec` on `fixture`, as the codec declares
     (CodecSpec.fixtures: the schema codecs, on record-shaped fixtures); "" where it does."""
@@ -243,6 +271,24 @@ def not_run_reason(codec: str, fixture: str) -> str:
     return f"timed {where} by default; SERKIT_BENCH_FIXTURES={fixture} times it here"
 
 
+@lru_cache(maxsize=1)  # a table's rows come fixture by fixture: each built once, not kept
+def _document(fixture: str) -> Any:
+    return load_document(fixture)
+
+
+@cache
+def lost_in(codec: str, fixture: str) -> str:
+    """What `codec`'s round trip of `fixture` changed, in a few words ("namedtuple->list"),
+    as this serkit's fidelity check finds it now: a results tree records only that it was
+    lossy. "" where it cannot tell: the codec or the fixture is not here, or the check
+    finds no loss other than key order (the run's release may differ from this one's)."""
+    try:
+        found = check_round_trip(codec, fixture, _document(fixture))
+    except SerkitError:
+        return ""
+    return ", ".join(d.kind for d in found.differences) if found.fidelity_class == LOSSY else ""
+
+
 def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[ProcessValue, ...]:
     """Each process's value, judged by the machine's state and grouped by the file's own
     plan as the time and spread beside it are (Run.spread); () where asv kept no samples."""
@@ -252,6 +298,13 @@ def _processes(run: Run, benchmark: str, codec: str, fixture: str) -> tuple[Proc
 
 def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
+
+
+def _lost(run: Run, codec: str, fixture: str) -> str:
+    """What a round trip the run recorded as lossy (not in key order only) changed."""
+    lossy = as_fact(run.value(ROUND_TRIP_EXACT, codec, fixture)) is False
+    order_only = as_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture))
+    return lost_in(codec, fixture) if lossy and not order_only else ""
 
 
 def as_fact(value: float | None) -> bool | None:
@@ -312,6 +365,7 @@ def snapshot(run: Run, fixture: str) -> SnapshotTable:
                 format=registry.specs[codec].format if codec in registry.specs else "",
                 key_order_only=as_fact(run.value(ROUND_TRIP_KEY_ORDER_ONLY, codec, fixture)),
                 not_run=not_run_reason(codec, fixture),
+                lost=_lost(run, codec, fixture),
                 processes={op: tuple(p.value for p in found) for op, found in states.items()},
                 weights={op: tuple(p.weight for p in found) for op, found in states.items()},
             )

@@ -17,12 +17,15 @@ from tabulate import tabulate
 from serkit.compare.ranking import (
     DEFAULT_MEASURE,
     MEASURE_WORDS,
+    TIE_SPAN,
     TIMINGS,
+    Group,
     Ranking,
-    class_words,
+    following_text,
     group_text,
     margin_text,
     rule_text,
+    tier_words,
     value_text,
 )
 from serkit.inputs.fixtures import fixture_names
@@ -30,12 +33,21 @@ from serkit.report.runs import baseline_runs, in_registry_order, latest_runs
 from serkit.report.snapshot import snapshot
 from serkit.results.tree import read_tree
 from serkit.text import markdown_cell
+from serkit.units import percent
 
-HEADERS = ["fixture", "Python", "ranked first", "", "ahead of the next", "not exact, ahead"]
-JSON_KEYS = ["fixture", "python", "ranked_first", "value", "ahead_of_the_next", "not_exact_ahead"]
+HEADERS = ["fixture", "Python", "ranked first", "", "ahead of the next", "ranked apart, ahead"]
+JSON_KEYS = ["fixture", "python", "ranked_first", "value", "ahead_of_the_next", "apart_ahead"]
 NAMES = 3  # at most this many names of a tied group in a cell
 WIDTHS = [None, None, 36, None, 40, 36]  # characters; longer cells wrap
 RULE_WIDTH = 100
+
+
+def _value(group: Group, measure: str) -> str:
+    """The group's value as the table shows it: an unresolved group's first to last."""
+    value = value_text(group.median, measure)
+    if group.resolved or group.last is None:
+        return value
+    return f"{value} to {value_text(group.last, measure)}"
 
 
 def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
@@ -43,15 +55,16 @@ def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
         return [fixture, python, "no codec measured", "", "", ""]
     first = ranking.tiers[0]
     best = first.groups[0]
-    label = group_text(best, NAMES)
-    if first.fidelity != "exact":
-        label += f" ({class_words(first.fidelity)}: no exact codec ranked)"
+    label = group_text(best, NAMES, first.lost, measure=None)
+    if first.fidelity != "exact" or first.unsafe:
+        label += f" ({tier_words(first)}: no exact safe codec ranked)"
     ahead = ""
     if first.margins:
         nxt = first.groups[1]
-        ahead = f"{margin_text(first.margins[0], ranking.measure)} than {group_text(nxt, NAMES)}"
+        margin = margin_text(first.margins[0], ranking.measure)
+        ahead = f"{margin} than {following_text(nxt, NAMES, first.lost)}"
     others = [
-        f"{tier.groups[0].codecs[0]} ({class_words(tier.fidelity)})"
+        f"{tier.groups[0].codecs[0]} ({tier_words(tier, tier.groups[0].codecs[0])})"
         for tier in ranking.tiers[1:]
         if tier.groups[0].median < best.median
     ]
@@ -59,9 +72,9 @@ def _row(fixture: str, python: str, ranking: Ranking) -> list[str]:
         fixture,
         python,
         label,
-        value_text(best.median, ranking.measure),
+        _value(best, ranking.measure),
         ahead,
-        "not ranked (exact only)" if ranking.exact_only else ", ".join(others) or "none",
+        ", ".join(others) or "none",
     ]
 
 
@@ -95,6 +108,7 @@ def summary(
     *,
     measure: str = DEFAULT_MEASURE,
     exact_only: bool = False,
+    safe_only: bool = False,
 ) -> Summary | None:
     """Per fixture and Python, what ranked first on `machine` (every machine: None), by
     how much, and any codec that is not exact but was ahead; then the rule. None when the
@@ -102,24 +116,25 @@ def summary(
     tree = read_tree(results, [machine] if machine else None)
     runs = [run for run in latest_runs(tree) if machine is None or run.machine == machine]
     rows = []
-    scattered = False
+    unresolved = False
     for run in baseline_runs(runs):
         for fixture in in_registry_order(run.fixtures, fixture_names()):
             table = snapshot(run, fixture)
             if any(row.measured for row in table.rows):
-                ranked = table.ranking(measure, exact_only=exact_only)
-                scattered = scattered or ranked.scattered
+                ranked = table.ranking(measure, exact_only=exact_only, safe_only=safe_only)
+                unresolved = unresolved or ranked.unresolved
                 where = run.env.python if machine else f"{run.machine}, {run.env.python}"
                 rows.append(_row(fixture, where, ranked))
     if not rows:
         return None
     best = "fastest" if measure in TIMINGS else "smallest"
     title = f"The answer: the {best} codec per fixture, by {MEASURE_WORDS[measure]}"
-    rule = rule_text(measure, exact_only)
-    if scattered:
+    rule = rule_text(measure, exact_only, safe_only)
+    if unresolved:
         rule += (
-            " Some ties are of timings too scattered to order (one process, or a loaded "
-            "machine): serkit bench --full takes more processes."
+            " Some codecs are not resolved: their timings are too few or too scattered to order "
+            f"them within {percent(TIE_SPAN)} (one process, or a loaded machine): serkit bench "
+            "--full takes more processes."
         )
     return Summary(title, rows, rule)
 

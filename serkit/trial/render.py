@@ -9,10 +9,14 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
-from serkit.checks.fidelity import ERROR, EXACT, KEY_ORDER_ONLY, NO_SCHEMA
+from serkit.checks.fidelity import ERROR, EXACT, KEY_ORDER_ONLY, LOSSY, NO_SCHEMA
 from serkit.codecs.registry import registry
 from serkit.compare.ranking import (
     DEFAULT_MEASURE,
+    DUMPS,
+    LOADS,
+    TIE_SPAN,
+    UNSAFE,
     Candidate,
     Ranking,
     rank,
@@ -75,9 +79,15 @@ def implementation_text(trial: CodecTrial) -> str:
     return text
 
 
+def unsafe(codec: str) -> bool:
+    """Whether the codec's registry entry says its loads must never see untrusted bytes."""
+    return not registry.spec(codec).safe_for_untrusted_input
+
+
 def fidelity_text(trial: CodecTrial, no_schema: str = "") -> str:
-    """The status and why; a schema codec refused for the document's `no_schema` (said
-    once, above the table) points there rather than repeat it."""
+    """The status and why, after "unsafe on untrusted bytes" where the codec's entry says
+    so; a schema codec refused for the document's `no_schema` (said once, above the table)
+    points there rather than repeat it."""
     result = trial.fidelity
     if result.status == NO_SCHEMA and no_schema:
         return f"{NO_SCHEMA}: not run (see above)"
@@ -85,10 +95,10 @@ def fidelity_text(trial: CodecTrial, no_schema: str = "") -> str:
     text = status if not result.detail else f"{status}: {result.detail}"
     if result.options:
         text += f" (with {result.options})"
-    return text
+    return f"{UNSAFE}; {text}" if unsafe(trial.codec) else text
 
 
-SMALLEST = "*"  # after the smallest size an exact codec made, in a size column
+SMALLEST = "*"  # after the smallest size an exact, safe codec made, in a size column
 
 
 def _sizes(trial: CodecTrial) -> list[int | None]:
@@ -97,9 +107,14 @@ def _sizes(trial: CodecTrial) -> list[int | None]:
 
 
 def smallest_sizes(document: DocumentTrial) -> list[int | None]:
-    """Per size column, the smallest size an exact codec made (None when none made one): a
-    lossy codec's bytes do not hold the same document, so it cannot win on size."""
-    exact = [_sizes(trial) for trial in document.codecs if trial.status == EXACT]
+    """Per size column, the smallest size an exact codec safe on untrusted bytes made (None
+    when none made one): a lossy codec's bytes do not hold the same document, so it cannot
+    win on size, and an unsafe one is ranked apart, as the verdict ranks it."""
+    exact = [
+        _sizes(trial)
+        for trial in document.codecs
+        if trial.status == EXACT and not unsafe(trial.codec)
+    ]
     # Every row has _sizes's columns (zip's strict= is 3.10 and later).
     columns = zip(*exact) if exact else [()] * (1 + len(COMPRESSORS))
     return [min((n for n in column if n is not None), default=None) for column in columns]
@@ -109,6 +124,7 @@ def candidate(trial: CodecTrial) -> Candidate:
     """One row as the ranking reads it: its samples, round by round, and its sizes."""
     sizes = {"size": trial.fidelity.bytes, **trial.compressed}
     measured = trial.dumps is not None and trial.loads is not None
+    lost = trial.fidelity.differences if trial.fidelity.fidelity_class == LOSSY else ()
     return Candidate(
         trial.codec,
         trial.fidelity.fidelity_class,
@@ -116,6 +132,14 @@ def candidate(trial: CodecTrial) -> Candidate:
         trial.loads.samples if measured and trial.loads else (),
         {name: size for name, size in sizes.items() if size is not None},
         why_not=_why_not(trial),
+        # The medians the table shows (timing_text), which the verdict quotes.
+        shown={
+            measure: timing.median
+            for measure, timing in ((DUMPS, trial.dumps), (LOADS, trial.loads))
+            if measured and timing is not None
+        },
+        unsafe=unsafe(trial.codec),
+        lost=", ".join(d.kind for d in lost),
     )
 
 
@@ -127,10 +151,14 @@ def _why_not(trial: CodecTrial) -> str:
 
 
 def ranking(
-    document: DocumentTrial, measure: str = DEFAULT_MEASURE, exact_only: bool = False
+    document: DocumentTrial,
+    measure: str = DEFAULT_MEASURE,
+    exact_only: bool = False,
+    safe_only: bool = False,
 ) -> Ranking:
     """The document's codecs in order by `measure` (serkit.compare.ranking's rules)."""
-    return rank([candidate(t) for t in document.codecs], measure, exact_only=exact_only)
+    candidates = [candidate(t) for t in document.codecs]
+    return rank(candidates, measure, exact_only=exact_only, safe_only=safe_only)
 
 
 def in_ranked_order(document: DocumentTrial, ranked: Ranking) -> list[CodecTrial]:
@@ -145,10 +173,14 @@ def in_ranked_order(document: DocumentTrial, ranked: Ranking) -> list[CodecTrial
     return sorted(document.codecs, key=lambda trial: placed.get(trial.codec, last))
 
 
+def _may_win(trial: CodecTrial) -> bool:
+    return trial.status == EXACT and not unsafe(trial.codec)
+
+
 def _row(trial: CodecTrial, smallest: Sequence[int | None], no_schema: str = "") -> list[str]:
     sizes = [
         bytes_binary(size)
-        + (SMALLEST if trial.status == EXACT and size is not None and size == least else "")
+        + (SMALLEST if size is not None and size == least and _may_win(trial) else "")
         for size, least in zip(_sizes(trial), smallest)
     ]
     return [
@@ -212,7 +244,8 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         "a quieter machine, measures it).",
         f"size: encoded bytes; {' and '.join(COMPRESSORS)}: those bytes compressed (each "
         f"tool's default level); {SMALLEST}: the smallest of the exact codecs in its "
-        "column (a lossy codec's bytes do not hold the whole document). "
+        "column (a lossy codec's bytes do not hold the whole document; an unsafe one is "
+        "ranked apart). "
         "impl: the implementation that ran.",
         f"A codec that could not finish within its share of the budget ({budget} here), "
         "or ran out of memory or stack, says so in one line and is not measured.",
@@ -256,6 +289,7 @@ def render(
     *,
     measure: str = DEFAULT_MEASURE,
     exact_only: bool = False,
+    safe_only: bool = False,
 ) -> str:
     """Every document's verdict and table, then one legend for all of them."""
     tablefmt = "github" if markdown else "simple"
@@ -264,16 +298,16 @@ def render(
         # A document's name and keys are the user's: text in Markdown and on a terminal.
         escape = markdown_cell if markdown else terminal
         title = f"**{escape(heading(document))}**" if markdown else escape(heading(document))
-        ranked = ranking(document, measure, exact_only)
+        ranked = ranking(document, measure, exact_only, safe_only)
         lines = [verdict_line(ranked), *ranking_lines(ranked)]
         said = schema_line(document)
         if said:
             lines.append(escape(said))
-        if ranked.scattered:
+        if ranked.unresolved:
             lines.append(
-                "Some codecs are tied because their samples are too few or too scattered to "
-                "order them (a loaded machine): a larger --budget, or a quieter machine, "
-                "tells them apart."
+                "Some codecs are not resolved: their samples are too few or too scattered to "
+                f"order them within {percent(TIE_SPAN)} (a loaded machine): a larger --budget, "
+                "or a quieter machine, tells them apart."
             )
         table = tabulate(
             [
@@ -288,9 +322,15 @@ def render(
             verdict_text = "\n".join(f"- {line}" for line in lines)
         else:  # wrapped, each line hanging under its first
             verdict_text = "\n".join(
-                textwrap.fill(line, VERDICT_WIDTH, initial_indent="  ", subsequent_indent="    ")
+                textwrap.fill(
+                    line,
+                    VERDICT_WIDTH,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                    break_on_hyphens=False,  # never inside a codec's name
+                )
                 for line in lines
             )
         parts.append(f"{title}\n\n{verdict_text}\n\n{table}")
-    rule = rule_text(measure, exact_only)
+    rule = rule_text(measure, exact_only, safe_only)
     return "\n\n".join([*parts, "\n".join([rule, *legend(documents)])])
