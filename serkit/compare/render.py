@@ -318,7 +318,7 @@ def render(
     out += _rules(result, markdown) if explain else []
     more = [f"--{flag}" for flag, given in (("all", every), ("explain", explain)) if not given]
     if more:
-        out.append(_hint(more))
+        out.append(_hint([f"`{flag}`" if markdown else flag for flag in more]))
     if markdown:  # each line its own paragraph, but a table's rows and a list's items
         out = [line if line.startswith(("  - ", "|", "\n")) else line + "\n" for line in out]
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
@@ -511,8 +511,8 @@ def _state_line(result: Comparison) -> str:
 
 
 def _hint(flags: Sequence[str]) -> str:
-    words = {"--all": "every pair", "--explain": "the rules behind each verdict"}
-    return "More: " + ", ".join(f"{flag} shows {words[flag]}" for flag in flags) + "."
+    words = {"all": "every pair", "explain": "the rules behind each verdict"}
+    return "More: " + ", ".join(f"{flag} shows {words[flag.strip('`-')]}" for flag in flags) + "."
 
 
 def _rules(result: Comparison, markdown: bool) -> list[str]:
