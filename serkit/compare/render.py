@@ -316,9 +316,7 @@ def render(
     out += _every_pair(result, markdown) if every else _changed(result, markdown)
     out += ["", _state_line(result)]
     out += _rules(result, markdown) if explain else []
-    more = [f"--{flag}" for flag, given in (("all", every), ("explain", explain)) if not given]
-    if more:
-        out.append(_hint([f"`{flag}`" if markdown else flag for flag in more]))
+    out += _hint({"--all": every, "--explain": explain}, markdown)
     if markdown:  # each line its own paragraph, but a table's rows and a list's items
         out = [line if line.startswith(("  - ", "|", "\n")) else line + "\n" for line in out]
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
@@ -510,9 +508,12 @@ def _state_line(result: Comparison) -> str:
     return state + shift
 
 
-def _hint(flags: Sequence[str]) -> str:
-    words = {"all": "every pair", "explain": "the rules behind each verdict"}
-    return "More: " + ", ".join(f"{flag} shows {words[flag.strip('`-')]}" for flag in flags) + "."
+def _hint(given: dict[str, bool], markdown: bool) -> list[str]:
+    """A line naming the flags not given, and what each shows."""
+    shows = {"--all": "every pair", "--explain": "the rules behind each verdict"}
+    quote = "`" if markdown else ""
+    missing = [f"{quote}{flag}{quote} shows {shows[flag]}" for flag, on in given.items() if not on]
+    return [f"More: {', '.join(missing)}."] if missing else []
 
 
 def _rules(result: Comparison, markdown: bool) -> list[str]:
@@ -528,8 +529,6 @@ def _rules(result: Comparison, markdown: bool) -> list[str]:
             for host, record in result.power.items()
         ),
         *([f"Timings: {STATE_RULE}."] if result.canary else []),
-        "detectable: the smallest change each timing could have called; spread: 99% CI unless "
-        "marked.",
     ]
     if result.instruction_summary().timings:
         out.append(
@@ -548,7 +547,10 @@ def _rules(result: Comparison, markdown: bool) -> list[str]:
 def _every_pair(result: Comparison, markdown: bool) -> list[str]:
     """Every pair, a table per environment with each side's spread; the summary per
     group; and what only one host measured (--all)."""
-    out = []
+    out = [
+        "detectable: the smallest change each timing could have called; spread: 99% CI unless "
+        "marked."
+    ]
     with_commit = len({p.commit for p in result.pairs}) > 1
     headers = ["benchmark", "params", "A", "A spread", "B", "B spread", "B/A", "detectable"]
     headers += ["verdict"]
