@@ -12,7 +12,7 @@ import pytest
 
 from serkit.cli import build_parser, main
 from serkit.cli.docs import PAGE, commands, page
-from serkit.cli.options import OPTIONS, PRINTS_NO_RESULTS
+from serkit.cli.options import OPTIONS, PRINTS_NO_RESULTS, Parser
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -207,3 +207,11 @@ def test_an_abbreviated_option_is_still_taken(capsys: pytest.CaptureFixture[str]
     """argparse takes a prefix of one option (`--rank` for `--rank-by`): no typo to name."""
     parsed = build_parser().parse_args(["try", "x.json", "--rank", "size"])
     assert parsed.rank_by == "size"
+
+
+def test_an_option_only_loosely_like_one_is_not_named() -> None:
+    """`serkit bench` passes asv's options on: `--factor` is not a mistyped `--matrix`."""
+    bench = dict(every_command())["bench"]
+    assert isinstance(bench, Parser)
+    assert [bench.nearest_option(o) for o in ("--factor", "--steps", "--no-pull")] == [None] * 3
+    assert bench.nearest_option("--matrx") == "--matrix"

@@ -80,6 +80,12 @@ def document_count(value: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+# How alike a mistyped option and a real one must be to be named (difflib's ratio):
+# `rankby` and `rank-by` are 0.92, `mirorr` and `mirror` 0.83; asv's `factor` and `matrix`,
+# which `serkit bench` passes on, 0.5.
+NEAR = 0.75
+
+
 class Parser(argparse.ArgumentParser):
     """serkit's parser, and each command's (argparse makes subparsers of the root's class):
     an option a command does not know that reads like one it does is named in one line,
@@ -108,8 +114,11 @@ class Parser(argparse.ArgumentParser):
         known = [flag for flag in self._option_string_actions if flag.startswith("--")]
         if any(flag.startswith(name) for flag in known):
             return None
-        found = difflib.get_close_matches(name, known, n=1)
-        return found[0] if found else None
+        # Names without their dashes, which would make any two look alike; and near, so
+        # that an option `bench` passes on to asv is not taken for one of serkit's.
+        words = {flag[2:]: flag for flag in known}
+        found = difflib.get_close_matches(name[2:], words, n=1, cutoff=NEAR)
+        return words[found[0]] if found else None
 
 
 @dataclass(frozen=True)
