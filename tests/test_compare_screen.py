@@ -155,3 +155,21 @@ def test_two_machines_unlike_in_name_are_not_one_run(
     code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root))
     assert code == 0 and "compares a run with itself" not in out
     assert main(["compare", "a", "b", "--results", str(root), "--format", "json"]) == 0
+
+
+SAVED = Path(__file__).parent / "data" / "saved_tree"  # three hosts' runs, with canaries
+
+
+@pytest.mark.parametrize(("a", "b"), [("a", "b"), ("a", "c"), ("b", "c")])
+def test_the_saved_trees_comparisons_fit_one_screen(
+    a: str, b: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "compare", a, b, "--results", str(SAVED))
+    assert code == 0
+    lines = out.splitlines()
+    assert "timings slower" in lines[0] and len(lines) <= 40
+    assert sum(line.startswith("Machine state on ") for line in lines) == 1  # one line
+    code, out, _ = run(capsys, "compare", a, b, "--results", str(SAVED), "--format", "markdown")
+    assert code == 0 and len(out.splitlines()) <= 60
+    code, out, _ = run(capsys, "compare", a, b, "--results", str(SAVED), "--explain")
+    assert STATE_RULE in out  # these runs' canaries recorded the state
