@@ -12,7 +12,7 @@ import pytest
 
 from serkit.cli import build_parser, main
 from serkit.cli.docs import PAGE, commands, page
-from serkit.cli.options import OPTIONS, PRINTS_NO_RESULTS
+from serkit.cli.options import OPTIONS, PRINTS_NO_RESULTS, Parser
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -175,3 +175,43 @@ def test_exit_130_when_interrupted(
     monkeypatch.setattr(list_command, "run_list", interrupted)
     assert status_of(["list"]) == 130
     assert capsys.readouterr().err == "serkit: interrupted\n"
+
+
+def test_a_mistyped_option_names_the_nearest_right_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not the top-level usage with no hint: one line naming the option meant, exit 2."""
+    with pytest.raises(SystemExit) as exited:
+        main(["try", "--rankby"])  # before the PATH it lacks: the typo is the mistake to name
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        "serkit try: error: unknown option --rankby; did you mean --rank-by?\n"
+    )
+
+
+@pytest.mark.parametrize(("command", "parser"), every_command(), ids=lambda x: str(x)[:20])
+def test_every_command_names_the_option_a_typo_meant(
+    command: str, parser: argparse.ArgumentParser, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = [f for a in options_of(parser) for f in a.option_strings if f.startswith("--")]
+    flag = max(flags or ["--help"], key=len)
+    typo = flag[:3] + flag[4:]  # its second letter left out
+    with pytest.raises(SystemExit) as exited:
+        main([*command.split(), f"{typo}=1"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err == f"serkit {command}: error: unknown option {typo}; did you mean {flag}?\n"
+
+
+def test_an_abbreviated_option_is_still_taken(capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse takes a prefix of one option (`--rank` for `--rank-by`): no typo to name."""
+    parsed = build_parser().parse_args(["try", "x.json", "--rank", "size"])
+    assert parsed.rank_by == "size"
+
+
+def test_an_option_only_loosely_like_one_is_not_named() -> None:
+    """`serkit bench` passes asv's options on: `--factor` is not a mistyped `--matrix`."""
+    bench = dict(every_command())["bench"]
+    assert isinstance(bench, Parser)
+    assert [bench.nearest_option(o) for o in ("--factor", "--steps", "--no-pull")] == [None] * 3
+    assert bench.nearest_option("--matrx") == "--matrix"

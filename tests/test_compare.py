@@ -205,7 +205,8 @@ def test_instruction_counts_are_judged_as_counts_beside_the_times(
     assert order.index(INSTRUCTIONS) < order.index(SIZE)
     summary = result.instruction_summary()
     assert summary.timings == 4 and summary.verdicts == {SAME: 2, "higher": 1, "lower": 1}
-    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(tmp_path))
+    every = ("--all", "--explain")
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(tmp_path), *every)
     assert code == 0 and "25,782 instructions" in out  # orjson small on b
     assert "compare work, not speed" in out and "never that one host is faster" in out
     assert "4 counts compared" in out
@@ -263,7 +264,7 @@ def test_one_sided_benchmarks_environments_and_values_get_no_ratio(
     assert (TIMING, ("json", "small")) not in compared
     assert not any(p["benchmark"] == "bench_extra.New.time_new" for p in data["pairs"])
     assert {p["env"]["python"] for p in data["pairs"]} == {"3.11"}
-    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(tmp_path))
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(tmp_path), "--all")
     assert code == 0
     # json, orjson 3.10.18, and the benchmark of no codec: each as it ran on Python 3.12.
     assert "Environments only b ran (3), not compared" in out
@@ -313,7 +314,7 @@ def test_interquartile_ranges_judge_where_one_host_recorded_no_confidence_interv
     # a's CI is not set against b's IQR.
     assert timings and all(p.verdict == WITHIN_NOISE for p in timings)
     assert all(p.a.ci_99 is not None and p.b.ci_99 is None for p in timings)
-    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root))
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root), "--all")
     row = next(line for line in out.splitlines() if "orjson, large" in line and TIMING in line)
     assert code == 0 and "97.5 µs to 102 µs (IQR)" in row and "101 µs to 107 µs (IQR)" in row
 
@@ -403,7 +404,7 @@ def test_table_and_markdown_show_units_spreads_and_the_summary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = two_hosts(tmp_path, time_factor=2.0)
-    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root))
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root), "--all", "--explain")
     assert code == 0
     assert "A = a, B = b" in out and "within noise when the 99% confidence intervals" in out
     row = next(
@@ -414,7 +415,8 @@ def test_table_and_markdown_show_units_spreads_and_the_summary(
     size_row = next(line for line in out.splitlines() if "json, large" in line and SIZE in line)
     assert "50.8 KiB" in size_row and SAME in size_row
     assert "geometric mean of B/A" in out and "overall" in out
-    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root), "--format", "markdown")
+    markdown = ("--format", "markdown", "--all")
+    code, out, _ = run(capsys, "compare", "a", "b", "--results", str(root), *markdown)
     assert code == 0
     assert "### py3.11, orjson 3.10.18, ujson 5.10.0 (commit 12345678)" in out
     assert "| bench_time.Dumps.time_dumps" in out
@@ -706,7 +708,7 @@ def test_a_timing_from_a_single_process_gets_no_verdict_and_no_spread(tmp_path: 
     result = compare(read_tree(tmp_path), "a", "b")
     assert [p.verdict for p in result.pairs] == [SINGLE_SAMPLE] + [SAME] * 3  # equal medians
     assert result.pairs[0].detectable is None and result.pairs[0].ratio == pytest.approx(3.0)
-    table = render(result)
+    table = render(result, every=True)
     assert "single sample (1 process)" in table and "inf" not in table
 
 

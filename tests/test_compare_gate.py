@@ -66,7 +66,7 @@ def test_shown_values_are_the_medians_the_ratio_divides(
 
 def test_the_table_agrees_with_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = per_process_tree(tmp_path, processes(slow=3), processes(1.05, JITTER_AGAIN))
-    code, out, err = run(capsys, "compare", "a", "b", "--results", str(root))
+    code, out, err = run(capsys, "compare", "a", "b", "--results", str(root), "--all")
     assert code == 0, err
     rows = [line for line in out.splitlines() if line.startswith("bench_time.Dumps.time_dumps")]
     assert len(rows) == len(TIMES)

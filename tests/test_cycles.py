@@ -178,6 +178,10 @@ def test_compare_and_the_hosts_page_show_cycles_beside_time_and_the_disagreement
 ) -> None:
     _hosts(tmp_path)
     assert main(["compare", "a", "b", "--results", str(tmp_path)]) == 0
+    out = capsys.readouterr().out  # what changed: a timing the cycles contradict says so
+    assert "2.00x slower (cycles disagree)" in out
+    assert "Time and simulated cycles disagree on 2 timing(s) (--all lists them)." in out
+    assert main(["compare", "a", "b", "--results", str(tmp_path), "--all", "--explain"]) == 0
     out = capsys.readouterr().out
     assert "Estimated cycles per call: instructions plus 10 per L1 miss" in out
     assert "Time and simulated cycles disagree on 2 timing(s):" in out

@@ -34,6 +34,7 @@ from serkit.cli import (
 )
 from serkit.cli import list as list_command
 from serkit.cli.exits import UsageError
+from serkit.cli.options import Parser
 from serkit.errors import BadLimit, SerkitError
 from serkit.inputs.fixtures import MIRROR_ENV
 from serkit.inputs.limits import limits_from_env, record_max_bytes
@@ -59,9 +60,7 @@ GROUPS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="serkit", description="Benchmark suite for Python serializers."
-    )
+    parser = Parser(prog="serkit", description="Benchmark suite for Python serializers.")
     parser.add_argument("--version", action="version", version=f"serkit {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in GROUPS:

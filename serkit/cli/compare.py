@@ -31,7 +31,8 @@ def add_commands(commands: Any) -> None:
         description=(
             "Compare two machines' asv results, matched by benchmark, parameters and "
             "environment (Python, library versions, environment variables). By default "
-            "each value is compared at the newest commit both hosts measured it at. A "
+            "each value is compared at the newest commit both hosts measured it at, and "
+            "only what changed is shown (--all: every pair; --explain: the rules). A "
             "difference is within noise when the 99% confidence intervals overlap (the "
             "interquartile ranges where either has none). Sizes (track_* in bytes, but "
             "not memory) must be equal. Exit status: 0 ok; 1 the check found a problem (a "
@@ -52,12 +53,24 @@ def add_commands(commands: Any) -> None:
             f"by more than PCT %% (default {DEFAULT_PERCENT:g}), for CI"
         ),
     )
+    compare.add_argument(
+        "--all",
+        action="store_true",
+        dest="every",
+        help="show every pair with its spread, the summary per codec, and what only one "
+        "machine measured (by default: only what changed, in counts the rest)",
+    )
+    compare.add_argument(
+        "--explain",
+        action="store_true",
+        help="also print the rules behind each verdict: commit, noise, the machine's state",
+    )
 
 
 def run_compare(args: argparse.Namespace) -> int:
     from serkit.compare.comparison import compare
     from serkit.compare.gate import check, check_lines
-    from serkit.compare.render import as_json, render, warnings_of
+    from serkit.compare.render import as_json, render, same_run_line, warnings_of
     from serkit.results.tree import read_tree
 
     tree = read_tree(results_dir_of(args), [args.machine_a, args.machine_b])
@@ -67,11 +80,20 @@ def run_compare(args: argparse.Namespace) -> int:
         warn(tree.warnings)  # a skipped file may be why nothing can be compared
         print(f"serkit: error: {diagnostic(exc)}", file=sys.stderr)
         return exits.ERROR  # the tree's warnings first: a skipped file may be why
+    if result.same_run:  # nothing can differ: no check to make, no noise floor to warn of
+        warn(result.warnings)
+        if args.format == "json":
+            print_json(as_json(result))
+            print(f"serkit: {diagnostic(same_run_line(result))}", file=sys.stderr)
+        else:
+            sys.stdout.write(render(result, markdown=args.format == "markdown"))
+        return exits.OK
     warn(warnings_of(result))
     if args.format == "json":
         print_json(as_json(result))
     else:
-        sys.stdout.write(render(result, markdown=args.format == "markdown"))
+        markdown = args.format == "markdown"
+        sys.stdout.write(render(result, markdown, every=args.every, explain=args.explain))
     mismatches = len(result.size_mismatches)
     if mismatches:
         print(

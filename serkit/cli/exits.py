@@ -14,8 +14,9 @@ POLICY = (
      "found is printed (a size that differs, a timing slower than `--fail-on` allows, "
      "a fixture that fails verification, a codec that cannot round-trip its own output "
      "or crashes on hostile input, a codec that does not conform, a warning from `doctor`)"),
-    (USAGE, "usage: an unknown option, a bad value (argparse prints the usage), or "
-     "options that do not go together"),
+    (USAGE, "usage: an unknown option (one line names the option meant, where one is "
+     "near: `--rankby`, did you mean `--rank-by`?), a bad value (argparse prints the "
+     "usage), or options that do not go together"),
     (ERROR, "an error: the command could not do its work (an unknown id, a missing "
      "source, a file the system refused: a full disk, a read-only folder); one line says why"),
     (INTERRUPTED, "interrupted by Ctrl-C (143 for SIGTERM); what was already written is kept"),

@@ -9,10 +9,13 @@ module. `tests/test_cli_options.py` reads every command's parser against this ta
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
+import difflib
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
+from serkit.cli import exits
 from serkit.compare.ranking import DEFAULT_MEASURE, MEASURE_WORDS, MEASURES
 from serkit.errors import DocumentError
 from serkit.inputs.fixtures import MIRROR_ENV
@@ -75,6 +78,47 @@ def document_count(value: str) -> int:
         return parse_count(value)
     except DocumentError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+# How alike a mistyped option and a real one must be to be named (difflib's ratio):
+# `rankby` and `rank-by` are 0.92, `mirorr` and `mirror` 0.83; asv's `factor` and `matrix`,
+# which `serkit bench` passes on, 0.5.
+NEAR = 0.75
+
+
+class Parser(argparse.ArgumentParser):
+    """serkit's parser, and each command's (argparse makes subparsers of the root's class):
+    an option a command does not know that reads like one it does is named in one line,
+    exit 2. argparse alone would print the root's usage with no hint, or first complain of a
+    missing argument."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._subparsers is None:  # a command's own parser: it knows every option it takes
+            for typed in sys.argv[1:] if args is None else args:
+                if typed == "--":
+                    break
+                nearest = self.nearest_option(typed)
+                if nearest:
+                    words = f"unknown option {typed.split('=', 1)[0]}; did you mean {nearest}?"
+                    self.exit(exits.USAGE, f"{self.prog}: error: {words}\n")
+        return super().parse_known_args(args, namespace)
+
+    def nearest_option(self, typed: str) -> str | None:
+        """The option most like `typed` (`--rankby`: `--rank-by`), where `typed` is none of
+        this parser's options (nor a prefix of one, which argparse takes) and one is near."""
+        if not typed.startswith("--"):
+            return None
+        name = typed.split("=", 1)[0]
+        known = [flag for flag in self._option_string_actions if flag.startswith("--")]
+        if any(flag.startswith(name) for flag in known):
+            return None
+        # Names without their dashes, which would make any two look alike; and near, so
+        # that an option `bench` passes on to asv is not taken for one of serkit's.
+        words = {flag[2:]: flag for flag in known}
+        found = difflib.get_close_matches(name[2:], words, n=1, cutoff=NEAR)
+        return words[found[0]] if found else None
 
 
 @dataclass(frozen=True)

@@ -179,6 +179,15 @@ class Comparison:
     states: dict[str, str] = field(default_factory=dict)
     # How the two runs' memory differed, in words, where the memory canary shows it.
     memory_shift: str | None = None
+    # Whether either host's compared values carry canary readings: where none do (a `try`
+    # tree), the rules of the machine's state have nothing to say.
+    canary: bool = False
+
+    @property
+    def same_run(self) -> bool:
+        """Whether each pair's two sides were read from one results file: a run compared
+        with itself (`compare vm vm`), where every verdict is "same" by construction."""
+        return all(p.a.file == p.b.file for p in self.pairs)
 
     @property
     def size_mismatches(self) -> list[Pair]:
@@ -401,6 +410,7 @@ def compare(
     result.states = {machine_a: shares[0].in_words(), machine_b: shares[1].in_words()}
     result.no_noise = [n for n in tree.no_noise if n.machine in machines]
     result.memory_shift = memory_shift(*shares)
+    result.canary = any(share.samples for share in shares)
     if not result.pairs:
         reasons = sorted({entry.reason for entry in result.not_comparable if entry.reason})
         raise NothingToCompare(

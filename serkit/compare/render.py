@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -11,9 +13,14 @@ from serkit.compare.comparison import COMMIT_RULE, SCHEMA, Comparison, GroupSumm
 from serkit.compare.verdicts import (
     CI_99,
     CYCLES_RULE,
+    DIFFERS,
+    FASTER,
+    HIGHER,
     INSTRUCTIONS_RULE,
+    LOWER,
     NOISE_RULE,
     SIZE_MISMATCH,
+    SLOWER,
     spreads,
 )
 from serkit.results.noise import POWER_NOT_MEASURED, NoNoise, PowerRecord
@@ -21,7 +28,7 @@ from serkit.results.tree import Environment, Interval, Measurement
 from serkit.sample_speed import STATE_RULE
 from serkit.stats import spread
 from serkit.text import markdown_text, terminal
-from serkit.units import bytes_exact, decimal, percent
+from serkit.units import bytes_exact, decimal, percent, plural, times
 from serkit.units import format_value as format_value  # re-exported: the CLI imports it here
 
 
@@ -288,40 +295,262 @@ def _envs_text(envs: Sequence[Environment]) -> list[str]:
     return [f"  - {env.label}" for env in envs]
 
 
-def render(result: Comparison, markdown: bool = False) -> str:
-    """The comparison as text: a table per environment, the summary, then one-sided values."""
+# Verdicts that say a value moved: the rows shown without --all, an alarm first.
+CHANGED = (SIZE_MISMATCH, SLOWER, FASTER, HIGHER, LOWER, DIFFERS)
+# The changed rows shown without --all, the largest change first: with the lines around
+# them, one screen (and a PR comment of at most 60 lines).
+MOST_SHOWN = 20
+UNKNOWN_STATE = "not recorded (no canary in these results)"
+
+
+def render(
+    result: Comparison, markdown: bool = False, *, every: bool = False, explain: bool = False
+) -> str:
+    """The comparison as text, in pyperf's `compare_to` manner: by default what changed,
+    the summary and the machines' state; `every` adds each pair and what only one host
+    measured, `explain` the rules behind each verdict. A run compared with itself is one line."""
+    if result.same_run:
+        text = same_run_line(result) + "\n"
+        return markdown_text(text) if markdown else terminal(text)
+    out = [_headline_text(result, markdown), _intro(result), *_mismatch_lines(result)]
+    out += _every_pair(result, markdown) if every else _changed(result, markdown)
+    out += ["", _state_line(result)]
+    out += _rules(result, markdown) if explain else []
+    out += _hint({"--all": every, "--explain": explain}, markdown)
+    if markdown:  # each line its own paragraph, but a table's rows and a list's items
+        out = [line if line.startswith(("  - ", "|", "\n")) else line + "\n" for line in out]
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
+    # Markdown passes raw HTML through: a host's or environment's name could carry markup.
+    return markdown_text(text) if markdown else terminal(text)
+
+
+def same_run_line(result: Comparison) -> str:
+    """What `compare X X` says instead of a table of identical values."""
     a, b = result.machine_a, result.machine_b
+    who = a if a == b else f"{a} and {b}"
+    return (
+        f"{who}: this compares a run with itself (each value read from the same results "
+        "file on both sides), so nothing can differ; name two runs to compare"
+    )
+
+
+def headline(result: Comparison) -> str:
+    """The comparison in a few words, in CodSpeed's manner: how many timings moved, and
+    by up to how much (B/A): "3 of 172 timings slower, up to x1.14"."""
+    timed = [p for p in result.pairs if p.benchmark.kind == "time"]
+    slower = [p.ratio for p in timed if p.verdict == SLOWER and p.ratio is not None]
+    faster = [p.ratio for p in timed if p.verdict == FASTER and p.ratio is not None]
+    of = f" of {plural(len(timed), 'timing')}"
+    parts = []
+    if slower:
+        parts.append(f"{len(slower)}{of} slower, up to x{max(slower):.2f}")
+    if faster:
+        parts.append(f"{len(faster)}{'' if slower else of} faster, down to x{min(faster):.2f}")
+    if not parts:
+        parts.append(f"none{of} slower or faster" if timed else "no timing compared")
+    others = sum(1 for p in result.pairs if p.verdict in CHANGED and p.benchmark.kind != "time")
+    if others:
+        parts.append(f"{plural(others, 'other value')} changed")
+    mismatches = len(result.size_mismatches)
+    differ = "differs" if mismatches == 1 else "differ"
+    alarm = f"{plural(mismatches, 'size')} {differ} (must be equal); " if mismatches else ""
+    return alarm + "; ".join(parts)
+
+
+def _headline_text(result: Comparison, markdown: bool) -> str:
+    words = headline(result)
+    return f"### serkit compare: {words}" if markdown else f"{words[0].upper()}{words[1:]}."
+
+
+def _intro(result: Comparison) -> str:
+    """Who is A and who is B, the commit, the noise floor, and the timings' mean ratio."""
+    commits = {p.commit[:8] for p in result.pairs}
+    at = f"commit {next(iter(commits))}" if len(commits) == 1 else "each value's newest commit"
+    _, overall = result.summary()
+    mean = (
+        f"; geometric mean of B/A over the timings {decimal(overall.geomean)}"
+        if overall.timings
+        else ""
+    )
+    return (
+        f"A = {result.machine_a}, B = {result.machine_b}, {at}: B/A below 1 is B faster (or "
+        f"smaller); noise floor {percent(result.floor)}{mean}."
+    )
+
+
+def _row_key(pair: Pair) -> tuple[str, tuple[Any, ...]]:
+    return pair.benchmark.name, tuple(pair.params.items())
+
+
+def _change(pair: Pair, disagreeing: dict[int, str]) -> str:
+    """A changed pair's change in pyperf's words: "1.11x slower", "1.08x faster"."""
+    ratio = pair.ratio
+    if ratio is not None and pair.verdict == SLOWER:
+        words = f"{times(ratio)} slower"
+    elif ratio is not None and pair.verdict == FASTER:
+        words = f"{times(1 / ratio)} faster"
+    else:
+        words = pair.verdict
+    return words + (" (cycles disagree)" if id(pair) in disagreeing else "")
+
+
+def _changed(result: Comparison, markdown: bool) -> list[str]:
+    """What moved, largest first (at most MOST_SHOWN), what did not, in counts, and in one
+    line each what --all would list."""
+    changed = [p for p in result.pairs if p.verdict in CHANGED]
+    changed.sort(
+        key=lambda p: (p.verdict != SIZE_MISMATCH, -abs(math.log(p.ratio)) if p.ratio else 0)
+    )
+    shown = changed[:MOST_SHOWN]
+    # An environment names a row only where a benchmark and its parameters ran in several.
+    keys = [_row_key(p) for p in result.pairs]
+    with_env = len(keys) != len(set(keys))
+    disagreeing = {id(pair): words for pair, words in result.disagreements()}
+    out: list[str] = []
+    if shown:
+        headers = ["benchmark", "params", *(["environment"] if with_env else [])]
+        rows = [
+            [
+                p.benchmark.name,
+                _params_text(p.params),
+                *([p.env.label] if with_env else []),
+                format_value(p.value_a, p.benchmark.unit),
+                format_value(p.value_b, p.benchmark.unit),
+                decimal(p.ratio),
+                _change(p, disagreeing),
+            ]
+            for p in shown
+        ]
+        out += ["", _table(rows, [*headers, "A", "B", "B/A", "change"], markdown), ""]
+        if len(changed) > len(shown):
+            out.append(f"... and {len(changed) - len(shown)} more changed (--all lists them)")
+    if markdown:  # a PR comment's summary: every verdict, timings apart from the rest
+        out += [_verdict_table(result), ""]
+    else:
+        unchanged: dict[str, int] = {}
+        for pair in result.pairs:
+            if pair.verdict not in CHANGED:
+                unchanged[pair.verdict] = unchanged.get(pair.verdict, 0) + 1
+        if unchanged:
+            listed = ", ".join(f"{n} {verdict}" for verdict, n in unchanged.items())
+            out.append(f"Not shown, unchanged: {listed}.")
+    out += _counted_lines(result, every=False)
+    aside = _one_side_counts(result)
+    if aside:
+        out.append(f"Not compared: {aside} (--all lists them).")
+    return out
+
+
+def _verdict_table(result: Comparison) -> str:
+    """How many pairs got each verdict, timings and other values apart, changes first."""
+    found: dict[str, list[int]] = {verdict: [0, 0] for verdict in CHANGED}
+    for pair in result.pairs:
+        found.setdefault(pair.verdict, [0, 0])[pair.benchmark.kind != "time"] += 1
+    rows = [[verdict, str(t), str(o)] for verdict, (t, o) in found.items() if t or o]
+    return _table(rows, ["verdict", "timings", "other values"], markdown=True)
+
+
+def _one_side_counts(result: Comparison) -> str:
+    """What only one host measured, or could not be compared, in counts."""
+    parts = []
+    for host in (result.machine_a, result.machine_b):
+        envs, names = result.only_envs[host], result.only_benchmarks[host]
+        values = result.only_values[host]
+        if envs:
+            parts.append(f"{plural(len(envs), 'environment')} only {host} ran")
+        if names:
+            parts.append(f"{plural(len(names), 'benchmark')} only {host} ran")
+        if values:
+            parts.append(f"{plural(len(values), 'value')} measured only on {host}")
+    if result.not_comparable:
+        parts.append(f"{plural(len(result.not_comparable), 'value')} that cannot be compared")
+    return "; ".join(parts)
+
+
+def _counted_lines(result: Comparison, every: bool) -> list[str]:
+    """The instruction counts and estimated cycles compared, a line each, and where time
+    and cycles disagree (each such timing, with `every`)."""
+    out = []
+    counted, cycled = result.instruction_summary(), result.cycle_summary()
+    if counted.timings:
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counted.verdicts.items()))
+        out.append(
+            f"Instructions per call: {counted.timings} counts compared, B/A geometric mean "
+            f"{decimal(counted.geomean)}: {verdicts}."
+        )
+    if cycled.timings:
+        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(cycled.verdicts.items()))
+        out.append(
+            f"Estimated cycles per call: {cycled.timings} compared, B/A geometric mean "
+            f"{decimal(cycled.geomean)}: {verdicts}."
+        )
+        disagreements = result.disagreements()
+        if every or not disagreements:
+            out += disagreement_lines(disagreements)
+        else:
+            out.append(
+                f"Time and simulated cycles disagree on {len(disagreements)} timing(s) "
+                "(--all lists them)."
+            )
+    return out
+
+
+def _state_line(result: Comparison) -> str:
+    """Each host's machine state while it timed the compared values, in one line."""
+    if not result.canary:
+        state = f"Machine state: {UNKNOWN_STATE}."
+    elif len(set(result.states.values())) == 1:
+        hosts = " and ".join(result.states)
+        state = f"Machine state on {hosts}: {next(iter(result.states.values()))}."
+    else:
+        state = " ".join(f"Machine state on {h}: {w}." for h, w in result.states.items())
+    shift = f" Between the runs: {result.memory_shift}." if result.memory_shift else ""
+    return state + shift
+
+
+def _hint(given: dict[str, bool], markdown: bool) -> list[str]:
+    """A line naming the flags not given, and what each shows."""
+    shows = {"--all": "every pair", "--explain": "the rules behind each verdict"}
+    quote = "`" if markdown else ""
+    missing = [f"{quote}{flag}{quote} shows {shows[flag]}" for flag, on in given.items() if not on]
+    return [f"More: {', '.join(missing)}."] if missing else []
+
+
+def _rules(result: Comparison, markdown: bool) -> list[str]:
+    """The rules each verdict follows, for --explain; the machine's state only where a
+    canary recorded it."""
     rule = f"commit {result.commit[:8]}" if result.commit else COMMIT_RULE
     out = [
-        f"A = {a}, B = {b}. B/A below 1: B is faster (or smaller).",
+        _heading("How the verdicts were reached", markdown),
         f"Commit: {rule}.",
         f"Noise: {NOISE_RULE}. Noise floor: {percent(result.floor)}.",
         *(
             f"What verdicts on {host} can see: {power_text(record)}."
             for host, record in result.power.items()
         ),
-        *(f"Machine state on {host}: {words}." for host, words in result.states.items()),
-        *([f"Between the runs: {result.memory_shift}."] if result.memory_shift else []),
-        f"Timings: {STATE_RULE}.",
-        "detectable: the smallest change each timing could have called; spread: 99% CI unless "
-        "marked.",
+        *([f"Timings: {STATE_RULE}."] if result.canary else []),
     ]
-    counted = result.instruction_summary()
-    if counted.timings:
+    if result.instruction_summary().timings:
         out.append(
             f"Instructions per call: {INSTRUCTIONS_RULE}. Beside each timing, its count: where "
             "the time is within noise, the count still says whether the work moved."
         )
-    cycled = result.cycle_summary()
-    if cycled.timings:
+    if result.cycle_summary().timings:
         out.append(
             f"Estimated cycles per call: {CYCLES_RULE}. Beside each timing, its cycles: where "
             "time and cycles disagree about a change, the row says DISAGREES and the list "
             "below says how."
         )
-    out += _mismatch_lines(result)
-    if markdown:  # each note its own paragraph
-        out = [line if line.startswith("  - ") else line + "\n" for line in out]
+    return out
+
+
+def _every_pair(result: Comparison, markdown: bool) -> list[str]:
+    """Every pair, a table per environment with each side's spread; the summary per
+    group; and what only one host measured (--all)."""
+    out = [
+        "detectable: the smallest change each timing could have called; spread: 99% CI unless "
+        "marked."
+    ]
     with_commit = len({p.commit for p in result.pairs}) > 1
     headers = ["benchmark", "params", "A", "A spread", "B", "B spread", "B/A", "detectable"]
     headers += ["verdict"]
@@ -330,8 +559,7 @@ def render(result: Comparison, markdown: bool = False) -> str:
     cycles = result.cycles_beside() or None
     headers += ["cycles"] if cycles else []
     headers += ["commit"] if with_commit else []
-    disagreements = result.disagreements()
-    disagreeing = {id(pair): words for pair, words in disagreements}
+    disagreeing = {id(pair): words for pair, words in result.disagreements()}
     by_env: dict[Environment, list[Pair]] = {}
     for pair in result.pairs:
         by_env.setdefault(pair.env, []).append(pair)
@@ -348,24 +576,10 @@ def render(result: Comparison, markdown: bool = False) -> str:
         out.append(_heading(f"Timings: geometric mean of B/A ({by})", markdown))
         summary_headers = ["group", "timings", "B/A", "faster", "slower", "within noise", "other"]
         out.append(_table(_summary_rows(groups, overall), summary_headers, markdown))
-    if counted.timings:
-        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counted.verdicts.items()))
-        out.append(_heading("Instructions per call", markdown))
-        out.append(
-            f"{counted.timings} counts compared, B/A geometric mean {decimal(counted.geomean)}: "
-            f"{verdicts}."
-        )
-    if cycled.timings:
-        verdicts = ", ".join(f"{n} {v}" for v, n in sorted(cycled.verdicts.items()))
-        out.append(_heading("Estimated cycles per call", markdown))
-        out.append(
-            f"{cycled.timings} compared, B/A geometric mean {decimal(cycled.geomean)}: {verdicts}."
-        )
-        out += disagreement_lines(disagreements)
-    out += _one_side_lines(result, markdown)
-    text = "\n".join(out) + "\n"
-    # Markdown passes raw HTML through: a host's or environment's name could carry markup.
-    return markdown_text(text) if markdown else terminal(text)
+    counted = _counted_lines(result, every=True)
+    if counted:
+        out += [_heading("Instructions and estimated cycles per call", markdown), *counted]
+    return out + _one_side_lines(result, markdown)
 
 
 def disagreement_lines(disagreements: Sequence[tuple[Pair, str]]) -> list[str]:
