@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from serkit.checkout import plain_notes_dir
 from serkit.errors import RefusedFile
 from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
@@ -322,12 +323,34 @@ def _results_file(
         params=data.get("params", {}),
         env_vars=data.get("env_vars") or {},
         rows=found,
-        notes=canary.notes_of(data),
+        notes=canary.notes_of(data) or _plain_notes(path, data, found),
         runs=asv_runs.runs_of(data),
         durations=dict(raw) if isinstance(raw, dict) else {},
         run_at=checked_moment(run_moment(data), "latest started_at"),
         codecs=_codecs(data.get(CODECS_KEY)),
     )
+
+
+def _plain_notes(
+    path: Path, data: Mapping[str, Any], found: Mapping[str, Mapping[str, Any]]
+) -> dict[tuple[str, str], list[Note]]:
+    """The canary notes a plain `asv run` kept for this file in its results tree
+    (serkit.checkout.plain_notes_dir, beside the machine's folder), matched to its samples;
+    {} where there are none."""
+    commit, env_name = data.get("commit_hash"), data.get("env_name")
+    if not isinstance(commit, str) or not isinstance(env_name, str):
+        return {}
+    folder = plain_notes_dir(path.parent.parent, commit, env_name)
+    if not folder.is_dir():
+        return {}
+    samples: dict[tuple[str, str], list[float]] = {}
+    for name, row in found.items():
+        grid = param_sets(row)
+        for params, kept in zip(grid, column(row, "samples", len(grid))):
+            if isinstance(kept, list):
+                numbers = [float(s) for s in kept if isinstance(s, (int, float)) and s > 0]
+                samples[(name, canary.params_key(params))] = numbers
+    return canary.matched_notes(folder, samples)
 
 
 def _codecs(block: Any) -> dict[str, tuple[str, ...]]:
