@@ -112,6 +112,39 @@ def keep_rows(data: dict[str, Any], keep: Callable[[str, Mapping[str, Any]], boo
     }
 
 
+# A value's columns in asv's rows: the value, its 99 % interval and its quartiles.
+VALUE_COLUMNS = ("result", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75")
+
+
+def with_values(
+    data: dict[str, Any], values: Mapping[tuple[str, tuple[str, ...]], Sequence[float | None]]
+) -> int:
+    """Put `values` into `data`'s rows in place of asv's (in place): by benchmark and
+    parameter set, one entry per VALUE_COLUMNS (None: not known, which asv leaves out).
+    How many values were put in."""
+    columns = data[COLUMNS_KEY]
+    at = {name: columns.index(name) for name in VALUE_COLUMNS if name in columns}
+    put = 0
+    for name, row in data["results"].items():
+        by_name = dict(zip(columns, row))
+        grid = param_sets(by_name)
+        for i, params in enumerate(grid):
+            given = values.get((str(name), params))
+            if given is None:
+                continue
+            for column_name, value in zip(VALUE_COLUMNS, given):
+                if column_name not in at:
+                    continue
+                row.extend([None] * (at[column_name] + 1 - len(row)))  # asv drops trailing nulls
+                kept = row[at[column_name]]
+                if not isinstance(kept, list) or len(kept) != len(grid):
+                    kept = [None] * len(grid)  # asv writes a column of no values as null
+                kept[i] = value
+                row[at[column_name]] = kept
+            put += 1
+    return put
+
+
 def read_data(path: Path) -> dict[str, Any]:
     """A results file's data as asv left it, {} where there is none yet or it is unreadable
     (a file between two `asv run`s of serkit's rounds: not checked as a tree's are)."""
