@@ -12,8 +12,8 @@ number; a record breaking a rule is left out, and named.
 Its timings are the values serkit judged, not asv's: each the median of its processes as
 judged by the machine's state when the tree was read (Measurement.judged_value), with a
 99 % interval from their spread, where asv's is the median of every sample, slow ones
-included. So asv's graphs show what serkit's pages, compare and verdicts show; the copy
-says so in each results file (VALUES_KEY) and in each such benchmark's code.
+included. So asv's graphs show what serkit's own pages show; the copy says so in each
+results file (VALUES_KEY) and in each such benchmark's code.
 """
 
 from __future__ import annotations
