@@ -196,3 +196,23 @@ def test_a_plain_run_keeps_every_sample(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setattr(asv_env, "_add_result", lambda self, *a, **kw: seen.update(kw))
     asv_env.add_result_with_samples(object(), "bench", {}, record_samples=False)
     assert seen["record_samples"] is True
+
+
+def test_serkits_environment_tells_its_processes_where_the_results_go(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """asv passes its environment's ASV_ variables to every benchmark process: serkit's
+    environment type adds the config's results tree, where the notes then go."""
+    from types import SimpleNamespace
+
+    from asv.plugins.virtualenv import Virtualenv
+
+    from serkit.run import asv_env
+
+    def made(self: Any, conf: Any, *args: Any) -> None:  # asv's own, without a Python
+        self._global_env_vars = {"ASV": "true"}
+
+    monkeypatch.setattr(Virtualenv, "__init__", made)
+    monkeypatch.chdir(tmp_path)  # asv runs in its config's folder: relative paths from it
+    env = asv_env.OneCallVirtualenv(SimpleNamespace(results_dir="out/results"), "3.11", {}, {})
+    assert env._global_env_vars[RESULTS_ENV] == str(tmp_path / "out" / "results")
