@@ -6,6 +6,7 @@ points asv at the same folders.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 from pathlib import Path
@@ -28,6 +29,10 @@ CANARY_PROBE = f"{ASV_DIR}/canary-probe.json"
 BENCH_LOGS = f"{ASV_DIR}/logs"  # asv's output of each `serkit bench`
 # ... and the asv config it runs with: the checkout's, narrowed to that run's environments.
 RUN_CONFIG = f"{ASV_DIR}/run-config.json"
+# A plain `asv run`'s canary notes (serkit.suite.canary), inside its results tree, so that a
+# copy of the tree carries them: one folder per commit and environment (`plain_notes_dir`).
+# asv reads only a folder holding a machine.json, and serkit only its machines' folders.
+PLAIN_NOTES = "serkit-notes"
 # `serkit replicate` saves its document beside the results, where `serkit report` reads it.
 REPLICATION_FILE = "replication.json"
 # `serkit conformance` saves its matrix there too, for the report.
@@ -82,6 +87,14 @@ def commits_on(root: Path, branches: list[str]) -> set[str] | None:
 
 def results_dir(root: Path) -> Path:
     return root / RESULTS_DIR
+
+
+def plain_notes_dir(results: Path, commit: str, env_name: str) -> Path:
+    """Where a plain `asv run` of `commit` in the environment `env_name` keeps its canary
+    notes, in the results tree `results`: named by the commit and a hash of the
+    environment's name, which can be longer than a file name may be."""
+    env = hashlib.sha1(env_name.encode()).hexdigest()[:12]
+    return results / PLAIN_NOTES / f"{commit[:8]}-{env}"
 
 
 def reports_dir(root: Path) -> Path:

@@ -44,6 +44,7 @@ MODE_GAP = 0.25
 # judging each side's typical processes (judged_processes) chooses the processes from the
 # values, which makes the test liberal (simulated, 1.2-1.7 % of A/A pairs at 1 %, with the
 # fastest mode alone); at 0.5 % it calls 0.25-0.6 % (tests/test_stats.py).
+Z_99 = 2.576  # two-sided 1 % of a normal distribution
 ALPHA = 0.005
 
 

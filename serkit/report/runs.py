@@ -77,8 +77,8 @@ class Run:
         """A timing as the report shows it: the median of its processes, each judged by the
         machine's state (serkit.sample_speed), so that it lies inside the spread shown beside it;
         asv's own value where no processes were recorded."""
-        between = self.spread(benchmark, *params)
-        return between.median if between is not None else self.value(benchmark, *params)
+        found = self.get(benchmark, *params)
+        return None if found is None else found.judged_value
 
     def value(self, benchmark: str, *params: Any) -> float | None:
         found = self.get(benchmark, *params)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from serkit.checkout import plain_notes_dir
 from serkit.errors import RefusedFile
 from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
@@ -109,6 +110,39 @@ def keep_rows(data: dict[str, Any], keep: Callable[[str, Mapping[str, Any]], boo
     data["results"] = {
         name: values for name, values in data["results"].items() if keep(name, found[str(name)])
     }
+
+
+# A value's columns in asv's rows: the value, its 99 % interval and its quartiles.
+VALUE_COLUMNS = ("result", "stats_ci_99_a", "stats_ci_99_b", "stats_q_25", "stats_q_75")
+
+
+def with_values(
+    data: dict[str, Any], values: Mapping[tuple[str, tuple[str, ...]], Sequence[float | None]]
+) -> int:
+    """Put `values` into `data`'s rows in place of asv's (in place): by benchmark and
+    parameter set, one entry per VALUE_COLUMNS (None: not known, which asv leaves out).
+    How many values were put in."""
+    columns = data[COLUMNS_KEY]
+    at = {name: columns.index(name) for name in VALUE_COLUMNS if name in columns}
+    put = 0
+    for name, row in data["results"].items():
+        by_name = dict(zip(columns, row))
+        grid = param_sets(by_name)
+        for i, params in enumerate(grid):
+            given = values.get((str(name), params))
+            if given is None:
+                continue
+            for column_name, value in zip(VALUE_COLUMNS, given):
+                if column_name not in at:
+                    continue
+                row.extend([None] * (at[column_name] + 1 - len(row)))  # asv drops trailing nulls
+                kept = row[at[column_name]]
+                if not isinstance(kept, list) or len(kept) != len(grid):
+                    kept = [None] * len(grid)  # asv writes a column of no values as null
+                kept[i] = value
+                row[at[column_name]] = kept
+            put += 1
+    return put
 
 
 def read_data(path: Path) -> dict[str, Any]:
@@ -322,12 +356,34 @@ def _results_file(
         params=data.get("params", {}),
         env_vars=data.get("env_vars") or {},
         rows=found,
-        notes=canary.notes_of(data),
+        notes=canary.notes_of(data) or _plain_notes(path, data, found),
         runs=asv_runs.runs_of(data),
         durations=dict(raw) if isinstance(raw, dict) else {},
         run_at=checked_moment(run_moment(data), "latest started_at"),
         codecs=_codecs(data.get(CODECS_KEY)),
     )
+
+
+def _plain_notes(
+    path: Path, data: Mapping[str, Any], found: Mapping[str, Mapping[str, Any]]
+) -> dict[tuple[str, str], list[Note]]:
+    """The canary notes a plain `asv run` kept for this file in its results tree
+    (serkit.checkout.plain_notes_dir, beside the machine's folder), matched to its samples;
+    {} where there are none."""
+    commit, env_name = data.get("commit_hash"), data.get("env_name")
+    if not isinstance(commit, str) or not isinstance(env_name, str):
+        return {}
+    folder = plain_notes_dir(path.parent.parent, commit, env_name)
+    if not folder.is_dir():
+        return {}
+    samples: dict[tuple[str, str], list[float]] = {}
+    for name, row in found.items():
+        grid = param_sets(row)
+        for params, kept in zip(grid, column(row, "samples", len(grid))):
+            if isinstance(kept, list):
+                numbers = [float(s) for s in kept if isinstance(s, (int, float)) and s > 0]
+                samples[(name, canary.params_key(params))] = numbers
+    return canary.matched_notes(folder, samples)
 
 
 def _codecs(block: Any) -> dict[str, tuple[str, ...]]:

@@ -129,6 +129,28 @@ def notes_of(data: Mapping[str, Any]) -> dict[tuple[str, str], list[Note]]:
     return found
 
 
+def matched_notes(
+    folder: Path, samples: Mapping[tuple[str, str], Sequence[float]]
+) -> dict[tuple[str, str], list[Note]]:
+    """A plain `asv run`'s notes in `folder` (serkit.suite.canary.notes_folder), by (benchmark,
+    params_key), each only where its last interval is one of `samples` (asv's, by the same
+    key) times a whole number: the folder may also hold other runs' notes of the same
+    commit and environment, whose intervals are none of this file's samples."""
+    found = notes_of({CANARY_KEY: {"version": CANARY_VERSION, "rows": read_notes(folder)}})
+    kept: dict[tuple[str, str], list[Note]] = {}
+    for key, notes in found.items():
+        taken = samples.get(key, ())
+        mine = [n for n in notes if n.intervals and _one_of(n.intervals[-1], taken)]
+        if mine:
+            kept[key] = mine
+    return kept
+
+
+def _one_of(interval: float, samples: Sequence[float]) -> bool:
+    """Whether `interval` is one of `samples` times a whole number (asv's `number`)."""
+    return any(_same_number([interval], [s]) for s in samples)
+
+
 def samples_per_process(notes: Mapping[tuple[str, str], Sequence[Note]]) -> dict[str, int]:
     """Each benchmark's samples per process in the run that wrote these notes: its longest
     note, one process's samples. A results tree's benchmarks.json says only what its last

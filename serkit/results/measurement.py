@@ -7,6 +7,7 @@ the report, precision and cost) takes them as they are, and judges nothing again
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,6 +158,13 @@ class Measurement:
     def process_values(self) -> tuple[float, ...]:
         """Each process's value, as judged (`processes`)."""
         return tuple(p.value for p in self.processes)
+
+    @property
+    def judged_value(self) -> float | None:
+        """The value serkit shows: the median of its processes, as judged (`processes`);
+        asv's own value where none were (a track, or a run that kept no samples)."""
+        values = self.process_values
+        return statistics.median(values) if values else self.value
 
     @property
     def weights(self) -> tuple[float, ...]:

@@ -8,6 +8,12 @@ So `asv publish` reads a copy built from an allow-list: each field asv may recei
 one rule below, and a field no rule names is not copied. A name must match a
 conservative pattern, free text is escaped (serkit.text.html_text), a number must be a
 number; a record breaking a rule is left out, and named.
+
+Its timings are the values serkit judged, not asv's: each the median of its processes as
+judged by the machine's state when the tree was read (Measurement.judged_value), with a
+99 % interval from their spread, where asv's is the median of every sample, slow ones
+included. So asv's graphs show what serkit's own pages show; the copy says so in each
+results file (VALUES_KEY) and in each such benchmark's code.
 """
 
 from __future__ import annotations
@@ -15,12 +21,13 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from serkit.files import write_together
-from serkit.results.asv_file import COLUMNS_KEY, keep_rows
+from serkit.results.asv_file import COLUMNS_KEY, keep_rows, with_values
+from serkit.results.measurement import Measurement
 from serkit.results.tree import (
     ASV_MACHINE_FIELDS,
     BENCHMARKS_FILE,
@@ -31,6 +38,7 @@ from serkit.results.tree import (
     safe_row,
     shown,
 )
+from serkit.stats import Z_99, spread, standard_error
 from serkit.text import html_text
 
 # A name: a machine's (its folder's, its profile's `machine`), each key of a results
@@ -47,6 +55,45 @@ SAFE_PARAM_VALUE = re.compile(r"'[^'\"]*'|\"[^'\"]*\"|[^'\"]*")
 BENCHMARK_TYPES = frozenset({"time", "track", "memory", "peakmemory"})
 # An environment's name and Python version: asv's pages show them and build paths from them.
 SAFE_ENVIRONMENT = re.compile(r"[\w .,:+\-/=~@()\[\]]{0,1000}")
+
+
+# What the copy's timings are, said where asv's tools and a reader of the copy find it:
+# a key of each results file whose values serkit put in (asv ignores it), and a comment
+# heading the code of each benchmark shown so (asv's pages show the code).
+VALUES_KEY = "serkit_values"
+JUDGED_VALUES = (
+    "serkit's judged values: each timing the median of its processes, each process judged "
+    "by the machine's state (fast samples, or slow ones corrected by the canary), with a "
+    "99 % interval and quartiles over those processes; not asv's median of every sample"
+)
+JUDGED_CODE = f"# Values shown: {JUDGED_VALUES}.\n"
+
+Key = tuple[str, tuple[str, ...]]  # a benchmark and one set of its parameters
+Judged = dict[Path, dict[Key, Sequence[float | None]]]  # by results file
+
+
+def judged_columns(m: Measurement) -> tuple[float | None, ...] | None:
+    """`m` as serkit judged it, in asv's value columns (serkit.results.asv_file.VALUE_COLUMNS):
+    the value, its 99 % interval (from the standard error of its typical processes; None
+    under two) and the quartiles of its processes; None where no process was judged."""
+    values, shown_value = m.process_values, m.judged_value
+    if not values or shown_value is None:
+        return None
+    between, error = spread(values), standard_error(values)
+    low = high = None
+    if error is not None:
+        low, high = shown_value * math.exp(-Z_99 * error), shown_value * math.exp(Z_99 * error)
+    return (shown_value, low, high, between.q1, between.q3)
+
+
+def _judged_by_file(measurements: Iterable[Measurement]) -> Judged:
+    """Each results file's values as serkit judged them (`judged_columns`), where it did."""
+    found: Judged = {}
+    for m in measurements:
+        columns = judged_columns(m)
+        if columns is not None:
+            found.setdefault(m.file, {})[(m.benchmark, m.params)] = columns
+    return found
 
 
 class Refused(ValueError):
@@ -89,8 +136,9 @@ def _profile(name: str, profile: Mapping[str, Any]) -> tuple[dict[str, Any], lis
     return {**{k: _scalar(v, MACHINE_FILE) for k, v in kept.items()}, "version": 1}, extra
 
 
-def _benchmark(key: str, row: Mapping[str, Any]) -> dict[str, Any]:
-    """One benchmark of benchmarks.json as asv may receive it: what its pages read."""
+def _benchmark(key: str, row: Mapping[str, Any], judged: bool = False) -> dict[str, Any]:
+    """One benchmark of benchmarks.json as asv may receive it: what its pages read; its
+    code headed by JUDGED_CODE where its values in the copy are serkit's (`judged`)."""
     if row.get("name") != key:
         raise Refused(f"its name is not {key}")
     params, names = row.get("params"), row.get("param_names")
@@ -113,6 +161,8 @@ def _benchmark(key: str, row: Mapping[str, Any]) -> dict[str, Any]:
             raise Refused(f"its unit {shown(str(row['unit']))} is not a plain unit")
         kept["unit"] = row["unit"]
     kept.update({k: html_text(row[k]) for k in ("code", "pretty_name") if k in row})
+    if judged:
+        kept["code"] = html_text(JUDGED_CODE) + kept.get("code", "")
     return kept
 
 
@@ -146,10 +196,12 @@ def _environment(data: Mapping[str, Any], machine: str) -> dict[str, Any]:
 def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
     """Write into `into` the part of `tree` that asv's own tools can read safely: each
     machine with a profile, the results files serkit read, without the rows it skipped
-    as unsafe, and benchmarks.json likewise, each by the allow-list above. Says, one line
-    each, what was left out."""
+    as unsafe and with its timings as serkit judged them, and benchmarks.json likewise,
+    each by the allow-list above. Says, one line each, what was left out."""
     left_out: list[str] = []
     writes: dict[Path, bytes | str] = {}
+    judged = _judged_by_file(m for machine in tree.machines.values() for m in machine.measurements)
+    judged_names = {name for by_key in judged.values() for name, _ in by_key}
     source = tree.root / BENCHMARKS_FILE
     if source.is_file():
         try:
@@ -162,7 +214,7 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
                 if key == "version" or not (isinstance(row, dict) and safe_row(key, row)):
                     continue  # unsafe as serkit's reader reads it (it names such rows of results)
                 try:
-                    described[key] = _benchmark(key, row)
+                    described[key] = _benchmark(key, row, key in judged_names)
                 except Refused as refused:
                     left_out.append(f"benchmark {shown(key)}: {refused}")
             writes[into / BENCHMARKS_FILE] = json.dumps(described)
@@ -188,6 +240,8 @@ def publishable_copy(tree: ResultsTree, into: Path) -> list[str]:
                 left_out.append(f"{path}: {refused}")
                 continue
             keep_rows(data, safe_row)
+            if with_values(data, judged.get(path, {})):
+                data[VALUES_KEY] = JUDGED_VALUES
             kept[path.name] = data
         if kept:  # a machine with no results file left would be a button with nothing
             writes[into / name / MACHINE_FILE] = json.dumps(profile)

@@ -10,10 +10,12 @@ asv loads this module through the `plugins` entry of asv.conf.json, and
 `environment_type` selects it. Environment names stay those of asv's own virtualenv
 type, so `asv run -E <name>` and the results already on disk keep their meaning.
 
-Two more things happen here because this is the one serkit module asv imports:
-asv's JSON files are written atomically (see `write_json_atomically`), and an
-environment that cannot be built is noted, with its cause in one line, where
-`serkit bench` and the report read it (serkit.results.builds).
+More things happen here because this is the one serkit module asv imports: asv's
+JSON files are written atomically (see `write_json_atomically`); every sample is kept, as
+`--record-samples` keeps them, and a timed process is told where the run's results tree
+is, so that a plain `asv run` keeps what serkit judges its processes by (the samples and
+their canary notes); and an environment that cannot be built is noted, with its cause in
+one line, where `serkit bench` and the report read it (serkit.results.builds).
 """
 
 from __future__ import annotations
@@ -28,12 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from asv import environment, util
+from asv import results as asv_results
 from asv.console import log
 from asv.plugins.virtualenv import Virtualenv
 
 from serkit.files import atomic_write
 from serkit.results.builds import BUILDS_ENV, clear_failure, note_failure
 from serkit.run.matrix import EVERY_LIBRARY, INSTALL_COMMAND, PROJECT_EXTRAS
+from serkit.suite.canary import RESULTS_ENV
 from serkit.suite.cases import LIBRARY_ENV
 
 
@@ -62,6 +66,21 @@ def write_json_atomically(
 # Every asv module calls util.write_json through the module (asv.util.write_json), so
 # replacing the attribute reaches them all; this module is imported before asv writes.
 util.write_json = write_json_atomically
+
+_add_result = asv_results.Results.add_result
+
+
+def add_result_with_samples(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """asv's Results.add_result, keeping every sample as `asv run --record-samples` does.
+
+    serkit judges each timed process by its samples' states (serkit.results.judging),
+    and a plain `asv run` drops the samples of its last round unless told: its canary
+    notes (serkit.suite.canary.notes_folder) would then match nothing."""
+    kwargs["record_samples"] = True
+    return _add_result(self, *args, **kwargs)
+
+
+asv_results.Results.add_result = add_result_with_samples
 
 # What an installer says, mapped to the cause a reader acts on. The first match wins.
 _CAUSES = (
@@ -151,6 +170,13 @@ class OneCallVirtualenv(Virtualenv):  # type: ignore[misc]
     """asv's virtualenv environment, its requirements installed in one installer call."""
 
     tool_name = TOOL_NAME
+
+    def __init__(self, conf: Any, *args: Any) -> None:
+        super().__init__(conf, *args)
+        # Where a plain `asv run`'s timed processes keep their canary notes: in this
+        # config's results tree (serkit.suite.canary.notes_folder). asv passes its own
+        # variables, ASV_ by name, to every benchmark process.
+        self._global_env_vars[RESULTS_ENV] = os.path.abspath(conf.results_dir)
 
     @property
     def name(self) -> str:

@@ -30,11 +30,12 @@ import statistics
 import sys
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from serkit.checkout import RESULTS_DIR, plain_notes_dir
 from serkit.suite.budget import NOTES_ENV
 
 # About 20 µs on this VM in its fast state. The readings lie outside the timed interval,
@@ -313,10 +314,33 @@ def _rewrite_note(folder: Path, data: bytes) -> None:
     _open_notes[key] = (fd, len(data))
 
 
-def notes_folder() -> Path | None:
-    """Where this process notes its canary readings: `serkit bench`'s notes folder, if any."""
-    folder = os.environ.get(NOTES_ENV, "").strip()
-    return Path(folder) if folder else None
+# What asv sets in every process it runs a benchmark in: the commit measured and the
+# environment's name; and the results tree, which serkit's environment type adds
+# (serkit.run.asv_env), else the checkout's (asv runs in its config's folder).
+ASV_PROCESS_ENV = ("ASV_COMMIT", "ASV_ENV_NAME")
+RESULTS_ENV = "ASV_SERKIT_RESULTS"
+
+
+def notes_folder(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """Where this process notes its canary readings: `serkit bench`'s notes folder; under a
+    plain `asv run`, its commit's and environment's folder in the checkout's results tree
+    (serkit.checkout.plain_notes_dir), so that its samples keep their state there too; None
+    outside asv.
+
+    A benchmark process does not know asv's machine name, so two plain runs of one commit
+    and environment under two machine names share the folder: each process writes a note
+    of its own, and a reader takes only the notes whose intervals are its file's samples
+    (serkit.results.canary.matched_notes), so the runs never mix."""
+    folder = environ.get(NOTES_ENV, "").strip()
+    if folder:
+        return Path(folder)
+    commit, env_name = (environ.get(name, "").strip() for name in ASV_PROCESS_ENV)
+    results = environ.get(RESULTS_ENV, "").strip()
+    if not results and environ.get("ASV_CONF_DIR"):
+        results = str(Path(environ["ASV_CONF_DIR"]) / RESULTS_DIR)
+    if not (results and commit and env_name):
+        return None
+    return plain_notes_dir(Path(results), commit, env_name)
 
 
 # A probe of the machine's state between rounds: the median of this many readings (about

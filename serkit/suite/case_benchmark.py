@@ -21,6 +21,7 @@ small-dict against a plain ``timeit`` of the same call:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import itertools
@@ -193,10 +194,12 @@ class CaseBenchmark:
         self.skip_params = _PreparedOnCheck(self)
 
     def teardown(self, *params: Any) -> None:
-        """Note this process's samples and their canary readings, for `serkit bench`."""
+        """Note this process's samples and their canary readings, for serkit's readers."""
         folder, clock = notes_folder(), getattr(self, "timer", None)  # timed classes only
         if folder is not None and isinstance(clock, CanaryClock):
-            note_canary(folder, *self._noted, clock)
+            # A results tree not writable: its samples are judged as unnoted ones are.
+            with contextlib.suppress(OSError):
+                note_canary(folder, *self._noted, clock)
 
     def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:
         """Prepare the pair; return why it is skipped, or None when it is ready."""
@@ -209,8 +212,8 @@ class CaseBenchmark:
 
     def _prepare(self, codec: str, fixture: str, params: tuple[str, ...]) -> str | None:
         if self.operation is not None and notes_folder() is not None:
-            # Timed under `serkit bench`: in the machine's fast state where the run's budget
-            # allows, calibration and samples alike.
+            # Timed and noted: in the machine's fast state where the run's budget allows,
+            # calibration and samples alike (a plain `asv run` sets none: no wait).
             wait_before_sampling()
         try:
             case = prepare(codec, fixture, decode=self.inputs == "round_trip")
@@ -253,15 +256,14 @@ class CaseBenchmark:
         elif (warmup := warmup_from_env()) is not None:
             self.warmup_time = warmup
             if noted:
-                # Under `serkit bench`, the warm-up is the pair's calls alone, made here.
-                # asv's is whole samples, each with the gate, the canaries and a note
-                # around it: calls were about half of its 20 ms for a call of 1.4 µs, 80 %
-                # for one of 0.3 ms (docs/trust.md).
+                # Noted, the warm-up is the pair's calls alone, made here. asv's is whole
+                # samples, each with the gate, the canaries and a note around it: calls
+                # were about half of its 20 ms for a call of 1.4 µs, 80 % for one of
+                # 0.3 ms (docs/trust.md).
                 warm_up(case.operation(self.operation), warmup)
                 self.warmup_time = 0.0
-        # Under `serkit bench`, the canaries leave the caches cold for a sample's first
-        # call: one untimed call after them warms them again, unless a call is too long
-        # to care.
+        # Noted, the canaries leave the caches cold for a sample's first call: one
+        # untimed call after them warms them again, unless a call is too long to care.
         warmed = noted and call_s < LONG_CALL_S
         extra = None
         if (injected := injected_from_env()) is not None:

@@ -46,7 +46,7 @@ from serkit.results.hosts import load_text
 from serkit.results.noise import NoiseRecord
 from serkit.results.tree import Benchmark, Measurement, ResultsTree
 from serkit.run.planning import QUICK_ROUNDS, QUICK_WARMUP_S
-from serkit.stats import log_std
+from serkit.stats import Z_99, log_std
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, ROUNDS_ENV, WARMUP_ENV
 from serkit.suite.instructions import opt_in_environment
 from serkit.trust.agreement import ScratchSuite, read_as_one_host
@@ -60,7 +60,6 @@ INSTRUCTIONS = r"^bench_instructions\."
 # Two runs' instruction counts of a pair should agree this closely, for 95 % of pairs.
 INSTRUCTIONS_AGREEMENT = 0.005
 INSTRUCTIONS_AGREEING_SHARE = 0.95
-Z_99 = 2.576  # two-sided 1 % of a normal distribution
 MAD_TO_SD = 1.4826  # a normal distribution's standard deviation per median absolute deviation
 RUNS = ("A", "B")
 # Known slowdowns an A/A's runs are judged against, and `serkit power` injects.
