@@ -173,7 +173,9 @@ class Extra:
 # before it have none: they are read together, apart from every later one.
 # 1: the gate (under 1.4x the host's least probe, ten readings in a row), a warm call
 #    before each sample, and the warm-up made of the pair's calls while preparing it.
-CANARY_HARNESS = 1
+# 2: no gate; each sample placed on the vCPU whose canary read faster (a reading or two
+#    more where the first read slow).
+CANARY_HARNESS = 2
 
 
 # The canary's fast reading on serkit's VM (2 vCPUs, docs/trust.md), in ns, by CPython
@@ -230,13 +232,14 @@ class CanaryClock:
         keep: int,
         warm: Callable[[], object] | None = None,
         extra: Extra | None = None,
-        gate: Callable[[], object] | None = None,
+        place: Callable[[], object] | None = None,
     ) -> None:
         self._inner_loops = inner_loops
         self._warm = warm  # one call, untimed, between the canaries and the sample
         self._extra = extra
-        # Waits, before the canaries, for the machine's fast state (serkit.suite.state_watch)
-        self._gate = gate
+        # Moves the process, before the canaries, to the vCPU that reads faster now
+        # (serkit.suite.state_watch)
+        self._place = place
         self._started: tuple[float, int, int] | None = None
         # Each sample: its interval, the canary before and after, the memory canary before
         # and after.
@@ -245,8 +248,8 @@ class CanaryClock:
     def __call__(self) -> float:
         clock, loops = time.perf_counter, self._inner_loops
         if self._started is None:
-            if self._gate is not None:
-                self._gate()
+            if self._place is not None:
+                self._place()
             memory_before = memory_canary_ns()
             before = canary_ns()  # the first canary nearest the sample, as before
             if self._warm is not None:
