@@ -183,19 +183,9 @@ class _Round:
         first_env = name == next(n for n in state.environments if n not in state.failed)
         if extra and round_index - 1 in self.short and pairs > before * (1 - LEAST_PROGRESS):
             # The last extra round brought few pairs within precision: more processes do
-            # not help, and each verdict states what it can detect. Which, and why, in one
-            # line: how much of their samples read slow, and the load.
+            # not help, and each verdict states what it can detect.
             if first_env:
-                done = round_index - state.rounds
-                after = plural(done, "extra round") if done else "the planned rounds"
-                short = self.short[round_index]
-                words = short_in_words(results, benchmarks, short)
-                print(
-                    f"serkit: {plural(pairs, 'timing')} short of precision after {after} "
-                    f"({before} before the last), so not resolved: {words}; load average "
-                    f"{load_text()}",
-                    file=sys.stderr,
-                )
+                self.say_short(round_index, f"({before} before the last)")
             return None
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         if not extra:
@@ -219,6 +209,25 @@ class _Round:
             )
         with _durations_kept(results):
             return self._asv(name, args, env, label)
+
+    def say_short(self, round_index: int, before: str = "") -> None:
+        """The pairs still short of precision as `round_index` begins, which and why, in one
+        line: how much of their samples read slow, and the load; nothing where none is."""
+        short = self._short_anywhere(round_index)
+        pairs = sum(len(combos) for combos in short.values())
+        name = next((n for n in self.state.environments if n not in self.state.failed), None)
+        if not pairs or name is None:
+            return
+        done = round_index - self.state.rounds
+        after = plural(done, "extra round") if done else "the planned rounds"
+        results = self.builds.parent / results_file_name(self.state.commit, name)
+        words = short_in_words(results, _benchmarks(self.root), short)
+        print(
+            f"serkit: {plural(pairs, 'timing')} short of precision after {after}"
+            f"{' ' + before if before else ''}, so not resolved: {words}; load average "
+            f"{load_text()}",
+            file=sys.stderr,
+        )
 
     def _first_round(self, name: str, args: list[str], env: dict[str, str], where: str) -> int:
         """The first round, part by part (FIRST_ROUND_PARTS; the user's -b as one part),
@@ -388,6 +397,9 @@ def drive(
                 state.save(state_path)
             if round_index >= state.rounds and not ran:
                 break  # every pair is placed as precisely as the plan needs: no more rounds
+        else:
+            if state.extra_rounds:  # every extra round ran: what they left short
+                rounds.say_short(state.rounds + state.extra_rounds)
     except (Interrupted, KeyboardInterrupt, _Stopped) as exc:
         signum: int = signal.SIGINT
         if isinstance(exc, (Interrupted, _Stopped)):

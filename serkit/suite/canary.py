@@ -167,9 +167,9 @@ class Extra:
 # What a timed process runs around its canary readings under `serkit bench`, by version.
 # A change there moves the canary's own reading, as a change of the machine would: the
 # sample gate of 2026-11-28 made runs read their fast canary 2.7 % slower, and runs
-# without a warm-up read it 3 % faster (docs/trust.md). A host's runs scale each other's
-# values by their fast canaries (serkit.sample_speed.RunSpeed), so only runs that record one
-# harness are read as one host's (serkit.results.identity.speed_host). Runs recorded
+# without a warm-up read it 3 % faster (docs/trust.md). A host's runs are judged against
+# one fast canary read from all of them (serkit.sample_speed.reference), so only runs that
+# record one harness are read as one host's (serkit.results.identity.speed_host). Runs recorded
 # before it have none: they are read together, apart from every later one.
 # 1: the gate (under 1.4x the host's least probe, ten readings in a row), a warm call
 #    before each sample, and the warm-up made of the pair's calls while preparing it.

@@ -324,10 +324,11 @@ class ScratchSuite:
 def read_as_one_host(into: Path, machines: Iterable[str]) -> dict[str, ResultsTree]:
     """Runs filed in `into` (ScratchSuite.file_as), each as a tree of its own, but read
     together as `serkit compare` reads runs of one host: against the host's one fast canary
-    reading, each run's values at the host's speed (serkit.sample_speed.RunSpeed). Each scratch
-    run read alone had its own fast reading, and an A/A or an injected run judged so was
-    off by as much as those readings: +10 % read as x1.043 in `serkit power` here, x1.072
-    read together (docs/trust.md, "What a verdict can see here")."""
+    reading (serkit.sample_speed.reference). Each scratch run read alone had its own fast
+    reading, and a run wholly in the slow state would read its slow samples as fast; an A/A
+    or an injected run judged so was off by as much as those readings: +10 % read as x1.043
+    in `serkit power` here, x1.072 read together (docs/trust.md, "What a verdict can see
+    here")."""
     names = list(machines)
     tree = read_tree(into, names)
     return {name: dataclasses.replace(tree, machines={name: tree.machines[name]}) for name in names}
