@@ -656,6 +656,36 @@ def test_extra_rounds_stop_when_they_bring_too_few_pairs_within_precision(
     assert "(their processes scatter; no canary kept); load average" in short
 
 
+def test_a_run_that_took_every_extra_round_names_the_pairs_still_short(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every extra round ran (each counted as progress here) and the pair is still short:
+    the run ends by naming it, and why, in one line."""
+    from serkit.run.rounds import results_file_name
+
+    timed = {**SUITE[LOOSE], "type": "time", "repeat": 1}
+    seen = _fake_rounds(monkeypatch, tmp_path, {**SUITE, LOOSE: timed})
+    monkeypatch.setattr(rounds, "LEAST_PROGRESS", -1.0)  # no extra round stops the rest
+    plan = planning.plan(ROOT, matrix=False)
+    (env,) = plan.environments
+    slowed = [1.0, 2.1, 1.02, 2.6, 0.99, 2.3, 1.01, 2.8, 2.0, 2.2]
+    results = {
+        "result_columns": ["result", "params", "samples"],
+        "results": {LOOSE: [[1.0, None, None, None], SUITE[LOOSE]["params"], [slowed, [], [], []]]},
+    }
+    path = tmp_path / ".asv" / "results" / "m" / results_file_name("", env.asv_name)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(results))
+    assert bench.run(tmp_path, plan, quick=True, extra=["--machine", "m"]) == 0
+    extra = [args for args, _ in seen if "--append-samples" in args][planning.QUICK_ROUNDS - 1 :]
+    assert len(extra) == planning.QUICK_ROUNDS
+    (short,) = [line for line in capsys.readouterr().err.splitlines() if "not resolved" in line]
+    assert short.startswith(
+        f"serkit: 1 timing short of precision after {planning.QUICK_ROUNDS} extra rounds, so not "
+        "resolved: dumps "
+    )
+
+
 LOOSE = "bench_time.Dumps.time_dumps"
 
 
