@@ -24,33 +24,25 @@ the first canary alone. What the memory canary did show is a whole run's memory 
 fastest reading moved with a run whose values all read faster, which `serkit compare`
 says (`memory_shift`).
 
-A process's value is then the least of its fast samples, as before the canary (the least
-is the least disturbed). A process with no fast sample but slow ones is corrected: its
-least slow sample scaled by the reference over its median slow reading, since a call and
-the canary slow alike (json.dumps against the canary held within 3.2-3.6 in 16 of 20
-processes whose two were timed in one state). Where no sample's state is known, the raw
+A process's value is the least of its fast samples (the least is the least disturbed).
+A process with no fast sample but slow ones is corrected: its least slow sample scaled by
+the reference over its median slow reading, since a call and the canary slow alike, then
+divided by the pair's own slow ratio in this run (`slow_ratio_in_run`): a call does not
+slow exactly as the canary does, one pair's corrected values read a few per cent under its
+fast ones, another's over (docs/trust.md, "Two speeds"), and the pair's own processes that
+took samples in both states measure by how much. Where no sample's state is known, the raw
 least stands.
 
-A call does not slow exactly as the canary does: one pair's corrected processes read a few
-per cent under its wholly fast ones, another's over, and by about as much in every run
-(in 7 A/A quick runs, a spread of 6.5 % between pairs, 5.2 % within a pair from run to
-run; docs/trust.md, "A pair's own slowing"). So where the host's other runs in the tree
-measured it in the same environment, a pair's corrected values are divided by its own
-`slow_ratio`: the median, over those runs, of its corrected processes' median over its
-wholly fast ones' (WHOLLY_FAST of their samples fast). The run's own is left out, so that
-its corrected processes still place the pair by themselves.
-
-The fast state is not one speed either: whole runs of one commit read 3-5 % apart, and
-the canary's own fast reading moved with them (docs/trust.md, "Whole runs"). Where a
-run's host is known to be the host of other runs in the tree, its values are given at
-the host's speed (`RunSpeed`): its fast values scaled by the host's fast reading over the
-run's own, and its slow values corrected to the host's fast reading. Never across hosts:
-another CPU moves a codec and the canary unalike.
+Until 2026-11-29 the slow ratio came from the host's other runs, and each run's values were
+scaled to its host's fast canary (`RunSpeed`). On a series of four plain and two +10 %
+quick runs (2026-11-29, docs/trust.md, "The rule of a run's own samples"), judged both
+ways, the run's own ratio without the scaling called 0 of 372 A/A pairs (as before),
+kept 360 of 372 within 5 % (as before) and called the +10 % in 453 of 496 pairings
+(454 before): as well, with a rule that reads each run by itself.
 """
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -70,54 +62,25 @@ MEMORY_SHIFT = 0.05
 # The reference is this quantile of a host's readings: low enough to be the fast state
 # when any stretch of a run was fast, high enough that one lucky reading does not set it.
 REFERENCE_QUANTILE = 0.05
-# A process ran in a fast stretch where at least this share of its samples read fast:
-# a pair's `slow_ratio` is measured against such processes only.
-WHOLLY_FAST = 0.8
 # In a verdict, a process not timed wholly in the fast state (corrected, raw, or with slow
 # samples among its fast ones) counts for this much of one that was: within a run such
-# processes spread 5.1-6.3 % and wholly fast ones 1.6-2.0 % (docs/trust.md), 7-15 times
-# the variance. Weighting them 1/4, not by the full ratio, held the false alarms down on
-# three series of quick runs ("Weighing each process by its state").
+# processes spread 5.1-6.3 % and wholly fast ones 1.6-2.0 % (docs/trust.md).
 PARTLY_SLOW_WEIGHT = 0.25
-# A run's fast reading (`RunSpeed`) is taken from no fewer of its fast readings: a quick
-# run here took about 28,000 samples, 40-60 % of them fast.
-RUN_READINGS = 200
-
-# Before each sample, a timed process under `serkit bench` waits for this many canary
-# readings in a row under the slow state (SLOW_FROM times the host's least probe;
-# serkit.suite.state_watch.SampleGate), about 0.2 ms in the fast state. In a flickering
-# slow stretch (2026-11-28, 150 s of blocks of 25 samples of json.dumps as a process takes
-# them, alternately waiting and not, 867 blocks each): wholly fast blocks 60 % -> 97 %,
-# blocks with no fast sample 68 -> 1, for 0.11 s of waiting a block; the wholly fast
-# blocks' least samples spread alike (SD of logs 1.87 % and 1.85 %). docs/trust.md, the
-# sections "Waiting before each sample". Not FAST_LIMIT times the least probe: that least
-# can sit well under a run's fast readings (2026-11-28, another instance: 9.9 µs against
-# a run's readings of 12.0-13.3 µs, 5th to 95th percentile), and then no sample found its
-# ten in a row.
-SAMPLE_NOT_SLOW_READINGS = 10
-# The most one sample waits so. A sample that finds no such spell in that time has met a
-# stretch slow throughout, with no flicker to wait for: its process then samples through
-# it, judged by the canary, rather than wait its whole allowance (2026-11-28: the first
-# gate, with the allowance alone, spent a run's 600 s within two rounds so).
-SAMPLE_PATIENCE_S = 0.2
+# A process ran in a fast stretch where at least this share of its samples read fast.
+WHOLLY_FAST = 0.8
 
 FAST, SLOW, UNCLEAR, UNKNOWN = "fast", "slow", "unclear", "unknown"
 MEMORY_SLOW = "memory-slow"
-# The rule in words, for every view that shows a process's value.
+# The rule in words, for every view that shows a process's value and docs/trust.md.
 STATE_RULE = (
-    "under serkit bench each timed process first waits while the canary reads the slow "
-    "state (not where a new interpreter reads the fast one: then the slowness is the "
-    "process's own), and each of its samples until the canary reads under it "
-    f"{SAMPLE_NOT_SLOW_READINGS} "
-    "times in a row (the process waits no more once a sample found no such spell in "
-    f"{SAMPLE_PATIENCE_S:g} s), within a budget for the run; "
-    "each process's value is its least sample taken in the machine's fast state (a canary "
-    f"within {FAST_LIMIT:g}x its fast reading), else its least slow sample corrected by the "
-    "canary (the slow state: 1.8x here, unseen by the load average), else its least sample; "
-    "on a host with several runs, each run's values are given at the host's fast canary "
-    "(scaled by the host's fast reading over the run's own), and a pair's corrected values "
-    "are divided by its slow ratio (how it slowed against the canary in the host's other "
-    "runs); asv's own values are kept unchanged"
+    "A sample is fast or slow by the canary timed beside it: fast within "
+    f"{FAST_LIMIT:g}x the host's fast canary, slow from {SLOW_FROM:g}x (each sample is taken "
+    "on whichever vCPU's canary read faster just before it; nothing waits). "
+    "A process's value is its least fast sample; with no fast sample, its least slow sample "
+    "scaled by its canary back to the fast state and divided by the pair's own slow ratio in "
+    "this run (its processes' slow samples against their fast ones). "
+    "Runs are compared on those values, a process not timed wholly in the fast state "
+    f"counting for {PARTLY_SLOW_WEIGHT:g} of one that was; asv's own values are kept unchanged."
 )
 # How a process's value was taken: from fast samples, corrected from slow ones, or raw.
 FROM_FAST, CORRECTED, RAW = "fast", "corrected", "raw"
@@ -154,37 +117,6 @@ def classify(
     return SLOW if ratio >= SLOW_FROM else UNCLEAR
 
 
-def speed_readings(
-    canary: Sequence[float | None], before: Sequence[float | None]
-) -> Sequence[float | None]:
-    """The readings a run's speed is read from (`fast_reading`): each sample's first canary
-    before it, where its results kept it, else its reading. What precedes the reading
-    before is the same in every process, where the one after follows the pair's own calls
-    and reads them: after plain calls it read 1.5-1.7 % slower than before them here, and as
-    fast after an injected spin of the canary's own arithmetic (docs/trust.md)."""
-    return before if len(before) == len(canary) and any(before) else canary
-
-
-def fast_reading(readings: Sequence[float | None], ref: float | None) -> float | None:
-    """The fast state's reading among `readings`, judged by a host's `ref`: the
-    REFERENCE_QUANTILE of those it calls fast; None under RUN_READINGS of them."""
-    fast = [r for r in readings if r and classify(r, ref) == FAST]
-    return reference(fast) if len(fast) >= RUN_READINGS else None
-
-
-@dataclass(frozen=True)
-class RunSpeed:
-    """A run's fast canary reading and its host's, over every run of that host (ns)."""
-
-    run_ns: float
-    host_ns: float
-
-    @property
-    def scale(self) -> float:
-        """What the run's fast values are multiplied by to be at the host's speed."""
-        return self.host_ns / self.run_ns
-
-
 @dataclass(frozen=True)
 class ProcessValue:
     value: float
@@ -207,62 +139,65 @@ def judging_weight(process: ProcessValue) -> float:
     return 1.0 if process.wholly_fast else PARTLY_SLOW_WEIGHT
 
 
-def process_value(
-    samples: Sequence[float],
-    canaries: Sequence[float | None],
-    ref: float | None,
-    speed: RunSpeed | None = None,
-    slow_ratio: float | None = None,
-) -> ProcessValue:
-    """One process's value from its samples and their canary readings, at its host's speed
-    where the run's `speed` is known, and a corrected one at the pair's own `slow_ratio`
-    where the host's other runs measured it (see the module)."""
-    states = [classify(c, ref) for c in canaries] if ref else [UNKNOWN] * len(samples)
+@dataclass(frozen=True)
+class _States:
+    """One process's samples by state: its least fast sample and its least slow one
+    scaled by the canary to the fast state (None where it has none), and its fast share."""
+
+    fast: float | None
+    corrected: float | None
+    fast_share: float
+    least: float
+
+
+def _states(samples: Sequence[float], canaries: Sequence[float | None], ref: float) -> _States:
+    states = [classify(c, ref) for c in canaries]
     fast = [s for s, state in zip(samples, states) if state == FAST]
-    known = len(states) - states.count(UNKNOWN)
-    share = len(fast) / known if known else 0.0
-    if fast:
-        return ProcessValue(min(fast) * (speed.scale if speed else 1.0), FROM_FAST, share)
     slow = [(s, c) for s, c, state in zip(samples, canaries, states) if state == SLOW and c]
-    if slow and ref:
+    known = len(states) - states.count(UNKNOWN)
+    corrected = None
+    if slow:
         # One factor for the process, from the median of its slow readings: steadier than
         # any one reading, and the state holds across a process's few milliseconds.
-        factor = (speed.host_ns if speed else ref) / statistics.median(c for _, c in slow)
-        value = min(s for s, _ in slow) * factor / (slow_ratio or 1.0)
-        return ProcessValue(value, CORRECTED, share)
-    return ProcessValue(min(samples), RAW, share)
+        corrected = min(s for s, _ in slow) * ref / statistics.median(c for _, c in slow)
+    share = len(fast) / known if known else 0.0
+    return _States(min(fast) if fast else None, corrected, share, min(samples))
 
 
-def slow_ratio_in_run(processes: Sequence[ProcessValue]) -> float | None:
-    """How a pair slowed against the canary in one run: its corrected processes' median
-    over its wholly fast ones'; None without two of each."""
-    corrected = [p.value for p in processes if p.how == CORRECTED]
-    wholly_fast = [p.value for p in processes if p.wholly_fast]
-    if len(corrected) < 2 or len(wholly_fast) < 2:
+def slow_ratio_in_run(processes: Sequence[_States]) -> float | None:
+    """How a pair slowed against the canary in one run: over its processes that took
+    samples in both states, the median of their corrected slow sample over their fast one;
+    where none did, its corrected processes' median over its fast ones'; None without."""
+    both = [p.corrected / p.fast for p in processes if p.fast and p.corrected]
+    if both:
+        return statistics.median(both)
+    corrected = [p.corrected for p in processes if p.corrected and not p.fast]
+    fast = [p.fast for p in processes if p.fast]
+    if not corrected or not fast:
         return None
-    return statistics.median(corrected) / statistics.median(wholly_fast)
-
-
-def pair_slow_ratio(ratios: Sequence[float]) -> float | None:
-    """A pair's own slow ratio from other runs' (`slow_ratio_in_run`): their median, None if
-    none."""
-    return math.exp(statistics.median(math.log(r) for r in ratios)) if ratios else None
+    return statistics.median(corrected) / statistics.median(fast)
 
 
 def process_values(
-    samples: Sequence[float],
-    canaries: Sequence[float | None],
-    size: int,
-    ref: float | None,
-    speed: RunSpeed | None = None,
-    slow_ratio: float | None = None,
-) -> tuple[ProcessValue, ...]:
-    """Every process's value: `samples` in runs of `size` (one process each), with the
-    canary reading of each sample (None where it has none)."""
-    return tuple(
-        process_value(samples[i : i + size], canaries[i : i + size], ref, speed, slow_ratio)
-        for i in range(0, len(samples), size)
-    )
+    samples: Sequence[float], canaries: Sequence[float | None], size: int, ref: float | None
+) -> tuple[tuple[ProcessValue, ...], float | None]:
+    """Every process's value (one pair in one run), and the pair's slow ratio where it
+    corrected one by it: `samples` in runs of `size` (one process each), with the canary
+    reading of each sample (None where it has none), by the rule above (STATE_RULE)."""
+    chunks = range(0, len(samples), size)
+    if not ref:
+        return tuple(ProcessValue(min(samples[i : i + size]), RAW) for i in chunks), None
+    found = [_states(samples[i : i + size], canaries[i : i + size], ref) for i in chunks]
+    ratio = slow_ratio_in_run(found) if any(p.corrected and not p.fast for p in found) else None
+    return tuple(_value(p, ratio or 1.0) for p in found), ratio
+
+
+def _value(process: _States, ratio: float) -> ProcessValue:
+    if process.fast:
+        return ProcessValue(process.fast, FROM_FAST, process.fast_share)
+    if process.corrected:
+        return ProcessValue(process.corrected / ratio, CORRECTED, process.fast_share)
+    return ProcessValue(process.least, RAW, process.fast_share)
 
 
 @dataclass(frozen=True)
@@ -277,14 +212,11 @@ class StateShare:
     # The memory canary's fast reading over these samples (its REFERENCE_QUANTILE in the
     # samples the first canary called fast), ns; None without memory readings.
     memory_fast_ns: float | None = None
-    # The scales of the runs whose values are given at their host's speed (`RunSpeed`),
-    # one per run, sorted; () where none was scaled.
-    run_scales: tuple[float, ...] = ()
-    # The slow ratios the pairs' corrected values were divided by (one per pair that had
-    # one from the host's other runs, `pair_slow_ratio`); () where none had.
+    # The slow ratios the pairs' corrected values were divided by (one per pair and run
+    # that corrected a process, `slow_ratio_in_run`); () where none did.
     slow_ratios: tuple[float, ...] = ()
-    # What the runs' timed processes waited for the fast state before sampling, seconds
-    # (serkit.suite.state_watch).
+    # What the runs' timed processes waited for the fast state, seconds: runs made before
+    # serkit stopped waiting (2026-11-29) recorded it.
     waited_s: float = 0.0
     # The memory canary's median reading in the samples the first canary called fast, over
     # its fast reading (`memory_fast_ns`); None without memory readings.
@@ -333,7 +265,7 @@ class StateShare:
             if self.waited_s >= 1
             else ""
         )
-        adjusted = f"{memory}{waited}{self._scaled()}{self._slowed()}"
+        adjusted = f"{memory}{waited}{self._slowed()}"
         if not self.slow:
             return f"fast state throughout ({_samples_text(self.samples)}){adjusted}"
         factor = f", x{self.slow_factor:.2f}" if self.slow_factor else ""
@@ -347,17 +279,9 @@ class StateShare:
             return ""
         pairs = "1 pair" if len(self.slow_ratios) == 1 else f"{len(self.slow_ratios)} pairs"
         return (
-            f"; corrected values at each pair's slow ratio from the host's other runs "
+            f"; corrected values at each pair's own slow ratio in its run "
             f"({pairs}, median x{statistics.median(self.slow_ratios):.3f})"
         )
-
-    def _scaled(self) -> str:
-        if not self.run_scales:
-            return ""
-        low, high = self.run_scales[0], self.run_scales[-1]
-        scales = f"x{low:.3f}" if len(self.run_scales) == 1 else f"x{low:.3f} to x{high:.3f}"
-        runs = "its run's" if len(self.run_scales) == 1 else f"its {len(self.run_scales)} runs'"
-        return f"; values at the host's fast canary: {runs} {scales}"
 
 
 def state_share(

@@ -13,9 +13,6 @@ os.environ["SERKIT_USER_FIXTURES"] = str(Path(__file__).parent / "no-user-fixtur
 # Sizes and fidelity measured afresh in every test's run, never read from the developer's
 # store of facts (serkit.suite.facts); the tests of that store give it a folder of their own.
 os.environ["SERKIT_FACTS_DIR"] = "off"
-# Waiting out the machine's slow state would race the machine: a run under test never
-# probes or waits (tests/test_machine_speed.py gives the watch a probe of its own).
-os.environ["SERKIT_BENCH_STATE_WAIT"] = "0"
 
 import serkit
 from serkit.codecs.registry import CodecRegistry

@@ -30,21 +30,15 @@ from serkit.sample_speed import (
     MEMORY_SLOW,
     PARTLY_SLOW_WEIGHT,
     RAW,
-    RUN_READINGS,
     SLOW,
     UNCLEAR,
     UNKNOWN,
     ProcessValue,
-    RunSpeed,
     classify,
-    fast_reading,
     judging_weight,
     memory_shift,
-    pair_slow_ratio,
-    process_value,
     process_values,
     reference,
-    slow_ratio_in_run,
     state_share,
 )
 from serkit.stats import difference
@@ -69,36 +63,46 @@ def test_the_reference_is_the_fast_state_even_when_most_samples_are_slow() -> No
     assert reference([]) is None
 
 
+def _one(samples: list[float], canaries: list[float | None], ref: float | None) -> ProcessValue:
+    """One process's value, judged as the only process of its pair in its run."""
+    (value,), _ = process_values(samples, canaries, len(samples), ref)
+    return value
+
+
 def test_a_process_keeps_its_fast_samples_corrects_slow_ones_and_else_stays_raw() -> None:
     # Two fast samples and three slow ones: the least fast sample, never a slow one.
-    fast = process_value([1.0, 1.1, 1.7, 1.8, 1.75], [REF] * 2 + [REF * 1.8] * 3, REF)
+    fast = _one([1.0, 1.1, 1.7, 1.8, 1.75], [REF] * 2 + [REF * 1.8] * 3, REF)
     assert (fast.value, fast.how) == (1.0, FROM_FAST)
     # Slow throughout: each slow sample scaled back by the canary's own slowness.
-    slow = process_value([1.8, 1.9], [REF * 1.8, REF * 1.8], REF)
+    slow = _one([1.8, 1.9], [REF * 1.8, REF * 1.8], REF)
     assert slow.how == CORRECTED and slow.value == pytest.approx(1.0)
     # No canary, or only unclear readings: the raw least, said to be raw.
-    assert process_value([1.3, 1.2], [None, None], REF) == process_value([1.3, 1.2], [], None)
-    assert process_value([1.3, 1.2], [REF * 1.3] * 2, REF).how == RAW
-    values = process_values([1.0, 1.1, 1.8, 1.9], [REF, REF, REF * 1.8, REF * 1.8], 2, REF)
+    assert _one([1.3, 1.2], [None, None], REF) == _one([1.3, 1.2], [], None)
+    assert _one([1.3, 1.2], [REF * 1.3] * 2, REF).how == RAW
+    values, _ = process_values([1.0, 1.1, 1.8, 1.9], [REF, REF, REF * 1.8, REF * 1.8], 2, REF)
     assert [v.how for v in values] == [FROM_FAST, CORRECTED]
 
 
-def test_a_runs_values_are_given_at_its_hosts_speed() -> None:
-    """A run whose fast canary read 4 % over its host's: its fast values come down 4 %, and
-    its slow ones are corrected to the host's fast reading, not the run's."""
-    speed = RunSpeed(run_ns=REF * 1.04, host_ns=REF)
-    fast = process_value([1.04, 1.1], [REF * 1.04] * 2, REF, speed)
-    assert fast.how == FROM_FAST and fast.value == pytest.approx(1.0)
-    slow = process_value([1.8, 1.9], [REF * 1.8] * 2, REF, speed)
-    assert slow.how == CORRECTED and slow.value == pytest.approx(1.0)
-    assert process_value([1.04], [REF * 1.04], REF).value == 1.04  # no speed: as measured
-
-
-def test_a_runs_fast_reading_needs_enough_fast_readings() -> None:
-    mostly_slow = [REF * 1.8] * 5000 + [REF * 1.02] * RUN_READINGS
-    assert fast_reading(mostly_slow, REF) == pytest.approx(REF * 1.02)  # slow ones ignored
-    assert fast_reading(mostly_slow[:-1], REF) is None  # too few to place it
-    assert fast_reading([None, REF], None) is None
+def test_a_pairs_corrected_values_are_divided_by_its_own_slow_ratio_in_the_run() -> None:
+    """A call that slows 10 % more than the canary: its processes with samples in both
+    states say so (a corrected slow sample 1.1x the fast one), and the process with none
+    fast is divided by that, back to the fast processes' value."""
+    both = [1.0, 1.0, 1.98, 1.98]  # two fast samples, two slow ones at 1.8 x 1.1
+    canaries = [REF, REF, REF * 1.8, REF * 1.8]
+    slow_only = [1.98] * 4
+    values, ratio = process_values(both * 2 + slow_only, canaries * 2 + [REF * 1.8] * 4, 4, REF)
+    assert ratio == pytest.approx(1.1)
+    assert [v.how for v in values] == [FROM_FAST, FROM_FAST, CORRECTED]
+    assert values[2].value == pytest.approx(1.0)
+    # Without a process in both states: corrected processes over the fast ones.
+    fast_only = [1.0] * 4
+    values, ratio = process_values(fast_only + slow_only, [REF] * 4 + [REF * 1.8] * 4, 4, REF)
+    assert ratio == pytest.approx(1.1) and values[1].value == pytest.approx(1.0)
+    # No process corrected: no ratio to say; none fast to learn from: corrected by the
+    # canary alone.
+    assert process_values(both, canaries, 4, REF)[1] is None
+    values, ratio = process_values(slow_only, [REF * 1.8] * 4, 4, REF)
+    assert ratio is None and values[0].value == pytest.approx(1.1)
 
 
 def _run(
@@ -117,7 +121,7 @@ def _run(
 
 
 def _judged(times: list[float], canaries: list[float], ref: float | None) -> list[float]:
-    return [p.value for p in process_values(times, canaries, 5, ref)]
+    return [p.value for p in process_values(times, canaries, 5, ref)[0]]
 
 
 def test_a_run_in_the_slow_state_agrees_with_one_in_the_fast_state() -> None:
@@ -282,7 +286,7 @@ def test_the_clock_warms_each_sample_after_its_canaries_outside_the_interval() -
     assert [kept[0] for kept in clock.kept] == intervals
 
 
-def test_the_clock_waits_at_its_gate_before_each_samples_canaries(
+def test_the_clock_places_each_sample_before_its_canaries(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     events: list[str] = []
@@ -292,12 +296,12 @@ def test_the_clock_waits_at_its_gate_before_each_samples_canaries(
         inner_loops=1,
         keep=2,
         warm=lambda: events.append("warm"),
-        gate=lambda: events.append("gate"),
+        place=lambda: events.append("place"),
     )
     timer = timeit.Timer("events.append('body')", timer=clock, globals={"events": events})
     timer.repeat(repeat=2, number=1)
-    # Waiting happens before anything the sample keeps: its canary, its warm-up, its clock.
-    assert events == ["gate", "canary", "warm", "body", "canary"] * 2
+    # Placing happens before anything the sample keeps: its canary, its warm-up, its clock.
+    assert events == ["place", "canary", "warm", "body", "canary"] * 2
 
 
 def test_notes_are_matched_to_their_samples_by_the_ratio_asv_divided_by(tmp_path: Path) -> None:
@@ -440,7 +444,12 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     assert {p.b.weights for p in result.pairs} == {(1.0, *[PARTLY_SLOW_WEIGHT] * 5)}
     assert all(p.ratio == pytest.approx(1.0, abs=0.03) for p in result.pairs)
     assert all((p.detectable or 1) <= 0.10 for p in result.pairs)  # the host's floor
-    assert result.states["b"] == "slow state in 83% of 24 samples, x1.80 the fast canary"
+    # b's corrected processes read 1.01-1.05x its fast one: the pair's own slow ratio in
+    # the run, 1.03, brings them to it.
+    assert result.states["b"] == (
+        "slow state in 83% of 24 samples, x1.80 the fast canary; corrected values at each "
+        "pair's own slow ratio in its run (4 pairs, median x1.030)"
+    )
     assert "unknown" in result.states["a"]  # a recorded no canary: judged as before
 
     state = run_state(tmp_path, "b", [path.name])
@@ -462,61 +471,38 @@ def _record_host(root: Path, machine: str, hostname: str, harness: str | None = 
     write_runs(root / machine / HOST_FILE, machine, [{**run, "canary_harness": harness}])
 
 
-@pytest.mark.parametrize(
-    ("hostname_b", "harness_b"),
-    [
-        ("vm", HARNESS),
-        ("another-vm", HARNESS),
-        ("vm", "harness 1, 0.01 s of warm-up"),
-        ("vm", None),
-    ],
-)
-def test_runs_on_one_host_are_compared_at_its_speed_and_never_across_hosts(
-    tmp_path: Path, hostname_b: str, harness_b: str | None
-) -> None:
-    """Two runs of one code, both fast, but the whole of b's run read 10 % slower, its fast
-    canary too (whole runs here read 3-5 % apart, and the canary moved with them). On one
-    host, b's values are given at the host's fast canary and agree with a's; on another
-    host, the canary is another CPU's and scales nothing, so the 10 % stands. So too with
-    another harness around the canary, or none recorded: it moves the canary's reading."""
+def test_a_runs_values_are_its_own_never_scaled_by_another_runs_canary(tmp_path: Path) -> None:
+    """Two runs of one code on one host, both fast, but the whole of b's run read 10 % slower,
+    its fast canary too. Each run is judged by its own samples and the host's fast canary:
+    b's 10 % stands, and is called, as a real change would be."""
     from results_factory import per_process_tree
 
     from serkit.compare.comparison import compare
     from serkit.compare.verdicts import SLOWER
     from serkit.results.tree import read_tree
 
-    per_run = RUN_READINGS // 4 + 10  # four pairs a run: enough fast readings to place it
+    per_run = 60
     values = [10e-6 * (1 + 0.001 * i) for i in range(per_run)]
     offset = 1.10
     per_process_tree(tmp_path, [values] * 4, [[v * offset for v in values]] * 4)
-    runs = (("a", 1.0, "vm", HARNESS), ("b", offset, hostname_b, harness_b))
-    for machine, factor, hostname, harness in runs:
+    for machine, factor in (("a", 1.0), ("b", offset)):
         _note_canaries(tmp_path / machine, [v * factor for v in values], [factor] * per_run)
-        _record_host(tmp_path, machine, hostname, harness)
-
+        _record_host(tmp_path, machine, "vm")
     result = compare(read_tree(tmp_path), "a", "b")
-    if hostname_b == "vm" and harness_b == HARNESS:
-        assert all(p.ratio == pytest.approx(1.0) for p in result.pairs)
-        assert not [p for p in result.pairs if p.verdict == SLOWER]
-        assert result.states["b"].endswith("values at the host's fast canary: its run's x0.909")
-    else:
-        assert all(p.ratio == pytest.approx(offset) for p in result.pairs)
-        assert all(p.verdict == SLOWER for p in result.pairs)
-        assert "values at" not in result.states["b"]
+    assert all(p.ratio == pytest.approx(offset) for p in result.pairs)
+    assert all(p.verdict == SLOWER for p in result.pairs)
+    assert "values at" not in result.states["b"]
 
 
-def test_a_runs_speed_is_read_before_its_samples_not_after_the_pairs_calls(
-    tmp_path: Path,
-) -> None:
+def test_a_samples_state_is_the_lesser_of_its_two_readings(tmp_path: Path) -> None:
     """Two runs of one code at one speed, but b's samples end with work that warms the
     canary (an injected spin of its own arithmetic): its reading after each sample is 2 %
-    faster, the one before the same as a's; a's after its plain calls 1.6 % slower. The
-    run's speed is read before the samples, so neither is scaled for what its pair ran."""
+    faster, a's after its plain calls 1.6 % slower. Both are fast, and agree."""
     from results_factory import per_process_tree
 
     from serkit.results.tree import read_tree
 
-    per_run = RUN_READINGS // 4 + 10
+    per_run = 60
     values = [10e-6 * (1 + 0.001 * i) for i in range(per_run)]
     per_process_tree(tmp_path, [values] * 4, [values] * 4)
     for machine, after in (("a", 1.016), ("b", 0.98)):  # plain calls, then a spin
@@ -524,42 +510,23 @@ def test_a_runs_speed_is_read_before_its_samples_not_after_the_pairs_calls(
         _record_host(tmp_path, machine, "vm")
     tree = read_tree(tmp_path)
     a, b = (tree.machines[machine].measurements[0] for machine in ("a", "b"))
-    assert a.run_speed is not None and a.run_speed.scale == pytest.approx(1.0)
     assert a.process_values == pytest.approx(b.process_values)
-    # Each sample's state is still judged by the lesser of its two readings.
+    assert {p.how for p in a.processes + b.processes} == {FROM_FAST}
     assert b.canary == pytest.approx([REF * 0.98] * per_run)
 
 
-def test_a_pairs_own_slowing_comes_from_the_hosts_other_runs() -> None:
-    """A call that slows 1.1x more than the canary: corrected alone it reads 10 % high;
-    at the slow ratio its other runs measured, it reads as its fast processes do."""
-    fast = [ProcessValue(1.0, FROM_FAST, 1.0), ProcessValue(1.02, FROM_FAST, 0.9)]
-    corrected = [ProcessValue(1.1, CORRECTED), ProcessValue(1.12, CORRECTED)]
-    assert slow_ratio_in_run(fast + corrected) == pytest.approx(1.11 / 1.01)
-    # Fast only by a few of its samples: not a process of a fast stretch.
-    assert slow_ratio_in_run([ProcessValue(1.0, FROM_FAST, 0.5)] * 2 + corrected) is None
-    assert slow_ratio_in_run(fast + corrected[:1]) is None
-    assert pair_slow_ratio([1.05, 1.10, 1.20]) == pytest.approx(1.10)
-    assert pair_slow_ratio([]) is None
-    value = process_value([1.98, 2.0], [REF * 1.8] * 2, REF, slow_ratio=1.1)
-    assert value.how == CORRECTED and value.value == pytest.approx(1.0)
-    assert process_value([1.0, 1.3], [REF, REF * 1.3], REF, slow_ratio=1.1).value == 1.0
-
-
 @pytest.mark.parametrize("c_apart", ["nothing", "host", "release"])
-def test_a_pairs_corrected_values_are_at_its_slowing_on_the_host(
+def test_a_pairs_corrected_values_are_at_its_own_slowing_in_each_run(
     tmp_path: Path, c_apart: str
 ) -> None:
     """Three runs of one code, each with half its processes in the slow state, where the
-    call slows 1.1x more than the canary. On one host each run's corrected processes are
-    divided by that, from the other runs, and read as the fast ones do; a run on another
-    host, or of another library release, learns nothing from them, and its corrected
-    processes read 10 % high."""
+    call slows 1.1x more than the canary. Each run learns that from its own processes, on
+    any host and any library release, and its corrected processes read as its fast ones."""
     from results_factory import per_process_tree
 
     from serkit.results.tree import read_tree
 
-    half = RUN_READINGS // 4 + 10  # fast processes a pair: enough to place each run
+    half = 60
     fast = [10e-6 * (1 + 0.001 * i) for i in range(half)]
     samples = fast + [v * SLOW_FACTOR * 1.1 for v in fast]
     factors = [1.0] * half + [SLOW_FACTOR] * half
@@ -580,20 +547,12 @@ def test_a_pairs_corrected_values_are_at_its_slowing_on_the_host(
         m = tree.machines[machine].measurements[0]
         corrected = [p.value for p in m.processes if p.how == CORRECTED]
         assert len(corrected) == half
+        assert m.slow_ratio == pytest.approx(1.1, rel=1e-3)
+        assert statistics.median(corrected) == pytest.approx(statistics.median(fast), rel=1e-3)
         words = tree.state_share(tree.machines[machine].measurements).in_words()
-        if machine != "c" or c_apart == "nothing":
-            assert m.slow_ratio == pytest.approx(1.1, rel=1e-3)
-            assert statistics.median(corrected) == pytest.approx(statistics.median(fast), rel=1e-3)
-            assert words.endswith(
-                "; corrected values at each pair's slow ratio from the host's other runs "
-                "(4 pairs, median x1.100)"
-            )
-        else:
-            assert m.slow_ratio is None
-            assert "slow ratio" not in words
-            assert statistics.median(corrected) == pytest.approx(
-                statistics.median(fast) * 1.1, rel=1e-3
-            )
+        assert words.endswith(
+            "; corrected values at each pair's own slow ratio in its run (4 pairs, median x1.100)"
+        )
 
 
 def test_each_file_is_grouped_by_its_own_sampling_plan(tmp_path: Path) -> None:
@@ -722,15 +681,17 @@ def test_a_verdict_weighs_each_process_by_the_state_it_was_timed_in() -> None:
         sides = []
         for true_s in (10e-6, 10e-6, 11e-6):
             times, canaries = _two_speed_run(rng, true_s, slow_share=1 / 3)
-            found = process_values(times, canaries, 5, REF)
+            found, _ = process_values(times, canaries, 5, REF)
             sides.append(([p.value for p in found], [judging_weight(p) for p in found]))
         (base, base_w), (again, again_w), (slower, slower_w) = sides
         alike += difference(base, slower, floor=0.07).differs
         weighted += difference(base, slower, floor=0.07, weights=(base_w, slower_w)).differs
         false += difference(base, again, floor=0.07, weights=(base_w, again_w)).differs
-    # Seeded: 912 against 784, and no A/A pair called.
+    # Seeded: 923 against 863, and no A/A pair called. (912 against 784 when a pair's slow
+    # ratio came from other runs: the run's own ratio centres its corrected processes, and
+    # counting them alike lost less.)
     assert weighted >= 0.9 * trials > alike
-    assert weighted - alike >= 0.1 * trials
+    assert weighted - alike >= 0.05 * trials
     assert false <= 0.01 * trials
 
 

@@ -179,9 +179,9 @@ def host_id(path: Path = Path("/etc/machine-id")) -> str | None:
 def speed_host(run: Mapping[str, Any]) -> str | None:
     """Who a run's canary speaks for: its hostname, machine id and identity (`same_host`),
     and the harness its processes ran around the canary (serkit.suite.canary.
-    CANARY_HARNESS), as one key; runs with one key ran on one host, whose canary readings
-    may scale each other's values (serkit.sample_speed.RunSpeed). None where the run recorded no
-    identity.
+    CANARY_HARNESS), as one key; runs with one key ran on one host, whose samples are judged
+    against one fast canary read from all of them (serkit.sample_speed.reference). None where
+    the run recorded no identity.
 
     Stricter than `same_host`, which a CI runner's fresh VM of one image passes: the same
     image on another VM is another host for the canary."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from serkit.sample_speed import ProcessValue, RunSpeed
+from serkit.sample_speed import ProcessValue
 
 Interval = tuple[float, float]
 
@@ -133,14 +133,12 @@ class Measurement:
     # (serkit.results.canary.samples_per_process); None without notes, when the tree's
     # benchmarks.json is all there is to go by.
     samples_per_process: int | None = None
-    # The host its run recorded (serkit.results.identity.speed_host), None where unknown;
-    # and, on a known host, the run's fast canary against the host's, which its values are
-    # scaled by (serkit.sample_speed.RunSpeed), set once the tree is read.
+    # The host its run recorded (serkit.results.identity.speed_host), None where unknown:
+    # the runs of one host are judged against one fast canary.
     host: str | None = None
-    run_speed: RunSpeed | None = None
-    # On a known host, how this pair slowed against the canary in the host's other runs
-    # (serkit.sample_speed.pair_slow_ratio): its corrected values are divided by it. None where
-    # no other run measured it.
+    # How this pair slowed against the canary in its own run (serkit.sample_speed.
+    # slow_ratio_in_run): its corrected values were divided by it. None where none was
+    # corrected.
     slow_ratio: float | None = None
     # What the processes of its file's run waited for the machine's fast state before
     # sampling, in seconds (serkit.results.asv_runs.AsvRun.waited_s): the whole run's.

@@ -25,7 +25,6 @@ _TOTAL = re.compile(r"Running (\d+) total benchmarks")
 # asv's line after each benchmark: its name (no spaces) and how it ended.
 _FINISHED = re.compile(r"^\[\s*[\d.]+%\] ·+ (\S+)\s+(ok|failed|skipped|n/a)\s*$")
 TAIL_LINES = 25  # of asv's output, shown when an `asv run` fails without -v
-WAIT_LINE_S = 60.0  # without a bar, a line each time the run's waiting grows this much
 
 
 def new_log_path(root: Path) -> Path:
@@ -58,7 +57,6 @@ class AsvConsole:
         self._desc = ""
         self._tail: deque[str] = deque(maxlen=TAIL_LINES)
         self.failed: dict[str, None] = {}  # the benchmarks asv said failed, in order
-        self._said_waiting = 0.0  # seconds of waiting the last line said
 
     def _out(self) -> IO[str]:
         return self.stream or sys.stderr
@@ -101,17 +99,6 @@ class AsvConsole:
         if name is not None and self._bar is not None:
             self._bar.set_postfix_str(name.split(".", 1)[-1], refresh=False)
             self._bar.update(1)
-
-    def waiting(self, seconds: float) -> None:
-        """The run's timed processes have waited `seconds` in all for the machine's fast
-        state (serkit.suite.state_watch): asv prints nothing while one waits, so the bar,
-        or a line when verbose, says it."""
-        words = f"waiting for the machine's fast state ({seconds:.0f} s in all so far)"
-        if self._bar is not None and not self._bar.disable:
-            self._bar.set_postfix_str(words, refresh=True)
-        elif seconds >= self._said_waiting + WAIT_LINE_S:  # a log: a line now and then
-            print(f"serkit: timed processes {words}", file=self._out(), flush=True)
-            self._said_waiting = seconds
 
     def tail(self) -> list[str]:
         """The last lines of the current `asv run`'s output."""

@@ -16,7 +16,6 @@ from serkit.inputs.fixtures import default_fixture_names
 from serkit.results.history import stored_runs
 from serkit.run.index import platform_here
 from serkit.run.interpreters import expose, find_pythons
-from serkit.run.machine_speed import wait_budget_s
 from serkit.run.matrix import (
     COUNTS_PYTHON,
     MatrixEnvironment,
@@ -52,7 +51,6 @@ from serkit.suite.cases import (
     warmup_from_env,
     warmup_words,
 )
-from serkit.suite.state_watch import WAIT_ENV
 from serkit.units import plural
 
 # Every timed pair takes one sample in each of `rounds` processes (serkit.suite.cases
@@ -301,12 +299,6 @@ def plan_lines(
             f"{least} to {2 * rounds} processes of {SAMPLES_PER_PROCESS} samples, by its "
             f"spread: after {least}, one more a round while the pair is placed too loosely "
             f"to see a {FULL_SEES:.0%} change; {warmup_words(run_warmup(False, os.environ))}"
-        )
-    waits = wait_budget_s(quick)
-    if waits:
-        sampling += (
-            f"; each timed process first waits out the machine's slow state, up to "
-            f"{waits:g} s in all ({WAIT_ENV})"
         )
     kind = "quick" if quick else "full"
     if split_bench_args(extra)[0]:

@@ -18,6 +18,7 @@ from typing import Any
 from serkit.results.asv_file import param_sets, read_data, rows_or_none
 from serkit.results.tree import read_run_file
 from serkit.run.precision import is_short
+from serkit.sample_speed import state_share
 from serkit.suite.budget import SingleSample
 
 BENCH_OPTIONS = ("-b", "--bench")
@@ -120,3 +121,35 @@ def imprecise_pairs(
         if len(processes) >= 2 and is_short(processes, needed):
             short.setdefault(m.benchmark, set()).add(m.params)
     return short
+
+
+# The short pairs a run names, at most; the rest are counted.
+NAMED_SHORT = 4
+
+
+def short_in_words(
+    path: Path, benchmarks: Mapping[str, Any], short: Mapping[str, set[tuple[str, ...]]]
+) -> str:
+    """The pairs `short` names (by benchmark) in words, and why: how much of their samples
+    in the results file at `path` read the slow state, against the run's other pairs'."""
+    names = sorted(
+        f"{benchmark.rsplit('_', 1)[-1]} {' '.join(p.strip(chr(39)) for p in combo)}"
+        for benchmark, combos in short.items()
+        for combo in combos
+    )
+    named = ", ".join(names[:NAMED_SHORT])
+    if len(names) > NAMED_SHORT:
+        named += f" and {len(names) - NAMED_SHORT} more"
+    theirs: list[float | None] = []
+    others: list[float | None] = []
+    ref = None
+    for m in read_run_file(path, benchmarks):
+        ref = ref or m.canary_reference
+        (theirs if m.params in short.get(m.benchmark, ()) else others).extend(m.canary)
+    if not theirs or ref is None:
+        return f"{named} (their processes scatter; no canary kept)"
+    slow, rest = state_share(theirs, ref).slow_share, state_share(others, ref).slow_share
+    return (
+        f"{named} (their processes scatter: {slow:.0%} of their samples read the slow state "
+        f"on every vCPU tried, {rest:.0%} of the other pairs')"
+    )

@@ -33,7 +33,6 @@ import re
 import shutil
 import signal
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -50,20 +49,21 @@ from serkit.results.hosts import load_text
 from serkit.results.tree import BENCHMARKS_FILE
 from serkit.run.console import AsvConsole
 from serkit.run.libraries import codec_libraries
-from serkit.run.machine_speed import process_environment, run_watch, wait_budget_s
+from serkit.run.machine_speed import LEDGER, process_environment, run_probe
 from serkit.run.precision import by_precision
 from serkit.run.process import Interrupted, run_in_session
 from serkit.run.round_selection import (
     first_round_values,
     imprecise_pairs,
     later_selection,
+    short_in_words,
     split_bench_args,
 )
 from serkit.run.run_progress import RoundTimes, RunState
 from serkit.suite.budget import BUDGET_ENV, NOTES_ENV, read_singles
 from serkit.suite.cases import INSTRUCTIONS_ENV, TYPICAL_PROCESSES
 from serkit.suite.memory import MEMORY_ENV
-from serkit.suite.state_watch import WAIT_ENV, StateWatch
+from serkit.suite.state_watch import moved_samples
 from serkit.units import plural
 
 # An extra round that brings fewer than this share of the short pairs within precision is
@@ -95,11 +95,6 @@ def own_parts(codecs: Iterable[str]) -> list[list[str]]:
 # counts twice ("88 pairs short" of a run of 88 pairs read as all of them).
 TIMING = "a codec's dumps or loads of one fixture"
 
-# How often the run looks at what its processes waited for the fast state, and by how
-# much that must grow before it says so again.
-WAIT_POLL_S = 1.0
-WAIT_SHOWN_S = 10.0
-
 # Each `asv run` is one round, and asv keeps every sample: the per-process values that
 # spreads and verdicts are computed from.
 ROUND_ARGS = ("--record-samples", "-a", "rounds=1")
@@ -130,8 +125,8 @@ class _Round:
     parts: list[list[str]]  # the first round's, one `asv run` each
     rest: list[str]  # the user's other asv arguments
     state_path: Path
-    # The machine's state: extra rounds and timed processes wait out its slow state.
-    watch: StateWatch
+    # What its timed processes need to place each sample on the faster vCPU.
+    placing: dict[str, str]
     console: AsvConsole | None = None  # asv's output: a log and a bar (None: the terminal)
     # By extra round, the pairs short of precision in any environment as it began.
     short: dict[int, dict[str, set[tuple[str, ...]]]] = field(default_factory=dict)
@@ -162,7 +157,7 @@ class _Round:
         """One round in one environment: asv's status, or None when nothing was left to run."""
         state = self.state
         notes = Path(state.notes) / hashlib.sha1(name.encode()).hexdigest()[:12]
-        env = {**self.base_env, NOTES_ENV: str(notes), **process_environment(self.watch)}
+        env = {**self.base_env, NOTES_ENV: str(notes), **self.placing}
         if name in state.uncounted:  # another environment counts them (serkit.run.matrix)
             env.update({MEMORY_ENV: "0", INSTRUCTIONS_ENV: "0"})
         # The commit the run began at: a commit made meanwhile is not what it measures.
@@ -191,25 +186,10 @@ class _Round:
         first_env = name == next(n for n in state.environments if n not in state.failed)
         if extra and round_index - 1 in self.short and pairs > before * (1 - LEAST_PROGRESS):
             # The last extra round brought few pairs within precision: more processes do
-            # not help, and each verdict states what it can detect. Why, in words: the
-            # machine's slow state where the canary shows it, else the load.
+            # not help, and each verdict states what it can detect.
             if first_env:
-                slow = self.watch.slow_now()
-                why = (
-                    f"the machine is in its slow state (canary x{slow:.2f} its fast reading)"
-                    if slow is not None
-                    else f"its processes scatter this much here (load average {load_text()}; "
-                    "the canary reads the fast state now)"
-                )
-                done = round_index - state.rounds
-                after = plural(done, "extra round") if done else "the planned rounds"
-                self.phases.say(
-                    f"{plural(pairs, 'timing')} still short of precision after "
-                    f"{after}, {before} before the last: more processes do not help while {why}"
-                )
+                self.say_short(round_index, f"({before} before the last)")
             return None
-        if extra and first_env:
-            self.watch.wait_for_fast(state.round_text(round_index))
         args += ["--append-samples", *(part for r in chosen for part in ("-b", r))]
         label = f"{state.round_text(round_index)}{where}"
         if not extra:
@@ -226,6 +206,24 @@ class _Round:
         self.phases.say(f"{label}{why}", self.times.left_s(state, round_index), at_most=extra)
         with _durations_kept(results):
             return self._asv(name, args, env, label)
+
+    def say_short(self, round_index: int, before: str = "") -> None:
+        """The pairs still short of precision as `round_index` begins, which and why, in one
+        line: how much of their samples read slow, and the load; nothing where none is."""
+        short = self._short_anywhere(round_index)
+        pairs = sum(len(combos) for combos in short.values())
+        name = next((n for n in self.state.environments if n not in self.state.failed), None)
+        if not pairs or name is None:
+            return
+        done = round_index - self.state.rounds
+        after = plural(done, "extra round") if done else "the planned rounds"
+        results = self.builds.parent / results_file_name(self.state.commit, name)
+        words = short_in_words(results, _benchmarks(self.root), short)
+        self.phases.say(
+            f"{plural(pairs, 'timing')} short of precision after {after}"
+            f"{' ' + before if before else ''}, so not resolved: {words}; load average "
+            f"{load_text()}"
+        )
 
     def _first_round(self, name: str, args: list[str], env: dict[str, str], where: str) -> int:
         """The first round, part by part (FIRST_ROUND_PARTS; the user's -b as one part),
@@ -259,16 +257,13 @@ class _Round:
         results = self.builds.parent / results_file_name(state.commit, name)
         notes = Path(env[NOTES_ENV])
         before, started, stamp = asv_file.read_data(results), time.monotonic(), _stamp(results)
-        spent = self.watch.spent_s
         try:
             output = console.line if console is not None else None
-            with _showing_waits(self.watch, console):
-                code = run_in_session(command, cwd=self.root, env=env, output=output)
-            # What this run cost beyond what asv recorded of it (serkit matrix --cost), and
-            # what its processes waited for the fast state (the run's state in words).
-            wall, waited = time.monotonic() - started, self.watch.spent_s - spent
+            code = run_in_session(command, cwd=self.root, env=env, output=output)
+            # What this run cost beyond what asv recorded of it (serkit matrix --cost).
+            wall = time.monotonic() - started
             after = asv_file.read_data(results)
-            asv_runs.note(notes, asv_file.recorded_run(before, after, wall, waited))
+            asv_runs.note(notes, asv_file.recorded_run(before, after, wall))
         finally:
             if console is not None:
                 console.close_bar()
@@ -295,43 +290,6 @@ class _Round:
                     sys.stderr.write("".join(f"  {line}\n" for line in console.tail()))
             raise SerkitError(f"asv run failed (exit {code}); see its output {where}")
         return code
-
-
-@dataclass
-class _WaitShown:
-    """What the run's timed processes have waited for the fast state, said to `console`
-    each time it has grown by WAIT_SHOWN_S: asv shows nothing while a process waits."""
-
-    watch: StateWatch
-    console: AsvConsole
-    shown: float = 0.0
-
-    def check(self) -> None:
-        spent = self.watch.spent_s
-        if spent >= self.shown + WAIT_SHOWN_S:
-            self.console.waiting(spent)
-            self.shown = spent
-
-
-@contextlib.contextmanager
-def _showing_waits(watch: StateWatch, console: AsvConsole | None) -> Iterator[None]:
-    """While an `asv run` goes on, check every WAIT_POLL_S what its processes waited."""
-    if console is None or watch.ledger is None or watch.budget_s <= 0:
-        yield
-        return
-    shown, stop = _WaitShown(watch, console, watch.spent_s), threading.Event()
-
-    def poll() -> None:
-        while not stop.wait(WAIT_POLL_S):
-            shown.check()
-
-    thread = threading.Thread(target=poll, name="serkit-waits", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
 
 
 @contextlib.contextmanager
@@ -403,7 +361,7 @@ def drive(
     else:
         parts = [[regex] for regex in FIRST_ROUND_PARTS]
     state_path = root / BENCH_STATE
-    watch = run_watch(root, Path(state.notes), wait_budget_s(state.quick))
+    placing = process_environment(run_probe(root), Path(state.notes))
     rounds = _Round(
         root,
         state,
@@ -414,7 +372,7 @@ def drive(
         parts,
         rest,
         state_path,
-        watch,
+        placing,
         console,
     )
     status, where = 0, (0, "")
@@ -438,6 +396,9 @@ def drive(
                 state.save(state_path)
             if round_index >= state.rounds and not ran:
                 break  # every pair is placed as precisely as the plan needs: no more rounds
+        else:
+            if state.extra_rounds:  # every extra round ran: what they left short
+                rounds.say_short(state.rounds + state.extra_rounds)
     except (Interrupted, KeyboardInterrupt, _Stopped) as exc:
         signum: int = signal.SIGINT
         if isinstance(exc, (Interrupted, _Stopped)):
@@ -447,26 +408,10 @@ def drive(
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    if watch.spent_s >= 1:  # under a second, said as "0 s", is not worth a line
-        # The run's own waits (before extra rounds) are its watch's; the rest, its processes':
-        # before they sampled, and before single samples.
-        gated = watch.gated_s
-        processes = watch.spent_s - watch.waited_s
-        split = (
-            f"{processes:.0f} s in its timed processes: {processes - gated:.0f} s before "
-            f"they sampled, {gated:.0f} s before single samples"
-        )
-        if watch.waited_s:
-            split += f", {watch.waited_s:.0f} s before extra rounds"
+    if moved := moved_samples(Path(state.notes) / LEDGER):
         rounds.phases.say(
-            f"waited {watch.spent_s:.0f} s in all for the machine's fast state ({split}), "
-            f"of the {watch.budget_s:.0f} s this run may wait ({WAIT_ENV})"
-        )
-    if alone := watch.slow_alone_processes:
-        rounds.phases.say(
-            f"{plural(alone, 'timed process', 'timed processes')} read the slow state where "
-            "a new interpreter read the fast one: the slowness was their own, not the "
-            "machine's, so they sampled without waiting, judged by the canary"
+            f"{plural(moved, 'sample')} taken on the other vCPU, where this one read "
+            "the slow state and that one faster"
         )
     state_path.unlink(missing_ok=True)
     shutil.rmtree(state.notes, ignore_errors=True)

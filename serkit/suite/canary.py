@@ -168,13 +168,15 @@ class Extra:
 # What a timed process runs around its canary readings under `serkit bench`, by version.
 # A change there moves the canary's own reading, as a change of the machine would: the
 # sample gate of 2026-11-28 made runs read their fast canary 2.7 % slower, and runs
-# without a warm-up read it 3 % faster (docs/trust.md). A host's runs scale each other's
-# values by their fast canaries (serkit.sample_speed.RunSpeed), so only runs that record one
-# harness are read as one host's (serkit.results.identity.speed_host). Runs recorded
+# without a warm-up read it 3 % faster (docs/trust.md). A host's runs are judged against
+# one fast canary read from all of them (serkit.sample_speed.reference), so only runs that
+# record one harness are read as one host's (serkit.results.identity.speed_host). Runs recorded
 # before it have none: they are read together, apart from every later one.
 # 1: the gate (under 1.4x the host's least probe, ten readings in a row), a warm call
 #    before each sample, and the warm-up made of the pair's calls while preparing it.
-CANARY_HARNESS = 1
+# 2: no gate; each sample placed on the vCPU whose canary read faster (a reading or two
+#    more where the first read slow).
+CANARY_HARNESS = 2
 
 
 # The canary's fast reading on serkit's VM (2 vCPUs, docs/trust.md), in ns, by CPython
@@ -231,13 +233,14 @@ class CanaryClock:
         keep: int,
         warm: Callable[[], object] | None = None,
         extra: Extra | None = None,
-        gate: Callable[[], object] | None = None,
+        place: Callable[[], object] | None = None,
     ) -> None:
         self._inner_loops = inner_loops
         self._warm = warm  # one call, untimed, between the canaries and the sample
         self._extra = extra
-        # Waits, before the canaries, for the machine's fast state (serkit.suite.state_watch)
-        self._gate = gate
+        # Moves the process, before the canaries, to the vCPU that reads faster now
+        # (serkit.suite.state_watch)
+        self._place = place
         self._started: tuple[float, int, int] | None = None
         # Each sample: its interval, the canary before and after, the memory canary before
         # and after.
@@ -246,8 +249,8 @@ class CanaryClock:
     def __call__(self) -> float:
         clock, loops = time.perf_counter, self._inner_loops
         if self._started is None:
-            if self._gate is not None:
-                self._gate()
+            if self._place is not None:
+                self._place()
             memory_before = memory_canary_ns()
             before = canary_ns()  # the first canary nearest the sample, as before
             if self._warm is not None:

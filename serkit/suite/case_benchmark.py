@@ -57,7 +57,7 @@ from serkit.suite.cases import (
     warmup_from_env,
 )
 from serkit.suite.preparation import LONG_CALL_S, bodies_per_sample, inner_loops_for, prepare
-from serkit.suite.state_watch import sample_gate, wait_before_sampling
+from serkit.suite.state_watch import sample_placement
 
 
 def injected_sampling(inner_loops: int, number: int, extra: int) -> tuple[int, float]:
@@ -211,10 +211,6 @@ class CaseBenchmark:
         return reason
 
     def _prepare(self, codec: str, fixture: str, params: tuple[str, ...]) -> str | None:
-        if self.operation is not None and notes_folder() is not None:
-            # Timed and noted: in the machine's fast state where the run's budget allows,
-            # calibration and samples alike (a plain `asv run` sets none: no wait).
-            wait_before_sampling()
         try:
             case = prepare(codec, fixture, decode=self.inputs == "round_trip")
         except SerkitError as exc:  # not installed, or cannot encode or decode it
@@ -257,9 +253,9 @@ class CaseBenchmark:
             self.warmup_time = warmup
             if noted:
                 # Noted, the warm-up is the pair's calls alone, made here. asv's is whole
-                # samples, each with the gate, the canaries and a note around it: calls
-                # were about half of its 20 ms for a call of 1.4 µs, 80 % for one of
-                # 0.3 ms (docs/trust.md).
+                # samples, each with the canaries and a note around it: calls were about
+                # half of its 20 ms for a call of 1.4 µs, 80 % for one of 0.3 ms
+                # (docs/trust.md).
                 warm_up(case.operation(self.operation), warmup)
                 self.warmup_time = 0.0
         # Noted, the canaries leave the caches cold for a sample's first call: one
@@ -279,13 +275,14 @@ class CaseBenchmark:
             # Each sample keeps the canary readings taken around it (serkit.suite.canary):
             # the machine's speed state when it was taken.
             warm = case.operation(self.operation) if warmed else None
-            gate = sample_gate()
+            # Each sample on the vCPU that reads faster now (serkit.suite.state_watch).
+            placed = sample_placement()
             self.timer = CanaryClock(
                 self.inner_loops,
                 keep=self.repeat,
                 warm=warm,
                 extra=extra,
-                gate=gate.wait if gate is not None else None,
+                place=placed.place if placed is not None else None,
             )
             self._noted = (f"{name}.time_{self.operation}", tuple(repr(p) for p in params))
         return None

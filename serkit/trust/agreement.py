@@ -42,7 +42,7 @@ from serkit.results.tree import (
     read_tree,
 )
 from serkit.run.machine_profile import ensure_machine
-from serkit.run.machine_speed import process_environment, run_watch, wait_budget_s
+from serkit.run.machine_speed import process_environment, run_probe
 from serkit.run.precision import quick_precision
 from serkit.run.round_selection import imprecise_pairs, later_selection
 from serkit.run.rounds import LEAST_PROGRESS, ROUND_ARGS
@@ -160,10 +160,9 @@ class ScratchSuite:
         self._folder = tempfile.TemporaryDirectory(prefix="serkit-agreement-")
         self.scratch = Path(self._folder.name)
         # Each sample's canary, as under serkit bench (serkit.suite.canary): judged alike;
-        # and its processes wait out the slow state as a quick run's do, within its budget.
+        # and each placed on the faster vCPU as a quick run's are.
         self.env[NOTES_ENV] = str(self.scratch / "notes")
-        self.watch = run_watch(root, self.scratch / "notes", wait_budget_s(quick=True))
-        self.env.update(process_environment(self.watch))
+        self.env.update(process_environment(run_probe(root), self.scratch / "notes"))
 
     def __enter__(self) -> ScratchSuite:
         self.config = scratch_config(self.root, self.scratch)
@@ -325,10 +324,11 @@ class ScratchSuite:
 def read_as_one_host(into: Path, machines: Iterable[str]) -> dict[str, ResultsTree]:
     """Runs filed in `into` (ScratchSuite.file_as), each as a tree of its own, but read
     together as `serkit compare` reads runs of one host: against the host's one fast canary
-    reading, each run's values at the host's speed (serkit.sample_speed.RunSpeed). Each scratch
-    run read alone had its own fast reading, and an A/A or an injected run judged so was
-    off by as much as those readings: +10 % read as x1.043 in `serkit power` here, x1.072
-    read together (docs/trust.md, "What a verdict can see here")."""
+    reading (serkit.sample_speed.reference). Each scratch run read alone had its own fast
+    reading, and a run wholly in the slow state would read its slow samples as fast; an A/A
+    or an injected run judged so was off by as much as those readings: +10 % read as x1.043
+    in `serkit power` here, x1.072 read together (docs/trust.md, "What a verdict can see
+    here")."""
     names = list(machines)
     tree = read_tree(into, names)
     return {name: dataclasses.replace(tree, machines={name: tree.machines[name]}) for name in names}
