@@ -32,11 +32,12 @@ from results_factory import (
 
 from serkit.cli import main
 from serkit.compare.comparison import compare, geometric_mean
-from serkit.compare.render import format_value, render
+from serkit.compare.render import render
 from serkit.compare.verdicts import FASTER, NO_SPREAD, SAME, SIZE_MISMATCH, SLOWER, WITHIN_NOISE
 from serkit.results.tree import read_tree
 from serkit.run.runner import scratch_config
 from serkit.suite.cases import LIBRARY_ENV
+from serkit.units import format_value
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = "bench_time.Dumps.time_dumps"

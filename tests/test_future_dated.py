@@ -67,7 +67,7 @@ def test_a_stored_record_from_the_future_hides_no_genuine_run(tmp_path: Path) ->
 
 
 def test_a_record_in_year_one_with_an_offset_is_read_as_the_oldest(tmp_path: Path) -> None:
-    from serkit.report.html import moment_text
+    from serkit.report.template_env import moment_text
     from serkit.results.host_file import run_instant
 
     year_one = {"recorded_at": "0001-01-01T00:00:00+01:00", "hostname": "old"}

@@ -18,7 +18,7 @@ from results_factory import (
 )
 
 from serkit.compare.comparison import compare
-from serkit.compare.render import warnings_of
+from serkit.compare.in_words import warnings_of
 from serkit.compare.verdicts import FASTER, SLOWER, WITHIN_NOISE
 from serkit.results.noise import DEFAULT_FLOOR, NoiseRecord, read_noise, record_noise
 from serkit.results.tree import read_tree
@@ -176,8 +176,8 @@ def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:
 
 
 def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path: Path) -> None:
-    from serkit.report.html import spread_text, spread_title
     from serkit.report.runs import latest_runs
+    from serkit.report.template_env import spread_text, spread_title
 
     split = [1.0, 1.0, 1.9, 1.9, 1.0]
     per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1, split)] * 4)

@@ -16,7 +16,8 @@ from test_state import _note_canaries
 
 from serkit.cli import main
 from serkit.compare.comparison import compare
-from serkit.compare.render import as_json, power_text
+from serkit.compare.in_words import power_text
+from serkit.compare.json_form import as_json
 from serkit.errors import SerkitError
 from serkit.report.hosts_table import worded
 from serkit.results.hosts import describe_hosts

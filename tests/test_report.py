@@ -18,6 +18,7 @@ from results_factory import serkit_tree as write_tree
 
 from serkit.cli import main
 from serkit.report import html as report_html
+from serkit.report import template_env
 from serkit.report.views import gather
 from serkit.results.tree import read_tree
 from serkit.suite.benchmark_names import ALLOCATIONS, DUMPS, INSTRUCTIONS, LOADS, PEAK, SIZE
@@ -720,7 +721,7 @@ def _axes(figure: Any) -> dict[str, Any]:
 
 def test_charts_never_draw_bars_on_a_log_axis_and_read_in_one_unit(tmp_path: Path) -> None:
     """Log bars made a 2.6x difference look 20x; ticks mixed 10µ, 100µ and 0.001."""
-    from serkit.report.charts import snapshot_figure, typed_figure
+    from serkit.report.snapshot_charts import snapshot_figure, typed_figure
 
     typed = gather(read_tree(typed_tree(tmp_path / "typed")))
     plain = gather(read_tree(write_tree(tmp_path / "plain")))
@@ -747,7 +748,7 @@ def test_charts_never_draw_bars_on_a_log_axis_and_read_in_one_unit(tmp_path: Pat
 
 
 def test_the_size_chart_shows_the_compressed_sizes(tmp_path: Path) -> None:
-    from serkit.report.charts import snapshot_figure
+    from serkit.report.snapshot_charts import snapshot_figure
 
     data = gather(read_tree(write_tree(tmp_path)))
     table = data.snapshots["small-dict"][0]
@@ -873,11 +874,11 @@ TIMES = "\N{MULTIPLICATION SIGN}"  # as people write a factor
 
 
 def test_the_ratio_to_json_reads_as_faster_or_slower() -> None:
-    assert report_html.than_json(0.0993) == f"10.1{TIMES} faster"
-    assert report_html.than_json(2.3) == f"2.3{TIMES} slower"
-    assert report_html.than_json(0.5) == f"2{TIMES} faster"
-    assert report_html.than_json(1.0004) == "as fast"
-    assert report_html.than_json(None) == "-"
+    assert template_env.than_json(0.0993) == f"10.1{TIMES} faster"
+    assert template_env.than_json(2.3) == f"2.3{TIMES} slower"
+    assert template_env.than_json(0.5) == f"2{TIMES} faster"
+    assert template_env.than_json(1.0004) == "as fast"
+    assert template_env.than_json(None) == "-"
 
 
 def test_the_round_trip_column_is_dumps_plus_loads_as_the_verdict_ranks_it(
@@ -954,7 +955,7 @@ def test_the_overview_charts_each_verdict_beside_its_words(tmp_path: Path) -> No
 
 
 def test_the_verdict_chart_shows_the_leaders_round_trips_by_class(tmp_path: Path) -> None:
-    from serkit.report.charts import verdict_figure
+    from serkit.report.snapshot_charts import verdict_figure
 
     data = gather(read_tree(verdict_tree(tmp_path / "results")))
     figure = verdict_figure(data.snapshots["twitter"][0])

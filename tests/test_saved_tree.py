@@ -21,8 +21,8 @@ import pytest
 from results_factory import results_file, write_benchmarks, write_machine
 
 from serkit.compare.comparison import compare
+from serkit.compare.json_form import as_json
 from serkit.compare.ranking import ranking_dict
-from serkit.compare.render import as_json
 from serkit.report.runs import latest_runs
 from serkit.report.snapshot import snapshot
 from serkit.results.asv_runs import RUNS_KEY

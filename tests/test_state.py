@@ -590,7 +590,8 @@ def test_compare_says_when_the_runs_memory_differed(tmp_path: Path) -> None:
     from results_factory import GRID, per_process_tree
 
     from serkit.compare.comparison import compare
-    from serkit.compare.render import as_json, render
+    from serkit.compare.json_form import as_json
+    from serkit.compare.render import render
     from serkit.results.tree import read_tree
 
     values = [10e-6 * (1 + 0.01 * i) for i in range(6)]

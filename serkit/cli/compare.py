@@ -70,7 +70,9 @@ def add_commands(commands: Any) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     from serkit.compare.comparison import compare
     from serkit.compare.gate import check, check_lines
-    from serkit.compare.render import as_json, render, same_run_line, warnings_of
+    from serkit.compare.in_words import same_run_line, warnings_of
+    from serkit.compare.json_form import as_json
+    from serkit.compare.render import render
     from serkit.results.tree import read_tree
 
     tree = read_tree(results_dir_of(args), [args.machine_a, args.machine_b])

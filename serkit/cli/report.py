@@ -53,7 +53,7 @@ def write_report(
     """The HTML report, and one line on stderr saying where it is. With `hosts` (the
     machines the command measured), a host without a noise measurement is named on the
     console only among them: the report's pages name every one."""
-    from serkit.compare.render import no_noise_text
+    from serkit.compare.in_words import no_noise_text
     from serkit.report.html import write_report as write_html
 
     def quiet_asv(where: Path, asv_args: list[str]) -> int:

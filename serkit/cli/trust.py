@@ -87,7 +87,7 @@ def _add_power(commands: Any) -> None:
 
 
 def _seconds(value: float) -> str:
-    from serkit.compare.render import format_value
+    from serkit.units import format_value
 
     return format_value(value, "seconds")
 

@@ -1,4 +1,5 @@
-"""How `serkit compare` shows a comparison: a text table, Markdown, or documented JSON."""
+"""How `serkit compare` shows a comparison as text or Markdown: by default one screen of what
+changed, with `--all` every pair in full tables, with `--explain` the rules."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from typing import Any
 
 from tabulate import tabulate
 
-from serkit.compare.comparison import COMMIT_RULE, SCHEMA, Comparison, GroupSummary, OneSide, Pair
+from serkit.compare.comparison import COMMIT_RULE, Comparison, GroupSummary, Pair
+from serkit.compare.in_words import (
+    beside_text,
+    disagreement_lines,
+    params_text,
+    power_text,
+    same_run_line,
+)
 from serkit.compare.verdicts import (
     CI_99,
     CYCLES_RULE,
@@ -23,172 +31,17 @@ from serkit.compare.verdicts import (
     SLOWER,
     spreads,
 )
-from serkit.results.noise import POWER_NOT_MEASURED, NoNoise, PowerRecord
 from serkit.results.tree import Environment, Interval, Measurement
 from serkit.sample_speed import STATE_RULE
 from serkit.stats import spread
 from serkit.text import markdown_text, terminal
-from serkit.units import bytes_exact, decimal, percent, plural, times
-from serkit.units import format_value as format_value  # re-exported: the CLI imports it here
+from serkit.units import bytes_exact, decimal, format_value, percent, plural, times
 
 
 def _interval_text(interval: Interval | None, unit: str) -> str:
     if interval is None:
         return "-"
     return f"{format_value(interval[0], unit)} to {format_value(interval[1], unit)}"
-
-
-def _params_text(params: dict[str, Any]) -> str:
-    return ", ".join(str(v) for v in params.values())
-
-
-# --- JSON ------------------------------------------------------------------------------
-
-
-def no_noise_text(found: NoNoise) -> str:
-    """A host without a noise measurement, in words: what its verdicts assume instead."""
-    return (
-        f"{found.machine} has no noise measurement: timing verdicts assume a floor of "
-        f"{found.floor:.0%} (run `serkit noise --machine {found.machine}` on that host)"
-    )
-
-
-def power_text(record: PowerRecord | None) -> str:
-    """What a verdict on a host can see, in words, from its `serkit power` record."""
-    return record.in_words() if record else POWER_NOT_MEASURED
-
-
-def warnings_of(result: Comparison) -> list[str]:
-    """Everything a comparison warns of, in words: the reading's and matching's warnings,
-    then each host without a noise measurement."""
-    return [*result.warnings, *map(no_noise_text, result.no_noise)]
-
-
-def _spread_json(pair: Pair, m: Measurement, judged: Sequence[float]) -> dict[str, Any]:
-    return {
-        "ci_99": list(m.ci_99) if m.ci_99 else None,
-        "iqr": list(m.iqr) if m.iqr else None,
-        "processes": list(m.process_values) or None,  # one value per process, seconds
-        "judged": list(judged) or None,  # the processes the value and verdict come from
-        "asv_value": m.value,  # asv's median of every sample
-    }
-
-
-def _beside_json(counted: Pair | None) -> dict[str, Any] | None:
-    if counted is None:
-        return None
-    return {
-        "a": counted.a.value,
-        "b": counted.b.value,
-        "ratio": counted.ratio,
-        "verdict": counted.verdict,
-    }
-
-
-def beside_text(counted: Pair | None) -> str:
-    """A timing's instruction count between the hosts: "same", or the change and its verdict."""
-    if counted is None or counted.ratio is None:
-        return "-"
-    if counted.verdict == "same":
-        return "same"
-    return f"{(counted.ratio - 1) * 100:+.2f} % ({counted.verdict})"
-
-
-def _pair_json(
-    pair: Pair,
-    counted: Pair | None = None,
-    cycles: Pair | None = None,
-    disagrees: str | None = None,
-) -> dict[str, Any]:
-    return {
-        "benchmark": pair.benchmark.name,
-        "params": pair.params,
-        "env": pair.env.as_dict(),
-        "commit": pair.commit,
-        "kind": pair.benchmark.kind,
-        "unit": pair.benchmark.unit,
-        "a": pair.value_a,
-        "b": pair.value_b,
-        "ratio": pair.ratio,
-        "a_spread": _spread_json(pair, pair.a, pair.judged[0]),
-        "b_spread": _spread_json(pair, pair.b, pair.judged[1]),
-        "verdict": pair.verdict,
-        "detectable": pair.detectable,
-        "multimodal": pair.multimodal,
-        "group": pair.group,
-        # The same call's instruction count on both hosts, where counted (a timing only).
-        "instructions": _beside_json(counted),
-        # The same call's estimated cycles on both hosts, where counted (a timing only),
-        # and, where they contradict the time's verdict, why in words (else null).
-        "cycles": _beside_json(cycles),
-        "disagreement": disagrees,
-    }
-
-
-def _one_side_json(entry: OneSide) -> dict[str, Any]:
-    out = {
-        "benchmark": entry.benchmark,
-        "params": entry.params,
-        "env": entry.env.as_dict(),
-        "commit": entry.commit,
-    }
-    if entry.reason:
-        return {**out, "reason": entry.reason}
-    return {**out, "value": entry.value, "unit": entry.unit}
-
-
-def _group_json(summary: GroupSummary) -> dict[str, Any]:
-    return {
-        "group": summary.group,
-        "timings": summary.timings,
-        "geomean": summary.geomean,
-        "verdicts": summary.verdicts,
-    }
-
-
-def as_json(result: Comparison) -> dict[str, Any]:
-    """The stable JSON form; its keys are documented in the README (`serkit compare`)."""
-    groups, overall = result.summary()
-    beside, cycles = result.instructions_beside(), result.cycles_beside()
-    disagreeing = {id(pair): words for pair, words in result.disagreements()}
-    sides = {}
-    for host in (result.machine_a, result.machine_b):
-        sides[host] = {
-            "environments": [env.as_dict() for env in result.only_envs[host]],
-            "benchmarks": result.only_benchmarks[host],
-            "values": [_one_side_json(v) for v in result.only_values[host]],
-        }
-    return {
-        "schema": SCHEMA,
-        "machine_a": result.machine_a,
-        "machine_b": result.machine_b,
-        "commit": result.commit,
-        "commit_rule": f"commit {result.commit}" if result.commit else COMMIT_RULE,
-        "noise_rule": NOISE_RULE,
-        "noise_floor": result.floor,
-        "power": {host: power_text(record) for host, record in result.power.items()},
-        "machine_state": result.states,
-        "memory_shift": result.memory_shift,
-        "state_rule": STATE_RULE,
-        "instructions_rule": INSTRUCTIONS_RULE,
-        "instructions": _group_json(result.instruction_summary()),
-        "cycles_rule": CYCLES_RULE,
-        "cycles": _group_json(result.cycle_summary()),
-        "disagreements": len(disagreeing),
-        "pairs": [
-            _pair_json(p, beside.get(id(p)), cycles.get(id(p)), disagreeing.get(id(p)))
-            for p in result.pairs
-        ],
-        "summary": {"groups": [_group_json(g) for g in groups], "overall": _group_json(overall)},
-        "size_mismatches": len(result.size_mismatches),
-        "only_a": sides[result.machine_a],
-        "only_b": sides[result.machine_b],
-        "not_comparable": [_one_side_json(v) for v in result.not_comparable],
-        "warnings": warnings_of(result),
-    }
-
-
-# --- table and Markdown ----------------------------------------------------------------
 
 
 def _heading(text: str, markdown: bool) -> str:
@@ -237,7 +90,7 @@ def _pair_rows(
         kind, a_spread, b_spread = used if used else (CI_99, None, None)
         row = [
             p.benchmark.name,
-            _params_text(p.params),
+            params_text(p.params),
             format_value(p.value_a, unit),
             _spread_text(p, p.a, p.judged[0], a_spread, kind),
             format_value(p.value_b, unit),
@@ -267,7 +120,7 @@ def _mismatch_lines(result: Comparison) -> list[str]:
         note = "" if p.env.versions_recorded else " (library versions were not recorded)"
         a, b = int(p.a.value or 0), int(p.b.value or 0)
         lines.append(
-            f"  - {p.benchmark.name} [{_params_text(p.params)}] in {p.env.label}: "
+            f"  - {p.benchmark.name} [{params_text(p.params)}] in {p.env.label}: "
             f"{bytes_exact(a)} on {result.machine_a}, {bytes_exact(b)} on {result.machine_b}{note}"
         )
     return lines
@@ -322,16 +175,6 @@ def render(
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip("\n") + "\n"
     # Markdown passes raw HTML through: a host's or environment's name could carry markup.
     return markdown_text(text) if markdown else terminal(text)
-
-
-def same_run_line(result: Comparison) -> str:
-    """What `compare X X` says instead of a table of identical values."""
-    a, b = result.machine_a, result.machine_b
-    who = a if a == b else f"{a} and {b}"
-    return (
-        f"{who}: this compares a run with itself (each value read from the same results "
-        "file on both sides), so nothing can differ; name two runs to compare"
-    )
 
 
 def headline(result: Comparison) -> str:
@@ -412,7 +255,7 @@ def _changed(result: Comparison, markdown: bool) -> list[str]:
         rows = [
             [
                 p.benchmark.name,
-                _params_text(p.params),
+                params_text(p.params),
                 *([p.env.label] if with_env else []),
                 format_value(p.value_a, p.benchmark.unit),
                 format_value(p.value_b, p.benchmark.unit),
@@ -582,16 +425,6 @@ def _every_pair(result: Comparison, markdown: bool) -> list[str]:
     return out + _one_side_lines(result, markdown)
 
 
-def disagreement_lines(disagreements: Sequence[tuple[Pair, str]]) -> list[str]:
-    """Each timing whose simulated cycles contradict its verdict, in words; or that none do."""
-    if not disagreements:
-        return ["Time and simulated cycles agree on every timing that has both."]
-    lines = [f"Time and simulated cycles disagree on {len(disagreements)} timing(s):"]
-    for pair, words in disagreements:
-        lines.append(f"  - {pair.benchmark.name} [{_params_text(pair.params)}]: {words}")
-    return lines
-
-
 def _one_side_lines(result: Comparison, markdown: bool) -> list[str]:
     out: list[str] = []
     for host in (result.machine_a, result.machine_b):
@@ -612,7 +445,7 @@ def _one_side_lines(result: Comparison, markdown: bool) -> list[str]:
             rows = [
                 [
                     v.benchmark,
-                    _params_text(v.params),
+                    params_text(v.params),
                     v.env.label,
                     v.commit[:8],
                     format_value(v.value, v.unit),
@@ -626,7 +459,7 @@ def _one_side_lines(result: Comparison, markdown: bool) -> list[str]:
     if result.not_comparable:
         out.append(_heading(f"Not compared ({len(result.not_comparable)})", markdown))
         rows = [
-            [v.benchmark, _params_text(v.params), v.env.label, v.reason]
+            [v.benchmark, params_text(v.params), v.env.label, v.reason]
             for v in result.not_comparable
         ]
         out.append(_table(rows, ["benchmark", "params", "environment", "why"], markdown))

@@ -37,7 +37,7 @@ from typing import Any
 
 from serkit.codecs.registry import codec_names
 from serkit.codecs.spec import STDLIB
-from serkit.compare.render import power_text
+from serkit.compare.in_words import power_text
 from serkit.compare.verdicts import host_floor
 from serkit.inputs.fixtures import fixture_names
 from serkit.report.hosts_table import NOT_MEASURED

@@ -11,7 +11,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from serkit.compare.render import power_text
+from serkit.compare.in_words import power_text
 from serkit.results.host_file import HOST_FILE, mixed_cpu_warnings
 from serkit.results.identity import UNREADABLE
 from serkit.results.noise import DEFAULT_FLOOR

@@ -31,28 +31,18 @@ from serkit.checkout import (
     git_commit,
     replication_path,
 )
-from serkit.checks.fidelity import EXACT
-from serkit.compare import ranking
-from serkit.compare.render import beside_text, no_noise_text
-from serkit.compare.verdicts import CYCLES_RULE
+from serkit.compare.in_words import no_noise_text
 from serkit.errors import RefusedFile, SerkitError
 from serkit.files import atomic_write, replacing_folder
 from serkit.inputs.documents import read_record
 from serkit.report.asv_pages import asv_publish
-from serkit.report.charts import (
-    history_chart,
-    hosts_chart,
-    library_chart,
-    python_chart,
-    snapshot_chart,
-    typed_chart,
-    verdict_chart,
-)
+from serkit.report.charts import history_chart, hosts_chart, library_chart, python_chart
 from serkit.report.history import JUDGED_STEPS
-from serkit.report.hosts_table import NOT_MEASURED, asv_field_text, worded
+from serkit.report.hosts_table import NOT_MEASURED, worded
 from serkit.report.snapshot import REFERENCE_CODEC
-from serkit.report.snapshot import unsafe as unsafe_codec
+from serkit.report.snapshot_charts import snapshot_chart, typed_chart, verdict_chart
 from serkit.report.steps import CODE_CHANGED, MEASURE_NAMES
+from serkit.report.template_env import environment
 from serkit.report.views import (
     ConformanceView,
     ReportData,
@@ -62,10 +52,9 @@ from serkit.report.views import (
 from serkit.results.host_file import mixed_cpu_warnings
 from serkit.results.hosts import describe_hosts
 from serkit.results.noise import SAME_RUN, NoNoise
-from serkit.results.tree import Measurement, ResultsTree, read_tree
+from serkit.results.tree import ResultsTree, read_tree
 from serkit.run.matrix import COUNTS_PYTHON
 from serkit.sample_speed import MEMORY_FAST_LIMIT, STATE_RULE
-from serkit.stats import Spread
 from serkit.suite.benchmark_names import ALLOCATIONS, PEAK, SIZE
 from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO
 
@@ -77,101 +66,6 @@ PLOTLY_JS = "plotly.min.js"
 
 class ReportError(SerkitError):
     """The report could not be written."""
-
-
-# --- numbers with units (serkit.units), as the templates' filters --------------------------
-
-
-def spread_text(m: Measurement | None, between: Spread | None = None) -> str:
-    """The spread between processes where recorded (their modes, when they split), else the
-    interquartile range asv recorded, as ± percent of the median."""
-    if between is not None:
-        count = len(between.values)
-        if count == 1:
-            return "1 process: single sample"
-        if between.multimodal:
-            modes = ", ".join(f"{units.seconds(c)} in {n}" for c, n in between.modes)
-            return f"{count} processes in {len(between.modes)} modes: {modes}"
-        half = (between.q3 - between.q1) / 2 / between.median
-        return f"±{units.percent(half, 1)}, {count} processes"
-    if m is None or m.value is None:
-        return ""
-    if m.iqr is None:
-        return "no spread recorded"
-    low, high = m.iqr
-    return f"±{units.percent((high - low) / 2 / m.value, 1)}" if m.value else ""
-
-
-def spread_title(m: Measurement | None, between: Spread | None = None) -> str:
-    if between is not None:
-        return (
-            f"{units.plural(len(between.values), 'process', 'processes')}, each its least "
-            f"sample: {units.seconds(between.low)} "
-            f"to {units.seconds(between.high)}, interquartile range "
-            f"{units.seconds(between.q1)} to {units.seconds(between.q3)}"
-        )
-    if m is None or m.iqr is None:
-        return ""
-    low, high = m.iqr
-    return f"interquartile range {units.seconds(low)} to {units.seconds(high)}"
-
-
-def than_json(ratio: float | None) -> str:
-    """A codec's time over json's as people say it: "10.1× faster", "2.3× slower"."""  # noqa: RUF002
-    if ratio is None or ratio <= 0:
-        return units.MISSING
-    shown = units.significant(1 / ratio if ratio < 1 else ratio, 3)
-    if "." in shown:  # significant keeps zeros; a factor reads without them
-        shown = shown.rstrip("0").rstrip(".")
-    if shown == "1":
-        return "as fast"
-    return f"{shown}\N{MULTIPLICATION SIGN} {'faster' if ratio < 1 else 'slower'}"
-
-
-def fidelity_cell(fidelity: str | None, missing: str = "not run", lost: str = "") -> Any:
-    """A round trip's class as every page shows it: in ranking.class_words' words, a lossy
-    one marked, with what it `lost` where known; `missing` where it was not recorded."""
-    from markupsafe import Markup, escape
-
-    if fidelity is None:
-        return escape(missing)
-    if fidelity == EXACT:
-        return escape(ranking.class_words(fidelity))
-    words = ranking.class_words(fidelity) + (f": {lost}" if lost else "")
-    return Markup('<span class="lossy">{}</span>').format(words)
-
-
-def code_spans(text: str) -> Any:
-    """Words as the console writes them, `code` in backticks, with that code shown as code."""
-    from markupsafe import Markup, escape
-
-    parts = str(text).split("`")
-    if len(parts) % 2 == 0:  # an unpaired backtick: the text as it is
-        return escape(text)
-    return Markup("").join(
-        Markup("<code>{}</code>").format(part) if i % 2 else escape(part)
-        for i, part in enumerate(parts)
-    )
-
-
-def date_text(millis: int) -> str:
-    if not millis:
-        return "unknown"
-    moment = datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc)
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def moment_text(iso: str | None) -> str:
-    """An ISO 8601 moment, as serkit-host.yaml records it, in UTC as people read it."""
-    if not iso:
-        return "not recorded"
-    try:
-        moment = datetime.datetime.fromisoformat(iso)
-        if moment.tzinfo is not None:
-            moment = moment.astimezone(datetime.timezone.utc)
-    except (ValueError, OverflowError):  # year 1 at +01:00 is before year 1 in UTC
-        return iso
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def hosts_last_ran(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -189,9 +83,6 @@ def hosts_last_ran(reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if ran and (entry["last_ran"] is None or str(ran) > str(entry["last_ran"])):
                 entry["last_ran"] = str(ran)
     return sorted(hosts.values(), key=lambda h: (h["last_ran"] or "", h["host"]), reverse=True)
-
-
-# --- provenance and pages --------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -218,50 +109,6 @@ def provenance(data: ReportData, root: Path) -> Provenance:
         data.commits,
         data.library_versions(),
     )
-
-
-def _environment() -> Any:
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("serkit.report", "templates"),
-        autoescape=True,  # every name comes from results files: never trusted as HTML
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(
-        time=units.seconds,
-        bytes=units.bytes_exact,
-        memory=units.bytes_binary,
-        count=units.whole,
-        ratio=units.times,
-        than_json=than_json,
-        code=code_spans,
-        spread=spread_text,
-        spread_title=spread_title,
-        date=date_text,
-        moment=moment_text,
-    )
-    # A timing's instruction count, looked up by the pair (Comparison.instructions_beside).
-    env.globals.update(
-        object_id=id,
-        beside_text=beside_text,
-        cycles_rule=CYCLES_RULE,
-        asv_field_text=asv_field_text,
-        plural=units.plural,
-    )
-    # The ranked verdict, in words (serkit.compare.ranking).
-    env.globals.update(
-        verdict_line=ranking.verdict_line,
-        ranking_lines=ranking.ranking_lines,
-        verdict_rule=ranking.rule_text(ranking.DEFAULT_MEASURE),
-        class_words=ranking.class_words,
-        fidelity_cell=fidelity_cell,
-        unsafe_words=ranking.UNSAFE,
-        unsafe=unsafe_codec,
-    )
-    return env
 
 
 HOSTS_GUIDE = "results-from-n-hosts-by-hand"  # docs/comparing-hosts.md's section
@@ -318,7 +165,7 @@ def write_pages(
 ) -> list[Path]:
     """The pages, written into `folder`, which will be moved to `place` (default: where it is).
     `docs`: the checkout's manual, linked where a page sends the reader to it and it exists."""
-    env = _environment()
+    env = environment()
     folder.mkdir(parents=True, exist_ok=True)
     from plotly.offline import get_plotlyjs
 
@@ -517,7 +364,7 @@ def write_index(output: Path) -> tuple[Path, Path]:
             written = manifest.stat().st_mtime_ns
             reports.append({**info, "path": manifest.parent.name + "/index.html", "at": written})
     reports.sort(key=lambda r: (str(r.get("generated")), r["at"]), reverse=True)
-    env = _environment()
+    env = environment()
     listing = output / REPORTS
     html = env.get_template("reports.html").render(reports=reports, hosts=hosts_last_ran(reports))
     atomic_write(listing, html, within=output)

@@ -4,7 +4,7 @@ One row per codec the run knows, measured or not: the suite's timings against th
 standard library's json, instructions per call (where counted), sizes, memory per call
 (peak and allocations, with their check), the schema and the facts; and the table's
 ranked verdict (serkit.compare.ranking). serkit.report.views gathers the tables,
-serkit.report.html and serkit.report.charts show them.
+serkit.report.html and serkit.report.snapshot_charts show them.
 """
 
 from __future__ import annotations

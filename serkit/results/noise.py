@@ -72,7 +72,7 @@ class NoiseRecord:
 @dataclass(frozen=True)
 class NoNoise:
     """A machine with no noise measurement: the timing verdicts on it assume `floor`. Said
-    in words where it is shown (serkit.compare.render.no_noise_text)."""
+    in words where it is shown (serkit.compare.in_words.no_noise_text)."""
 
     machine: str
     floor: float = DEFAULT_FLOOR
