@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from serkit.checkout import CANARY_PROBE
 from serkit.run.machine_speed import LEDGER, process_environment
 from serkit.suite import state_watch
+from serkit.suite.canary import RESULTS_ENV
 from serkit.suite.state_watch import (
     LEDGER_ENV,
     PROBE_FILE_ENV,
@@ -81,8 +83,9 @@ def test_a_process_places_its_samples_only_where_its_run_says_how(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run gives its processes the host's probe and its ledger; the slow state is
-    SLOW_FROM times the host's fast probe. Without the run (the tests' runs, asv run by
-    hand), on one vCPU, or where the platform cannot pin, a process samples where it is."""
+    SLOW_FROM times the host's fast probe. A plain `asv run` in serkit's checkout takes the
+    checkout's probe, uncounted. Outside both, on one vCPU, or where the platform cannot
+    pin, a process samples where it is."""
     host = _probe(tmp_path, [100.0])
     host.ratio()
     given = process_environment(host, tmp_path / "notes")
@@ -96,6 +99,13 @@ def test_a_process_places_its_samples_only_where_its_run_says_how(
     assert made is not None and made.slow_ns == pytest.approx(140.0) and made.cpus == (0, 1)
     assert made.ledger == tmp_path / "notes" / LEDGER
     assert placement({}) is None
+    plain = {"ASV_CONF_DIR": str(tmp_path), RESULTS_ENV: str(tmp_path / "results")}
+    (tmp_path / CANARY_PROBE).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / CANARY_PROBE).write_text(host.path.read_text())
+    by_hand = placement(plain)
+    assert by_hand is not None and by_hand.slow_ns == pytest.approx(140.0)
+    assert by_hand.ledger is None
+    assert placement({"ASV_CONF_DIR": str(tmp_path)}) is None  # not serkit's environment
     monkeypatch.setattr(state_watch.os, "sched_getaffinity", lambda pid: {1})
     assert placement(given) is None
     monkeypatch.delattr(state_watch.os, "sched_setaffinity")

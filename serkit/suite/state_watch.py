@@ -25,9 +25,10 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from serkit.checkout import CANARY_PROBE
 from serkit.files import atomic_write
 from serkit.sample_speed import SLOW_FROM
-from serkit.suite.canary import canary_ns, probe_ns
+from serkit.suite.canary import RESULTS_ENV, canary_ns, probe_ns
 
 # Where a run's processes find the host's fast probe and count the samples they moved.
 PROBE_FILE_ENV = "SERKIT_BENCH_STATE_PROBE"
@@ -137,9 +138,10 @@ class Placement:
 def placement(
     environ: Mapping[str, str] = os.environ, host: HostProbe | None = None
 ) -> Placement | None:
-    """The placement a timed process's samples take, as its run set it; None where its
-    run set none, or the platform cannot pin a process or gives it one vCPU."""
-    path = environ.get(PROBE_FILE_ENV, "")
+    """The placement a timed process's samples take, as its run set it, or as a plain
+    `asv run` in serkit's checkout takes it (`plain_probe_file`); None outside both, or
+    where the platform cannot pin a process or gives it one vCPU."""
+    path = environ.get(PROBE_FILE_ENV, "") or plain_probe_file(environ)
     if not path or not hasattr(os, "sched_setaffinity"):
         return None
     cpus = tuple(sorted(os.sched_getaffinity(0)))
@@ -152,6 +154,14 @@ def placement(
         fast = host.fast_ns()
     ledger = environ.get(LEDGER_ENV, "")
     return Placement(SLOW_FROM * (fast or 0.0), cpus, Path(ledger) if ledger else None)
+
+
+def plain_probe_file(environ: Mapping[str, str]) -> str:
+    """Under a plain `asv run` in serkit's checkout (whose environment type names its
+    results tree: serkit.run.asv_env), the checkout's kept probe, so that its samples are
+    placed as `serkit bench`'s are; its moves go uncounted, having no run to count them."""
+    conf = environ.get("ASV_CONF_DIR", "").strip()
+    return str(Path(conf) / CANARY_PROBE) if conf and environ.get(RESULTS_ENV) else ""
 
 
 _placements: dict[int, Placement | None] = {}  # once a process, by pid (a fork makes its own)
