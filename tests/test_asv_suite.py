@@ -4,12 +4,12 @@ In this interpreter (an `existing` environment), with results in a temporary fol
 it proves that discovery works, that results are written, and that they hold timings,
 sizes equal to serkit's own, and the facts beside them.
 
-asv starts a process for every cell of the grid, even one the suite then skips (about 13
-CPU-ms each, over 7,000 cells: most of this module's cost). So the run asks asv (`-b`) for
-every cell of the benchmarks whose whole grid a test reads (bench_time.Dumps, the facts
-taken per codec, the overhead pair), and for the other benchmarks the slice's cells and
-those beside it that a test reads as skipped: each of those still goes through the suite's
-own skip (SERKIT_BENCH_CODECS, SERKIT_BENCH_MEMORY...), never through asv's selection.
+asv starts a process for every cell of the grid, even one the suite then skips: the
+whole grid, some 7,500 cells, took 114 CPU-s, most of this module's cost. So the run asks
+asv (`-b`) for every cell of the benchmarks whose whole grid a test reads (bench_time.Dumps,
+the facts taken per codec, the overhead pair), and for the other benchmarks the slice's
+cells and those beside it that a test reads as skipped: each of those still goes through
+the suite's own skip (SERKIT_BENCH_CODECS, SERKIT_BENCH_MEMORY...), never asv's selection.
 """
 
 from __future__ import annotations
