@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,6 +23,7 @@ from serkit.suite.cachegrind import (
     calls_for,
 )
 from serkit.suite.cases import INJECT_ENV, INSTRUCTIONS_ENV
+from serkit.suite.facts import FACTS_DIR_ENV
 from serkit.suite.instructions import (
     MISSING_VALGRIND,
     OPT_IN,
@@ -131,11 +131,37 @@ def test_an_injected_change_reaches_the_counts_by_calls_really_made(
     assert synthetic["50k"][1] < 20  # the ladder takes it a few at a time
 
 
+# One pair counted by two runs at once (one run's wall time), shared by the tests below:
+# the first in this process, keeping its count in a store of its own; the second in another
+# process (its own environment), with the store off, so that it counts afresh.
+PAIR = ("json", "sensor-record")
+SECOND_RUN = (
+    "import json, sys\n"
+    "from serkit.suite.instructions import count_pairs\n"
+    "print(json.dumps(count_pairs([tuple(sys.argv[1:3])], jobs=1)[tuple(sys.argv[1:3])].as_dict()))"
+)
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, PairCounts, PairCounts]:
+    """The store the first run kept its count in, the first run's count and the second's."""
+    store = tmp_path_factory.mktemp("facts")
+    env = {**os.environ, FACTS_DIR_ENV: "off"}
+    command = [sys.executable, "-c", SECOND_RUN, *PAIR]
+    with subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as second_run:
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.setenv(FACTS_DIR_ENV, str(store))
+            first = count_pairs([PAIR], jobs=1)[PAIR]
+        out, err = second_run.communicate()
+    assert second_run.returncode == 0, err[-2000:]
+    return store, first, PairCounts.from_dict(json.loads(out))
+
+
 @needs_valgrind
-def test_two_runs_agree_on_a_pair() -> None:
-    pair = ("json", "sensor-record")
-    with ThreadPoolExecutor(2) as pool:  # both at once: one run's wall time
-        first, second = pool.map(lambda _: count_pairs([pair], jobs=1)[pair], range(2))
+def test_two_runs_agree_on_a_pair(two_runs: tuple[Path, PairCounts, PairCounts]) -> None:
+    _, first, second = two_runs
     assert first.skipped is None and second.skipped is None
     for operation in ("dumps", "loads"):
         a, b = first.counts[operation], second.counts[operation]
@@ -209,24 +235,23 @@ def test_the_workers_environment_is_fixed() -> None:
 @pytest.mark.slow
 @needs_valgrind
 def test_a_counted_pair_is_reused_from_the_store_by_release_python_and_document(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    two_runs: tuple[Path, PairCounts, PairCounts], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SERKIT_FACTS_DIR", str(tmp_path))
-    pair = ("json", "random-dicts-100")  # one call of each operation is over the target: cheap
-    first = count_pairs([pair])[pair]
+    store, first, _ = two_runs  # the first run's count, kept in its store
+    monkeypatch.setenv(FACTS_DIR_ENV, str(store))
     assert first.skipped is None and first.counts["dumps"].cycles is not None
-    assert len(list(tmp_path.glob("*/*.json"))) == 1  # kept under the pair's key
+    assert len(list(store.glob("*/*.json"))) == 1  # kept under the pair's key
 
     def no_valgrind(*args: Any) -> Any:
         raise AssertionError("a stored pair was counted again")
 
     monkeypatch.setattr(instructions, "_run_worker", no_valgrind)
-    assert count_pairs([pair])[pair] == first  # read back whole, valgrind not started
+    assert count_pairs([PAIR])[PAIR] == first  # read back whole, valgrind not started
     # Counted another way (another target), it is another key: counted afresh.
     monkeypatch.undo()
-    monkeypatch.setenv("SERKIT_FACTS_DIR", str(tmp_path))
-    again = count_pairs([pair], target=TARGET_INSTRUCTIONS // 10)[pair]
-    assert again.skipped is None and len(list(tmp_path.glob("*/*.json"))) == 2
+    monkeypatch.setenv(FACTS_DIR_ENV, str(store))
+    again = count_pairs([PAIR], target=TARGET_INSTRUCTIONS // 10)[PAIR]
+    assert again.skipped is None and len(list(store.glob("*/*.json"))) == 2
 
 
 def test_the_codecs_are_dealt_to_the_workers_so_that_they_finish_together() -> None:

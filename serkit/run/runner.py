@@ -257,7 +257,9 @@ def scratch_config(root: Path, scratch: Path) -> Path:
         "version": 1,
         "project": "serkit",
         "repo": str(root),
-        "branches": ["main"],
+        # The checked-out commit, whatever the branch: asv looks the branch up whenever it is
+        # given --set-commit-hash, and a clone of another branch has no `main`.
+        "branches": ["HEAD"],
         "environment_type": "existing",
         # serkit's plugin, for its atomic writes (asv imports it from the installed serkit).
         "plugins": [".serkit.run.asv_env"],
