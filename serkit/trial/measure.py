@@ -7,7 +7,12 @@ also decides fidelity (:func:`serkit.checks.fidelity.judge_round_trip`).
 Then each codec is timed in processes of its own, forked from this one, as `serkit bench`
 times a pair: each process makes a warm call of dumps and of loads, then takes
 SAMPLES_PER_PROCESS samples of each in turn, each between two readings of the canary
-(serkit.suite.canary). Every process is judged as a results tree's are
+(serkit.suite.canary). Samples and canary are timed by the thread's CPU time (CLOCK): on
+a shared host other processes preempt a timed call, which a wall clock counts and a 20 µs
+canary seldom sees, while a call's CPU time leaves them out and still slows with the
+vCPU's state (in forked processes at a load average of 12-14, 2026-11-29, one call's
+least sample per process spread 43-45 % by the wall clock, 9-12 % by CPU time, in 12
+processes each, interleaved). Every process is judged as a results tree's are
 (serkit.results.judging): its value from its samples taken in the machine's fast state,
 else corrected from its slow ones, and weighed in the verdict by the state it was timed
 in. This VM's two vCPUs each flip between a fast state and one about 1.7x slower, on a
@@ -16,9 +21,9 @@ named another winner. Several processes a codec, run one at a time in a random o
 across the codecs, let neither one slow process nor one slow stretch decide a run.
 
 The answer must come in well under a minute, so the document gets at most TARGET_S,
-preparing included. A first pass gives every codec FIRST_PROCESSES processes (fewer,
-cheapest first, where they do not fit its share; none, and its first call reported,
-where even one does not). Each further pass gives one process to each codec whose place
+preparing included. A first pass gives FIRST_PROCESSES processes to each codec, the
+cheapest first while its share of the time lasts (a codec none fit is reported from its
+first call). Each further pass gives one process to each codec whose place
 is not yet decided: ranked in a group that the verdict test tied only within more than
 PRECISION, the groups nearest the top first. A run ends at its budget, or once every
 place is decided.
@@ -28,7 +33,9 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 import sys
+import time
 import timeit
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -79,6 +86,7 @@ MIN_SAMPLING_S = 3.0  # sampling still gets this much (at most its share) after 
 # long: short, as `serkit bench`'s are, so that few straddle a change of state.
 SAMPLES_PER_PROCESS = 5
 SAMPLE_S = 0.001
+CLOCK, CLOCK_NS = time.thread_time, time.thread_time_ns  # see the module
 FIRST_PROCESSES = 3  # every codec's in the first pass: the verdict test needs two a side
 MAX_PROCESSES = 40  # a codec's most in one run, however long it stays undecided
 FIRST_PASS_SHARE = 0.5  # of the sampling time, for the first pass; the rest is targeted
@@ -281,13 +289,20 @@ def undecided(ranked: Ranking, precision: float = PRECISION) -> list[str]:
 # --- timing processes -----------------------------------------------------------------
 
 
+def cpu_canary_ns() -> int:
+    """One canary reading by CLOCK_NS."""
+    return canary_ns(CLOCK_NS)
+
+
 def time_process(
-    case: Case, numbers: Mapping[str, int], canary: Callable[[], int] = canary_ns
+    case: Case, numbers: Mapping[str, int], canary: Callable[[], int] = cpu_canary_ns
 ) -> dict[str, list[Reading]]:
     """One timed process (in a child forked for it): a warm call of each operation, then
     SAMPLES_PER_PROCESS samples of each in turn, `numbers[operation]` calls a sample, each
-    between two canary readings, as `serkit bench`'s clock takes them."""
-    timers = {operation: timeit.Timer(case.operation(operation)) for operation in OPERATIONS}
+    between two canary readings, as `serkit bench`'s clock takes them (by CLOCK)."""
+    timers = {
+        operation: timeit.Timer(case.operation(operation), timer=CLOCK) for operation in OPERATIONS
+    }
     for operation in OPERATIONS:  # pages copied from the parent, caches filled: untimed
         case.operation(operation)()
     taken: dict[str, list[Reading]] = {operation: [] for operation in OPERATIONS}
@@ -310,19 +325,18 @@ def calls_per_sample(case: Case, operation: str) -> tuple[int, float]:
 def plan_samples(
     costs: Mapping[_K, float], budget_s: float, max_rounds: int, key_cap_s: float = math.inf
 ) -> dict[_K, int]:
-    """Rounds per key within `budget_s`: the cheapest first, each at most a fair share.
+    """Rounds per key within `budget_s`: the cheapest keys first, each as many as
+    `max_rounds`, and no more than `key_cap_s` pays for, while the budget lasts.
 
-    A key's share is what the cheaper keys left, split evenly among it and the dearer
-    ones, so no key can starve the rest and a slow one gets what the fast ones spare;
-    no key's share exceeds `key_cap_s`. A key may get 0: its share cannot pay for one.
+    So a short budget measures the cheapest codecs well rather than every codec once or
+    none (a fair share each, on a megabyte, paid for no codec's process at all); the
+    cap keeps a slow call from taking what the others need. A key may get 0.
     """
     counts: dict[_K, int] = {}
     left = budget_s
-    ordered = sorted(costs, key=lambda key: costs[key])
-    for position, key in enumerate(ordered):
-        share = min(key_cap_s, left / (len(ordered) - position))
+    for key in sorted(costs, key=lambda key: costs[key]):
         cost = max(costs[key], 1e-9)
-        counts[key] = min(max_rounds, math.floor(share / cost))
+        counts[key] = max(0, min(max_rounds, math.floor(min(key_cap_s, left) / cost)))
         left -= counts[key] * cost
     return counts
 
@@ -394,6 +408,7 @@ PREPARE_SHARE = 0.6  # of the budget, for preparing every codec; sampling gets t
 PROBE_ITEMS = 64  # a document with at least this many top-level items is probed on a slice
 PROBE_FRACTION = 1 / 32
 COMPARE_FLOOR_S = 1.0  # for comparing what a codec gave back, however small its share
+CHEAP_PREPARE_S = 0.1  # preparing a codec this quick goes on past preparing's share
 
 
 def probe_slice(obj: Any) -> tuple[Any, float] | None:
@@ -491,16 +506,19 @@ def _prepared(
     bool_keys: Sequence[tuple[str, bool]] = (),
     schema: Schema | None = None,
     tick: Callable[[str], None] = lambda doing: None,
+    started: float | None = None,
 ) -> tuple[dict[str, Case], dict[str, CodecTrial]]:
     """Prepare every codec's pair; the round trip also decides its fidelity.
 
-    Preparing may spend :data:`PREPARE_SHARE` of `budget_s`. Each codec is first timed on
-    a slice of a large document, then prepared cheapest first, each within a fair share of
-    what is left; one predicted or found over its share, or out of memory or stack, or
-    crashing, is reported in one line and the others go on.
+    Preparing may spend :data:`PREPARE_SHARE` of `budget_s` (from `started`). Each codec is
+    first timed on a slice of a large document, then prepared cheapest first (those needing
+    no schema before the others), each within a fair share of what is left; one predicted
+    or found over its share, or out of memory or stack, or crashing, is reported in one
+    line and the others go on.
     """
     clock = timeit.default_timer
-    end = clock() + budget_s * PREPARE_SHARE
+    # From `started`, where the document's work began: deriving its schema is preparing too.
+    end = (clock() if started is None else started) + budget_s * PREPARE_SHARE
     cases: dict[str, Case] = {}
     trials: dict[str, CodecTrial] = {}
     facts: dict[str, dict[str, Any]] = {}
@@ -535,8 +553,12 @@ def _prepared(
             trials[name] = _skipped(facts[name], label, _not_measured(probed, probe_s, budget_s))
         else:
             predicted[name] = probed.value
-    ordered = sorted(predicted, key=lambda n: predicted[n])
+    # Codecs needing no schema first: a schema codec's typed objects are built again here
+    # (about three times a plain codec's preparing, on a megabyte), and where time runs
+    # out the plain ones are measured, in the same order every run, not the alphabet's.
+    ordered = sorted(predicted, key=lambda n: (registry.spec(n).needs_schema, predicted[n]))
     correction = 1.0
+    took: list[float] = []  # each codec prepared, in seconds
     for position, name in enumerate(ordered):
         tick(f"preparing {name}")
         left_s = max(0.0, end - clock())
@@ -545,6 +567,12 @@ def _prepared(
         fitting = sum(predicted[n] * correction <= left_s for n in ordered[position:])
         share_s = left_s / max(1, fitting)
         expected_s = predicted[name] * correction
+        # Past its share, preparing goes on only while it is cheap (a small document): the
+        # run keeps its budget, and one codec stuck until its limit does not stop the rest.
+        if left_s <= 0 and statistics.median(took or [math.inf]) > CHEAP_PREPARE_S:
+            why = f"not prepared within preparing's share of the {seconds(budget_s)} budget"
+            trials[name] = _skipped(facts[name], label, f"{why}: not measured")
+            continue
         if expected_s > share_s:
             why = (
                 f"would take about {seconds(expected_s)} to prepare, over its "
@@ -554,12 +582,15 @@ def _prepared(
             continue
         # Comparing what came back is serkit's own work: it gets a floor, not only a share.
         limit_s = share_s + max(share_s, COMPARE_FLOOR_S)
+        began = clock()
         try:
             prepared = _isolated(partial(_prepare_and_judge, name, label, obj, schema), limit_s)
         except SerkitError as exc:  # not installed, cannot encode it, or cannot decode it
             trials[name] = CodecTrial(fidelity=failed(name, label, exc), **facts[name])
             continue
         done = prepared.value
+        if done is not None:
+            took.append(clock() - began)
         if done is None:
             trials[name] = _skipped(facts[name], label, _not_measured(prepared, limit_s, budget_s))
             continue
@@ -711,7 +742,7 @@ def try_document(
     try:
         schema, no_schema = _schema_of(document.obj, names)
         cases, trials = _prepared(
-            names, label, document.obj, budget_s, document.bool_keys, schema, shown
+            names, label, document.obj, budget_s, document.bool_keys, schema, shown, start
         )
         shown("sizing the samples")
         numbers: dict[str, dict[str, int]] = {}

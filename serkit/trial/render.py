@@ -161,7 +161,8 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         "median time per call over the codec's processes, ± half their interquartile range "
         "over the median.",
         f"Each codec is timed in processes of its own ({SAMPLES_PER_PROCESS} samples each of "
-        "dumps and loads, the canary timed around each sample), in a random order across "
+        "dumps and loads by the thread's CPU time, which leaves out other processes' turns, "
+        "the canary timed around each sample), in a random order across "
         f"the codecs, within about {budget} per document: a few each first (at most {cap} "
         f"a codec), then up to {most} for codecs whose place the verdict has not yet "
         "decided. A process's value is its least sample taken in the machine's fast state, "

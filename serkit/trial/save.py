@@ -56,8 +56,8 @@ from serkit.trial.measure import SAMPLES_PER_PROCESS, CodecTrial, DocumentTrial,
 # Changing how `try` samples (serkit.trial.measure) changes this: results of another
 # method are then not compared (asv's benchmark version differs), never silently paired.
 TRIAL_METHOD = (
-    f"serkit-try/2: forked processes of {SAMPLES_PER_PROCESS} samples of about 1 ms, "
-    "the canary around each sample, each process judged by the machine's state"
+    f"serkit-try/2: forked processes of {SAMPLES_PER_PROCESS} samples of about 1 ms by the "
+    "thread's CPU time, the canary around each sample, each process judged by its state"
 )
 COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
 CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()
