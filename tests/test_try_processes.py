@@ -7,18 +7,22 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
+import serkit.trial.measure as trial
 from serkit.checks.fidelity import EXACT, LOSSY, FidelityResult
 from serkit.cli import main
 from serkit.compare.ranking import Group, Ranking, Tier
+from serkit.inputs.documents import read_document
 from serkit.results.asv_file import CODECS_KEY
 from serkit.results.canary import CANARY_KEY
 from serkit.results.tree import read_tree
 from serkit.run.libraries import codec_libraries
+from serkit.run.process import Interrupted
 from serkit.sample_speed import CORRECTED, FROM_FAST, PARTLY_SLOW_WEIGHT
 from serkit.trial.measure import (
     FIRST_PROCESSES,
@@ -240,3 +244,19 @@ def test_progress_is_shown_only_on_a_terminal(
     path.write_text(json.dumps({"a": [1, 2, 3]}))
     assert main(["try", str(path), "--codec", "json", "--budget", "2"]) == 0
     assert capsys.readouterr().err == ""  # captured: no terminal, no line
+
+
+def test_ctrl_c_while_preparing_stops_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command's signal handler raises Interrupted, a SerkitError: preparing took it for
+    one codec's failure and went on to the next."""
+
+    def stopped(*args: object) -> object:
+        raise Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(trial, "_isolated", stopped)
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps({"a": [1, 2, 3]}))
+    with pytest.raises(Interrupted):
+        trial.try_document(read_document(path), ["json", "orjson"], budget_s=5.0)
