@@ -410,6 +410,10 @@ def sample_processes(
 PREPARE_SHARE = 0.6  # of the budget, for preparing every codec; sampling gets the rest
 PROBE_ITEMS = 64  # a document with at least this many top-level items is probed on a slice
 PROBE_FRACTION = 1 / 32
+# The least a probe may take, by the wall clock that kills it: at load averages of 6-16 here
+# (2026-11-29), a 133 ms limit killed slices that take milliseconds of CPU (msgspec-msgpack,
+# rapidjson) in some runs and not in others, and the codecs measured changed run to run.
+PROBE_FLOOR_S = 0.5
 COMPARE_FLOOR_S = 1.0  # for comparing what a codec gave back, however small its share
 CHEAP_PREPARE_S = 0.1  # preparing a codec this quick goes on past preparing's share
 
@@ -530,8 +534,9 @@ def _prepared(
     trials: dict[str, CodecTrial] = {}
     facts: dict[str, dict[str, Any]] = {}
     predicted: dict[str, float] = {}
-    # A probe may spend a quarter of an even share: a slow codec's slice cannot starve the rest.
-    probe_s = budget_s * PREPARE_SHARE / max(1, len(codecs)) / 4
+    # A probe may spend a quarter of an even share (and PROBE_FLOOR_S): a slow codec's slice
+    # cannot starve the rest.
+    probe_s = max(PROBE_FLOOR_S, budget_s * PREPARE_SHARE / max(1, len(codecs)) / 4)
     for name in codecs:
         spec = registry.spec(name)
         facts[name] = {
