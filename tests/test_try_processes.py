@@ -135,8 +135,8 @@ def test_the_first_pass_times_every_codec_then_only_undecided_ones_get_more() ->
         order.append(codec)
         return process(1e-3)
 
-    def still_open(taken: Mapping[str, Sequence[Process]]) -> list[str]:
-        return ["a", "b"]  # c is decided from the first pass on
+    def still_open(taken: Mapping[str, Sequence[Process]]) -> list[list[str]]:
+        return [["a", "b"]]  # c is decided from the first pass on
 
     taken = sample_processes(
         dict.fromkeys("abc", 0.1), take, still_open, 5.0, clock=clock, rng=random.Random(1)
@@ -159,8 +159,8 @@ def test_sampling_stops_once_every_place_is_decided() -> None:
         clock.now += 0.1
         return process(1e-3)
 
-    def still_open(taken: Mapping[str, Sequence[Process]]) -> list[str]:
-        return ["a"] if len(taken["a"]) < 5 else []
+    def still_open(taken: Mapping[str, Sequence[Process]]) -> list[list[str]]:
+        return [["a"]] if len(taken["a"]) < 5 else []
 
     taken = sample_processes(dict.fromkeys("ab", 0.1), take, still_open, 60.0, clock=clock)
     assert {codec: len(found) for codec, found in taken.items()} == {"a": 5, "b": FIRST_PROCESSES}
@@ -180,7 +180,7 @@ def test_a_pass_serves_the_codecs_nearest_the_top_and_a_failing_one_is_let_go() 
     taken = sample_processes(
         dict.fromkeys(codecs, 0.1),
         take,
-        lambda taken: codecs,  # all undecided, c0 nearest the top
+        lambda taken: [codecs[:PASS_CODECS], codecs[PASS_CODECS:]],  # c0's group the top
         3 * FIRST_PROCESSES * len(codecs) * 0.1,
         clock=clock,
         max_processes=FIRST_PROCESSES + 4,
@@ -193,6 +193,29 @@ def test_a_pass_serves_the_codecs_nearest_the_top_and_a_failing_one_is_let_go() 
     assert later.index(codecs[PASS_CODECS]) > second_failure
     assert len(taken["c0"]) == FIRST_PROCESSES
     assert all(len(found) <= FIRST_PROCESSES + 4 for found in taken.values())
+
+
+def test_in_an_undecided_group_the_least_known_codec_is_served_first() -> None:
+    clock = Clock()
+    served: list[str] = []
+    codecs = [f"c{i}" for i in range(PASS_CODECS + 2)]
+    last = codecs[-1]
+
+    def take(codec: str) -> Process | None:
+        clock.now += 0.1
+        served.append(codec)
+        return None if codec == last and served.count(last) == 1 else process(1e-3)
+
+    first = FIRST_PROCESSES * len(codecs)
+    sample_processes(
+        dict.fromkeys(codecs, 0.1),
+        take,
+        lambda taken: [codecs],
+        (first + PASS_CODECS) * 0.2,
+        clock=clock,
+    )
+    # Its first process failed: the group's last codec, with one process fewer, comes first.
+    assert last in served[first : first + PASS_CODECS]
 
 
 def test_a_codec_too_dear_for_its_share_gets_no_process() -> None:
@@ -223,7 +246,7 @@ def test_undecided_are_the_wide_ties_nearest_the_top_first() -> None:
     )
     # The second group of the exact class is the first undecided one; the lossy class's
     # first group comes before the exact class's fourth; a tie within 10 % is decided.
-    assert undecided(ranked) == ["x", "y", "b", "c", "f", "g"]
+    assert undecided(ranked) == [("x", "y"), ("b", "c"), ("f", "g")]
     assert undecided(ranking((EXACT, ((("a",), None), (("b",), None))))) == []
 
 

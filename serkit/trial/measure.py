@@ -276,17 +276,17 @@ def _why_not(trial: CodecTrial) -> str:
     return trial.status
 
 
-def undecided(ranked: Ranking, precision: float = PRECISION) -> list[str]:
-    """The codecs whose place the verdict has not decided, nearest the top first: those in
-    a group of several that the test tied only within more than `precision` (the first
-    group of every class, then the second, ...)."""
+def undecided(ranked: Ranking, precision: float = PRECISION) -> list[tuple[str, ...]]:
+    """The groups whose order the verdict has not decided, nearest the top first: each of
+    several codecs that the test tied only within more than `precision` (the first group
+    of every class, then the second, ...)."""
     open_groups = [
         (position, tier_at, group.codecs)
         for tier_at, tier in enumerate(ranked.tiers)
         for position, group in enumerate(tier.groups)
         if len(group.codecs) > 1 and (group.within is None or group.within > precision)
     ]
-    return [codec for *_, codecs in sorted(open_groups) for codec in codecs]
+    return [codecs for *_, codecs in sorted(open_groups)]
 
 
 # --- timing processes -----------------------------------------------------------------
@@ -347,7 +347,7 @@ def plan_samples(
 def sample_processes(
     costs: Mapping[str, float],
     take: Callable[[str], Process | None],
-    still_open: Callable[[Mapping[str, Sequence[Process]]], list[str]],
+    still_open: Callable[[Mapping[str, Sequence[Process]]], Sequence[Sequence[str]]],
     sampling_s: float,
     *,
     clock: Callable[[], float] = timeit.default_timer,
@@ -357,13 +357,15 @@ def sample_processes(
     tick: Callable[[str], None] = lambda doing: None,
 ) -> dict[str, list[Process]]:
     """Each codec's processes within `sampling_s`: `take(codec)` times one (None where it
-    failed), `costs` predicts each codec's, and `still_open(taken)` names the codecs whose
-    place is undecided, nearest the top first (see the module).
+    failed), `costs` predicts each codec's, and `still_open(taken)` names the groups of
+    codecs whose order is undecided, nearest the top first (see the module).
 
     The first pass is planned (`plan_samples`, FIRST_PASS_SHARE of the time), round by
     round in a random order; each further pass gives one process to each of the first
-    PASS_CODECS codecs still open, in a random order. No process starts that its
-    predicted cost would carry past the end; a codec's cost is what its last process took.
+    PASS_CODECS codecs still open, in a random order: group by group, and in a group those
+    with the fewest processes first, since the least known widen a tie most. No process
+    starts that its predicted cost would carry past the end; a codec's cost is what its
+    last process took.
     """
     rng = rng or random.Random()
     end = clock() + sampling_s
@@ -392,7 +394,8 @@ def sample_processes(
         # Codecs failing twice are left as they are: a process killed for time, or crashed.
         open_ = [
             codec
-            for codec in still_open(taken)
+            for group in still_open(taken)
+            for codec in sorted(group, key=lambda codec: len(taken[codec]))
             if taken[codec]
             and len(taken[codec]) < max_processes
             and failures[codec] < 2
@@ -783,7 +786,7 @@ def try_document(
             }
             return judged(found, label)
 
-        def still_open(taken: Mapping[str, Sequence[Process]]) -> list[str]:
+        def still_open(taken: Mapping[str, Sequence[Process]]) -> list[tuple[str, ...]]:
             timings = timed(taken)
             rows = [
                 replace(trials[name], dumps=timings[name, "dumps"], loads=timings[name, "loads"])
@@ -797,6 +800,12 @@ def try_document(
             outcome = run_forked(partial(time_process, cases[name], numbers[name]), limit_s)
             return outcome.value
 
+        # What forking a process costs beyond its samples, on this machine now (at load
+        # averages of 10-16 here, 40-55 ms a process: a first pass planned without it
+        # left no time for a second).
+        began = clock()
+        run_forked(lambda: None, PROCESS_FLOOR_S)
+        costs = {name: cost + clock() - began for name, cost in costs.items()}
         # Sampling gets what preparing left; the floor never lifts the total past the
         # budget by more than sampling's own share of it.
         floor_s = min(min_sampling_s, budget_s * (1 - PREPARE_SHARE))
