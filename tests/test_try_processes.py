@@ -218,6 +218,19 @@ def test_in_an_undecided_group_the_least_known_codec_is_served_first() -> None:
     assert last in served[first : first + PASS_CODECS]
 
 
+def test_a_codec_the_first_pass_could_not_fit_gets_its_processes_when_time_allows() -> None:
+    clock = Clock()
+
+    def take(codec: str) -> Process:
+        clock.now += 0.1  # b was predicted 19 times dearer than it is
+        return process(1e-3)
+
+    taken = sample_processes(
+        {"a": 0.1, "b": 1.9}, take, lambda taken: [], 4.0, clock=clock, key_cap_s=2.0
+    )
+    assert len(taken["a"]) == len(taken["b"]) == FIRST_PROCESSES
+
+
 def test_a_codec_too_dear_for_its_share_gets_no_process() -> None:
     clock = Clock()
 

@@ -362,8 +362,9 @@ def sample_processes(
 
     The first pass is planned (`plan_samples`, FIRST_PASS_SHARE of the time), round by
     round in a random order; each further pass gives one process to each of the first
-    PASS_CODECS codecs still open, in a random order: group by group, and in a group those
-    with the fewest processes first, since the least known widen a tie most. No process
+    PASS_CODECS codecs still open, in a random order: those the first pass could not fit
+    (within `key_cap_s` each), cheapest first, then the undecided group by group, and in a
+    group those with the fewest processes first, since the least known widen a tie most. No process
     starts that its predicted cost would carry past the end; a codec's cost is what its
     last process took.
     """
@@ -372,6 +373,7 @@ def sample_processes(
     cost = dict(costs)
     taken: dict[str, list[Process]] = {codec: [] for codec in costs}
     failures: dict[str, int] = dict.fromkeys(costs, 0)
+    spent: dict[str, float] = dict.fromkeys(costs, 0.0)
 
     def run(codec: str) -> None:
         if cost[codec] > end - clock():
@@ -379,6 +381,7 @@ def sample_processes(
         start = clock()
         found = take(codec)
         cost[codec] = max(clock() - start, 1e-6)
+        spent[codec] += cost[codec]
         if found is None:
             failures[codec] += 1
         else:
@@ -390,17 +393,33 @@ def sample_processes(
         codecs = [codec for codec, count in planned.items() if count > round_]
         for codec in rng.sample(codecs, len(codecs)):
             run(codec)
-    while True:
+
+    def eligible(codec: str) -> bool:
         # Codecs failing twice are left as they are: a process killed for time, or crashed.
-        open_ = [
+        return (
+            len(taken[codec]) < max_processes
+            and failures[codec] < 2
+            and cost[codec] <= end - clock()
+        )
+
+    while True:
+        # First the codecs the first pass could not fit, as their costs now allow (a plan
+        # rests on predictions), then the undecided.
+        behind = sorted(
+            (
+                c
+                for c in cost
+                if len(taken[c]) < FIRST_PROCESSES and spent[c] + cost[c] <= key_cap_s
+            ),
+            key=lambda codec: cost[codec],
+        )
+        targeted = [
             codec
             for group in still_open(taken)
             for codec in sorted(group, key=lambda codec: len(taken[codec]))
             if taken[codec]
-            and len(taken[codec]) < max_processes
-            and failures[codec] < 2
-            and cost[codec] <= end - clock()
-        ][:PASS_CODECS]
+        ]
+        open_ = [c for c in dict.fromkeys([*behind, *targeted]) if eligible(c)][:PASS_CODECS]
         if not open_:
             return taken
         tick(f"{plural(len(open_), 'codec')} undecided")
@@ -741,6 +760,13 @@ def progress_text(label: str, doing: str, elapsed_s: float, budget_s: float) -> 
     return f"{label}: {doing}, {elapsed_s:.0f} s elapsed, at most {left:.0f} s left"
 
 
+def _forking_s(clock: Callable[[], float]) -> float:
+    """What one forked process that does nothing takes, seconds."""
+    began = clock()
+    run_forked(lambda: None, PROCESS_FLOOR_S)
+    return clock() - began
+
+
 def try_document(
     document: Document,
     codecs: Iterable[str] | None = None,
@@ -803,9 +829,8 @@ def try_document(
         # What forking a process costs beyond its samples, on this machine now (at load
         # averages of 10-16 here, 40-55 ms a process: a first pass planned without it
         # left no time for a second).
-        began = clock()
-        run_forked(lambda: None, PROCESS_FLOOR_S)
-        costs = {name: cost + clock() - began for name, cost in costs.items()}
+        overhead_s = min(_forking_s(clock) for _ in range(3))  # the least: one may be held up
+        costs = {name: cost + overhead_s for name, cost in costs.items()}
         # Sampling gets what preparing left; the floor never lifts the total past the
         # budget by more than sampling's own share of it.
         floor_s = min(min_sampling_s, budget_s * (1 - PREPARE_SHARE))
