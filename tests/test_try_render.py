@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from serkit.checks.fidelity import EXACT, LOSSY, Difference, FidelityResult
-from serkit.replicate.measure import Timing
 from serkit.suite.cases import COMPRESSORS
-from serkit.trial.measure import CodecTrial, DocumentTrial
+from serkit.trial.measure import CodecTrial, DocumentTrial, Timing
 from serkit.trial.render import FIDELITY_WIDTH, render, timing_text, wrapped
 
 # A path as `serkit try` met it on an AWS document: its table broke it as ['resources\n'].

@@ -12,19 +12,36 @@ import pytest
 
 from serkit.checks.fidelity import EXACT, FidelityResult
 from serkit.cli import main
-from serkit.replicate.measure import Timing
 from serkit.results.tree import read_tree
-from serkit.trial.measure import CodecTrial, DocumentTrial
+from serkit.trial.measure import SAMPLES_PER_PROCESS, CodecTrial, DocumentTrial, Timing, judged
 from serkit.trial.save import COMMIT, SIZE, TIMES, save
 
-# Fifteen rounds spread about 2 % in a fixed pattern: deterministic, no clock.
+# Ten processes whose values spread about 2 % in a fixed pattern: deterministic, no clock.
 PATTERN = (0.0, 0.01, -0.01, 0.005, -0.004, 0.012, -0.008, 0.003, -0.002, 0.007)
 AGAIN = (0.004, -0.006, 0.009, -0.001, 0.002, -0.009, 0.011, 0.0, -0.003, 0.006)
 SECONDS = {"json": (20e-6, 30e-6), "orjson": (4e-6, 6e-6)}  # dumps, loads
+WITHIN = (1.0, 1.01, 1.02, 1.005, 1.03)  # a process's samples over its least
+CANARY_NS = (20_000.0, 20_100.0)  # before and after each sample: the fast state
 
 
-def timing(seconds: float, factor: float, pattern: tuple[float, ...]) -> Timing:
-    return Timing(tuple(seconds * factor * (1 + p) for p in pattern), calls_per_sample=100)
+def timing(
+    seconds: float,
+    factor: float,
+    pattern: tuple[float, ...],
+    slow: frozenset[int] = frozenset(),
+    slowing: float = 1.7,
+) -> Timing:
+    """A process per value of `pattern`, judged as `serkit try` judges them; the processes
+    numbered in `slow` timed wholly in the slow state, `slowing` times slower, their canary
+    1.7 times."""
+    samples: list[float] = []
+    canary: list[tuple[float, float]] = []
+    for at, p in enumerate(pattern):
+        times, reads = (slowing, 1.7) if at in slow else (1.0, 1.0)
+        samples += [seconds * factor * (1 + p) * times * w for w in WITHIN]
+        canary += [(CANARY_NS[0] * reads, CANARY_NS[1] * reads)] * len(WITHIN)
+    raw = Timing(tuple(samples), 100, canary=tuple(canary), per_process=SAMPLES_PER_PROCESS)
+    return judged({("codec", "dumps"): raw}, "run")["codec", "dumps"]
 
 
 def trial(factor: float = 1.0, pattern: tuple[float, ...] = PATTERN) -> DocumentTrial:

@@ -29,9 +29,11 @@ def add_commands(commands: Any) -> None:
         help="every codec on your own documents: time, size, fidelity (no asv)",
         description=(
             "Time every codec's dumps and loads on your documents (JSON, YAML, msgpack, or "
-            "pickle with --allow-pickle; chosen by extension, else by content), in this "
-            "process, with their encoded and compressed sizes, whether each gives back "
-            "what it was given, and the implementation that ran. Each document's table "
+            "pickle with --allow-pickle; chosen by extension, else by content), in several "
+            "processes a codec, each judged by the machine's state as serkit bench's are, "
+            "more of them where the ranking is still undecided, with their encoded and "
+            "compressed sizes, whether each gives back what it was given, and the "
+            "implementation that ran. Each document's table "
             "opens with a ranked verdict: exact codecs first, ties grouped by serkit's "
             "verdict test, lossy and unsafe ones ranked apart (--rank-by, --exact-only, "
             "--safe-only). "
@@ -73,7 +75,14 @@ def run_try(args: argparse.Namespace) -> int:
         machine = args.machine or runner.machine_name()
         check_target(into, machine)  # before minutes of measuring, not after
     only = {"exact_only": args.exact_only, "safe_only": args.safe_only}
-    documents = try_paths(args.paths, codecs, allow_pickle=args.allow_pickle, budget_s=args.budget)
+    documents = try_paths(
+        args.paths,
+        codecs,
+        allow_pickle=args.allow_pickle,
+        budget_s=args.budget,
+        measure=args.rank_by,
+        **only,
+    )
     if args.format == "json":
         print_json(
             [

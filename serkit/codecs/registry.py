@@ -386,6 +386,14 @@ check_codecs = registry.check
 register_codec = registry.register
 
 
+def unsafe_on_untrusted_bytes(codec: str) -> bool:
+    """Whether the codec's entry says its loads must never see untrusted bytes (pickle,
+    marshal: they run code or crash the interpreter); a codec this serkit does not know
+    (in another serkit's results) is not said to be."""
+    spec = registry.specs.get(codec)
+    return spec is not None and not spec.safe_for_untrusted_input
+
+
 def default_fixtures(codec: str) -> tuple[str, ...] | None:
     """The fixtures a run that names none times `codec` on, as its spec declares them.
 

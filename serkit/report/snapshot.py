@@ -14,7 +14,7 @@ from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY, check_round_trip, load_document
-from serkit.codecs.registry import registry
+from serkit.codecs.registry import registry, unsafe_on_untrusted_bytes
 from serkit.compare.ranking import DEFAULT_MEASURE, Candidate, Ranking, rank
 from serkit.compare.ranking import DUMPS as DUMPS_MEASURE
 from serkit.compare.ranking import LOADS as LOADS_MEASURE
@@ -98,7 +98,7 @@ class SnapshotRow:
 
     @property
     def unsafe(self) -> bool:
-        return unsafe(self.codec)
+        return unsafe_on_untrusted_bytes(self.codec)
 
     @property
     def fidelity_class(self) -> str | None:
@@ -251,13 +251,6 @@ def schema_of(run: Run, codec: str, fixture: str) -> tuple[str, str | None]:
         return NO_SCHEMA_RECORDED, None
     supplied = run.value(SCHEMA_SUPPLIED, codec, fixture)
     return (SUPPLIED if supplied else DERIVED), hash_text(recorded)
-
-
-def unsafe(codec: str) -> bool:
-    """Whether the codec's registry entry says its loads must never see untrusted bytes (a
-    codec this serkit does not know: not said)."""
-    spec = registry.specs.get(codec)
-    return spec is not None and not spec.safe_for_untrusted_input
 
 
 def not_run_reason(codec: str, fixture: str) -> str:

@@ -9,11 +9,11 @@ from typing import Any
 
 from serkit import units
 from serkit.checks.fidelity import EXACT
+from serkit.codecs.registry import unsafe_on_untrusted_bytes
 from serkit.compare import ranking
 from serkit.compare.in_words import beside_text
 from serkit.compare.verdicts import CYCLES_RULE
 from serkit.report.hosts_table import asv_field_text
-from serkit.report.snapshot import unsafe as unsafe_codec
 from serkit.results.tree import Measurement
 from serkit.stats import Spread
 
@@ -151,6 +151,6 @@ def environment() -> Any:
         class_words=ranking.class_words,
         fidelity_cell=fidelity_cell,
         unsafe_words=ranking.UNSAFE,
-        unsafe=unsafe_codec,
+        unsafe=unsafe_on_untrusted_bytes,
     )
     return env

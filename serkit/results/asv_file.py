@@ -260,21 +260,37 @@ def attach_notes(
     data = read_data(results)
     if not data:
         return False  # asv wrote nothing readable: its own error says more
-    if codecs:
-        data[CODECS_KEY] = {name: list(libraries) for name, libraries in sorted(codecs.items())}
-    if notes:
-        data[CANARY_KEY] = {"version": CANARY_VERSION, "rows": notes}
+    data.update(serkit_keys(notes, codecs))
     if runs:
         data[RUNS_KEY] = [asv_runs.as_row(r) for r in runs]
     atomic_write(results, json.dumps(data).encode())
     return True
 
 
+def serkit_keys(
+    notes: Mapping[str, Mapping[str, Sequence[Any]]] | None,
+    codecs: Mapping[str, Sequence[str]] | None,
+) -> dict[str, Any]:
+    """serkit's keys in a results file: the canary's `notes` (rows as
+    serkit.results.canary.read_notes makes them) and what each codec ran with (`codecs`:
+    its library first); only those given."""
+    found: dict[str, Any] = {}
+    if codecs:
+        found[CODECS_KEY] = {name: list(libraries) for name, libraries in sorted(codecs.items())}
+    if notes:
+        found[CANARY_KEY] = {"version": CANARY_VERSION, "rows": notes}
+    return found
+
+
 def results_data(
-    header: Mapping[str, Any], results: Mapping[str, Mapping[str, Any]]
+    header: Mapping[str, Any],
+    results: Mapping[str, Mapping[str, Any]],
+    notes: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
+    codecs: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """A results file's data: asv's keys in `header` (commit_hash, env_name, date, params,
-    python, requirements, env_vars), each benchmark's row given by column name."""
+    python, requirements, env_vars), each benchmark's row given by column name, and
+    serkit's keys (`serkit_keys`)."""
     columns = list(dict.fromkeys(c for row in results.values() for c in row))
     return {
         "version": RESULTS_VERSION,
@@ -282,6 +298,7 @@ def results_data(
         COLUMNS_KEY: columns,
         "results": {name: [row.get(c) for c in columns] for name, row in results.items()},
         "durations": {},
+        **serkit_keys(notes, codecs),
     }
 
 

@@ -96,6 +96,12 @@ def read_notes(folder: Path) -> dict[str, dict[str, list[list[Any]]]]:
     return rows
 
 
+def note_row(intervals: Sequence[float], readings: Sequence[tuple[float, float]]) -> list[Any]:
+    """One process's row as a results file keeps it (a version 2 row, as `read_notes` makes
+    them): its samples' intervals, and each sample's canary readings before and after."""
+    return [list(intervals), [[before, after] for before, after in readings]]
+
+
 def clear_notes(folder: Path) -> None:
     """Remove every canary note in `folder` (a scratch suite starting again)."""
     for path in folder.glob(PROCESS_NOTES):

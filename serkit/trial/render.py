@@ -9,25 +9,27 @@ from collections.abc import Sequence
 
 from tabulate import tabulate
 
-from serkit.checks.fidelity import ERROR, EXACT, KEY_ORDER_ONLY, LOSSY, NO_SCHEMA
-from serkit.codecs.registry import registry
+from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, NO_SCHEMA
+from serkit.codecs.registry import registry, unsafe_on_untrusted_bytes
 from serkit.compare.ranking import (
     DEFAULT_MEASURE,
-    DUMPS,
-    LOADS,
     TIE_SPAN,
     UNSAFE,
-    Candidate,
     Ranking,
     rank,
     ranking_lines,
     rule_text,
     verdict_line,
 )
-from serkit.replicate.measure import Timing
 from serkit.suite.cases import COMPRESSORS
 from serkit.text import markdown_cell, terminal
-from serkit.trial.measure import CodecTrial, DocumentTrial
+from serkit.trial.measure import (
+    SAMPLES_PER_PROCESS,
+    CodecTrial,
+    DocumentTrial,
+    Timing,
+    candidate,
+)
 from serkit.units import bytes_binary, percent, seconds
 
 FIDELITY_WIDTH = 46  # characters; a longer reason wraps, at a space or between a path's keys
@@ -39,15 +41,20 @@ IMPLEMENTATIONS = {"c": "C", "python": "Python"}
 
 
 def timing_text(timing: Timing | None) -> str:
-    """`1.15 ms ±6 %`: the median, and half the interquartile range over it; past SCATTERED,
-    `too scattered (2.50 ms ±743 %)`, not a value to read as one."""
+    """`1.15 ms ±6 %`: the median of its processes' values, and half their interquartile
+    range over it; past SCATTERED, `too scattered (2.50 ms ±743 %)`, not a value to read
+    as one."""
     if timing is None:
         return "-"
     q1, median, q3 = timing.quartiles
     if timing.first_call_only:
         return f"{seconds(median)} (1st call)"
-    if len(timing.samples) == 1 or median <= 0:
-        return f"{seconds(median)} (1 sample)"
+    if len(timing.values) == 1 or median <= 0:
+        return (
+            f"{seconds(median)} (1 process)"
+            if timing.processes
+            else f"{seconds(median)} (1 sample)"
+        )
     spread = (q3 - q1) / 2 / median
     text = f"{seconds(median)} ±{percent(spread)}"
     return f"too scattered ({text})" if spread >= SCATTERED else text
@@ -79,11 +86,6 @@ def implementation_text(trial: CodecTrial) -> str:
     return text
 
 
-def unsafe(codec: str) -> bool:
-    """Whether the codec's registry entry says its loads must never see untrusted bytes."""
-    return not registry.spec(codec).safe_for_untrusted_input
-
-
 def fidelity_text(trial: CodecTrial, no_schema: str = "") -> str:
     """The status and why, after "unsafe on untrusted bytes" where the codec's entry says
     so; a schema codec refused for the document's `no_schema` (said once, above the table)
@@ -95,7 +97,7 @@ def fidelity_text(trial: CodecTrial, no_schema: str = "") -> str:
     text = status if not result.detail else f"{status}: {result.detail}"
     if result.options:
         text += f" (with {result.options})"
-    return f"{UNSAFE}; {text}" if unsafe(trial.codec) else text
+    return f"{UNSAFE}; {text}" if unsafe_on_untrusted_bytes(trial.codec) else text
 
 
 SMALLEST = "*"  # after the smallest size an exact, safe codec made, in a size column
@@ -113,41 +115,11 @@ def smallest_sizes(document: DocumentTrial) -> list[int | None]:
     exact = [
         _sizes(trial)
         for trial in document.codecs
-        if trial.status == EXACT and not unsafe(trial.codec)
+        if trial.status == EXACT and not unsafe_on_untrusted_bytes(trial.codec)
     ]
     # Every row has _sizes's columns (zip's strict= is 3.10 and later).
     columns = zip(*exact) if exact else [()] * (1 + len(COMPRESSORS))
     return [min((n for n in column if n is not None), default=None) for column in columns]
-
-
-def candidate(trial: CodecTrial) -> Candidate:
-    """One row as the ranking reads it: its samples, round by round, and its sizes."""
-    sizes = {"size": trial.fidelity.bytes, **trial.compressed}
-    measured = trial.dumps is not None and trial.loads is not None
-    lost = trial.fidelity.differences if trial.fidelity.fidelity_class == LOSSY else ()
-    return Candidate(
-        trial.codec,
-        trial.fidelity.fidelity_class,
-        trial.dumps.samples if measured and trial.dumps else (),
-        trial.loads.samples if measured and trial.loads else (),
-        {name: size for name, size in sizes.items() if size is not None},
-        why_not=_why_not(trial),
-        # The medians the table shows (timing_text), which the verdict quotes.
-        shown={
-            measure: timing.median
-            for measure, timing in ((DUMPS, trial.dumps), (LOADS, trial.loads))
-            if measured and timing is not None
-        },
-        unsafe=unsafe(trial.codec),
-        lost=", ".join(d.kind for d in lost),
-    )
-
-
-def _why_not(trial: CodecTrial) -> str:
-    """In a few words, for the verdict's "not ranked" (the table's row says it in full)."""
-    if trial.status == ERROR and "share of the" in trial.fidelity.detail:
-        return "not measured within the time budget"
-    return trial.status
 
 
 def ranking(
@@ -174,7 +146,7 @@ def in_ranked_order(document: DocumentTrial, ranked: Ranking) -> list[CodecTrial
 
 
 def _may_win(trial: CodecTrial) -> bool:
-    return trial.status == EXACT and not unsafe(trial.codec)
+    return trial.status == EXACT and not unsafe_on_untrusted_bytes(trial.codec)
 
 
 def _row(trial: CodecTrial, smallest: Sequence[int | None], no_schema: str = "") -> list[str]:
@@ -210,9 +182,10 @@ def heading(document: DocumentTrial) -> str:
     pinned = f", content sha256 {document.content_sha256[:12]}…" if document.content_sha256 else ""
     if document.schema_sha256:
         pinned += f", derived schema sha256 {document.schema_sha256[:12]}…"
+    state = f"; machine: {document.state.in_words()}" if document.state else ""
     return (
         f"{document.path}: {document.format}, {bytes_binary(document.bytes)}{pinned}; "
-        f"{codecs} codec{'s' if codecs != 1 else ''} in {seconds(document.wall_s)}"
+        f"{codecs} codec{'s' if codecs != 1 else ''} in {seconds(document.wall_s)}{state}"
     )
 
 
@@ -230,15 +203,21 @@ def schema_line(document: DocumentTrial) -> str | None:
 def legend(documents: Sequence[DocumentTrial]) -> list[str]:
     budget = seconds(documents[0].budget_s) if documents else "-"
     cap = seconds(documents[0].key_cap_s) if documents else "-"
-    rounds = documents[0].max_rounds if documents else 0
+    most = documents[0].max_processes if documents else 0
     lines = [
         "Rows in the ranking's order (the verdict above each table). dumps, loads: the "
-        "median time per call, ± half the interquartile range over the median,",
-        f"of up to {rounds} samples interleaved round by round across the codecs, within "
-        f"about {budget} per document and {cap} per call;",
-        "(1st call): too slow to sample within its share of that time, so the time of its "
-        "first call, which preparing made.",
-        "(1 sample): time for a single sample only, so no spread is shown.",
+        "median time per call over the codec's processes, ± half their interquartile range "
+        "over the median.",
+        f"Each codec is timed in processes of its own ({SAMPLES_PER_PROCESS} samples each of "
+        "dumps and loads by the thread's CPU time, which leaves out other processes' turns, "
+        "the canary timed around each sample), in a random order across "
+        f"the codecs, within about {budget} per document: a few each first (at most {cap} "
+        f"a codec), then up to {most} for codecs whose place the verdict has not yet "
+        "decided. A process's value is its least sample taken in the machine's fast state, "
+        "else its least slow one corrected by the canary, as `serkit compare` judges them.",
+        "(1st call): too slow for one process within its share of that time, so the time of "
+        "its first call, which preparing made.",
+        "(1 process), (1 sample): one value only, so no spread is shown.",
         f"too scattered: half the interquartile range is over {percent(SCATTERED)} of the "
         "median, so the median is no value to go by (a loaded machine: a larger --budget, or "
         "a quieter machine, measures it).",

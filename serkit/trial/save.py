@@ -15,12 +15,16 @@ What is written, in asv's results format version 2 (serkit.results.tree reads it
 - `DIR/<machine>/<commit>-try-<when>.json`: one file per run, never overwritten, so nothing
   measured before is lost; of several at one commit, `serkit compare` takes the newest.
 
-A timing's value is the median of its samples and its spread their quartiles. The samples
-are rounds within one process, not processes, so they are declared with no fixed count per
-process and `serkit compare` judges them by their interquartile ranges. A call timed only
-once (too slow for a sample in its share) has no spread, and no verdict. The commit is the
-trial method's own (TRIAL_METHOD), not the checkout's: two saves pair whichever serkit
-commit made them, unless the way `try` samples changed.
+Each timing keeps every sample its processes took, each process's SAMPLES_PER_PROCESS
+together (declared as the time benchmarks' `repeat`), and each sample's canary readings
+before and after it, in serkit's notes (serkit.results.canary), with what each codec ran
+with (serkit.results.asv_file.CODECS_KEY): `serkit compare` judges each process by the
+machine's state and pairs each codec by its releases, exactly as it does a `serkit bench`
+tree's. A timing's value is the median of its processes' values as `try` judged them, its
+spread their quartiles. A call timed only once (too slow for one process in its share)
+has no spread, and no verdict. The commit is the trial method's own (TRIAL_METHOD), not
+the checkout's: two saves pair whichever serkit commit made them, unless the way `try`
+samples changed.
 """
 
 from __future__ import annotations
@@ -42,16 +46,19 @@ from serkit.codecs.registry import registry
 from serkit.codecs.spec import STDLIB
 from serkit.errors import RefusedFile, SerkitError
 from serkit.inputs.documents import read_record
-from serkit.replicate.measure import Timing
 from serkit.results.asv_file import BENCHMARKS_FILE, MACHINE_FILE, results_data
+from serkit.results.canary import note_row, params_key
 from serkit.results.hosts import UNREADABLE, cpu_model
-from serkit.run.libraries import companions
+from serkit.run.libraries import codec_libraries, companions
 from serkit.run.naming import checked_machine
-from serkit.trial.measure import CodecTrial, DocumentTrial
+from serkit.trial.measure import SAMPLES_PER_PROCESS, CodecTrial, DocumentTrial, Timing
 
 # Changing how `try` samples (serkit.trial.measure) changes this: results of another
 # method are then not compared (asv's benchmark version differs), never silently paired.
-TRIAL_METHOD = "serkit-try/1: interleaved samples of about 10 ms, median and quartiles"
+TRIAL_METHOD = (
+    f"serkit-try/2: forked processes of {SAMPLES_PER_PROCESS} samples of about 1 ms by the "
+    "thread's CPU time, the canary around each sample, each process judged by its state"
+)
 COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
 CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()
 PARAM_NAMES = ["codec", "document"]
@@ -67,6 +74,7 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
         "param_names": PARAM_NAMES,
         "version": CODE_VERSION,
         "code": TRIAL_METHOD,
+        **({"repeat": SAMPLES_PER_PROCESS} if kind == "time" else {}),
     }
     for name, kind, unit in (
         *((name, "time", "seconds") for name in TIMES.values()),
@@ -147,13 +155,27 @@ def _profile(machine: str) -> dict[str, Any]:
 
 
 def _timing_cells(timing: Timing | None) -> tuple[Any, Any, Any, Any]:
-    """value, Q1, Q3 and samples; no spread from a single first call."""
+    """value, Q1, Q3 and samples; no spread from a single value."""
     if timing is None:
         return None, None, None, None
-    if timing.first_call_only or len(timing.samples) < 2:
-        return timing.samples[0], None, None, list(timing.samples)
     q1, median, q3 = timing.quartiles
+    if timing.first_call_only or len(timing.values) < 2:
+        return median, None, None, list(timing.samples)
     return median, q1, q3, list(timing.samples)
+
+
+def _notes(timing: Timing | None) -> list[list[Any]]:
+    """A timing's canary notes: one row a process, its intervals as its clock took them."""
+    if timing is None or not timing.canary or not timing.per_process:
+        return []
+    size, calls = timing.per_process, timing.calls_per_sample
+    return [
+        note_row(
+            [sample * calls for sample in timing.samples[at : at + size]],
+            timing.canary[at : at + size],
+        )
+        for at in range(0, len(timing.samples), size)
+    ]
 
 
 def _codecs(trials: Sequence[DocumentTrial]) -> list[str]:
@@ -175,11 +197,15 @@ def results_file(
     axes = run_axes(trials)
     grid = [(c, n) for c in codecs for n in names]  # asv's order: itertools.product(*axes)
     rows: dict[str, dict[str, Any]] = {}
+    notes: dict[str, dict[str, list[list[Any]]]] = {}
     for operation, benchmark in TIMES.items():
-        cells = [
-            _timing_cells(getattr(by_pair[key], operation) if key in by_pair else None)
-            for key in grid
-        ]
+        timings = [getattr(by_pair[key], operation) if key in by_pair else None for key in grid]
+        cells = [_timing_cells(timing) for timing in timings]
+        notes[benchmark] = {
+            params_key([repr(codec), repr(name)]): _notes(timing)
+            for (codec, name), timing in zip(grid, timings)
+            if _notes(timing)
+        }
         rows[benchmark] = {
             "result": [c[0] for c in cells],
             "params": axes,
@@ -204,7 +230,9 @@ def results_file(
         "requirements": requirements,
         "env_vars": {},
     }
-    data = results_data(header, rows)
+    ran = {c.codec for t in trials for c in t.codecs if c.round_trip_s is not None}
+    libraries = {name: needs for name, needs in codec_libraries().items() if name in ran}
+    data = results_data(header, rows, {b: n for b, n in notes.items() if n}, libraries)
     return f"{COMMIT[:8]}-{env_name}.json", data
 
 
