@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-import serkit.trial.measure as trial
+import serkit.trial.budget as budget
+import serkit.trial.measure as measure
+import serkit.trial.prepare as prepare
 from serkit import Binding, CodecSpec, Config
 from serkit.checks.fidelity import (
     EXACT,
@@ -27,16 +29,12 @@ from serkit.codecs.registry import get_codec, registry
 from serkit.errors import DocumentError, UnknownCodec
 from serkit.inputs.documents import read_document
 from serkit.suite.cases import COMPRESSORS
-from serkit.trial.measure import (
-    SAMPLES_PER_PROCESS,
-    CodecTrial,
-    DocumentTrial,
-    Timing,
-    plan_samples,
-    try_document,
-    try_paths,
-)
+from serkit.trial.budget import plan_samples
+from serkit.trial.measure import try_document, try_paths
 from serkit.trial.render import implementation_text, render, timing_text
+from serkit.trial.sampling import SAMPLES_PER_PROCESS
+from serkit.trial.timings import Timing
+from serkit.trial.trials import CodecTrial, DocumentTrial
 
 DOC: dict[str, Any] = {"users": [{"id": i, "name": f"user {i}", "score": i / 7} for i in range(50)]}
 FAST = dict(budget_s=5.0, max_processes=5, min_sampling_s=0.2)  # preparing a tiny document fits
@@ -174,15 +172,15 @@ def test_a_one_megabyte_document_is_budgeted_by_time(
         plans.append((costs, budget_s, counts))
         return counts
 
-    monkeypatch.setattr(trial, "plan_samples", recorded)
+    monkeypatch.setattr(budget, "plan_samples", recorded)
     result = try_document(
         document, ["orjson", "json"], budget_s=1.0, max_processes=50, min_sampling_s=0.5
     )
     ((costs, budget_s, counts),) = plans
     # The first pass gets its share of what preparing left of the document's 1 s budget,
     # never under sampling's own share: how much preparing took is the machine's business.
-    share = trial.FIRST_PASS_SHARE
-    assert 1.0 * (1 - trial.PREPARE_SHARE) * share <= budget_s <= 1.0 * share
+    share = budget.FIRST_PASS_SHARE
+    assert 1.0 * (1 - prepare.PREPARE_SHARE) * share <= budget_s <= 1.0 * share
     assert sum(counts[codec] * costs[codec] for codec in costs) <= budget_s
     for codec in result.codecs:
         if codec.codec not in costs:  # a busy machine: over its share of the 1 s budget
@@ -202,7 +200,7 @@ def test_documents_are_all_read_before_any_is_measured(
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("measured before every document was read")
 
-    monkeypatch.setattr(trial, "try_document", never)
+    monkeypatch.setattr(measure, "try_document", never)
     with pytest.raises(DocumentError, match=r"missing\.json: no such file"):
         try_paths([str(good), str(tmp_path / "missing.json")])
     with pytest.raises(UnknownCodec, match="unknown codec 'nope'"):

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import serkit.trial.measure as trial
+import serkit.trial.prepare as preparing
 from serkit.checks.fidelity import ERROR, EXACT, LOSSY
 from serkit.cli import main
 from serkit.inputs.documents import read_document
@@ -68,7 +68,7 @@ def test_skipped_codecs_read_as_one_line_each_in_the_table(
 def test_a_codec_that_runs_out_of_memory_or_stack_is_one_line_and_the_rest_go_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = trial.prepare_object
+    real = preparing.prepare_object
     failures: dict[str, BaseException] = {
         "json": MemoryError(),
         "orjson": RecursionError("maximum recursion depth exceeded"),
@@ -80,7 +80,7 @@ def test_a_codec_that_runs_out_of_memory_or_stack_is_one_line_and_the_rest_go_on
             raise failures[name]
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr(trial, "prepare_object", prepare)
+    monkeypatch.setattr(preparing, "prepare_object", prepare)
     path = tmp_path / "doc.json"
     path.write_text(json.dumps({"a": [1, 2, 3]}))
     result = try_document(read_document(path), ["json", "orjson", "ujson", "pickle-p5"])
@@ -95,7 +95,7 @@ def test_a_codec_that_runs_out_of_memory_or_stack_is_one_line_and_the_rest_go_on
 def test_a_codec_stuck_in_c_or_killing_its_process_is_one_line_and_the_rest_go_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    real = trial.prepare_object
+    real = preparing.prepare_object
 
     def prepare(name: str, *args: Any, **kwargs: Any) -> Any:
         if name == "json":
@@ -104,7 +104,7 @@ def test_a_codec_stuck_in_c_or_killing_its_process_is_one_line_and_the_rest_go_o
             os.abort()  # as a library's own abort would: the process is gone
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr(trial, "prepare_object", prepare)
+    monkeypatch.setattr(preparing, "prepare_object", prepare)
     path = tmp_path / "doc.json"
     path.write_text(json.dumps({"a": [1, 2, 3]}))
     start = time.monotonic()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import serkit.trial.measure as trial
+import serkit.trial.prepare as preparing
 from serkit.checks.fidelity import EXACT, LOSSY, FidelityResult
 from serkit.cli import main
 from serkit.compare.ranking import Group, Ranking, Tier
@@ -24,22 +24,18 @@ from serkit.results.tree import read_tree
 from serkit.run.libraries import codec_libraries
 from serkit.run.process import Interrupted
 from serkit.sample_speed import CORRECTED, FROM_FAST, PARTLY_SLOW_WEIGHT
-from serkit.trial.measure import (
+from serkit.trial.budget import (
     FIRST_PROCESSES,
     PASS_CODECS,
-    SAMPLES_PER_PROCESS,
-    CodecTrial,
-    DocumentTrial,
-    Process,
-    Timing,
-    judged,
     progress_text,
-    run_state,
     sample_processes,
-    timings_of,
     undecided,
 )
+from serkit.trial.measure import try_document
+from serkit.trial.sampling import SAMPLES_PER_PROCESS, Process
 from serkit.trial.save import TIMES, save
+from serkit.trial.timings import Timing, judged, run_state, timings_of
+from serkit.trial.trials import CodecTrial, DocumentTrial
 
 FAST_NS, SLOW = 20_000.0, 1.7  # the canary's fast reading, and how much slower the slow state
 
@@ -291,8 +287,8 @@ def test_ctrl_c_while_preparing_stops_the_command(
     def stopped(*args: object) -> object:
         raise Interrupted(signal.SIGINT)
 
-    monkeypatch.setattr(trial, "_isolated", stopped)
+    monkeypatch.setattr(preparing, "_isolated", stopped)
     path = tmp_path / "doc.json"
     path.write_text(json.dumps({"a": [1, 2, 3]}))
     with pytest.raises(Interrupted):
-        trial.try_document(read_document(path), ["json", "orjson"], budget_s=5.0)
+        try_document(read_document(path), ["json", "orjson"], budget_s=5.0)

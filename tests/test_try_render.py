@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from serkit.checks.fidelity import EXACT, LOSSY, Difference, FidelityResult
 from serkit.suite.cases import COMPRESSORS
-from serkit.trial.measure import CodecTrial, DocumentTrial, Timing
 from serkit.trial.render import FIDELITY_WIDTH, render, timing_text, wrapped
+from serkit.trial.timings import Timing
+from serkit.trial.trials import CodecTrial, DocumentTrial
 
 # A path as `serkit try` met it on an AWS document: its table broke it as ['resources\n'].
 PATH = "['resources']['DhcpOptions']['Properties']['DomainNameServers'][0]"

@@ -13,8 +13,10 @@ import pytest
 from serkit.checks.fidelity import EXACT, FidelityResult
 from serkit.cli import main
 from serkit.results.tree import read_tree
-from serkit.trial.measure import SAMPLES_PER_PROCESS, CodecTrial, DocumentTrial, Timing, judged
+from serkit.trial.sampling import SAMPLES_PER_PROCESS
 from serkit.trial.save import COMMIT, SIZE, TIMES, save
+from serkit.trial.timings import Timing, judged
+from serkit.trial.trials import CodecTrial, DocumentTrial
 
 # Ten processes whose values spread about 2 % in a fixed pattern: deterministic, no clock.
 PATTERN = (0.0, 0.01, -0.01, 0.005, -0.004, 0.012, -0.008, 0.003, -0.002, 0.007)

@@ -16,9 +16,11 @@ from serkit.compare.ranking import ranking_dict
 from serkit.errors import SerkitError
 from serkit.run import runner
 from serkit.text import diagnostic
-from serkit.trial.measure import TARGET_S, DocumentTrial, try_paths
+from serkit.trial.budget import TARGET_S
+from serkit.trial.measure import try_paths
 from serkit.trial.render import hazards, ranking, render
 from serkit.trial.save import check_target, save
+from serkit.trial.trials import DocumentTrial
 
 
 def add_commands(commands: Any) -> None:

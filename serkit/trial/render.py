@@ -23,13 +23,9 @@ from serkit.compare.ranking import (
 )
 from serkit.suite.cases import COMPRESSORS
 from serkit.text import markdown_cell, terminal
-from serkit.trial.measure import (
-    SAMPLES_PER_PROCESS,
-    CodecTrial,
-    DocumentTrial,
-    Timing,
-    candidate,
-)
+from serkit.trial.sampling import SAMPLES_PER_PROCESS
+from serkit.trial.timings import Timing
+from serkit.trial.trials import CodecTrial, DocumentTrial, candidate
 from serkit.units import bytes_binary, percent, seconds
 
 FIDELITY_WIDTH = 46  # characters; a longer reason wraps, at a space or between a path's keys

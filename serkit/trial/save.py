@@ -51,10 +51,13 @@ from serkit.results.canary import note_row, params_key
 from serkit.results.hosts import UNREADABLE, cpu_model
 from serkit.run.libraries import codec_libraries, companions
 from serkit.run.naming import checked_machine
-from serkit.trial.measure import SAMPLES_PER_PROCESS, CodecTrial, DocumentTrial, Timing
+from serkit.trial.sampling import SAMPLES_PER_PROCESS
+from serkit.trial.timings import Timing
+from serkit.trial.trials import CodecTrial, DocumentTrial
 
-# Changing how `try` samples (serkit.trial.measure) changes this: results of another
-# method are then not compared (asv's benchmark version differs), never silently paired.
+# Changing how `try` samples or judges (serkit.trial.sampling, .timings) changes this: results
+# of another method are then not compared (asv's benchmark version differs), never silently
+# paired.
 TRIAL_METHOD = (
     f"serkit-try/2: forked processes of {SAMPLES_PER_PROCESS} samples of about 1 ms by the "
     "thread's CPU time, the canary around each sample, each process judged by its state"

@@ -1,0 +1,94 @@
+"""Timing one codec in one process of its own, forked from `serkit try`'s.
+
+Each process times a pair as `serkit bench` does: it makes a warm call of dumps and of
+loads, then takes SAMPLES_PER_PROCESS samples of each in turn, each between two readings
+of the canary (serkit.suite.canary). Samples and canary are timed by the thread's CPU time
+(CLOCK): on a shared host other processes preempt a timed call, which a wall clock counts
+and a 20 µs canary seldom sees, while a call's CPU time leaves them out and still slows
+with the vCPU's state (in forked processes at a load average of 12-14, 2026-11-29, one
+call's least sample per process spread 43-45 % by the wall clock, 9-12 % by CPU time, in
+12 processes each, interleaved).
+"""
+
+from __future__ import annotations
+
+import time
+import timeit
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+
+from serkit.checks.workers import run_forked
+from serkit.suite.canary import canary_ns
+from serkit.suite.preparation import Case
+
+# Each timed process takes this many samples of dumps and of loads, each about SAMPLE_S
+# long: short, as `serkit bench`'s are, so that few straddle a change of state.
+SAMPLES_PER_PROCESS = 5
+SAMPLE_S = 0.001
+CLOCK, CLOCK_NS = time.thread_time, time.thread_time_ns  # see the module
+# A process is killed at this many times its predicted cost (and never sooner than
+# PROCESS_FLOOR_S): a call that hangs costs the run one process, not its budget.
+PROCESS_LIMIT = 4.0
+PROCESS_FLOOR_S = 2.0
+OPERATIONS = ("dumps", "loads")
+
+Key = tuple[str, str]  # (codec, operation)
+Reading = tuple[float, float, float]  # a sample: seconds per call, canary ns before, after
+Process = Mapping[str, Sequence[Reading]]  # one timed process's samples, by operation
+
+
+def cpu_canary_ns() -> int:
+    """One canary reading by CLOCK_NS."""
+    return canary_ns(CLOCK_NS)
+
+
+def time_process(
+    case: Case, numbers: Mapping[str, int], canary: Callable[[], int] = cpu_canary_ns
+) -> dict[str, list[Reading]]:
+    """One timed process (in a child forked for it): a warm call of each operation, then
+    SAMPLES_PER_PROCESS samples of each in turn, `numbers[operation]` calls a sample, each
+    between two canary readings, as `serkit bench`'s clock takes them (by CLOCK)."""
+    timers = {
+        operation: timeit.Timer(case.operation(operation), timer=CLOCK) for operation in OPERATIONS
+    }
+    for operation in OPERATIONS:  # pages copied from the parent, caches filled: untimed
+        case.operation(operation)()
+    taken: dict[str, list[Reading]] = {operation: [] for operation in OPERATIONS}
+    for _ in range(SAMPLES_PER_PROCESS):
+        for operation, timer in timers.items():
+            number = numbers[operation]
+            before = canary()
+            elapsed = timer.timeit(number)
+            after = canary()
+            taken[operation].append((elapsed / number, before, after))
+    return taken
+
+
+def calls_per_sample(case: Case, operation: str) -> tuple[int, float]:
+    """Calls making one sample of about SAMPLE_S, and the seconds one call takes."""
+    call_s = case.best_call_s(operation)
+    return max(1, round(SAMPLE_S / max(call_s, 1e-9))), call_s
+
+
+def sized(case: Case) -> tuple[dict[str, int], float]:
+    """Calls per sample of each operation, and the predicted seconds of one process's
+    calls (its samples and its warm calls)."""
+    found = {operation: calls_per_sample(case, operation) for operation in OPERATIONS}
+    numbers = {operation: number for operation, (number, _) in found.items()}
+    samples_s = sum(number * call_s for number, call_s in found.values())
+    warm_s = sum(call_s for _, call_s in found.values())
+    return numbers, SAMPLES_PER_PROCESS * samples_s + warm_s
+
+
+def take_process(case: Case, numbers: Mapping[str, int], cost_s: float) -> Process | None:
+    """One timed process for `case`, killed at PROCESS_LIMIT times its predicted `cost_s`;
+    None where it failed."""
+    limit_s = max(PROCESS_FLOOR_S, PROCESS_LIMIT * cost_s)
+    return run_forked(partial(time_process, case, numbers), limit_s).value
+
+
+def forking_s(clock: Callable[[], float]) -> float:
+    """What one forked process that does nothing takes, seconds."""
+    began = clock()
+    run_forked(lambda: None, PROCESS_FLOOR_S)
+    return clock() - began
