@@ -1041,6 +1041,15 @@ def test_no_verdict_line_or_row_names_pickle_or_marshal_without_unsafe(tmp_path:
     assert "exact, unsafe on untrusted bytes: pickle-p5 and pickle-p4: tied within 1 %" in page
     assert "msgspec-msgpack (namedtuple-&gt;list" in page  # what it lost, escaped in HTML
     assert "ranked apart after all the safe ones" in overview  # the legend says which
+    # ... and so does the Overview's chart, in its legend and beside each such codec's bar.
+    from serkit.report.snapshot_charts import verdict_figure
+
+    figure = verdict_figure(gather(read_tree(results)).snapshots["sensor-record"][0])
+    charted = [(trace.name, label) for trace in figure.data for label in trace.y]
+    named = [(name, label) for name, label in charted if "pickle" in label or "marshal" in label]
+    assert named and all(
+        "unsafe on untrusted bytes" in name and label.endswith("(unsafe)") for name, label in named
+    )
 
 
 def test_the_verdicts_numbers_are_the_tables_and_its_ties_within_10_pct(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from serkit import units
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
-from serkit.compare.ranking import UNKNOWN, class_words
+from serkit.compare.ranking import UNKNOWN, UNSAFE, class_words
 from serkit.report.charts import figure_html
 from serkit.report.snapshot import COMPRESSORS, SnapshotTable
 from serkit.results.tree import Measurement
@@ -133,6 +133,7 @@ def snapshot_figure(table: SnapshotTable) -> Any:
 
 # The Overview's chart colours a codec by its round trip's class, as its legend names it.
 _CLASS_COLOURS = {EXACT: "#1f77b4", KEY_ORDER_ONLY: "#e3a21a", LOSSY: "#a4161a", UNKNOWN: "#8c8c8c"}
+_UNSAFE_COLOUR = "#6a3d9a"  # the codecs ranked apart as unsafe on untrusted bytes
 
 
 def verdict_chart(table: SnapshotTable, div_id: str) -> str | None:
@@ -149,7 +150,7 @@ def verdict_figure(table: SnapshotTable) -> Any:
     from plotly import graph_objects as go
 
     shown = [
-        (fidelity, row, trip, trip.between)
+        ((fidelity, row.unsafe), row, trip, trip.between)
         for fidelity, row in table.verdict_leaders()
         if (trip := row.summed_round_trip) is not None and trip.between is not None
     ]
@@ -157,15 +158,19 @@ def verdict_figure(table: SnapshotTable) -> Any:
         return None
     scale, unit = units.time_unit(trip.value for _, _, trip, _ in shown)
     figure = go.Figure()
-    for fidelity in dict.fromkeys(fidelity for fidelity, _, _, _ in shown):
-        chosen = [(row, trip, between) for f, row, trip, between in shown if f == fidelity]
+    for fidelity, unsafe in dict.fromkeys(key for key, _, _, _ in shown):
+        key = (fidelity, unsafe)
+        chosen = [(row, trip, between) for k, row, trip, between in shown if k == key]
         figure.add_trace(
             go.Bar(
-                name=class_words(fidelity),
-                y=[row.codec for row, _, _ in chosen],
+                # A codec unsafe on untrusted bytes is said so wherever it is named.
+                name=class_words(fidelity) + (f", {UNSAFE}" if unsafe else ""),
+                y=[row.codec + (" (unsafe)" if unsafe else "") for row, _, _ in chosen],
                 x=[trip.value / scale for _, trip, _ in chosen],
                 orientation="h",
-                marker_color=_CLASS_COLOURS.get(fidelity, _CLASS_COLOURS[UNKNOWN]),
+                marker_color=_UNSAFE_COLOUR
+                if unsafe
+                else _CLASS_COLOURS.get(fidelity, _CLASS_COLOURS[UNKNOWN]),
                 error_x={
                     "type": "data",
                     "symmetric": False,
