@@ -14,6 +14,16 @@ from serkit.report.snapshot import COMPRESSORS, SnapshotTable
 from serkit.results.tree import Measurement
 
 
+def _whiskers(values: Sequence[Measurement | None], scale: float) -> dict[str, Any]:
+    """Each value's interquartile range as plotly's asymmetric error bars."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": _error(values, 1, scale),
+        "arrayminus": _error(values, 0, scale),
+    }
+
+
 def _error(
     values: Sequence[Measurement | None], side: int, scale: float = 1.0
 ) -> list[float | None]:
@@ -72,12 +82,7 @@ def snapshot_figure(table: SnapshotTable) -> Any:
                 x=_scaled([_value(m) for m in values], scale),
                 mode="markers",
                 marker={"symbol": symbol, "size": 9},
-                error_x={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": _error(values, 1, scale),
-                    "arrayminus": _error(values, 0, scale),
-                },
+                error_x=_whiskers(values, scale),
                 customdata=[units.seconds(_value(m)) for m in values],
                 hovertemplate="%{y} " + name + ": %{customdata}<extra></extra>",
             ),
@@ -241,12 +246,7 @@ def typed_figure(table: SnapshotTable) -> Any:
                     y=[r.codec for r in chosen],
                     x=_scaled([_value(m) for m in values], scale),
                     orientation="h",
-                    error_x={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": _error(values, 1, scale),
-                        "arrayminus": _error(values, 0, scale),
-                    },
+                    error_x=_whiskers(values, scale),
                     customdata=[units.seconds(_value(m)) for m in values],
                     hovertemplate="%{y} loads: %{customdata}<extra></extra>",
                 ),
