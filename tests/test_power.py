@@ -216,13 +216,15 @@ def test_the_record_says_how_many_arms_sampled_in_the_slow_state(tmp_path: Path)
         BETWEEN_RUNS: {
             "plain": "fast state throughout (100 samples)",
             "+10%": "slow state in 40% of 100 samples, x1.80 the fast canary",
+            # Judged by the canary, but no sample slow: not an arm in the slow state.
+            "plain again": "slow state in 0% of 100 samples, x1.64 the fast canary",
         }
     }
     record = dataclasses.replace(RECORD, states=states)
     record_power(tmp_path, record)
     found = read_power(tmp_path)
     assert found == record
-    assert found.in_words().endswith("2026-11-24; 1 of 2 arms partly in the slow state)")
+    assert found.in_words().endswith("2026-11-24; 1 of 3 arms partly in the slow state)")
     assert "slow state" not in RECORD.in_words()  # a record from before the canary
 
 

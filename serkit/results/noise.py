@@ -8,6 +8,7 @@ qualifies when a results tree is copied or merged.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,12 +120,22 @@ class PowerRecord:
             )
             parts.append(f"{rule}, {'; '.join(p for p in (said, aa) if p)}")
         states = [words for arms in self.states.values() for words in arms.values()]
-        slow, arms = sum("slow state in" in words for words in states), len(states)
+        slow, arms = sum(_share_slow(words) > 0 for words in states), len(states)
         state = f"; {slow} of {arms} arms partly in the slow state" if arms else ""
         return (
             f"here, {'; '.join(parts)} ({self.plan} runs of {self.processes} processes a "
             f"pair, {self.pairs} pairs, {self.measured_at[:10]}{state})"
         )
+
+
+# How an arm's state is worded (serkit.sample_speed.StateShare.in_words): its share slow.
+_SLOW_SHARE = re.compile(r"slow state in (\d+(?:\.\d+)?)%")
+
+
+def _share_slow(words: str) -> float:
+    """The share of an arm's samples in the slow state, from its words; 0 where none."""
+    found = _SLOW_SHARE.search(words)
+    return float(found.group(1)) if found else 0.0
 
 
 def _write(folder: Path, name: str, record: Any) -> Path:
