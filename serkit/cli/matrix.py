@@ -6,16 +6,23 @@ import argparse
 import errno
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from serkit.checkout import CONFIG_NAME, project_root, results_dir
+from serkit.cli.common import print_json, print_table, warn
 from serkit.cli.exits import UsageError, checked
 from serkit.cli.options import Option, Use, add_option, command, positive_int
+from serkit.codecs.spec import STDLIB
 from serkit.errors import SerkitError
+from serkit.files import atomic_write
+from serkit.run.ci_plan import WORKFLOW, plan_of
+from serkit.run.index import PLATFORM_NAMES, fetch_files, fetch_metadata, platform_here
+from serkit.run.interpreters import find_pythons
+from serkit.run.libraries import needed_by
+from serkit.run.matrix import environments, measured, not_served, render_asv_config
+from serkit.run.releases import Releases, data_path, load, refresh, save, staleness
+from serkit.suite.cases import FULL_SEES, precision_needed
 from serkit.units import plural
-
-if TYPE_CHECKING:
-    from serkit.run.releases import Releases
 
 # What `serkit matrix` does instead of listing the environments: one at a time.
 ACTIONS = (
@@ -141,10 +148,6 @@ def add_commands(commands: Any) -> None:
 
 
 def run_matrix(args: argparse.Namespace) -> int:
-    from serkit.files import atomic_write
-    from serkit.run.matrix import render_asv_config
-    from serkit.suite.cases import FULL_SEES, precision_needed
-
     if args.write_config:
         path = Path(args.write_config)
         try:
@@ -190,10 +193,6 @@ def run_matrix(args: argparse.Namespace) -> int:
 
 
 def _ci_plan(args: argparse.Namespace) -> int:
-    from serkit.cli.common import print_json, print_table
-    from serkit.run.ci_plan import WORKFLOW, plan_of
-    from serkit.run.releases import load
-
     path = Path(args.workflow) if args.workflow else project_root() / WORKFLOW
     found = plan_of(path, load())
     if args.format == "json":
@@ -244,11 +243,6 @@ def _ci_plan(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    from serkit.files import atomic_write
-    from serkit.run.index import fetch_files, fetch_metadata
-    from serkit.run.matrix import render_asv_config
-    from serkit.run.releases import data_path, load, refresh, save
-
     path = data_path()
     before = load(path)
     index = args.index_url or before.index
@@ -275,8 +269,6 @@ def _refresh(args: argparse.Namespace) -> int:
 
 def changes(before: Releases, after: Releases) -> list[str]:
     """Per library, the releases a refresh added and dropped, newest first."""
-    from serkit.run.libraries import needed_by
-
     old = {lib.name: [r.version for r in lib.releases] for lib in before.libraries}
     lines = [
         f"{lib.name}: no codec of serkit's needs it any more: dropped"
@@ -302,13 +294,6 @@ def changes(before: Releases, after: Releases) -> list[str]:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from serkit.cli.common import print_json, print_table, warn
-    from serkit.codecs.spec import STDLIB
-    from serkit.run.index import PLATFORM_NAMES, platform_here
-    from serkit.run.interpreters import find_pythons
-    from serkit.run.matrix import environments, measured, not_served
-    from serkit.run.releases import load, staleness
-
     data = load()
     warn(staleness(data))
     envs = list(environments(data=data))
