@@ -223,7 +223,7 @@ def test_the_report_reads_a_real_run_and_asv_publishes_beside_it(slice_scratch: 
     assert written.warnings == []
     page = (written.folder / "fixture-small-dict.html").read_text()
     for codec in CODECS:
-        assert f'<td class="name">{codec}</td>' in page
+        assert f'<th class="name" scope="row">{codec}</th>' in page  # the row's header cell
     assert page.count(" µs<br>") + page.count(" ns<br>") >= 3 * len(CODECS)  # dumps, loads, rt
 
 
