@@ -8,8 +8,6 @@ import time
 from collections.abc import Callable, Iterable
 from typing import IO, Any, TypeVar
 
-from tqdm import tqdm
-
 T = TypeVar("T")
 
 
@@ -24,6 +22,8 @@ def progress(
 ) -> Any:
     """A tqdm bar over `items` (or a manual one of `total` steps) that hides itself off a
     tty; `bar_format` as tqdm's (e.g. "{desc} {elapsed}" for a wait with nothing to count)."""
+    from tqdm import tqdm  # 20 ms to import: paid by the commands that show a bar
+
     return tqdm(
         items,
         total=total,

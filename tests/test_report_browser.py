@@ -47,6 +47,28 @@ def _browser() -> str:
     return found
 
 
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One chromium for the module's tests: a launch costs a second or two of CPU."""
+    executable = _browser()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def browser(chromium: Any) -> Iterator[Any]:
+    """The module's chromium, for one test: each page it opens is a browser context of its
+    own (no cookie or storage shared), and all are closed after it, left open or not."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
+
+
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -119,34 +141,27 @@ def _history_points(browser: Any, url: str) -> tuple[int, int]:
     return points, marks
 
 
-def test_every_page_loads_cleanly_and_draws_its_charts(served: tuple[str, Path]) -> None:
-    executable = _browser()
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_every_page_loads_cleanly_and_draws_its_charts(
+    browser: Any, served: tuple[str, Path]
+) -> None:
     base, folder = served
     pages = ["index.html"] + [f"{folder.name}/{p.name}" for p in sorted(folder.glob("*.html"))]
     charts_seen = 0
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        try:
-            for page_path in pages:
-                problems, drawn = _visit(browser, f"{base}/{page_path}")
-                assert problems == [], f"{page_path}: {problems}"
-                charts_seen += drawn
-                if page_path.endswith("/pythons.html"):
-                    assert drawn == 1, "the Python-versions page draws box-py's chart"
-                if page_path.endswith("/history.html"):
-                    assert drawn == 1, "the History page draws the weekly host's chart"
-            assert _history_points(browser, f"{base}/{folder.name}/history.html") == (6, 3)
-        finally:
-            browser.close()
+    for page_path in pages:
+        problems, drawn = _visit(browser, f"{base}/{page_path}")
+        assert problems == [], f"{page_path}: {problems}"
+        charts_seen += drawn
+        if page_path.endswith("/pythons.html"):
+            assert drawn == 1, "the Python-versions page draws box-py's chart"
+        if page_path.endswith("/history.html"):
+            assert drawn == 1, "the History page draws the weekly host's chart"
+    assert _history_points(browser, f"{base}/{folder.name}/history.html") == (6, 3)
     # Each fixture page has one chart per host, the versions page one per host, hosts one,
     # the Pythons page one.
     assert charts_seen >= 2 * 2 + 2 + 1 + 1
 
 
-def test_the_schema_column_and_the_typed_chart_are_drawn(tmp_path: Path) -> None:
-    executable = _browser()
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_the_schema_column_and_the_typed_chart_are_drawn(browser: Any, tmp_path: Path) -> None:
     written = report_html.write_report(
         tmp_path, typed_tree(tmp_path / "results"), tmp_path / "reports", asv_runner=None
     )
@@ -155,17 +170,12 @@ def test_the_schema_column_and_the_typed_chart_are_drawn(tmp_path: Path) -> None
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_port}/{written.folder.name}/fixture-twitter.html"
     try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-            try:
-                problems, drawn = _visit(browser, url)
-                page = browser.new_page()
-                page.goto(url, wait_until="load")
-                cells = page.locator("td").all_inner_texts()
-                typed_bars = page.locator(".typed-chart .plotly-graph-div .trace").count()
-                page.close()
-            finally:
-                browser.close()
+        problems, drawn = _visit(browser, url)
+        page = browser.new_page()
+        page.goto(url, wait_until="load")
+        cells = page.locator("td").all_inner_texts()
+        typed_bars = page.locator(".typed-chart .plotly-graph-div .trace").count()
+        page.close()
     finally:
         server.shutdown()
     assert problems == []
@@ -174,39 +184,30 @@ def test_the_schema_column_and_the_typed_chart_are_drawn(tmp_path: Path) -> None
     assert typed_bars >= 2  # typed and untyped bars
 
 
-def test_asvs_machine_tooltip_shows_a_profiles_markup_as_text(tmp_path: Path) -> None:
+def test_asvs_machine_tooltip_shows_a_profiles_markup_as_text(browser: Any, tmp_path: Path) -> None:
     """A results tree from elsewhere whose machine.json holds an <img onerror> payload:
     hovering the machine's button on asv's graph page (a Bootstrap tooltip rendered as
     HTML) and the benchmark's label shows it as text, and nothing runs."""
-    executable = _browser()
-    sync_api = pytest.importorskip("playwright.sync_api")
     pytest.importorskip("asv")
     from test_hostile_results import PAYLOAD, ROOT, _payload_tree
 
     server = _serve_asv_pages(_payload_tree(tmp_path / "results"), tmp_path / "reports", ROOT)
     ran: list[str] = []
     try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-            try:
-                base = f"http://127.0.0.1:{server.server_port}"
-                page = _asvs_page(browser, base)
-                page.on("dialog", lambda dialog: (ran.append(dialog.message), dialog.dismiss()))
-                page.goto(f"{base}/#bench_time.Dumps.time_dumps", wait_until="load")
-                _cdn_loaded(page)
-                button = page.locator(
-                    "#graphdisplay-state-params a.btn", has_text=re.compile("^a$")
-                )
-                button.wait_for(timeout=15_000)
-                button.hover()
-                tooltip = page.locator(".tooltip .tooltip-inner").first
-                tooltip.wait_for(timeout=15_000)
-                assert PAYLOAD.split(" ")[0] in tooltip.inner_text()  # shown, as text
-                assert page.locator("img[src='x']").count() == 0  # no live element
-                _show_code_tooltips(page)
-                assert page.locator("img[src='x']").count() == 0
-            finally:
-                browser.close()
+        base = f"http://127.0.0.1:{server.server_port}"
+        page = _asvs_page(browser, base)
+        page.on("dialog", lambda dialog: (ran.append(dialog.message), dialog.dismiss()))
+        page.goto(f"{base}/#bench_time.Dumps.time_dumps", wait_until="load")
+        _cdn_loaded(page)
+        button = page.locator("#graphdisplay-state-params a.btn", has_text=re.compile("^a$"))
+        button.wait_for(timeout=15_000)
+        button.hover()
+        tooltip = page.locator(".tooltip .tooltip-inner").first
+        tooltip.wait_for(timeout=15_000)
+        assert PAYLOAD.split(" ")[0] in tooltip.inner_text()  # shown, as text
+        assert page.locator("img[src='x']").count() == 0  # no live element
+        _show_code_tooltips(page)
+        assert page.locator("img[src='x']").count() == 0
     finally:
         server.shutdown()
     assert ran == [], "a payload ran"
@@ -311,25 +312,18 @@ def _unresolved(base: str, folder: Path, seen: dict[str, Any]) -> list[str]:
 
 
 def test_every_page_of_a_main_command_report_at_a_desktops_and_a_phones_width(
-    quick_report: tuple[str, Path],
+    browser: Any, quick_report: tuple[str, Path]
 ) -> None:
     """Issue 29: every page at 1,400 px and at 400 px loads cleanly, the Overview and every
     fixture page open with the verdict, no verdict and no page is wider than the window
     (a wide table scrolls in its own box), and every link resolves."""
-    executable = _browser()
-    sync_api = pytest.importorskip("playwright.sync_api")
     base, folder = quick_report
     # Every page the report wrote (the menu's links must lead among them: checked below).
     pages = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.html"))
     overview = next(p for p in pages if p.endswith("/index.html"))
     fixture_pages = [p for p in pages if "/fixture-" in p]
     assert len(pages) >= 12 and len(fixture_pages) == len(QUICK_FIXTURES)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        try:
-            seen = _walk(browser, base, pages)
-        finally:
-            browser.close()
+    seen = _walk(browser, base, pages)
     for width in WIDTHS:
         at_width = {path: found for (path, w), found in seen.items() if w == width}
         assert _unresolved(base, folder, at_width) == [], width
@@ -374,47 +368,40 @@ TABLE_VIEW = """() => {
 
 
 def test_the_reports_folder_opens_the_newest_overview_with_a_chart_per_verdict(
-    quick_report: tuple[str, Path],
+    browser: Any, quick_report: tuple[str, Path]
 ) -> None:
     """Issue 57: the folder's index.html lands on the newest version's Overview (by a
     redirect that needs no script), which charts each fixture's verdict; the list of every
     version is one click from there; at 1,400 px a fixture's table shows every column the
     verdict reads, and the codec column stays in view while the rest scrolls."""
-    executable = _browser()
-    sync_api = pytest.importorskip("playwright.sync_api")
     base, folder = quick_report
     (stamp,) = [p.parent.name for p in folder.glob(f"*/{report_html.MANIFEST}")]
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        try:
-            context = browser.new_context(java_script_enabled=False)  # the redirect is HTML
-            page = context.new_page()
-            page.goto(f"{base}/{FRONT_DOOR}")
-            page.wait_for_url(f"{base}/{stamp}/index.html")
-            context.close()
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(f"{base}/{FRONT_DOOR}")
-            page.wait_for_url(f"{base}/{stamp}/index.html")
-            charts = page.locator(".answer .answer-chart .plotly-graph-div")
-            assert charts.count() == len(QUICK_FIXTURES)
-            for i in range(charts.count()):  # drawn by plotly: one bar group per class
-                charts.nth(i).locator(".main-svg .trace.bars").first.wait_for(timeout=15_000)
-            answers = page.locator(".answer")
-            words = answers.first.locator(".verdict").bounding_box()
-            chart = answers.first.locator(".answer-chart").bounding_box()
-            assert words and chart and chart["x"] >= words["x"] + words["width"]  # beside
-            page.click("nav >> text=All report versions")
-            page.wait_for_url(f"{base}/{report_html.REPORTS}")
-            assert page.locator(f'a[href="{stamp}/index.html"]').count() >= 1
-            for fixture in QUICK_FIXTURES:
-                page.goto(f"{base}/{stamp}/{report_html.page_name(fixture)}")
-                seen = page.evaluate(TABLE_VIEW)
-                left, right = seen["box"]
-                assert seen["verdict_columns_end"] <= right, f"{fixture}: {seen}"
-                codec_left, codec_right = seen["codec_after_scroll"]
-                assert left <= codec_left and codec_right <= right, f"{fixture}: {seen}"
-        finally:
-            browser.close()
+    context = browser.new_context(java_script_enabled=False)  # the redirect is HTML
+    page = context.new_page()
+    page.goto(f"{base}/{FRONT_DOOR}")
+    page.wait_for_url(f"{base}/{stamp}/index.html")
+    context.close()
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(f"{base}/{FRONT_DOOR}")
+    page.wait_for_url(f"{base}/{stamp}/index.html")
+    charts = page.locator(".answer .answer-chart .plotly-graph-div")
+    assert charts.count() == len(QUICK_FIXTURES)
+    for i in range(charts.count()):  # drawn by plotly: one bar group per class
+        charts.nth(i).locator(".main-svg .trace.bars").first.wait_for(timeout=15_000)
+    answers = page.locator(".answer")
+    words = answers.first.locator(".verdict").bounding_box()
+    chart = answers.first.locator(".answer-chart").bounding_box()
+    assert words and chart and chart["x"] >= words["x"] + words["width"]  # beside
+    page.click("nav >> text=All report versions")
+    page.wait_for_url(f"{base}/{report_html.REPORTS}")
+    assert page.locator(f'a[href="{stamp}/index.html"]').count() >= 1
+    for fixture in QUICK_FIXTURES:
+        page.goto(f"{base}/{stamp}/{report_html.page_name(fixture)}")
+        seen = page.evaluate(TABLE_VIEW)
+        left, right = seen["box"]
+        assert seen["verdict_columns_end"] <= right, f"{fixture}: {seen}"
+        codec_left, codec_right = seen["codec_after_scroll"]
+        assert left <= codec_left and codec_right <= right, f"{fixture}: {seen}"
 
 
 def _serve_asv_pages(results: Path, reports: Path, root: Path) -> ThreadingHTTPServer:
@@ -485,13 +472,13 @@ def _show_code_tooltips(page: Any) -> None:
     tooltips.first.wait_for(state="attached", timeout=15_000)
 
 
-def test_asvs_list_view_and_graph_page_run_nothing_from_a_hostile_store(tmp_path: Path) -> None:
+def test_asvs_list_view_and_graph_page_run_nothing_from_a_hostile_store(
+    browser: Any, tmp_path: Path
+) -> None:
     """Issue 56: a results file's env_vars key became a panel heading of asv's pages, raw,
     and ran on the list view and every graph page. A store with a payload in every string
     field (test_publishable.hostile_store): each page shows, hovering its tooltips, and no
     marker element appears, no script renames the page, no dialog opens."""
-    executable = _browser()
-    sync_api = pytest.importorskip("playwright.sync_api")
     pytest.importorskip("asv")
     from test_hostile_results import ROOT
     from test_publishable import hostile_store
@@ -504,28 +491,23 @@ def test_asvs_list_view_and_graph_page_run_nothing_from_a_hostile_store(tmp_path
         "#bench_time.Dumps.time_dumps": "#graphdisplay-state-params",
     }
     try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-            try:
-                for view, navigation in views.items():
-                    page = _asvs_page(browser, base)
-                    page.on("dialog", lambda d: (ran.append(d.message), d.dismiss()))
-                    page.goto(f"{base}/{view}", wait_until="load")
-                    _cdn_loaded(page)
-                    # The variable's panel (its values differ between a and b) is drawn.
-                    heading = page.locator(f"{navigation} .panel-heading", has_text="env-SERKIT_X")
-                    heading.wait_for(timeout=15_000)
-                    button = page.locator(f"{navigation} a.btn", has_text=re.compile("^a$"))
-                    button.hover()  # the machine's profile, in a tooltip rendered as HTML
-                    page.locator(".tooltip .tooltip-inner").first.wait_for(timeout=15_000)
-                    if view != "#summarylist":
-                        _show_code_tooltips(page)
-                    page.wait_for_load_state("networkidle")  # a broken image's error is in
-                    marks = page.locator("#ran").count(), page.title()
-                    assert marks[0] == 0 and marks[1] != "ran", (view, marks)
-                    page.close()
-            finally:
-                browser.close()
+        for view, navigation in views.items():
+            page = _asvs_page(browser, base)
+            page.on("dialog", lambda d: (ran.append(d.message), d.dismiss()))
+            page.goto(f"{base}/{view}", wait_until="load")
+            _cdn_loaded(page)
+            # The variable's panel (its values differ between a and b) is drawn.
+            heading = page.locator(f"{navigation} .panel-heading", has_text="env-SERKIT_X")
+            heading.wait_for(timeout=15_000)
+            button = page.locator(f"{navigation} a.btn", has_text=re.compile("^a$"))
+            button.hover()  # the machine's profile, in a tooltip rendered as HTML
+            page.locator(".tooltip .tooltip-inner").first.wait_for(timeout=15_000)
+            if view != "#summarylist":
+                _show_code_tooltips(page)
+            page.wait_for_load_state("networkidle")  # a broken image's error is in
+            marks = page.locator("#ran").count(), page.title()
+            assert marks[0] == 0 and marks[1] != "ran", (view, marks)
+            page.close()
     finally:
         server.shutdown()
     assert ran == [], "a payload ran"

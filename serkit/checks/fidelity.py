@@ -15,12 +15,13 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from types import MappingProxyType
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from serkit.codecs.registry import Codec, RoundTrip, get_codec
 from serkit.errors import CodecNotInstalled, EncodeError, NoSchema, SerkitError, UnknownFixture
-from serkit.inputs.fixtures import FIXTURES, default_fixture_names, load_fixture
 from serkit.inputs.probes import PROBES, VALIDATION_PROBES, load_probe
+
+if TYPE_CHECKING:
+    from serkit.codecs.registry import Codec, RoundTrip
 
 # Statuses of one (codec, document) pair.
 EXACT = "exact"  # decodes to an object of identical types and values
@@ -134,6 +135,8 @@ def key_order_only(status: str, differences: Iterable[Difference]) -> bool:
 
 def document_kind(name: str) -> str:
     """FIXTURE, PROBE or VALIDATION; UnknownFixture, naming the lists, for anything else."""
+    from serkit.inputs.fixtures import FIXTURES
+
     if name in FIXTURES:
         return FIXTURE
     if name in PROBES:
@@ -148,6 +151,8 @@ def document_kind(name: str) -> str:
 
 def load_document(name: str) -> Any:
     """Build fixture or probe `name`: a new object on every call."""
+    from serkit.inputs.fixtures import load_fixture
+
     kind = document_kind(name)
     if kind == VALIDATION:
         return VALIDATION_PROBES[name].build()
@@ -159,6 +164,8 @@ def default_documents(
 ) -> list[str]:
     """Every fixture (the slow ones only if `slow`), then every probe and validation probe:
     each kind if asked."""
+    from serkit.inputs.fixtures import default_fixture_names
+
     chosen = default_fixture_names(slow=slow) if fixtures else []
     return chosen + ([*PROBES, *VALIDATION_PROBES] if probes else [])
 
@@ -168,6 +175,8 @@ def default_documents(
 
 def check_round_trip(codec_name: str, fixture: str, obj: Any) -> FidelityResult:
     """Round-trip `obj` (document `fixture`) through a codec and decide the pair's status."""
+    from serkit.codecs.registry import get_codec
+
     try:
         # A schema codec round-trips the document's typed objects, under its schema.
         codec, given = get_codec(codec_name).for_document(fixture, obj)
@@ -179,6 +188,8 @@ def check_round_trip(codec_name: str, fixture: str, obj: Any) -> FidelityResult:
 
 def failed(codec_name: str, fixture: str, exc: SerkitError) -> FidelityResult:
     """The status of a pair whose codec could not be bound, or whose round trip raised."""
+    from serkit.codecs.registry import get_codec
+
     if isinstance(exc, CodecNotInstalled):
         return FidelityResult(codec_name, fixture, NOT_INSTALLED, detail=str(exc))
     try:

@@ -15,8 +15,8 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType
+from typing import Any
 
-from serkit import __version__
 from serkit.cli import (
     bench,
     compare,
@@ -59,9 +59,24 @@ GROUPS = (
 )
 
 
+class _Version(argparse.Action):
+    """argparse's version action, reading the installed metadata only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, help="show program's version number and exit", **kwargs
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from serkit import __version__
+
+        print(f"serkit {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="serkit", description="Benchmark suite for Python serializers.")
-    parser.add_argument("--version", action="version", version=f"serkit {__version__}")
+    parser.add_argument("--version", action=_Version, default=argparse.SUPPRESS)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for group in GROUPS:
         group.add_commands(commands)

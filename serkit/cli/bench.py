@@ -4,25 +4,27 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serkit.checkout import project_root, reports_dir
-from serkit.cli.common import print_json, warn
+from serkit.checkout import project_root
 from serkit.cli.exits import UsageError, checked
 from serkit.cli.options import Option, Use, command, escaped
-from serkit.cli.report import write_report
-from serkit.progress import PHASES
-from serkit.report.summary import summary
-from serkit.run import bench, planning
-from serkit.run.bench import BenchRequest, without_machine
-from serkit.run.releases import load, staleness
-from serkit.run.shards import BadShard, Shard
+from serkit.run import planning
 from serkit.suite.cases import CODECS_ENV, FIXTURES_ENV, SLOW_ENV, split_ids
 from serkit.text import diagnostic
 from serkit.units import plural
 
+# What running needs is imported when the command runs: `serkit --help` and every other
+# command only parse (cli/__init__.py).
+if TYPE_CHECKING:
+    from serkit.run import bench
+    from serkit.run.bench import BenchRequest
+    from serkit.run.shards import Shard
+
 
 def _shard(text: str) -> Shard:
+    from serkit.run.shards import BadShard, Shard
+
     try:
         return Shard.parse(text)
     except BadShard as exc:
@@ -117,6 +119,8 @@ def add_commands(commands: Any) -> None:
 
 def _request(args: argparse.Namespace) -> BenchRequest:
     """What the command line asks, refused where its options do not go together."""
+    from serkit.run.bench import BenchRequest
+
     if args.resume:
         given = args.matrix or args.python or args.shard or args.skip_measured or args.asv_args
         given = given or args.sentinel or args.machine
@@ -142,6 +146,8 @@ def _request(args: argparse.Namespace) -> BenchRequest:
 
 def _asv_args(args: argparse.Namespace) -> list[str]:
     """What `asv run` is given: the arguments after --, and --machine."""
+    from serkit.run.bench import without_machine
+
     extra = list(args.asv_args[1:] if args.asv_args[:1] == ["--"] else args.asv_args)
     if args.machine is None:
         return extra
@@ -151,6 +157,8 @@ def _asv_args(args: argparse.Namespace) -> list[str]:
 
 
 def _say(line: str) -> None:
+    from serkit.progress import PHASES
+
     PHASES.say(line)  # with the time since the command began
 
 
@@ -190,6 +198,11 @@ def _say_filed(filed: bench.Filed) -> None:
 
 def _report(root: Path, planned: bench.BenchPlan, args: argparse.Namespace) -> None:
     """The HTML report, then the answer: the summary table, last."""
+    from serkit.checkout import reports_dir
+    from serkit.cli.common import print_json
+    from serkit.cli.report import write_report
+    from serkit.report.summary import summary
+
     # Report what was measured even when some benchmarks failed: nothing is lost.
     results, machine = planned.results, planned.machine
     if not args.no_report:
@@ -219,6 +232,11 @@ def _say_failed(outcome: bench.BenchOutcome, started: bench.Started) -> None:
 
 def run_bench(args: argparse.Namespace) -> int:
     """The phases in order (serkit.run.bench), each one's answer printed, then the report."""
+    from serkit.cli.common import warn
+    from serkit.progress import PHASES
+    from serkit.run import bench
+    from serkit.run.releases import load, staleness
+
     root = project_root()
     PHASES.restart()
     # Read from installed metadata and the data file's date: no network on every run.

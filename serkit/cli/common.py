@@ -15,16 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tabulate import tabulate
-
 from serkit.checkout import project_root, results_dir
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import (
-    FIXTURES,
-    check_fixtures,
-    default_fixture_names,
-    source_path,
-)
 from serkit.text import diagnostic, markdown_cell, terminal
 
 
@@ -37,6 +29,8 @@ def print_table(
     rows: Iterable[Sequence[Any]], headers: Sequence[str], fmt: str, **options: Any
 ) -> None:
     """A text table, or with `--format markdown` a GitHub-flavoured one."""
+    from tabulate import tabulate  # imported when a table is printed: parsing stays light
+
     escape = markdown_cell if fmt == "markdown" else terminal
     tablefmt = "github" if fmt == "markdown" else "simple"
     cells = [[c if isinstance(c, (int, float)) else escape(c) for c in row] for row in rows]
@@ -62,6 +56,8 @@ def print_hazards(hazards: Mapping[str, str | None], heading: str) -> None:
 
 def require_sources(names: Iterable[str]) -> None:
     """A fixture whose fetched source is missing fails now, not after an hour of work."""
+    from serkit.inputs.fixtures import FIXTURES, source_path
+
     for name in names:
         fixture = FIXTURES.get(name)
         if fixture is not None and fixture.source is not None:
@@ -71,6 +67,8 @@ def require_sources(names: Iterable[str]) -> None:
 def chosen_fixtures(args: argparse.Namespace) -> list[str]:
     """The --fixture ids (by default every fixture but the slow ones and the ones a post
     times), sources checked first."""
+    from serkit.inputs.fixtures import check_fixtures, default_fixture_names
+
     names = check_fixtures(args.fixture) if args.fixture else default_fixture_names(slow=args.slow)
     require_sources(names)
     return names

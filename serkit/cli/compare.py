@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serkit.cli import exits
-from serkit.cli.common import print_json, results_dir_of, warn
 from serkit.cli.options import command
-from serkit.compare.gate import DEFAULT_PERCENT, FailOn, parse_fail_on
+from serkit.compare.gate import DEFAULT_PERCENT
 from serkit.errors import SerkitError
 from serkit.text import diagnostic
+
+if TYPE_CHECKING:
+    from serkit.compare.gate import FailOn
 
 
 def _fail_on(text: str) -> FailOn:
     """argparse type for --fail-on: a bad value is a usage error (exit 2)."""
+    from serkit.compare.gate import parse_fail_on
+
     try:
         return parse_fail_on(text)
     except ValueError as exc:
@@ -68,6 +71,8 @@ def add_commands(commands: Any) -> None:
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from serkit.cli import exits
+    from serkit.cli.common import print_json, results_dir_of, warn
     from serkit.compare.comparison import compare
     from serkit.compare.gate import check, check_lines
     from serkit.compare.in_words import same_run_line, warnings_of

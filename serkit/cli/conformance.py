@@ -6,21 +6,16 @@ import argparse
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serkit import units
 from serkit.checkout import ASV_DIR, CONFORMANCE_FILE, conformance_path
 from serkit.checks import conformance
-from serkit.checks.conformance import CodecConformance, FileOutcome
-from serkit.checks.conformance_document import document, save
-from serkit.cli.common import print_json, print_table, save_document, save_target
 from serkit.cli.exits import checked
 from serkit.cli.options import Option, add_saving, command, positive_int, positive_seconds
-from serkit.codecs.registry import check_codecs, registry
 from serkit.errors import SerkitError
-from serkit.inputs import jsontestsuite
-from serkit.inputs.jsontestsuite import ACCEPT, EITHER, REJECT
-from serkit.progress import progress
+
+if TYPE_CHECKING:
+    from serkit.checks.conformance import CodecConformance, FileOutcome
 
 OWN = (  # the options only this command takes
     Option(
@@ -57,6 +52,8 @@ def add_commands(commands: Any) -> None:
 
 def json_codecs(chosen: list[str] | None) -> list[str]:
     """The --codec ids, which must be JSON codecs; by default every JSON codec."""
+    from serkit.codecs.registry import check_codecs, registry
+
     if not chosen:
         return conformance.json_codecs()
     names = check_codecs(chosen)
@@ -74,10 +71,18 @@ def json_codecs(chosen: list[str] | None) -> list[str]:
 
 
 def _target(args: argparse.Namespace) -> Path | None:
+    from serkit.cli.common import save_target
+
     return save_target(args, conformance_path, partial=bool(args.codec))
 
 
 def run_conformance(args: argparse.Namespace) -> int:
+    from serkit import units
+    from serkit.checks.conformance_document import document, save
+    from serkit.cli.common import print_json, save_document
+    from serkit.inputs import jsontestsuite
+    from serkit.progress import progress
+
     codecs = json_codecs(args.codec)
     files = jsontestsuite.verified_files()  # a missing or changed file fails before any work
     target = _target(args)
@@ -130,6 +135,8 @@ COUNT_HEADERS = [
 
 def counts_row(result: CodecConformance) -> list[str]:
     """A codec's files by what they expect and what it did, under COUNT_HEADERS."""
+    from serkit.inputs.jsontestsuite import ACCEPT, EITHER, REJECT
+
     if result.status != conformance.RAN:
         return [result.codec, result.version or "-", "-", "-", "-", "-", "-", "-", result.status]
     counts = result.counts()
@@ -148,6 +155,8 @@ def counts_row(result: CodecConformance) -> list[str]:
 
 
 def print_counts(results: Mapping[str, CodecConformance], fmt: str) -> None:
+    from serkit.cli.common import print_table
+
     print("JSONTestSuite test_parsing, files per codec (y_ must be accepted, n_ rejected)")
     print_table([counts_row(r) for r in results.values()], COUNT_HEADERS, fmt)
 
@@ -161,6 +170,8 @@ def _cell(found: FileOutcome | None) -> str:
 def print_matrix(
     results: Mapping[str, CodecConformance], fmt: str, *, all_files: bool = False
 ) -> None:
+    from serkit.cli.common import print_table
+
     rows = conformance.matrix(results, every_file=all_files)
     ran = [r.codec for r in results.values() if r.status == conformance.RAN]
     which = "every file" if all_files else "the files where the codecs differ or one fails"

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serkit.checks import fidelity, hostile, validation
-from serkit.cli.common import print_hazards, print_json, print_table, require_sources
+from serkit.checks import hostile
 from serkit.cli.exits import checked
 from serkit.cli.options import Option, Use, command, positive_int, positive_seconds
-from serkit.codecs.registry import check_codecs, codec_names, registry
-from serkit.progress import progress
+
+if TYPE_CHECKING:
+    from serkit.checks import fidelity
 
 OWN = (  # the options only this command takes
     Option(
@@ -56,6 +56,9 @@ def add_commands(commands: Any) -> None:
 
 def fidelity_documents(args: argparse.Namespace) -> list[str]:
     """The --fixture ids (fixtures or probes), else the defaults; sources checked first."""
+    from serkit.checks import fidelity
+    from serkit.cli.common import require_sources
+
     if args.fixture:
         names = list(dict.fromkeys(args.fixture))
         for name in names:
@@ -70,6 +73,8 @@ def fidelity_documents(args: argparse.Namespace) -> list[str]:
 
 
 def _fidelity_cell(result: fidelity.FidelityResult) -> str:
+    from serkit.checks import fidelity
+
     if result.status == fidelity.LOSSY:
         return "lossy: " + ", ".join(d.kind for d in result.differences)
     return result.status
@@ -96,6 +101,8 @@ def _hostile_cell(result: hostile.HostileResult | None) -> str:
 
 
 def _codec_facts(name: str, hostile_result: hostile.HostileResult | None) -> dict[str, Any]:
+    from serkit.codecs.registry import registry
+
     known = registry.facts(name)
     spec = known.spec
     facts: dict[str, Any] = {"codec": name, "format": spec.format, "library": spec.library}
@@ -109,6 +116,8 @@ def _codec_facts(name: str, hostile_result: hostile.HostileResult | None) -> dic
 
 
 def _run_hostile(args: argparse.Namespace, codecs: list[str]) -> dict[str, hostile.HostileResult]:
+    from serkit.progress import progress
+
     with progress(total=len(codecs), desc="hostile input", unit="codec") as bar:
 
         def advance(_: hostile.HostileResult) -> None:
@@ -125,6 +134,11 @@ def _run_hostile(args: argparse.Namespace, codecs: list[str]) -> dict[str, hosti
 
 def run_fidelity(args: argparse.Namespace) -> int:
     """What each codec gives back of each document, and optionally of hostile input."""
+    from serkit.checks import fidelity, validation
+    from serkit.cli.common import print_json, print_table
+    from serkit.codecs.registry import check_codecs, codec_names
+    from serkit.progress import progress
+
     codecs = check_codecs(args.codec or codec_names())
     documents = fidelity_documents(args)
     results: list[fidelity.FidelityResult] = []
@@ -156,6 +170,8 @@ def _found_problem(
 ) -> bool:
     """A codec that cannot decode its own output, or that hangs or crashes on bad bytes: a
     lossy round trip is a fact of the format, said in the table, not a failed check."""
+    from serkit.checks import fidelity
+
     broken = any(r.status == fidelity.ERROR for r in results)
     return broken or any(
         r.outcomes[hostile.HANG] or r.outcomes[hostile.CRASH]
@@ -170,6 +186,9 @@ def _print_legend(
     facts: list[dict[str, Any]],
     hostile_results: dict[str, hostile.HostileResult],
 ) -> None:
+    from serkit.checks import fidelity
+    from serkit.cli.common import print_hazards
+
     print()
     seen = {d.kind for r in results for d in r.differences}
     for status, meaning in fidelity.STATUSES.items():

@@ -4,40 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serkit.checks.sizes import EXACT, LOSSY, SizeResult, measure_fixture
-from serkit.cli.common import chosen_fixtures, print_json, print_table
 from serkit.cli.documents import granted
 from serkit.cli.exits import checked
 from serkit.cli.options import LIMITS, command
-from serkit.codecs.registry import check_codecs, codec_names
 from serkit.errors import DocumentError, FixtureChanged, NoSchema, SerkitError
-from serkit.inputs import jsontestsuite, user_fixtures
-from serkit.inputs.fixtures import (
-    FIXTURES,
-    SOURCES,
-    content_hash,
-    data_dir,
-    fetch_source,
-    get_fixture,
-    source_path,
-)
-from serkit.inputs.user_fixtures import (
-    FOLDER_ENV,
-    MANIFEST,
-    NO_SCHEMA_PIN,
-    add_document,
-    declarations,
-)
-from serkit.progress import progress
-from serkit.schemas.derive import INFERENCE_LIBRARY, NOT_INSTALLED, inference_version
-from serkit.schemas.pinned import fixture_schema, schema_pin
-from serkit.schemas.supplied import from_json_schema
-from serkit.schemas.types import SUPPLIED
-from serkit.suite.cases import FIXTURES_ENV
+from serkit.inputs.user_fixtures import FOLDER_ENV, MANIFEST
 from serkit.text import diagnostic
 from serkit.units import bytes_binary
+
+if TYPE_CHECKING:
+    from serkit.checks.sizes import SizeResult
 
 
 def add_commands(commands: Any) -> None:
@@ -122,6 +100,11 @@ def _add_add(actions: Any) -> None:
 
 
 def run_fixtures_list(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_json, print_table
+    from serkit.inputs.fixtures import FIXTURES, data_dir
+    from serkit.inputs.user_fixtures import NO_SCHEMA_PIN
+    from serkit.suite.cases import FIXTURES_ENV
+
     rows: list[dict[str, Any]] = [
         {
             "id": f.name,
@@ -164,6 +147,9 @@ def run_fixtures_list(args: argparse.Namespace) -> int:
 
 def schema_kind(pin: str | None, supplied: bool) -> str:
     """A fixture's schema in one word or two: none, derived, user-supplied, or not pinned."""
+    from serkit.inputs.user_fixtures import NO_SCHEMA_PIN
+    from serkit.schemas.types import SUPPLIED
+
     if supplied:
         return SUPPLIED
     if pin is None:
@@ -173,6 +159,8 @@ def schema_kind(pin: str | None, supplied: bool) -> str:
 
 def schema_text(pin: str | None, supplied: bool) -> str:
     """What `fixtures add` pinned as the document's schema, in a line."""
+    from serkit.schemas.derive import INFERENCE_LIBRARY
+
     kind = schema_kind(pin, supplied)
     if kind == "not pinned":
         return f"not pinned ({INFERENCE_LIBRARY} is not installed; derived on each use)"
@@ -182,11 +170,18 @@ def schema_text(pin: str | None, supplied: bool) -> str:
 
 
 def folder_text() -> str:
+    from serkit.inputs import user_fixtures
+
     where = user_fixtures.folder()
     return str(where) if where is not None else f"fixtures/user (or ${FOLDER_ENV})"
 
 
 def run_fixtures_add(args: argparse.Namespace) -> int:
+    from serkit.inputs.user_fixtures import add_document, declarations
+    from serkit.schemas.pinned import schema_pin
+    from serkit.schemas.supplied import from_json_schema
+    from serkit.suite.cases import FIXTURES_ENV
+
     known = {d.id: d for d in declarations()}
     declared = add_document(
         args.path,
@@ -213,6 +208,9 @@ def run_fixtures_add(args: argparse.Namespace) -> int:
 
 
 def run_fixtures_fetch(args: argparse.Namespace) -> int:
+    from serkit.inputs import jsontestsuite
+    from serkit.inputs.fixtures import SOURCES, fetch_source
+
     for source in SOURCES:
         path = fetch_source(source)
         print(f"{source.filename} ({source.license}): sha256 verified, at {path}")
@@ -226,6 +224,12 @@ def run_fixtures_fetch(args: argparse.Namespace) -> int:
 
 def run_fixtures_verify(args: argparse.Namespace) -> int:
     """Check each source's sha256, then that each fixture builds to its pinned hash."""
+    from serkit.cli.common import chosen_fixtures
+    from serkit.inputs import jsontestsuite
+    from serkit.inputs.fixtures import FIXTURES, SOURCES, content_hash, get_fixture, source_path
+    from serkit.inputs.user_fixtures import declarations
+    from serkit.progress import progress
+
     failures = 0
     for source in SOURCES:
         path = source_path(source)
@@ -280,6 +284,10 @@ def run_fixtures_verify(args: argparse.Namespace) -> int:
 
 def _verify_schema(name: str, document: Any) -> tuple[bool, str]:
     """Whether the fixture's schema still has its pinned hash, and what it is, in words."""
+    from serkit.inputs.fixtures import get_fixture
+    from serkit.schemas.derive import INFERENCE_LIBRARY, NOT_INSTALLED, inference_version
+    from serkit.schemas.pinned import fixture_schema
+
     fixture = get_fixture(name)
     if fixture.supplied_schema is None:
         if fixture.schema_sha256 is None:
@@ -296,6 +304,8 @@ def _verify_schema(name: str, document: Any) -> tuple[bool, str]:
 
 
 def _size_cell(result: SizeResult) -> str:
+    from serkit.checks.sizes import LOSSY
+
     if result.bytes is None:
         return result.status
     mark = ("*" if result.status == LOSSY else "") + ("+" if result.options else "")
@@ -303,6 +313,11 @@ def _size_cell(result: SizeResult) -> str:
 
 
 def run_sizes(args: argparse.Namespace) -> int:
+    from serkit.checks.sizes import measure_fixture
+    from serkit.cli.common import chosen_fixtures
+    from serkit.codecs.registry import check_codecs, codec_names
+    from serkit.progress import progress
+
     codecs = check_codecs(args.codec or codec_names())
     chosen = chosen_fixtures(args)
     results: list[SizeResult] = []
@@ -324,6 +339,9 @@ def run_sizes(args: argparse.Namespace) -> int:
 def _print_sizes(
     args: argparse.Namespace, codecs: list[str], fixtures: list[str], results: list[SizeResult]
 ) -> None:
+    from serkit.checks.sizes import EXACT, LOSSY
+    from serkit.cli.common import print_json, print_table
+
     if args.format == "json":
         print_json([r.as_dict() for r in results])
         return

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from serkit.cli.common import print_json, results_dir_of, warn
 from serkit.cli.options import command
 from serkit.errors import SerkitError
 
@@ -24,6 +23,7 @@ def add_commands(commands: Any) -> None:
 
 
 def run_hosts(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_json, results_dir_of, warn
     from serkit.report.hosts_table import render_hosts, worded
     from serkit.results.host_file import mixed_cpu_warnings
     from serkit.results.hosts import describe_hosts

@@ -6,11 +6,8 @@ import argparse
 import dataclasses
 from typing import Any
 
-from serkit.cli.common import print_hazards, print_json, print_table
 from serkit.cli.options import command
 from serkit.codecs.registry import codec_names, registry
-from serkit.schemas.derive import INFERENCE_LIBRARY
-from serkit.suite.cases import FIXTURES_ENV
 
 
 def add_commands(commands: Any) -> None:
@@ -55,6 +52,10 @@ def codec_rows() -> list[dict[str, Any]]:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_hazards, print_json, print_table
+    from serkit.schemas.derive import INFERENCE_LIBRARY
+    from serkit.suite.cases import FIXTURES_ENV
+
     rows = codec_rows()
     if args.format == "json":
         print_json(rows)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from serkit.checkout import ASV_DIR, REPLICATION_FILE, replication_path
-from serkit.cli.common import print_json, save_document, save_target
 from serkit.cli.exits import UsageError
 from serkit.cli.options import Use, add_saving, command
 
@@ -50,10 +49,13 @@ def add_commands(commands: Any) -> None:
 
 def replication_target(args: argparse.Namespace) -> Path | None:
     """Where the JSON document goes: --save, else the checkout's .asv/ after a full run."""
+    from serkit.cli.common import save_target
+
     return save_target(args, replication_path, partial=bool(args.post))
 
 
 def run_replicate(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_json, save_document
     from serkit.replicate.posts import (
         DEFAULT_ROUNDS,
         MIN_ROUNDS,

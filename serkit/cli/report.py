@@ -10,8 +10,6 @@ from typing import Any
 from serkit.checkout import project_root, reports_dir
 from serkit.cli.common import results_dir_of, warn
 from serkit.cli.options import Use, command
-from serkit.progress import PHASES
-from serkit.run import runner
 from serkit.text import diagnostic
 from serkit.units import plural
 
@@ -54,7 +52,9 @@ def write_report(
     machines the command measured), a host without a noise measurement is named on the
     console only among them: the report's pages name every one."""
     from serkit.compare.in_words import no_noise_text
+    from serkit.progress import PHASES
     from serkit.report.html import write_report as write_html
+    from serkit.run import runner
 
     def quiet_asv(where: Path, asv_args: list[str]) -> int:
         return runner.asv(where, asv_args, quiet=True)

@@ -10,8 +10,6 @@ from typing import Any
 from serkit.checkout import project_root
 from serkit.cli.common import warn
 from serkit.cli.options import Use, command
-from serkit.results.merge import merge
-from serkit.run import runner
 from serkit.text import diagnostic
 from serkit.units import plural
 
@@ -45,6 +43,9 @@ def add_commands(commands: Any) -> None:
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    from serkit.results.merge import merge  # imported when run: parsing stays light
+    from serkit.run import runner
+
     root = project_root()  # benchmarks.json comes from this checkout's suite
     into = Path(args.into)
 

@@ -5,22 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serkit.cli.common import print_hazards, print_json
 from serkit.cli.documents import granted
 from serkit.cli.exits import UsageError
 from serkit.cli.options import LIMITS, Use, command, positive_seconds
-from serkit.codecs.registry import check_codecs
-from serkit.compare.ranking import ranking_dict
 from serkit.errors import SerkitError
-from serkit.run import runner
 from serkit.text import diagnostic
 from serkit.trial.budget import TARGET_S
 from serkit.trial.measure import try_paths
-from serkit.trial.render import hazards, ranking, render
-from serkit.trial.save import check_target, save
-from serkit.trial.trials import DocumentTrial
+
+if TYPE_CHECKING:
+    from serkit.trial.trials import DocumentTrial
 
 
 def add_commands(commands: Any) -> None:
@@ -68,6 +64,13 @@ def add_commands(commands: Any) -> None:
 
 
 def run_try(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_hazards, print_json
+    from serkit.codecs.registry import check_codecs
+    from serkit.compare.ranking import ranking_dict
+    from serkit.run import runner
+    from serkit.trial.render import hazards, ranking, render
+    from serkit.trial.save import check_target, save
+
     codecs = check_codecs(args.codec) if args.codec else None
     if args.machine and not args.into:
         raise UsageError("--machine names the run --into files: give --into DIR too")

@@ -11,13 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from serkit.checkout import project_root, results_dir
-from serkit.cli.common import print_json, print_table
 from serkit.cli.exits import UsageError, checked
 from serkit.cli.options import Option, Use, command
-from serkit.codecs.registry import check_codecs
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import check_fixtures
-from serkit.results.hosts import load_average, load_text
 from serkit.units import plural
 
 if TYPE_CHECKING:
@@ -93,6 +89,9 @@ def _seconds(value: float) -> str:
 
 
 def run_agreement(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_json
+    from serkit.codecs.registry import check_codecs
+    from serkit.inputs.fixtures import check_fixtures
     from serkit.trust.agreement import TOLERANCE, measure_agreement
 
     codecs = check_codecs(args.codec or [AGREEMENT_CODEC])
@@ -112,6 +111,8 @@ def run_agreement(args: argparse.Namespace) -> int:
 
 
 def _print_agreement(result: Agreement, fmt: str, tolerance: float) -> None:
+    from serkit.cli.common import print_table
+
     rows = [
         [i + 1, f"{a * 1e9:,.0f}", f"{t * 1e9:,.0f}", f"{r:.3f}"]
         for i, (a, t, r) in enumerate(zip(result.asv_s, result.other_s, result.ratios))
@@ -127,6 +128,8 @@ def _print_agreement(result: Agreement, fmt: str, tolerance: float) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_json, print_table
+    from serkit.results.hosts import load_text
     from serkit.trust.agreement import TOLERANCE, run_validation
 
     validation = run_validation(project_root(), args.rounds, args.processes)
@@ -159,6 +162,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_overhead(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_json, print_table
+    from serkit.codecs.registry import check_codecs
+    from serkit.results.hosts import load_average, load_text
     from serkit.suite.overhead import FIXTURE
     from serkit.trust.overhead import TARGET_FLOOR_S, TARGET_RATIO, measure_overheads
 
@@ -207,6 +213,7 @@ def run_overhead(args: argparse.Namespace) -> int:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_json, print_table
     from serkit.trust.doctor import as_json, diagnose
 
     items = diagnose()
@@ -229,6 +236,7 @@ def _processes(args: argparse.Namespace) -> int:
 
 
 def _print_aa(args: argparse.Namespace, result: Any, floor_source: str, extra: list[str]) -> None:
+    from serkit.cli.common import print_json
     from serkit.trust import noise
 
     if args.format == "json":
@@ -260,8 +268,8 @@ def run_noise(args: argparse.Namespace) -> int:
 
 
 def run_aa(args: argparse.Namespace) -> int:
-    from serkit.codecs.registry import codec_names
-    from serkit.inputs.fixtures import FIXTURES
+    from serkit.codecs.registry import check_codecs, codec_names
+    from serkit.inputs.fixtures import FIXTURES, check_fixtures
     from serkit.results.noise import DEFAULT_FLOOR, read_noise
     from serkit.run.runner import machine_name
     from serkit.trust import noise
@@ -322,6 +330,8 @@ def _space(text: str) -> float:
 def _power_slice(args: argparse.Namespace) -> PairSelection:
     """The quick run's own slice by default: every codec on its fixtures, less the pairs it
     leaves to --full (serkit.run.quick)."""
+    from serkit.codecs.registry import check_codecs
+    from serkit.inputs.fixtures import check_fixtures
     from serkit.run.planning import QUICK_BUDGET_S, QUICK_ROUNDS
     from serkit.run.quick import plan_quick
     from serkit.suite.cases import Selection
@@ -334,6 +344,7 @@ def _power_slice(args: argparse.Namespace) -> PairSelection:
 
 
 def run_power(args: argparse.Namespace) -> int:
+    from serkit.cli.common import print_json
     from serkit.results.noise import BETWEEN_RUNS, DEFAULT_FLOOR, SAME_RUN, read_noise, record_power
     from serkit.run.planning import QUICK_WARMUP_S
     from serkit.run.runner import machine_name
@@ -385,6 +396,7 @@ def run_power(args: argparse.Namespace) -> int:
 def _print_power(
     rows: Sequence[Called], record: PowerRecord, machine: str, path: Path, fmt: str
 ) -> None:
+    from serkit.cli.common import print_table
     from serkit.trust import power
 
     table, headers = power.table(rows)

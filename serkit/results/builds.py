@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from serkit.errors import RefusedFile
 from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
@@ -67,6 +65,8 @@ def _write(path: Path, failures: Mapping[str, BuildFailure]) -> None:
         path.unlink(missing_ok=True)
         return
     data = {name: dataclasses.asdict(f) for name, f in sorted(failures.items())}
+    import yaml  # imported when a record is written: reading the CLI stays light
+
     atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
 
 

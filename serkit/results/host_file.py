@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from serkit.errors import RefusedFile
 from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
@@ -128,6 +126,8 @@ def latest_instant(now: datetime.datetime | None = None) -> float:
 
 def render_runs(machine: str, runs: Sequence[Mapping[str, Any]]) -> str:
     data = {FORMAT_KEY: FORMAT, "machine": machine, RUNS_KEY: [dict(r) for r in runs]}
+    import yaml  # imported when a file is written: reading the CLI stays light
+
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from serkit.errors import RefusedFile
 from serkit.files import atomic_write
 from serkit.inputs.documents import read_record
@@ -141,6 +139,8 @@ def _share_slow(words: str) -> float:
 def _write(folder: Path, name: str, record: Any) -> Path:
     """Write a record into a machine's results folder, atomically."""
     path = folder / name
+    import yaml  # imported when a record is written: reading the CLI stays light
+
     atomic_write(path, yaml.safe_dump(dataclasses.asdict(record), sort_keys=False))
     return path
 

@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from serkit.errors import SerkitError
 from serkit.run.index import PLATFORMS
 from serkit.run.matrix import MatrixEnvironment, environments
@@ -140,6 +138,8 @@ def _downloads(job: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def read_workflow(text: str) -> dict[str, Any]:
+    import yaml  # imported when a workflow is read: parsing the CLI stays light
+
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:

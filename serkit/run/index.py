@@ -31,8 +31,6 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from zipfile import BadZipFile, ZipFile
 
 from packaging import tags
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
@@ -197,6 +195,8 @@ def _is_pure(filename: str) -> bool:
 
 def pure_pythons(wheel: IndexFile, pythons: Sequence[str]) -> tuple[str, ...]:
     """The Pythons a pure-Python wheel installs on: those its Requires-Python admits."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet  # costly: when asked
+
     try:
         admitted = SpecifierSet(wheel.requires_python or "")
     except InvalidSpecifier:
@@ -212,6 +212,8 @@ def pure_pythons(wheel: IndexFile, pythons: Sequence[str]) -> tuple[str, ...]:
 def exact_pins(metadata_text: str) -> dict[str, str]:
     """What a distribution's metadata pins to one release (`Requires-Dist: x==1.2`), for
     every install: requirements with an environment marker or an extra are left out."""
+    from packaging.requirements import InvalidRequirement, Requirement  # costly: when asked
+
     message = email.parser.Parser().parsestr(metadata_text, headersonly=True)
     pins = {}
     for line in message.get_all("Requires-Dist") or []:

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from serkit.errors import SerkitError
-from serkit.results.hosts import UNREADABLE, cpu_model
+from serkit.results.identity import UNREADABLE
 
 LABEL_ENV = "SERKIT_MACHINE_LABEL"
 # A machine's name is its folder in a results tree: one name, never a path ('..', '/').
@@ -71,6 +71,8 @@ class Hardware:
 
     @classmethod
     def here(cls, environ: Mapping[str, str] | None = None) -> Hardware:
+        from serkit.results.hosts import cpu_model  # the host module is costly: when asked
+
         system = platform.system().lower()
         return cls(
             cpu_model=cpu_model(),

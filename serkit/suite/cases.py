@@ -16,17 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable
 
-from serkit.codecs.registry import (
-    check_codecs,
-    default_fixtures,
-    registry,
-)
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import check_fixtures, fixture_names, get_fixture, load_fixture
 from serkit.suite.budget import seconds_from_env
 from serkit.suite.canary import (
     CANARY_HARNESS,
 )
+
+# The codec registry and the fixtures are imported inside the functions that use them: the
+# command line reads this module's names to build its parser and pays for neither.
 
 CODECS_ENV = "SERKIT_BENCH_CODECS"
 FIXTURES_ENV = "SERKIT_BENCH_FIXTURES"
@@ -206,6 +203,9 @@ class Selection:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Selection:
         """Read SERKIT_BENCH_*; an unknown id raises UnknownCodec or UnknownFixture."""
+        from serkit.codecs.registry import check_codecs
+        from serkit.inputs.fixtures import check_fixtures
+
         codecs = (
             tuple(split_ids(environ[CODECS_ENV])) if environ.get(CODECS_ENV, "").strip() else None
         )
@@ -232,6 +232,8 @@ class Selection:
 
     def excludes_codec(self, codec: str) -> str | None:
         """Why this run leaves `codec` out, or None when it is selected."""
+        from serkit.codecs.registry import registry
+
         if self.codecs is not None and codec not in self.codecs:
             return f"{codec} is not in {CODECS_ENV}"
         if self.library is not None and registry.spec(codec).library != self.library:
@@ -240,6 +242,9 @@ class Selection:
 
     def excludes(self, codec: str, fixture: str) -> str | None:
         """Why this run leaves (codec, fixture) out, or None when it is selected."""
+        from serkit.codecs.registry import default_fixtures
+        from serkit.inputs.fixtures import get_fixture
+
         if self.fixtures is not None and fixture not in self.fixtures:
             return f"{fixture} is not in {FIXTURES_ENV}"
         if self.fixtures is None and get_fixture(fixture).named_only:
@@ -266,6 +271,8 @@ def preload(selection: Selection) -> None:
     (0.3 s, in 7 benchmarks x 18 codecs). A missing source is left for the benchmarks to
     report as a skip.
     """
+    from serkit.inputs.fixtures import fixture_names, get_fixture, load_fixture
+
     for name in selection.fixtures or fixture_names():
         fixture = get_fixture(name)
         if fixture.source is None or (selection.fixtures is None and fixture.slow):
