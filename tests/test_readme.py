@@ -39,7 +39,12 @@ def test_it_names_the_codecs_a_quick_run_times() -> None:
     """Its count of codecs, and its schema codecs on twitter only, as the quick run plans them."""
     plan = plan_quick(Selection(), rounds=5, budget_s=QUICK_BUDGET_S)
     timed = {codec for codec, _ in plan.pairs}
-    assert f"quick run times {len(timed)} of them" in " ".join(README.split())
+    # fastavro on twitter is predicted (timed, at the reference speed) at the budget's very
+    # edge, so a loaded moment can put it either side: the README says so, and counts the
+    # run without it.
+    flat = " ".join(README.split())
+    assert "`fastavro` on `twitter` (predicted at the budget's edge" in flat
+    assert f"quick run times {len(timed - {'fastavro'})} of them" in flat
     schema = {c for c in timed if registry.spec(c).needs_schema}
     assert {fixture for codec, fixture in plan.pairs if codec in schema} == {"twitter"}
     said = re.search(r"(\w+) schema codecs on `twitter` only", README)
