@@ -99,6 +99,34 @@ def _mode_at(folder: int, name: str, path: Path) -> int | None:
     return stat.S_IMODE(found.st_mode)
 
 
+def open_in_place(path: Path, flags: int = 0) -> int:
+    """A descriptor to write `path` in place, for what is rewritten or appended to many
+    times a second (a timed process's canary note, a run's ledger), where a temporary and a
+    rename each time would cost the timed process: never through a link (O_NOFOLLOW), and
+    RefusedTarget where something other than a regular file is there (a FIFO is opened
+    without blocking, then refused). `flags`: O_TRUNC or O_APPEND."""
+    opened = os.O_WRONLY | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | flags
+    try:
+        fd = os.open(path, opened, 0o644)
+    except OSError as exc:
+        found = _lstat(path)
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            raise _refusal(path, found.st_mode) from None
+        raise _named(exc, path) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise _refusal(path, mode)
+    return fd
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
 def check_target(path: Path) -> None:
     """RefusedTarget unless `path` is a regular file or nothing: before a long command
     starts, so that it does not fail at its end."""

@@ -420,3 +420,42 @@ def test_try_into_killed_at_any_write_leaves_whole_files(tmp_path: Path) -> None
 
     tree = read_tree(into)
     assert not tree.warnings and tree.machines["monday"].measurements
+
+
+def test_a_timed_processs_note_and_the_runs_ledger_never_write_through_a_link(
+    tmp_path: Path,
+) -> None:
+    """A plain run's canary notes sit in the results tree, a run's ledger in its notes
+    folder: both are written in place, many times a second, and neither follows a link or
+    blocks on a FIFO planted where it goes; the file a link names is left as it was."""
+    from serkit.files import open_in_place
+    from serkit.suite import canary
+    from serkit.suite.state_watch import Placement
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    planted = notes / canary._note_name()
+    planted.symlink_to(victim)
+    canary._open_notes.clear()
+    with pytest.raises(RefusedTarget, match="symbolic link"):
+        canary._rewrite_note(notes, b'{"t": [1.0]}')
+    assert victim.read_text() == "kept"
+
+    fifo = tmp_path / "ledger"
+    os.mkfifo(fifo)
+    with pytest.raises(RefusedTarget, match="FIFO"):
+        open_in_place(fifo, os.O_APPEND)
+    # A sample moved still counts nowhere rather than stop its process.
+    readings = iter([200.0, 100.0, 150.0])  # here, then on vCPU 0 and vCPU 1
+    placement = Placement(140.0, (0, 1), fifo, canary=readings.__next__, pin=lambda cpus: None)
+    placement.place()
+    assert placement.moved == 1 and placement.on == 0
+
+    ledger = tmp_path / "placements"
+    for _ in range(3):
+        fd = open_in_place(ledger, os.O_APPEND)
+        os.write(fd, b">")
+        os.close(fd)
+    assert ledger.read_bytes() == b">>>"

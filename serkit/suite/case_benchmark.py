@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from typing import Any, Callable, cast
 
 from serkit.codecs.registry import Codec, codec_names
-from serkit.errors import SerkitError
+from serkit.errors import RefusedTarget, SerkitError
 from serkit.inputs.fixtures import fixture_names
 from serkit.suite.budget import timed_once
 from serkit.suite.canary import (
@@ -197,8 +197,9 @@ class CaseBenchmark:
         """Note this process's samples and their canary readings, for serkit's readers."""
         folder, clock = notes_folder(), getattr(self, "timer", None)  # timed classes only
         if folder is not None and isinstance(clock, CanaryClock):
-            # A results tree not writable: its samples are judged as unnoted ones are.
-            with contextlib.suppress(OSError):
+            # A results tree not writable, or a link or FIFO where the note goes (refused):
+            # its samples are judged as unnoted ones are.
+            with contextlib.suppress(OSError, RefusedTarget):
                 note_canary(folder, *self._noted, clock)
 
     def prepare_for(self, codec: str, fixture: str, *rest: Any) -> str | None:

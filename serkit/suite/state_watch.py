@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from serkit.checkout import CANARY_PROBE
-from serkit.files import atomic_write
+from serkit.errors import RefusedTarget
+from serkit.files import atomic_write, open_in_place
 from serkit.sample_speed import SLOW_FROM
 from serkit.suite.canary import RESULTS_ENV, canary_ns, probe_ns
 
@@ -129,10 +130,13 @@ class Placement:
         if where != self.on:
             self.on = where
             self.moved += 1
-            with contextlib.suppress(OSError):
-                if self.ledger is not None:
-                    with open(self.ledger, "ab") as out:
-                        out.write(MOVED)
+            if self.ledger is not None:
+                with contextlib.suppress(OSError, RefusedTarget):
+                    fd = open_in_place(self.ledger, os.O_APPEND)
+                    try:
+                        os.write(fd, MOVED)
+                    finally:
+                        os.close(fd)
 
 
 def placement(
