@@ -9,10 +9,7 @@ the key.
 
 Since version 2 each row keeps both readings taken around a sample, before and after, and
 the reader judges them (serkit.sample_speed.reading); a version 1 row kept one reading per
-sample, the lesser of the two, and is read as it was written. The reading before a sample
-is also kept alone: what precedes it is the same in every process (the gate's readings
-and the memory canary), where the reading after follows the pair's own calls, so a run's
-speed is read from it (serkit.sample_speed.speed_readings).
+sample, the lesser of the two, and is read as it was written.
 
 A note is matched to asv's samples by its intervals: asv divides each by the pair's
 `number`, so a process's samples and its note share one whole-number ratio. No order is

@@ -123,9 +123,6 @@ class Measurement:
     # holds of them (serkit.sample_speed.reference), set once the machine is read.
     canary: tuple[float | None, ...] = ()
     canary_reference: float | None = None
-    # Each sample's first canary reading before it alone, which the run's speed is read
-    # from (serkit.sample_speed.speed_readings); () in results made before both were kept.
-    canary_before: tuple[float | None, ...] = ()
     # Each sample's memory canary reading in ns (serkit.suite.canary), None where it has
     # none; () in results made before it.
     memory_canary: tuple[float | None, ...] = ()

@@ -230,7 +230,6 @@ def _measurements(
                     run_at=found.run_at,
                     canary=readings.canary if readings else (),
                     memory_canary=readings.memory if readings else (),
-                    canary_before=readings.before if readings else (),
                     samples_per_process=own_sizes.get(name),
                     host=host,
                     run_waited_s=found.waited_s,

@@ -125,7 +125,6 @@ def judged(timings: Mapping[Key, Timing], run: str) -> dict[Key, Timing]:
             file=Path(run),
             samples=timings[codec, operation].samples,
             canary=tuple(reading(b, a) for b, a in timings[codec, operation].canary),
-            canary_before=tuple(b for b, _ in timings[codec, operation].canary),
             samples_per_process=timings[codec, operation].per_process,
         )
         for codec, operation in keys
