@@ -16,7 +16,13 @@ from serkit.compare.comparison import Comparison, Pair, compare, disagreement
 from serkit.compare.verdicts import FASTER, HIGHER, LOWER, SAME, SLOWER, WITHIN_NOISE
 from serkit.errors import SerkitError
 from serkit.results.tree import read_tree
-from serkit.suite.cachegrind import Count, PairCounts, estimated_cycles, parse_totals
+from serkit.suite.cachegrind import (
+    Count,
+    PairCounts,
+    estimated_cycles,
+    parse_totals,
+    read_totals,
+)
 from serkit.suite.instructions import Counted
 
 # A cachegrind output file as valgrind 3.19 writes it with --cache-sim=yes (its header and
@@ -50,6 +56,18 @@ def test_a_cache_sim_output_is_read_by_its_events_line() -> None:
         "DLmw": 311,
     }
     assert parse_totals(NO_CACHE_SIM_OUTPUT.encode()) == {"Ir": 127679}
+
+
+def test_a_files_totals_are_read_from_its_ends_whatever_lies_between(tmp_path: Path) -> None:
+    # As large as a Python process's: 100,000 functions' lines between the header and the
+    # summary, of which only the ends are read; the file is removed once read.
+    header, summary = CACHE_SIM_OUTPUT.split("fl=???")
+    body = "".join(f"fn=f{i}\n1 2 3 4 5 6 7 8 9 10\n" for i in range(100_000))
+    for between in ("fl=???", body):
+        written = tmp_path / "cg.7"
+        written.write_text(header + between + summary)
+        assert read_totals(written) == parse_totals(CACHE_SIM_OUTPUT.encode())
+        assert not written.exists()
 
 
 def test_an_output_without_its_summary_or_with_a_short_one_is_refused() -> None:
