@@ -11,6 +11,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import unittest.mock
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 import serkit
 from serkit.checks.fidelity import NO_SCHEMA, compare
 from serkit.checks.sizes import EXACT, LOSSY, UNSUPPORTED, measure_fixture
+from serkit.inputs import hashing
 from serkit.inputs.fixtures import (
     FIXTURES,
     SENATE_BIOS_MAX_YAML_BYTES,
@@ -228,6 +230,20 @@ json_like = st.recursive(
 def test_content_hash_depends_only_on_value_and_type(obj: Any) -> None:
     assert content_hash(copy.deepcopy(obj)) == content_hash(obj)
     assert content_hash([obj]) != content_hash((obj,))
+
+
+numbers = st.lists(st.integers() | st.booleans()) | st.dictionaries(
+    st.integers(), st.floats(allow_nan=False) | st.integers()
+)
+
+
+@given(st.lists(numbers, max_size=3) | numbers)
+def test_numbers_joined_at_once_hash_as_they_do_one_by_one(obj: Any) -> None:
+    # hashing joins a list of ints, or a dict of ints to floats, in one step: the same
+    # tokens as the walk gives one by one (a bool is no int there, nor an int a float).
+    with unittest.mock.patch.object(hashing, "_only", return_value=False):
+        walked = content_hash(obj)
+    assert content_hash(obj) == walked
 
 
 def test_content_hash_tells_apart_what_codecs_confuse() -> None:
