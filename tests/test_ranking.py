@@ -17,7 +17,9 @@ from serkit.compare.ranking import (
     UNKNOWN,
     UNSAFE,
     Candidate,
+    Group,
     Margin,
+    group_text,
     rank,
     ranking_lines,
     rule_text,
@@ -372,3 +374,10 @@ def test_with_only_unsafe_codecs_exact_the_first_line_says_unsafe() -> None:
     assert verdict_line(ranking).startswith(
         "fastest exact, unsafe on untrusted bytes, by round trip (dumps + loads): pickle-p4"
     )
+
+
+def test_a_gap_under_half_a_percent_reads_within_1_percent_never_0() -> None:
+    close = Group(("orjson", "msgspec-json"), 1e-6, 0.004, resolved=False, precision=0.14)
+    assert "within 1 %, the samples could miss 14 %" in group_text(close)
+    assert "tied within 1 %" in group_text(Group(("orjson", "msgspec-json"), 1e-6, 0.0))
+    assert "within 3 %" in group_text(Group(("orjson", "ujson"), 1e-6, 0.03, resolved=False))

@@ -380,15 +380,20 @@ def _named(group: Group, lost: Mapping[str, str], most: int | None) -> tuple[str
     return named + group.codecs[len(shown) :]
 
 
+def _span(group: Group) -> str:
+    """How far apart a group's codecs are, to the percent; a gap under 0.5 % reads "1 %",
+    which it is within, rather than "0 %"."""
+    within = group.within or 0.0
+    return percent(within if within >= 0.005 else 0.01)
+
+
 def _unresolved(group: Group) -> str:
     """How far apart an unresolved group is, and how finely its samples could tell."""
     if group.precision is None:
-        return f"within {percent(group.within or 0.0)} (untested: one process or sample)"
+        return f"within {_span(group)} (untested: one process or sample)"
     if group.precision >= BLIND:
-        return f"within {percent(group.within or 0.0)}, samples too scattered to order them"
-    return (
-        f"within {percent(group.within or 0.0)}, the samples could miss {percent(group.precision)}"
-    )
+        return f"within {_span(group)}, samples too scattered to order them"
+    return f"within {_span(group)}, the samples could miss {percent(group.precision)}"
 
 
 def group_text(
@@ -409,7 +414,7 @@ def group_text(
     if group.within is None:
         text = f"{names}: tied"
     elif group.resolved:
-        text = f"{names}: tied within {percent(group.within)}"
+        text = f"{names}: tied within {_span(group)}"
     else:
         text = f"not resolved: {names} {_unresolved(group)}"
         if measure is not None:
@@ -428,7 +433,7 @@ def following_text(
     if group.within is None:
         return f"{names} (tied)"
     if group.resolved:
-        return f"{names} (tied within {percent(group.within)})"
+        return f"{names} (tied within {_span(group)})"
     return f"{names} (not resolved, {_unresolved(group)})"
 
 
