@@ -124,6 +124,12 @@ def percent(fraction: float, places: int = 0, signed: bool = False) -> str:
     return f"{fraction * 100:{'+' if signed else ''}.{places}f} %"
 
 
+def percent_within(fraction: float) -> str:
+    """A gap "within" which things lie, to the percent: under 0.5 % it reads 1 %, which it
+    is within, rather than 0 %."""
+    return percent(fraction if fraction >= 0.005 else 0.01)
+
+
 def format_value(value: float | None, unit: str) -> str:
     """A value in an asv unit: "seconds" and "bytes" scaled, any other unit as a plain number."""
     if value is None:

@@ -48,7 +48,7 @@ from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
 from serkit.errors import SerkitError
 from serkit.stats import ALPHA, difference, joint_error, typical_processes
 from serkit.suite.cases import COMPRESSORS, QUICK_SEES
-from serkit.units import bytes_binary, percent, seconds, significant
+from serkit.units import bytes_binary, percent, percent_within, seconds, significant
 
 ROUND_TRIP, DUMPS, LOADS, SIZE = "round_trip", "dumps", "loads", "size"
 TIMINGS = (ROUND_TRIP, DUMPS, LOADS)
@@ -380,20 +380,14 @@ def _named(group: Group, lost: Mapping[str, str], most: int | None) -> tuple[str
     return named + group.codecs[len(shown) :]
 
 
-def _span(group: Group) -> str:
-    """How far apart a group's codecs are, to the percent; a gap under 0.5 % reads "1 %",
-    which it is within, rather than "0 %"."""
-    within = group.within or 0.0
-    return percent(within if within >= 0.005 else 0.01)
-
-
 def _unresolved(group: Group) -> str:
     """How far apart an unresolved group is, and how finely its samples could tell."""
+    within = f"within {percent_within(group.within or 0.0)}"
     if group.precision is None:
-        return f"within {_span(group)} (untested: one process or sample)"
+        return f"{within} (untested: one process or sample)"
     if group.precision >= BLIND:
-        return f"within {_span(group)}, samples too scattered to order them"
-    return f"within {_span(group)}, the samples could miss {percent(group.precision)}"
+        return f"{within}, samples too scattered to order them"
+    return f"{within}, the samples could miss {percent(group.precision)}"
 
 
 def group_text(
@@ -414,7 +408,7 @@ def group_text(
     if group.within is None:
         text = f"{names}: tied"
     elif group.resolved:
-        text = f"{names}: tied within {_span(group)}"
+        text = f"{names}: tied within {percent_within(group.within or 0.0)}"
     else:
         text = f"not resolved: {names} {_unresolved(group)}"
         if measure is not None:
@@ -433,7 +427,7 @@ def following_text(
     if group.within is None:
         return f"{names} (tied)"
     if group.resolved:
-        return f"{names} (tied within {_span(group)})"
+        return f"{names} (tied within {percent_within(group.within or 0.0)})"
     return f"{names} (not resolved, {_unresolved(group)})"
 
 
