@@ -22,8 +22,8 @@ from serkit.inputs.sources import MIRROR_ENV, SENATE_SOURCE, SOURCES, source_pat
 
 TESTS = Path(__file__).resolve().parent
 
-# Documents a case takes tens of seconds to build or to round-trip through the pure-Python
-# codecs: the slow fixtures, and random-dicts-1000 (yaml's round trip alone is most of it).
+# Documents a case takes seconds to build or to round-trip through every codec: the slow
+# fixtures, and random-dicts-1000 (2-3 s a half of the codecs, yaml's left to a smaller one).
 HEAVY_DOCUMENTS = frozenset({*(f.name for f in FIXTURES.values() if f.slow), "random-dicts-1000"})
 
 
