@@ -1,13 +1,17 @@
 """Timing one codec in one process of its own, forked from `serkit try`'s.
 
-Each process times a pair as `serkit bench` does: it makes a warm call of dumps and of
-loads, then takes SAMPLES_PER_PROCESS samples of each in turn, each between two readings
-of the canary (serkit.suite.canary). Samples and canary are timed by the thread's CPU time
-(CLOCK): on a shared host other processes preempt a timed call, which a wall clock counts
-and a 20 µs canary seldom sees, while a call's CPU time leaves them out and still slows
-with the vCPU's state (in forked processes at a load average of 12-14, 2026-11-29, one
-call's least sample per process spread 43-45 % by the wall clock, 9-12 % by CPU time, in
-12 processes each, interleaved).
+Each process times a pair as `serkit bench` does: for dumps, then for loads, a warm call
+and then SAMPLES_PER_PROCESS samples back to back, each between two readings of the
+canary (serkit.suite.canary). Back to back, as asv repeats one benchmark: taken in turn,
+each dumps sample followed a loads that had just built and freed a copy of the document,
+and on a 1.2 MiB JSON document (2026-11-29, fast state) orjson's dumps read 1.34-1.84 ms
+across processes (each one's least sample), back to back 0.80-0.82 ms. Samples and
+canary are timed by the thread's CPU time (CLOCK): on a shared host other processes
+preempt a timed call, which a wall clock counts and a 20 µs canary seldom sees, while a
+call's CPU time leaves them out and still slows with the vCPU's state (in forked
+processes at a load average of 12-14, 2026-11-29, one call's least sample per process
+spread 43-45 % by the wall clock, 9-12 % by CPU time, in 12 processes each,
+interleaved).
 """
 
 from __future__ import annotations
@@ -45,18 +49,16 @@ def cpu_canary_ns() -> int:
 def time_process(
     case: Case, numbers: Mapping[str, int], canary: Callable[[], int] = cpu_canary_ns
 ) -> dict[str, list[Reading]]:
-    """One timed process (in a child forked for it): a warm call of each operation, then
-    SAMPLES_PER_PROCESS samples of each in turn, `numbers[operation]` calls a sample, each
+    """One timed process (in a child forked for it): for each operation, a warm call, then
+    SAMPLES_PER_PROCESS samples back to back, `numbers[operation]` calls a sample, each
     between two canary readings, as `serkit bench`'s clock takes them (by CLOCK)."""
-    timers = {
-        operation: timeit.Timer(case.operation(operation), timer=CLOCK) for operation in OPERATIONS
-    }
-    for operation in OPERATIONS:  # pages copied from the parent, caches filled: untimed
-        case.operation(operation)()
-    taken: dict[str, list[Reading]] = {operation: [] for operation in OPERATIONS}
-    for _ in range(SAMPLES_PER_PROCESS):
-        for operation, timer in timers.items():
-            number = numbers[operation]
+    taken: dict[str, list[Reading]] = {}
+    for operation in OPERATIONS:
+        call = case.operation(operation)
+        call()  # pages copied from the parent, caches filled: untimed
+        timer, number = timeit.Timer(call, timer=CLOCK), numbers[operation]
+        taken[operation] = []
+        for _ in range(SAMPLES_PER_PROCESS):
             before = canary()
             elapsed = timer.timeit(number)
             after = canary()

@@ -59,8 +59,9 @@ from serkit.trial.trials import CodecTrial, DocumentTrial
 # of another method are then not compared (asv's benchmark version differs), never silently
 # paired.
 TRIAL_METHOD = (
-    f"serkit-try/2: forked processes of {SAMPLES_PER_PROCESS} samples of about 1 ms by the "
-    "thread's CPU time, the canary around each sample, each process judged by its state"
+    f"serkit-try/3: forked processes of {SAMPLES_PER_PROCESS} samples of about 1 ms of each "
+    "operation back to back, by the thread's CPU time, the canary around each sample, each "
+    "process judged by its state"
 )
 COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
 CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()
