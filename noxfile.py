@@ -16,6 +16,14 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.error_on_missing_interpreters = True
 
+# Every session keeps bytecode where PYTHONDONTWRITEBYTECODE is set (as on these VMs), or
+# each of its interpreters compiles what it imports again: the tests start hundreds that
+# import serkit, and pytest rewrites every test module in each worker (215-227 s from a
+# fresh clone, 206 s kept); a quick run's asv processes import the suite some 30 times
+# (0.54 CPU-s each, 0.25 kept) and serkit imports scipy.stats (2.3 CPU-s, 1.0 kept;
+# 2026-11-29). The checkout's __pycache__ folders are ignored by git.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 # The session's own interpreter runs serkit; asv builds the benchmark environments.
 RUNNER = ".[codecs,bench,report]"
 
@@ -26,11 +34,6 @@ def tests(session: nox.Session) -> None:
     session.install("-e", ".[codecs,bench,report,test]")
     # Honours SERKIT_FIXTURE_MIRROR, which CI points at ../shared/fixtures.
     session.run("serkit", "fixtures", "fetch")
-    # The tests start hundreds of interpreters that import serkit, and pytest rewrites every
-    # test module in each worker: where PYTHONDONTWRITEBYTECODE is set (as on these VMs),
-    # each compiled it all again (tests 215-227 s from a fresh clone, 206 s with bytecode
-    # kept; 2026-11-29). The checkout's __pycache__ folders are ignored by git.
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     # pytest exits 5 when it collects nothing; nox fails on any non-zero exit. The tests are
     # independent (each writes under its own tmp_path), so they run on every core.
     session.run("pytest", "-n", "auto", "--dist", "loadgroup", *session.posargs)
