@@ -56,8 +56,9 @@ def seconds(value: float | None) -> str:
     """A duration in the unit that reads best: 1.23 µs, 12.3 ms, 2.00 s."""
     if value is None or _missing(value):
         return MISSING
+    shown = float(f"{value:.3g}")  # as rounded: 999.6 µs is 1.00 ms, never "1,000 µs"
     for scale, name in TIME_UNITS:
-        if abs(value) >= scale or scale == TIME_UNITS[-1][0]:
+        if abs(shown) >= scale or scale == TIME_UNITS[-1][0]:
             return f"{significant(value / scale)} {name}"
     raise AssertionError("unreachable: the last unit takes every value")
 

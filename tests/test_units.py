@@ -33,6 +33,8 @@ def test_significant_digits(value: float, digits: int, text: str) -> None:
         (0.0123, "12.3 ms"),
         (2.0, "2.00 s"),
         (5e-10, "0.500 ns"),
+        (999.6e-6, "1.00 ms"),  # the unit of the value as rounded, never "1,000 µs"
+        (999e-6, "999 µs"),
     ],
 )
 def test_seconds_scale_to_the_unit_that_reads_best(value: float, text: str) -> None:
