@@ -259,6 +259,13 @@ def test_undecided_are_the_wide_ties_nearest_the_top_first() -> None:
     assert undecided(ranking((EXACT, ((("a",), None), (("b",), None))))) == []
 
 
+def test_a_close_group_its_samples_could_not_resolve_is_undecided() -> None:
+    # Within 8 %, but a gap of 23 % could hide in its samples: "not resolved", so it gets
+    # more processes, as a wide tie does.
+    close = Group(("a", "b"), 1.0, 0.08, resolved=False, precision=0.23)
+    assert undecided(Ranking("round_trip", (Tier(EXACT, (close,), ()),), ())) == [("a", "b")]
+
+
 # --- what a person sees ---------------------------------------------------------------
 
 

@@ -42,13 +42,14 @@ _K = TypeVar("_K")
 
 def undecided(ranked: Ranking, precision: float = PRECISION) -> list[tuple[str, ...]]:
     """The groups whose order the verdict has not decided, nearest the top first: each of
-    several codecs that the test tied only within more than `precision` (the first group
-    of every class, then the second, ...)."""
+    several codecs that the test tied only within more than `precision`, or "not resolved"
+    however close (the first group of every class, then the second, ...)."""
     open_groups = [
         (position, tier_at, group.codecs)
         for tier_at, tier in enumerate(ranked.tiers)
         for position, group in enumerate(tier.groups)
-        if len(group.codecs) > 1 and (group.within is None or group.within > precision)
+        if len(group.codecs) > 1
+        and (not group.resolved or group.within is None or group.within > precision)
     ]
     return [codecs for *_, codecs in sorted(open_groups)]
 
