@@ -380,14 +380,15 @@ def _named(group: Group, lost: Mapping[str, str], most: int | None) -> tuple[str
     return named + group.codecs[len(shown) :]
 
 
-def _unresolved(group: Group) -> str:
-    """How far apart an unresolved group is, and how finely its samples could tell."""
-    within = f"within {percent_within(group.within or 0.0)}"
+def _unresolved(group: Group, values: str = "") -> str:
+    """How far apart an unresolved group is (its `values`, if given), and how finely its
+    samples could tell."""
+    within = f"within {percent_within(group.within or 0.0)}" + (f" ({values})" if values else "")
     if group.precision is None:
-        return f"{within} (untested: one process or sample)"
+        return f"{within}; untested: one process or sample"
     if group.precision >= BLIND:
-        return f"{within}, samples too scattered to order them"
-    return f"{within}, the samples could miss {percent(group.precision)}"
+        return f"{within}; samples too scattered to order them"
+    return f"{within}; a gap of up to {percent(group.precision)} could hide in their samples"
 
 
 def group_text(
@@ -397,9 +398,9 @@ def group_text(
     measure: str | None = DEFAULT_MEASURE,
 ) -> str:
     """`orjson and msgspec-json: tied within 2 % (1.00 µs)`; `not resolved: msgspec-msgpack
-    and ormsgpack within 14 %, the samples could miss 19 % (665 µs to 756 µs)`; or one
-    codec's name and value, with what it lost: `bson (type-changed; 1.00 ms)`. With `most`,
-    at most that many names, and how many more; with no `measure`, no value."""
+    and ormsgpack within 14 % (665 µs to 756 µs); a gap of up to 19 % could hide ...`; or
+    one codec's name and value, with what it lost: `bson (type-changed; 1.00 ms)`. With
+    `most`, at most that many names, and how many more; with no `measure`, no value."""
     values = "" if measure is None else value_text(group.median, measure)
     if len(group.codecs) == 1:
         said = [w for w in ((lost or {}).get(group.codecs[0]), values) if w]
@@ -410,9 +411,9 @@ def group_text(
     elif group.resolved:
         text = f"{names}: tied within {percent_within(group.within or 0.0)}"
     else:
-        text = f"not resolved: {names} {_unresolved(group)}"
         if measure is not None:
             values += f" to {value_text(group.last or group.median, measure)}"
+        return f"not resolved: {names} {_unresolved(group, values)}"
     return f"{text} ({values})" if values else text
 
 
@@ -420,7 +421,7 @@ def following_text(
     group: Group, most: int | None = None, lost: Mapping[str, str] | None = None
 ) -> str:
     """A group after a margin: `ujson`, `ujson and json (tied within 3 %)`, `ujson and
-    json (not resolved, within 14 %)`."""
+    json (not resolved, within 14 %; a gap of up to 20 % could hide in their samples)`."""
     names = _names(_named(group, lost or {}, most), most)
     if len(group.codecs) == 1:
         return names
