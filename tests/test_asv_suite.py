@@ -232,7 +232,7 @@ def test_every_declared_benchmark_name_is_discovered(slice_scratch: Path) -> Non
 
     declared: set[str] = set()
     for name, value in vars(benchmark_names).items():
-        if name.startswith("_"):
+        if name.startswith(("_", "TRY_")):  # serkit try's names: its trees', not the suite's
             continue
         if isinstance(value, str) and value.count(".") == 2:
             declared.add(value)

@@ -103,6 +103,20 @@ def test_an_injected_20_percent_fails_the_check_and_an_a_a_passes(
     assert [p["verdict"] for p in sizes] == ["same", "same"]
 
 
+def test_trials_of_two_methods_are_not_paired_and_the_reason_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save([trial()], tmp_path, "monday")
+    # Tuesday's as an older version of try's method would have filed it: another commit.
+    monkeypatch.setattr("serkit.trial.save.COMMIT", "0" * 40)
+    save([trial()], tmp_path, "tuesday")
+    code = main(["compare", "monday", "tuesday", "--results", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 3 and "Traceback" not in err
+    assert "two versions of serkit try's method" in err
+    assert "run `serkit try --into` again for both" in err
+
+
 def test_saving_twice_keeps_both_runs(tmp_path: Path) -> None:
     first = save([trial()], tmp_path, "monday")
     second = save([trial(1.1)], tmp_path, "monday")

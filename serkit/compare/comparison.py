@@ -65,7 +65,7 @@ from serkit.results.tree import (
     version_order,
 )
 from serkit.sample_speed import memory_shift
-from serkit.suite.benchmark_names import CYCLES, CYCLES_UNIT, INSTRUCTIONS, TIME
+from serkit.suite.benchmark_names import CYCLES, CYCLES_UNIT, INSTRUCTIONS, TIME, TRY_PREFIX
 
 # Each timing's instruction count: the same operation, counted (bench_instructions).
 COUNTED_BESIDE = {TIME[operation]: name for operation, name in INSTRUCTIONS.items()}
@@ -88,6 +88,10 @@ EXPLAINED_SHARE = 1 / 3
 
 CODE_DIFFERS = "the benchmark's code differs between the hosts (asv's version hash)"
 NO_COMMON_COMMIT = "measured on both hosts, but never at the same commit"
+TRY_METHODS_DIFFER = (
+    "timed by two versions of serkit try's method (its commit in the tree): "
+    "run `serkit try --into` again for both"
+)
 # Shorter samples find more of a call's fast spells: 25 of 0.2 ms read a 1 µs call 4 %
 # faster than 5 of 2 ms here (docs/trust.md, "The state flickers").
 SAMPLED_DIFFERENTLY = "the runs took different samples a process ({} and {}): re-run the older"
@@ -446,7 +450,8 @@ def _match(
     if not both:
         if measured_a and measured_b:
             newest = _newest(measured_a)
-            entry = OneSide(name, named, env, newest.commit, None, reason=NO_COMMON_COMMIT)
+            why = TRY_METHODS_DIFFER if name.startswith(TRY_PREFIX) else NO_COMMON_COMMIT
+            entry = OneSide(name, named, env, newest.commit, None, reason=why)
             result.not_comparable.append(entry)
         elif measured_a or measured_b:
             host = result.machine_a if measured_a else result.machine_b

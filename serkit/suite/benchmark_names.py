@@ -56,3 +56,10 @@ CYCLES_UNIT = "estimated cycles"
 # The modules whose benchmarks a matrix environment leaves to another that counts for it
 # (serkit.run.matrix.counted): memory per call and the instruction counts.
 COUNTED_MODULES = ("bench_memory", "bench_instructions")
+
+# What `serkit try --into` files a trial under (serkit.trial.save): not the suite's, but
+# read back as its are. Such a tree's commit is the hash of try's method, so two trials
+# that share no commit were timed by different versions of that method.
+TRY_PREFIX = "serkit_try."
+TRY_TIME = {"dumps": f"{TRY_PREFIX}time_dumps", "loads": f"{TRY_PREFIX}time_loads"}
+TRY_SIZE = f"{TRY_PREFIX}track_bytes"

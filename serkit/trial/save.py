@@ -51,6 +51,7 @@ from serkit.results.canary import note_row, params_key
 from serkit.results.hosts import UNREADABLE, cpu_model
 from serkit.run.libraries import codec_libraries, companions
 from serkit.run.naming import checked_machine
+from serkit.suite.benchmark_names import TRY_SIZE, TRY_TIME
 from serkit.trial.sampling import SAMPLES_PER_PROCESS
 from serkit.trial.timings import Timing
 from serkit.trial.trials import CodecTrial, DocumentTrial
@@ -66,8 +67,7 @@ TRIAL_METHOD = (
 COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
 CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()
 PARAM_NAMES = ["codec", "document"]
-TIMES = {"dumps": "serkit_try.time_dumps", "loads": "serkit_try.time_loads"}
-SIZE = "serkit_try.track_bytes"
+TIMES, SIZE = TRY_TIME, TRY_SIZE
 # Each benchmark as asv's discovery describes it; its `params` are added by each save
 # (described), so that asv's own pages can read the tree.
 BENCHMARKS: dict[str, dict[str, Any]] = {
