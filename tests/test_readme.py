@@ -44,8 +44,11 @@ def test_it_names_the_codecs_a_quick_run_times() -> None:
     # run without it.
     flat = " ".join(README.split())
     assert "`fastavro` on `twitter` (predicted at the budget's edge" in flat
-    assert f"quick run times {len(timed - {'fastavro'})} of them" in flat
+    counted = timed - {"fastavro"}
+    assert f"quick run times {len(counted)} of them" in flat
     schema = {c for c in timed if registry.spec(c).needs_schema}
     assert {fixture for codec, fixture in plan.pairs if codec in schema} == {"twitter"}
     said = re.search(r"(\w+) schema codecs on `twitter` only", README)
-    assert said is not None and said.group(1) == {5: "five", 6: "six"}.get(len(schema))
+    # fastavro is a schema codec too: counted without it, as the codecs above.
+    counted_schema = len(schema & counted)
+    assert said is not None and said.group(1) == {5: "five", 6: "six"}.get(counted_schema)
