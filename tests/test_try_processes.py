@@ -24,6 +24,7 @@ from serkit.results.tree import read_tree
 from serkit.run.libraries import codec_libraries
 from serkit.run.process import Interrupted
 from serkit.sample_speed import CORRECTED, FROM_FAST, PARTLY_SLOW_WEIGHT
+from serkit.suite.benchmark_names import TRY_TIME as TIMES
 from serkit.trial.budget import (
     FIRST_PROCESSES,
     PASS_CODECS,
@@ -33,7 +34,7 @@ from serkit.trial.budget import (
 )
 from serkit.trial.measure import try_document
 from serkit.trial.sampling import SAMPLES_PER_PROCESS, Process
-from serkit.trial.save import TIMES, save
+from serkit.trial.save import save
 from serkit.trial.timings import Timing, judged, run_state, timings_of
 from serkit.trial.trials import CodecTrial, DocumentTrial
 

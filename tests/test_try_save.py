@@ -13,8 +13,10 @@ import pytest
 from serkit.checks.fidelity import EXACT, FidelityResult
 from serkit.cli import main
 from serkit.results.tree import read_tree
+from serkit.suite.benchmark_names import TRY_SIZE as SIZE
+from serkit.suite.benchmark_names import TRY_TIME as TIMES
 from serkit.trial.sampling import SAMPLES_PER_PROCESS
-from serkit.trial.save import COMMIT, SIZE, TIMES, save
+from serkit.trial.save import COMMIT, save
 from serkit.trial.timings import Timing, judged
 from serkit.trial.trials import CodecTrial, DocumentTrial
 

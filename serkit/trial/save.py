@@ -67,7 +67,6 @@ TRIAL_METHOD = (
 COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
 CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()
 PARAM_NAMES = ["codec", "document"]
-TIMES, SIZE = TRY_TIME, TRY_SIZE
 # Each benchmark as asv's discovery describes it; its `params` are added by each save
 # (described), so that asv's own pages can read the tree.
 BENCHMARKS: dict[str, dict[str, Any]] = {
@@ -81,8 +80,8 @@ BENCHMARKS: dict[str, dict[str, Any]] = {
         **({"repeat": SAMPLES_PER_PROCESS} if kind == "time" else {}),
     }
     for name, kind, unit in (
-        *((name, "time", "seconds") for name in TIMES.values()),
-        (SIZE, "track", "bytes"),
+        *((name, "time", "seconds") for name in TRY_TIME.values()),
+        (TRY_SIZE, "track", "bytes"),
     )
 }
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-]")  # a document's name as a parameter asv can keep
@@ -202,7 +201,7 @@ def results_file(
     grid = [(c, n) for c in codecs for n in names]  # asv's order: itertools.product(*axes)
     rows: dict[str, dict[str, Any]] = {}
     notes: dict[str, dict[str, list[list[Any]]]] = {}
-    for operation, benchmark in TIMES.items():
+    for operation, benchmark in TRY_TIME.items():
         timings = [getattr(by_pair[key], operation) if key in by_pair else None for key in grid]
         cells = [_timing_cells(timing) for timing in timings]
         notes[benchmark] = {
@@ -220,7 +219,12 @@ def results_file(
             "samples": [c[3] for c in cells],
         }
     sizes = [by_pair[key].fidelity.bytes if key in by_pair else None for key in grid]
-    rows[SIZE] = {"result": sizes, "params": axes, "version": CODE_VERSION, "started_at": now_ms}
+    rows[TRY_SIZE] = {
+        "result": sizes,
+        "params": axes,
+        "version": CODE_VERSION,
+        "started_at": now_ms,
+    }
     requirements = _requirements([c for t in trials for c in t.codecs])
     python = f"{sys.version_info.major}.{sys.version_info.minor}"
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now_ms / 1000))
