@@ -132,9 +132,9 @@ def test_codecs_that_cannot_run_come_last_and_say_why(tmp_path: Path, extra_code
 def test_a_call_too_slow_for_its_share_is_reported_from_its_first_call(
     tmp_path: Path, extra_codecs: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # What forking a process costs is measured on the machine as it is: on a busy one it
-    # alone outgrew the 0.05 s share and left orjson unsampled too. The share is the test's.
-    monkeypatch.setattr(measure, "forking_s", lambda clock: 0.0)
+    # What starting a worker costs is measured on the machine as it is: it alone outgrows
+    # the 0.05 s share, and would leave orjson unsampled too. The share is the test's.
+    monkeypatch.setattr(measure, "starting_s", lambda: 0.0)
     result = try_document(
         _document(tmp_path), ["slow-json", "orjson"], budget_s=30.0, key_cap_s=0.05
     )  # time enough to prepare both; a share too small for one slow-json call

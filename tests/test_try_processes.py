@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import random
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -123,6 +123,23 @@ class Clock:
         return self.now
 
 
+def batched(
+    clock: Clock, take_one: Callable[[str], Process | None]
+) -> Callable[[Sequence[str]], list[tuple[Process | None, float]]]:
+    """`sample_processes`'s take, from one timing a single codec: each costs what the
+    clock moved while it was taken."""
+
+    def take(codecs: Sequence[str]) -> list[tuple[Process | None, float]]:
+        found = []
+        for codec in codecs:
+            start = clock.now
+            process = take_one(codec)
+            found.append((process, clock.now - start))
+        return found
+
+    return take
+
+
 def test_the_first_pass_times_every_codec_then_only_undecided_ones_get_more() -> None:
     clock = Clock()
     order: list[str] = []
@@ -136,7 +153,12 @@ def test_the_first_pass_times_every_codec_then_only_undecided_ones_get_more() ->
         return [["a", "b"]]  # c is decided from the first pass on
 
     taken = sample_processes(
-        dict.fromkeys("abc", 0.1), take, still_open, 5.0, clock=clock, rng=random.Random(1)
+        dict.fromkeys("abc", 0.1),
+        batched(clock, take),
+        still_open,
+        5.0,
+        clock=clock,
+        rng=random.Random(1),
     )
     first = order[: 3 * FIRST_PROCESSES]
     # Round by round, each codec once a round, in a random order.
@@ -159,7 +181,9 @@ def test_sampling_stops_once_every_place_is_decided() -> None:
     def still_open(taken: Mapping[str, Sequence[Process]]) -> list[list[str]]:
         return [["a"]] if len(taken["a"]) < 5 else []
 
-    taken = sample_processes(dict.fromkeys("ab", 0.1), take, still_open, 60.0, clock=clock)
+    taken = sample_processes(
+        dict.fromkeys("ab", 0.1), batched(clock, take), still_open, 60.0, clock=clock
+    )
     assert {codec: len(found) for codec, found in taken.items()} == {"a": 5, "b": FIRST_PROCESSES}
     assert clock.now == pytest.approx(0.1 * (5 + FIRST_PROCESSES))
 
@@ -176,7 +200,7 @@ def test_a_pass_serves_the_codecs_nearest_the_top_and_a_failing_one_is_let_go() 
 
     taken = sample_processes(
         dict.fromkeys(codecs, 0.1),
-        take,
+        batched(clock, take),
         lambda taken: [codecs[:PASS_CODECS], codecs[PASS_CODECS:]],  # c0's group the top
         3 * FIRST_PROCESSES * len(codecs) * 0.1,
         clock=clock,
@@ -206,7 +230,7 @@ def test_in_an_undecided_group_the_least_known_codec_is_served_first() -> None:
     first = FIRST_PROCESSES * len(codecs)
     sample_processes(
         dict.fromkeys(codecs, 0.1),
-        take,
+        batched(clock, take),
         lambda taken: [codecs],
         (first + PASS_CODECS) * 0.2,
         clock=clock,
@@ -223,7 +247,12 @@ def test_a_codec_the_first_pass_could_not_fit_gets_its_processes_when_time_allow
         return process(1e-3)
 
     taken = sample_processes(
-        {"a": 0.1, "b": 1.9}, take, lambda taken: [], 4.0, clock=clock, key_cap_s=2.0
+        {"a": 0.1, "b": 1.9},
+        batched(clock, take),
+        lambda taken: [],
+        4.0,
+        clock=clock,
+        key_cap_s=2.0,
     )
     assert len(taken["a"]) == len(taken["b"]) == FIRST_PROCESSES
 
@@ -236,7 +265,12 @@ def test_a_codec_too_dear_for_its_share_gets_no_process() -> None:
         return process(1e-3)
 
     taken = sample_processes(
-        {"cheap": 0.01, "dear": 3.0}, take, lambda taken: [], 2.0, clock=clock, key_cap_s=2.0
+        {"cheap": 0.01, "dear": 3.0},
+        batched(clock, take),
+        lambda taken: [],
+        2.0,
+        clock=clock,
+        key_cap_s=2.0,
     )
     assert len(taken["cheap"]) == FIRST_PROCESSES and taken["dear"] == []
 

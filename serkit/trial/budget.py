@@ -75,7 +75,7 @@ def plan_samples(
 
 def sample_processes(
     costs: Mapping[str, float],
-    take: Callable[[str], Process | None],
+    take: Callable[[Sequence[str]], Sequence[tuple[Process | None, float]]],
     still_open: Callable[[Mapping[str, Sequence[Process]]], Sequence[Sequence[str]]],
     sampling_s: float,
     *,
@@ -85,9 +85,10 @@ def sample_processes(
     key_cap_s: float = KEY_CAP_S,
     tick: Callable[[str], None] = lambda doing: None,
 ) -> dict[str, list[Process]]:
-    """Each codec's processes within `sampling_s`: `take(codec)` times one (None where it
-    failed), `costs` predicts each codec's, and `still_open(taken)` names the groups of
-    codecs whose order is undecided, nearest the top first (see the module).
+    """Each codec's processes within `sampling_s`: `take(codecs)` times one for each, in
+    order (None where it failed) with what each cost, `costs` predicts each codec's, and
+    `still_open(taken)` names the groups of codecs whose order is undecided, nearest the
+    top first (see the module).
 
     The first pass is planned (`plan_samples`, FIRST_PASS_SHARE of the time), round by
     round in a random order; each further pass gives one process to each of the first
@@ -104,24 +105,25 @@ def sample_processes(
     failures: dict[str, int] = dict.fromkeys(costs, 0)
     spent: dict[str, float] = dict.fromkeys(costs, 0.0)
 
-    def run(codec: str) -> None:
-        if cost[codec] > end - clock():
-            return
-        start = clock()
-        found = take(codec)
-        cost[codec] = max(clock() - start, 1e-6)
-        spent[codec] += cost[codec]
-        if found is None:
-            failures[codec] += 1
-        else:
-            taken[codec].append(found)
+    def run(codecs: Sequence[str]) -> None:
+        left, fitting = end - clock(), []
+        for codec in codecs:  # those whose predicted costs fit in what is left, in order
+            if cost[codec] <= left:
+                fitting.append(codec)
+                left -= cost[codec]
+        for codec, (found, cost_s) in zip(fitting, take(fitting) if fitting else ()):
+            cost[codec] = max(cost_s, 1e-6)
+            spent[codec] += cost[codec]
+            if found is None:
+                failures[codec] += 1
+            else:
+                taken[codec].append(found)
 
     planned = plan_samples(cost, sampling_s * FIRST_PASS_SHARE, FIRST_PROCESSES, key_cap_s)
     for round_ in range(max(planned.values(), default=0)):
         tick(f"first pass, round {round_ + 1} of {FIRST_PROCESSES}")
         codecs = [codec for codec, count in planned.items() if count > round_]
-        for codec in rng.sample(codecs, len(codecs)):
-            run(codec)
+        run(rng.sample(codecs, len(codecs)))
 
     def eligible(codec: str) -> bool:
         # Codecs failing twice are left as they are: a process killed for time, or crashed.
@@ -152,8 +154,7 @@ def sample_processes(
         if not open_:
             return taken
         tick(f"{plural(len(open_), 'codec')} undecided")
-        for codec in rng.sample(open_, len(open_)):
-            run(codec)
+        run(rng.sample(open_, len(open_)))
 
 
 class ProgressLine:

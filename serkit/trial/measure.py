@@ -2,7 +2,8 @@
 
 The pieces, in the order a document goes through them: each codec's pair is prepared and
 its fidelity judged (serkit.trial.prepare); each codec is timed in processes of its own,
-forked from this one, with the canary around every sample (serkit.trial.sampling); the
+each a new interpreter (serkit.trial.worker), with the canary around every sample
+(serkit.trial.sampling); the
 processes are judged as a results tree's are (serkit.trial.timings); and the budget goes
 where the ranking is still undecided (serkit.trial.budget). This module runs them in turn
 and puts what they found together (serkit.trial.trials).
@@ -10,6 +11,7 @@ and puts what they found together (serkit.trial.trials).
 
 from __future__ import annotations
 
+import pickle
 import random
 import timeit
 from collections.abc import Iterable, Mapping, Sequence
@@ -17,11 +19,10 @@ from dataclasses import replace
 from typing import Any
 
 from serkit.checks.fidelity import ERROR, EXACT, LOSSY, NOT_INSTALLED, UNSUPPORTED
-from serkit.codecs.registry import codec_names, registry
+from serkit.codecs.registry import codec_names, get_codec, registry
 from serkit.compare.ranking import DEFAULT_MEASURE, TIMINGS, rank
 from serkit.inputs.documents import Document, read_document
 from serkit.inputs.hashing import content_hash
-from serkit.suite.preparation import settle_allocator
 from serkit.trial.budget import (
     KEY_CAP_S,
     MAX_PROCESSES,
@@ -32,9 +33,10 @@ from serkit.trial.budget import (
     undecided,
 )
 from serkit.trial.prepare import PREPARE_SHARE, prepare_codecs, schema_of
-from serkit.trial.sampling import Key, Process, forking_s, sized, take_process
+from serkit.trial.sampling import Key, Process, limit_s, sized
 from serkit.trial.timings import Timing, judged, run_state, timings_of
 from serkit.trial.trials import CodecTrial, DocumentTrial, candidate
+from serkit.trial.worker import CONCURRENT, Order, starting_s, take_processes
 
 # Rows that ran come first, fastest first; then the rest in this order.
 _STATUS_ORDER = (EXACT, LOSSY, UNSUPPORTED, ERROR, NOT_INSTALLED)
@@ -94,19 +96,34 @@ def try_document(
             )
             return undecided(ranked)
 
-        def take(name: str) -> Process | None:
-            return take_process(cases[name], numbers[name], costs[name])
+        pickled = pickle.dumps(document.obj, pickle.HIGHEST_PROTOCOL)  # once, for every order
 
-        # What forking a process costs beyond its samples, on this machine now (at load
-        # averages of 10-16 here, 40-55 ms a process: a first pass planned without it
-        # left no time for a second).
-        overhead_s = min(forking_s(clock) for _ in range(3))  # the least: one may be held up
+        def order(name: str) -> tuple[Order, float]:
+            case = cases[name]
+            bound = case.bound or get_codec(name)
+            found = Order(
+                name,
+                label,
+                bound.configs.index(case.config),
+                schema if bound.needs_schema else None,
+                pickled,
+                case.payload,
+                numbers[name],
+            )
+            return found, limit_s(costs[name])
+
+        def take(names: Sequence[str]) -> list[tuple[Process | None, float]]:
+            return take_processes([order(name) for name in names])
+
+        # What starting a worker costs beyond its samples, on this machine now, shared by
+        # the workers that start together: about 0.1 s each, ten times their samples on
+        # a small document, so a first pass planned without it would leave no time.
+        overhead_s = starting_s() / CONCURRENT
         costs = {name: cost + overhead_s for name, cost in costs.items()}
         # Sampling gets what preparing left; the floor never lifts the total past the
         # budget by more than sampling's own share of it.
         floor_s = min(min_sampling_s, budget_s * (1 - PREPARE_SHARE))
         sampling_s = max(floor_s, budget_s - (clock() - start))
-        settle_allocator()  # every process forked from here starts from it, as the suite's
         taken = sample_processes(
             costs,
             take,

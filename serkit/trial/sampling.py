@@ -1,4 +1,4 @@
-"""Timing one codec in one process of its own, forked from `serkit try`'s.
+"""Timing one codec in one process of its own: a new interpreter (serkit.trial.worker).
 
 Each process times a pair as `serkit bench` does: for dumps, then for loads, a warm call
 and then SAMPLES_PER_PROCESS samples back to back, each between two readings of the
@@ -19,9 +19,7 @@ from __future__ import annotations
 import time
 import timeit
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 
-from serkit.checks.workers import run_forked
 from serkit.suite.canary import canary_ns
 from serkit.suite.preparation import Case
 
@@ -49,13 +47,13 @@ def cpu_canary_ns() -> int:
 def time_process(
     case: Case, numbers: Mapping[str, int], canary: Callable[[], int] = cpu_canary_ns
 ) -> dict[str, list[Reading]]:
-    """One timed process (in a child forked for it): for each operation, a warm call, then
+    """One timed process (in a worker: serkit.trial.worker): for each operation, a warm call, then
     SAMPLES_PER_PROCESS samples back to back, `numbers[operation]` calls a sample, each
     between two canary readings, as `serkit bench`'s clock takes them (by CLOCK)."""
     taken: dict[str, list[Reading]] = {}
     for operation in OPERATIONS:
         call = case.operation(operation)
-        call()  # pages copied from the parent, caches filled: untimed
+        call()  # caches filled, lazy imports done: untimed
         timer, number = timeit.Timer(call, timer=CLOCK), numbers[operation]
         taken[operation] = []
         for _ in range(SAMPLES_PER_PROCESS):
@@ -82,15 +80,6 @@ def sized(case: Case) -> tuple[dict[str, int], float]:
     return numbers, SAMPLES_PER_PROCESS * samples_s + warm_s
 
 
-def take_process(case: Case, numbers: Mapping[str, int], cost_s: float) -> Process | None:
-    """One timed process for `case`, killed at PROCESS_LIMIT times its predicted `cost_s`;
-    None where it failed."""
-    limit_s = max(PROCESS_FLOOR_S, PROCESS_LIMIT * cost_s)
-    return run_forked(partial(time_process, case, numbers), limit_s).value
-
-
-def forking_s(clock: Callable[[], float]) -> float:
-    """What one forked process that does nothing takes, seconds."""
-    began = clock()
-    run_forked(lambda: None, PROCESS_FLOOR_S)
-    return clock() - began
+def limit_s(cost_s: float) -> float:
+    """Seconds after which a process predicted to take `cost_s` is killed."""
+    return max(PROCESS_FLOOR_S, PROCESS_LIMIT * cost_s)
