@@ -19,8 +19,10 @@ from serkit.compare.ranking import (
     Candidate,
     Group,
     Margin,
-    group_text,
     rank,
+)
+from serkit.compare.verdict_words import (
+    group_text,
     ranking_lines,
     rule_text,
     tier_text,

@@ -492,7 +492,7 @@ def test_the_verdict_ranks_exact_codecs_first_with_ties_and_lossy_ones_apart(
     tmp_path: Path,
 ) -> None:
     from serkit.compare.ranking import DUMPS as BY_DUMPS
-    from serkit.compare.ranking import verdict_line
+    from serkit.compare.verdict_words import verdict_line
 
     data = gather(read_tree(verdict_tree(tmp_path / "results")))
     (table,) = data.snapshots["twitter"]
@@ -1053,7 +1053,8 @@ def test_no_verdict_line_or_row_names_pickle_or_marshal_without_unsafe(tmp_path:
 
 
 def test_the_verdicts_numbers_are_the_tables_and_its_ties_within_10_pct(tmp_path: Path) -> None:
-    from serkit.compare.ranking import TIE_SPAN, ranking_lines, verdict_line
+    from serkit.compare.ranking import TIE_SPAN
+    from serkit.compare.verdict_words import ranking_lines, verdict_line
     from serkit.units import seconds
 
     data = gather(read_tree(verdict_tree(tmp_path / "results")))

@@ -22,7 +22,7 @@ from results_factory import results_file, write_benchmarks, write_machine
 
 from serkit.compare.comparison import compare
 from serkit.compare.json_form import as_json
-from serkit.compare.ranking import ranking_dict
+from serkit.compare.verdict_words import ranking_dict
 from serkit.report.runs import latest_runs
 from serkit.report.snapshot import snapshot
 from serkit.results.asv_runs import RUNS_KEY
@@ -207,7 +207,8 @@ def test_the_saved_tree_exercises_what_judging_a_process_does() -> None:
 def test_the_saved_trees_verdicts_quote_their_tables(tmp_path: Path) -> None:
     """Real verdicts from saved results: each group's value is the table's dumps + loads of
     its leader, each margin the ratio of two of those, and the words quote them."""
-    from serkit.compare.ranking import TIE_SPAN, ranking_lines
+    from serkit.compare.ranking import TIE_SPAN
+    from serkit.compare.verdict_words import ranking_lines
     from serkit.units import seconds
 
     root = tmp_path / "results"

@@ -16,7 +16,7 @@ import pytest
 import serkit.trial.prepare as preparing
 from serkit.checks.fidelity import EXACT, LOSSY, FidelityResult
 from serkit.cli import main
-from serkit.compare.ranking import Group, Ranking, Tier
+from serkit.compare.ranking import Group, Margin, Ranking, Tier
 from serkit.inputs.documents import read_document
 from serkit.results.asv_file import CODECS_KEY
 from serkit.results.canary import CANARY_KEY
@@ -26,6 +26,8 @@ from serkit.run.process import Interrupted
 from serkit.sample_speed import CORRECTED, FROM_FAST, PARTLY_SLOW_WEIGHT
 from serkit.suite.benchmark_names import TRY_TIME as TIMES
 from serkit.trial.budget import (
+    CLOSE_CALL,
+    CLOSE_CALL_PROCESSES,
     FIRST_PROCESSES,
     PASS_CODECS,
     progress_text,
@@ -299,6 +301,18 @@ def test_a_close_group_its_samples_could_not_resolve_is_undecided() -> None:
     # more processes, as a wide tie does.
     close = Group(("a", "b"), 1.0, 0.08, resolved=False, precision=0.23)
     assert undecided(Ranking("round_trip", (Tier(EXACT, (close,), ()),), ())) == [("a", "b")]
+
+
+def test_a_close_call_on_few_processes_is_undecided_until_each_codec_has_enough() -> None:
+    groups = (Group(("a",), 1.0), Group(("b", "c"), 1.14, 0.05), Group(("d",), 2.0))
+    margins = (Margin(1.14, 0.08), Margin(2.0 / 1.14, 0.1))
+    ranked = Ranking("round_trip", (Tier(EXACT, groups, margins),), ())
+    counts = {"a": 3, "b": 3, "c": CLOSE_CALL_PROCESSES, "d": 3}
+    # a ahead of b and c by 1.14x on 3 processes: open, as one group; d is 1.75x behind.
+    assert undecided(ranked, processes=counts.__getitem__) == [("a", "b", "c")]
+    enough = dict.fromkeys(counts, CLOSE_CALL_PROCESSES)
+    assert undecided(ranked, processes=enough.__getitem__) == []
+    assert CLOSE_CALL < 1.75
 
 
 # --- what a person sees ---------------------------------------------------------------

@@ -66,7 +66,7 @@ def add_commands(commands: Any) -> None:
 def run_try(args: argparse.Namespace) -> int:
     from serkit.cli.common import print_hazards, print_json
     from serkit.codecs.registry import check_codecs
-    from serkit.compare.ranking import ranking_dict
+    from serkit.compare.verdict_words import ranking_dict
     from serkit.run import runner
     from serkit.trial.render import hazards, ranking, render
     from serkit.trial.save import check_target, save

@@ -13,13 +13,12 @@ bench` all rank with this module, by these rules (stated once, here):
   table beside the verdict shows (Candidate.shown); a round trip is that dumps plus that
   loads. Where the table shows none, the median of the typical processes stands in.
 - The verdict test (serkit.stats.difference: Welch's t-test on the logs of both sides'
-  typical processes, at serkit.stats.ALPHA, each process weighted by the machine's state
-  it was timed in where known, as `serkit compare` weighs them; a round trip's processes
-  are each round's dumps plus the same round's loads, weighted as its less precise half):
-  going down a class, a codec joins the group above it when the test cannot tell it from
-  that group's leader, its fastest; else it leads a group of its own. Measured against the
-  leader, not the last member, so a chain of small steps cannot group a slow codec with a
-  fast one.
+  typical processes, at serkit.stats.ALPHA, each weighted by its machine state as `serkit
+  compare` weighs them; a round trip's processes are each round's dumps plus its loads,
+  weighted as its less precise half): going down a class, a codec joins the group above
+  when the test cannot tell it from that group's leader (its fastest: so a chain of small
+  steps cannot group a slow codec with a fast one), or, in a ranking with a `floor`
+  (serkit try's), when it is within the floor of it; else it leads a group of its own.
 - A group is "tied" only when it cannot be told apart at the precision reached and that is
   fine enough to mean it: the largest difference the test could have missed against the
   leader (its `detectable`) and the gap between the group's first and last value are both
@@ -30,10 +29,9 @@ bench` all rank with this module, by these rules (stated once, here):
   groups is no wider than a tie beside it, they are one group.
 - A pair with fewer than two processes a side is untested: its order stands, said so.
 - Sizes are counts: equal sizes tie, others are ordered.
-- The margin between two groups is the ratio of their leaders' values, ± twice the
-  standard error of that ratio (from each leader's standard error of the mean log over
-  the processes the verdict test judged, serkit.stats.judged_processes, weighted by state
-  as the test weighs them, serkit.stats.joint_error): about a 95 % interval.
+- The margin between two groups is the ratio of their leaders' values, ± twice its
+  standard error (serkit.stats.joint_error, over the processes the test judged, weighted
+  as it weighs them): about a 95 % interval.
 """
 
 from __future__ import annotations
@@ -41,14 +39,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
 from serkit.errors import SerkitError
-from serkit.stats import ALPHA, difference, joint_error, typical_processes
+from serkit.stats import difference, joint_error, typical_processes
 from serkit.suite.cases import COMPRESSORS, QUICK_SEES
-from serkit.units import bytes_binary, percent, percent_within, seconds, significant
 
 ROUND_TRIP, DUMPS, LOADS, SIZE = "round_trip", "dumps", "loads", "size"
 TIMINGS = (ROUND_TRIP, DUMPS, LOADS)
@@ -179,6 +175,7 @@ class Ranking:
     exact_only: bool = False
     safe_only: bool = False
     unsafe: tuple[str, ...] = ()  # every candidate unsafe on untrusted bytes, ranked or not
+    floor: float = 0.0  # a timing gap under it is no win (see the module)
 
     @property
     def leaders(self) -> tuple[str, ...]:
@@ -280,12 +277,19 @@ def _tie_width(group: Group) -> float:
 
 
 def _tier(
-    key: tuple[str, bool], entries: list[_Entry], measure: str, lost: Mapping[str, str]
+    key: tuple[str, bool],
+    entries: list[_Entry],
+    measure: str,
+    lost: Mapping[str, str],
+    floor: float = 0.0,
 ) -> Tier:
     entries.sort(key=lambda entry: (entry.value, entry.codec))
     runs: list[list[_Entry]] = []
+    floor = floor if measure in TIMINGS else 0.0
     for entry in entries:
-        if runs and _tied(runs[-1][0], entry, measure)[0]:
+        if runs and (
+            entry.value <= runs[-1][0].value * (1 + floor) or _tied(runs[-1][0], entry, measure)[0]
+        ):
             runs[-1].append(entry)
         else:
             runs.append([entry])
@@ -322,6 +326,7 @@ def rank(
     *,
     exact_only: bool = False,
     safe_only: bool = False,
+    floor: float = 0.0,
 ) -> Ranking:
     """The candidates in order by `measure`, by the rules in this module's docstring."""
     if measure not in MEASURES:
@@ -346,205 +351,8 @@ def rank(
             by_class[key].append(_Entry(candidate.codec, values, weights, value))
             if candidate.lost and fidelity == LOSSY:
                 lost[key][candidate.codec] = candidate.lost
-    tiers = tuple(_tier(key, found, measure, lost[key]) for key, found in by_class.items() if found)
+    tiers = tuple(
+        _tier(key, found, measure, lost[key], floor) for key, found in by_class.items() if found
+    )
     unsafe = tuple(c.codec for c in candidates if c.unsafe)
-    return Ranking(measure, tiers, tuple(left_out), exact_only, safe_only, unsafe)
-
-
-def ranking_dict(ranking: Ranking) -> dict[str, Any]:
-    """The ranking for JSON: its classes, groups and margins, and its lines in words."""
-    return {
-        **asdict(ranking),
-        "left_out": [{"codec": codec, "why": why} for codec, why in ranking.left_out],
-        "verdict": verdict_line(ranking),
-        "lines": ranking_lines(ranking),
-        "rule": rule_text(ranking.measure, ranking.exact_only, ranking.safe_only),
-    }
-
-
-# --- in words -------------------------------------------------------------------------
-
-
-def _names(codecs: Sequence[str], most: int | None = None) -> str:
-    if most is not None and len(codecs) > most:
-        return f"{', '.join(codecs[:most])} and {len(codecs) - most} more"
-    if len(codecs) == 1:
-        return codecs[0]
-    return f"{', '.join(codecs[:-1])} and {codecs[-1]}"
-
-
-def _named(group: Group, lost: Mapping[str, str], most: int | None) -> tuple[str, ...]:
-    """The group's names, each lossy one with what it lost: `msgspec-msgpack (namedtuple->list)`."""
-    shown = group.codecs if most is None else group.codecs[:most]
-    named = tuple(f"{c} ({lost[c]})" if c in lost else c for c in shown)
-    return named + group.codecs[len(shown) :]
-
-
-def _unresolved(group: Group, values: str = "") -> str:
-    """How far apart an unresolved group is (its `values`, if given), and how finely its
-    samples could tell."""
-    within = f"within {percent_within(group.within or 0.0)}" + (f" ({values})" if values else "")
-    if group.precision is None:
-        return f"{within}; untested: one process or sample"
-    if group.precision >= BLIND:
-        return f"{within}; samples too scattered to order them"
-    return f"{within}; a gap of up to {percent(group.precision)} could hide in their samples"
-
-
-def group_text(
-    group: Group,
-    most: int | None = None,
-    lost: Mapping[str, str] | None = None,
-    measure: str | None = DEFAULT_MEASURE,
-) -> str:
-    """`orjson and msgspec-json: tied within 2 % (1.00 µs)`; `not resolved: msgspec-msgpack
-    and ormsgpack within 14 % (665 µs to 756 µs); a gap of up to 19 % could hide ...`; or
-    one codec's name and value, with what it lost: `bson (type-changed; 1.00 ms)`. With
-    `most`, at most that many names, and how many more; with no `measure`, no value."""
-    values = "" if measure is None else value_text(group.median, measure)
-    if len(group.codecs) == 1:
-        said = [w for w in ((lost or {}).get(group.codecs[0]), values) if w]
-        return f"{group.codecs[0]} ({'; '.join(said)})" if said else group.codecs[0]
-    names = _names(_named(group, lost or {}, most), most)
-    if group.within is None:
-        text = f"{names}: tied"
-    elif group.resolved:
-        text = f"{names}: tied within {percent_within(group.within or 0.0)}"
-    else:
-        if measure is not None:
-            values += f" to {value_text(group.last or group.median, measure)}"
-        return f"not resolved: {names} {_unresolved(group, values)}"
-    return f"{text} ({values})" if values else text
-
-
-def following_text(
-    group: Group, most: int | None = None, lost: Mapping[str, str] | None = None
-) -> str:
-    """A group after a margin: `ujson`, `ujson and json (tied within 3 %)`, `ujson and
-    json (not resolved, within 14 %; a gap of up to 20 % could hide in their samples)`."""
-    names = _names(_named(group, lost or {}, most), most)
-    if len(group.codecs) == 1:
-        return names
-    if group.within is None:
-        return f"{names} (tied)"
-    if group.resolved:
-        return f"{names} (tied within {percent_within(group.within or 0.0)})"
-    return f"{names} (not resolved, {_unresolved(group)})"
-
-
-def margin_text(margin: Margin, measure: str) -> str:
-    """`1.9x ± 0.1 faster`, `1.04x smaller`, `1.9x faster (untested: ...)`: a timing's ratio
-    to the places of its ±, which has one significant digit."""
-    word = "faster" if measure in TIMINGS else "smaller"
-    if margin.plus_minus is not None and margin.plus_minus > 0:
-        places = max(0, -math.floor(math.log10(margin.plus_minus)))
-        return f"{margin.ratio:.{places}f}x ± {margin.plus_minus:.{places}f} {word}"
-    ratio = f"{significant(margin.ratio, 3)}x"
-    if measure in TIMINGS:
-        return f"{ratio} {word} (untested: one process or sample)"
-    return f"{ratio} {word}"
-
-
-def value_text(value: float, measure: str) -> str:
-    return seconds(value) if measure in TIMINGS else bytes_binary(value)
-
-
-def tier_text(
-    tier: Tier, measure: str, *, limit: int | None = None, most: int | None = None
-) -> str:
-    """`orjson and msgspec-json: tied within 2 % (1.00 µs); 1.9x ± 0.1 faster than ujson;
-    ujson 1.2x ...`.
-
-    With `limit`, only the first `limit` groups, and how many codecs follow; with `most`,
-    at most that many names a group."""
-    shown = tier.groups if limit is None else tier.groups[:limit]
-    parts = [group_text(shown[0], most, tier.lost, measure)]
-    for i, group in enumerate(shown[1:], start=1):
-        lead = "" if i == 1 else f"{tier.groups[i - 1].codecs[0]} "
-        margin = margin_text(tier.margins[i - 1], measure)
-        parts.append(f"{lead}{margin} than {following_text(group, most, tier.lost)}")
-    rest = sum(len(g.codecs) for g in tier.groups[len(shown) :])
-    text = "; ".join(parts)
-    return text + (f"; then {rest} more" if rest else "")
-
-
-def class_words(fidelity: str) -> str:
-    return {
-        EXACT: "exact",
-        KEY_ORDER_ONLY: "lossy in dict key order only",
-        LOSSY: "lossy",
-        UNKNOWN: UNKNOWN,
-    }[fidelity]
-
-
-def tier_words(tier: Tier, codec: str | None = None) -> str:
-    """`exact`, `exact, unsafe on untrusted bytes`; with `codec`, what it lost: `lossy:
-    namedtuple->list`."""
-    words = class_words(tier.fidelity)
-    if codec is not None and codec in tier.lost:
-        words += f": {tier.lost[codec]}"
-    return f"{words}, {UNSAFE}" if tier.unsafe else words
-
-
-def verdict_line(ranking: Ranking) -> str:
-    """One line: the best of the first class and its margin, then the leaders of the
-    classes ranked apart that are ahead of it (lossy, unsafe), each with its class."""
-    if not ranking.tiers:
-        return f"{MEASURE_WORDS[ranking.measure]}: no codec measured"
-    first = ranking.tiers[0]
-    best = "fastest" if ranking.measure in TIMINGS else "smallest"
-    head = f"{best} {tier_words(first)}, by {MEASURE_WORDS[ranking.measure]}: "
-    text = head + tier_text(first, ranking.measure, limit=2, most=VERDICT_NAMES)
-    # A leader ranked apart and ahead of the winner is worth knowing, with why it is apart.
-    ahead = [
-        f"{tier.groups[0].codecs[0]} ({tier_words(tier, tier.groups[0].codecs[0])})"
-        for tier in ranking.tiers[1:]
-        if tier.groups[0].median < first.groups[0].median
-    ]
-    if ahead:
-        word = "faster" if ranking.measure in TIMINGS else "smaller"
-        text += f". {word.capitalize()}, but ranked apart: {', '.join(ahead)}"
-    return text
-
-
-def ranking_lines(ranking: Ranking) -> list[str]:
-    """Every class in order, one line each, then what was not ranked."""
-    lines = [f"{tier_words(tier)}: {tier_text(tier, ranking.measure)}" for tier in ranking.tiers]
-    if ranking.left_out:
-        by_why: dict[str, list[str]] = {}
-        for codec, why in ranking.left_out:
-            said = f"{UNSAFE}; {why}" if codec in ranking.unsafe else why
-            by_why.setdefault(said, []).append(codec)
-        lines.append(
-            "not ranked: "
-            + "; ".join(f"{_names(codecs)} ({why})" for why, codecs in by_why.items())
-        )
-    return lines
-
-
-def rule_text(measure: str, exact_only: bool = False, safe_only: bool = False) -> str:
-    """The rule, in a sentence, for a legend."""
-    classes = (
-        "exact codecs only"
-        if exact_only
-        else "exact codecs first, then those lossy in dict key order only, then other lossy "
-        "ones, each class ranked apart"
-    )
-    unsafe = (
-        f"codecs {UNSAFE} (serkit list: UNSAFE) left out"
-        if safe_only
-        else f"codecs {UNSAFE} (serkit list: UNSAFE) ranked apart after all the safe ones "
-        "(serkit try's and serkit bench's --safe-only leaves them out)"
-    )
-    if measure in TIMINGS:
-        how = (
-            f"by the {MEASURE_WORDS[measure]} the table shows; codecs the verdict test "
-            f"({TIE_TEST}, at {percent(ALPHA, 1)}) cannot tell from a group's fastest are "
-            f"tied with it where they are within {percent(TIE_SPAN)} and the test could miss "
-            f"no more than {percent(TIE_SPAN)}, else not resolved; margins are ratios of those "
-            "values ± "
-            "about a 95 % interval"
-        )
-    else:
-        how = f"by {MEASURE_WORDS[measure]} in bytes; equal sizes tie"
-    return f"Ranked {how}; {unsafe}; {classes}."
+    return Ranking(measure, tiers, tuple(left_out), exact_only, safe_only, unsafe, floor)

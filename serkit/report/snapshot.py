@@ -307,7 +307,7 @@ def as_fact(value: float | None) -> bool | None:
 
 def fidelity_class(exact: bool | None, key_order_only: bool | None) -> str | None:
     """EXACT, KEY_ORDER_ONLY or LOSSY from a round trip's two facts; None where not recorded.
-    Every page words it by ranking.class_words, so that a codec reads alike on each."""
+    Every page words it by verdict_words.class_words, so that a codec reads alike on each."""
     if exact is None:
         return None
     if exact:

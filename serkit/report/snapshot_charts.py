@@ -8,7 +8,8 @@ from typing import Any
 
 from serkit import units
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
-from serkit.compare.ranking import UNKNOWN, UNSAFE, class_words
+from serkit.compare.ranking import UNKNOWN, UNSAFE
+from serkit.compare.verdict_words import class_words
 from serkit.report.charts import figure_html
 from serkit.report.snapshot import COMPRESSORS, SnapshotTable
 from serkit.results.tree import Measurement

@@ -14,13 +14,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from serkit.compare.ranking import (
-    DEFAULT_MEASURE,
-    MEASURE_WORDS,
-    TIE_SPAN,
-    TIMINGS,
-    Group,
-    Ranking,
+from serkit.compare.ranking import DEFAULT_MEASURE, MEASURE_WORDS, TIE_SPAN, TIMINGS, Group, Ranking
+from serkit.compare.verdict_words import (
     following_text,
     group_text,
     margin_text,

@@ -10,7 +10,7 @@ from typing import Any
 from serkit import units
 from serkit.checks.fidelity import EXACT
 from serkit.codecs.registry import unsafe_on_untrusted_bytes
-from serkit.compare import ranking
+from serkit.compare import ranking, verdict_words
 from serkit.compare.in_words import beside_text
 from serkit.compare.verdicts import CYCLES_RULE
 from serkit.report.hosts_table import asv_field_text
@@ -65,15 +65,15 @@ def than_json(ratio: float | None) -> str:
 
 
 def fidelity_cell(fidelity: str | None, missing: str = "not run", lost: str = "") -> Any:
-    """A round trip's class as every page shows it: in ranking.class_words' words, a lossy
+    """A round trip's class as every page shows it: in verdict_words.class_words' words, a lossy
     one marked, with what it `lost` where known; `missing` where it was not recorded."""
     from markupsafe import Markup, escape
 
     if fidelity is None:
         return escape(missing)
     if fidelity == EXACT:
-        return escape(ranking.class_words(fidelity))
-    words = ranking.class_words(fidelity) + (f": {lost}" if lost else "")
+        return escape(verdict_words.class_words(fidelity))
+    words = verdict_words.class_words(fidelity) + (f": {lost}" if lost else "")
     return Markup('<span class="lossy">{}</span>').format(words)
 
 
@@ -145,10 +145,10 @@ def environment() -> Any:
     )
     # The ranked verdict, in words (serkit.compare.ranking).
     env.globals.update(
-        verdict_line=ranking.verdict_line,
-        ranking_lines=ranking.ranking_lines,
-        verdict_rule=ranking.rule_text(ranking.DEFAULT_MEASURE),
-        class_words=ranking.class_words,
+        verdict_line=verdict_words.verdict_line,
+        ranking_lines=verdict_words.ranking_lines,
+        verdict_rule=verdict_words.rule_text(ranking.DEFAULT_MEASURE),
+        class_words=verdict_words.class_words,
         fidelity_cell=fidelity_cell,
         unsafe_words=ranking.UNSAFE,
         unsafe=unsafe_on_untrusted_bytes,

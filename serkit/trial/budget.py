@@ -27,23 +27,36 @@ from serkit.units import plural
 # (2.5-5.7 s at load averages of 10-16 here, 2026-11-29): a run in 30 s.
 TARGET_S = 24.0
 MIN_SAMPLING_S = 3.0  # sampling still gets this much (at most its share) after preparing
-FIRST_PROCESSES = 3  # every codec's in the first pass: the verdict test needs two a side
+FIRST_PROCESSES = 2  # every codec's in the first pass: the verdict test needs two a side
 MAX_PROCESSES = 40  # a codec's most in one run, however long it stays undecided
 FIRST_PASS_SHARE = 0.5  # of the sampling time, for the first pass; the rest is targeted
 # A tie within this is decided ("cannot be told apart at the precision a quick run aims
 # at"); a wider one is not, and its codecs get more processes.
 PRECISION = 0.10
 PASS_CODECS = 6  # codecs given a process each in one further pass, nearest the top first
+# One group called faster than the next by under CLOSE_CALL is called on at least
+# CLOSE_CALL_PROCESSES processes a codec. Each process's own layout moves a call by up to
+# 25 % here (msgspec-struct-msgpack's loads of a 153 KiB document: 227-286 µs over 21 new
+# interpreters in two runs, 2026-11-29), and on 3-5 processes a codec one run called it
+# 1.14x faster than the next group, which two other runs tied with it.
+CLOSE_CALL = 1.25
+CLOSE_CALL_PROCESSES = 8
 # Sampling time one codec may take in the first pass: more buys little for a call already
 # this slow beside the others, and a small document should not wait on pure-Python YAML.
 KEY_CAP_S = 2.0
 _K = TypeVar("_K")
 
 
-def undecided(ranked: Ranking, precision: float = PRECISION) -> list[tuple[str, ...]]:
-    """The groups whose order the verdict has not decided, nearest the top first: each of
-    several codecs that the test tied only within more than `precision`, or "not resolved"
-    however close (the first group of every class, then the second, ...)."""
+def undecided(
+    ranked: Ranking,
+    precision: float = PRECISION,
+    processes: Callable[[str], int] = lambda codec: CLOSE_CALL_PROCESSES,
+) -> list[tuple[str, ...]]:
+    """The groups whose order the verdict has not decided, nearest the top first (the
+    first group of every class, then the second, ...): each of several codecs that the
+    test tied only within more than `precision`, or "not resolved" however close; and two
+    neighbouring groups whose leaders are under CLOSE_CALL apart while a codec of theirs
+    has fewer than CLOSE_CALL_PROCESSES `processes`, as one."""
     open_groups = [
         (position, tier_at, group.codecs)
         for tier_at, tier in enumerate(ranked.tiers)
@@ -51,7 +64,16 @@ def undecided(ranked: Ranking, precision: float = PRECISION) -> list[tuple[str, 
         if len(group.codecs) > 1
         and (not group.resolved or group.within is None or group.within > precision)
     ]
-    return [codecs for *_, codecs in sorted(open_groups)]
+    open_groups += [
+        (position, tier_at, (*ahead.codecs, *behind.codecs))
+        for tier_at, tier in enumerate(ranked.tiers)
+        for position, (ahead, behind, margin) in enumerate(
+            zip(tier.groups, tier.groups[1:], tier.margins)
+        )
+        if margin.ratio < CLOSE_CALL
+        and min(map(processes, (*ahead.codecs, *behind.codecs))) < CLOSE_CALL_PROCESSES
+    ]
+    return list(dict.fromkeys(codecs for *_, codecs in sorted(open_groups)))
 
 
 def plan_samples(

@@ -35,7 +35,7 @@ from serkit.trial.budget import (
 from serkit.trial.prepare import PREPARE_SHARE, prepare_codecs, schema_of
 from serkit.trial.sampling import Key, Process, limit_s, sized
 from serkit.trial.timings import Timing, judged, run_state, timings_of
-from serkit.trial.trials import CodecTrial, DocumentTrial, candidate
+from serkit.trial.trials import FLOOR, CodecTrial, DocumentTrial, candidate
 from serkit.trial.worker import CONCURRENT, Order, starting_s, take_processes
 
 # Rows that ran come first, fastest first; then the rest in this order.
@@ -91,10 +91,11 @@ def try_document(
                 for name in taken
                 if taken[name]
             ]
+            candidates = [candidate(t) for t in rows]
             ranked = rank(
-                [candidate(t) for t in rows], ranked_by, exact_only=exact_only, safe_only=safe_only
+                candidates, ranked_by, exact_only=exact_only, safe_only=safe_only, floor=FLOOR
             )
-            return undecided(ranked)
+            return undecided(ranked, processes=lambda name: len(taken[name]))
 
         pickled = pickle.dumps(document.obj, pickle.HIGHEST_PROTOCOL)  # once, for every order
 

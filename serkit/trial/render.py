@@ -11,21 +11,13 @@ from tabulate import tabulate
 
 from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, NO_SCHEMA
 from serkit.codecs.registry import registry, unsafe_on_untrusted_bytes
-from serkit.compare.ranking import (
-    DEFAULT_MEASURE,
-    TIE_SPAN,
-    UNSAFE,
-    Ranking,
-    rank,
-    ranking_lines,
-    rule_text,
-    verdict_line,
-)
+from serkit.compare.ranking import DEFAULT_MEASURE, TIE_SPAN, UNSAFE, Ranking, rank
+from serkit.compare.verdict_words import ranking_lines, rule_text, verdict_line
 from serkit.suite.cases import COMPRESSORS
 from serkit.text import markdown_cell, terminal
 from serkit.trial.sampling import SAMPLES_PER_PROCESS
 from serkit.trial.timings import Timing
-from serkit.trial.trials import CodecTrial, DocumentTrial, candidate
+from serkit.trial.trials import FLOOR, CodecTrial, DocumentTrial, candidate
 from serkit.units import bytes_binary, percent, seconds
 
 FIDELITY_WIDTH = 46  # characters; a longer reason wraps, at a space or between a path's keys
@@ -126,7 +118,7 @@ def ranking(
 ) -> Ranking:
     """The document's codecs in order by `measure` (serkit.compare.ranking's rules)."""
     candidates = [candidate(t) for t in document.codecs]
-    return rank(candidates, measure, exact_only=exact_only, safe_only=safe_only)
+    return rank(candidates, measure, exact_only=exact_only, safe_only=safe_only, floor=FLOOR)
 
 
 def in_ranked_order(document: DocumentTrial, ranked: Ranking) -> list[CodecTrial]:
@@ -204,7 +196,8 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         "Rows in the ranking's order (the verdict above each table). dumps, loads: the "
         "median time per call over the codec's processes, ± half their interquartile range "
         "over the median.",
-        f"Each codec is timed in processes of its own ({SAMPLES_PER_PROCESS} samples each of "
+        "Each codec is timed in processes of its own, each a new interpreter "
+        f"({SAMPLES_PER_PROCESS} samples each of "
         "dumps and loads by the thread's CPU time, which leaves out other processes' turns, "
         "the canary timed around each sample), in a random order across "
         f"the codecs, within about {budget} per document: a few each first (at most {cap} "
@@ -307,5 +300,5 @@ def render(
                 for line in lines
             )
         parts.append(f"{title}\n\n{verdict_text}\n\n{table}")
-    rule = rule_text(measure, exact_only, safe_only)
+    rule = rule_text(measure, exact_only, safe_only, FLOOR)
     return "\n\n".join([*parts, "\n".join([rule, *legend(documents)])])

@@ -60,7 +60,8 @@ from serkit.trial.trials import CodecTrial, DocumentTrial
 # of another method are then not compared (asv's benchmark version differs), never silently
 # paired.
 TRIAL_METHOD = (
-    f"serkit-try/3: forked processes of {SAMPLES_PER_PROCESS} samples of about 1 ms of each "
+    f"serkit-try/4: processes, each a new interpreter, of {SAMPLES_PER_PROCESS} samples of "
+    "about 1 ms of each "
     "operation back to back, by the thread's CPU time, the canary around each sample, each "
     "process judged by its state"
 )
