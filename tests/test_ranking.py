@@ -73,6 +73,22 @@ def test_ties_are_judged_against_the_leader_so_small_steps_do_not_chain() -> Non
         assert members[-1].dumps[3] / members[0].dumps[3] < 1.02
 
 
+def test_a_floor_calls_no_timing_gap_under_it_a_win() -> None:
+    # 7 % apart on ±1 % spreads: a win to the test; under a 10 % floor, one tied group.
+    found = [timed("orjson", 1e-6), timed("msgspec-json", 1.07e-6), timed("ujson", 1.5e-6)]
+    (plain,) = rank(found, DUMPS).tiers
+    assert [g.codecs for g in plain.groups] == [("orjson",), ("msgspec-json",), ("ujson",)]
+    floored = rank(found, DUMPS, floor=TIE_SPAN)
+    (tier,) = floored.tiers
+    assert [g.codecs for g in tier.groups] == [("orjson", "msgspec-json"), ("ujson",)]
+    assert tier.groups[0].resolved and tier.groups[0].within == pytest.approx(0.07)
+    assert "and any within 10 % of it joins it" in rule_text(DUMPS, floor=TIE_SPAN)
+    # Sizes are counts: a floor leaves them alone.
+    sized = [Candidate(c, EXACT, sizes={SIZE: n}) for c, n in (("a", 100), ("b", 105))]
+    (by_size,) = rank(sized, SIZE, floor=TIE_SPAN).tiers
+    assert [g.codecs for g in by_size.groups] == [("a",), ("b",)]
+
+
 def test_lossy_codecs_are_ranked_apart_and_never_first() -> None:
     ranking = rank(
         [

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import serkit.trial.measure as measure
 import serkit.trial.worker as worker
 from serkit.codecs.registry import get_codec
 from serkit.suite.preparation import prepare_object
@@ -108,3 +109,11 @@ def test_a_ctrl_c_while_waiting_ends_every_worker_it_started(
     with pytest.raises(KeyboardInterrupt):
         take_processes([(_order(), 60.0), (hangs, HANG_S)])
     assert all(process.poll() is not None for process in started)  # none left behind
+
+
+def test_a_document_nested_deeper_than_pickle_goes_is_given_to_no_process() -> None:
+    deep: list[Any] = []
+    for _ in range(100_000):  # built by a loop: no recursion here
+        deep = [deep]
+    assert measure._pickled(deep) is None  # each codec is then shown from its first call
+    assert measure._pickled(DOC) is not None

@@ -29,7 +29,7 @@ from serkit.codecs.spec import (
     Dumps,
 )
 from serkit.errors import CodecNotInstalled
-from serkit.inputs.fixtures import ImuSample, Vec3
+from serkit.inputs.records import ImuSample, Vec3
 
 
 def _utf8(text_dumps: Callable[[Any], str]) -> Dumps:

@@ -42,7 +42,6 @@ from serkit.errors import (
     SerkitError,
     UnknownCodec,
 )
-from serkit.schemas.pinned import schema_for
 from serkit.schemas.types import Schema
 
 ENTRY_POINT_GROUP = "serkit.codecs"
@@ -130,7 +129,13 @@ class Codec:
         """
         if not self.needs_schema:
             return self, obj
-        bound = self.with_schema(schema or schema_for(document, obj))
+        if schema is None:
+            # Here, not at the top: the pinned schemas read the fixtures (about 20 ms of
+            # imports), which a timed process of `serkit try`'s, given its schema, never needs.
+            from serkit.schemas.pinned import schema_for
+
+            schema = schema_for(document, obj)
+        bound = self.with_schema(schema)
         try:
             return bound, bound.to_typed(obj)
         except Exception as exc:  # a value its types cannot hold

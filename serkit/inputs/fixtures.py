@@ -16,12 +16,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from serkit.errors import SerkitError, UnknownFixture
 from serkit.files import atomic_write
 from serkit.inputs.file_tree import FILE_TREE_NODES, file_tree
 from serkit.inputs.hashing import content_hash as content_hash  # also imported from here
+from serkit.inputs.records import ImuSample as ImuSample  # also imported from here
+from serkit.inputs.records import Vec3 as Vec3
 from serkit.inputs.sources import (
     CANADA_SOURCE,
     CITM_CATALOG_SOURCE,
@@ -85,23 +87,6 @@ def small_dict() -> dict[str, Any]:
         "int": 100,
         "float": 100.123456,
     }
-
-
-class Vec3(NamedTuple):
-    """One 3-axis reading of post 002's IMU."""
-
-    x: float
-    y: float
-    z: float
-
-
-class ImuSample(NamedTuple):
-    """Post 002's inertial measurement record: three vectors and a timestamp."""
-
-    linear_accel: Vec3
-    angular_vel: Vec3
-    magnetic_field: Vec3
-    timestamp: float
 
 
 SENSOR_TIMESTAMP = 1550880000.0  # 2019-02-23T00:00:00Z, the post's date, fixed

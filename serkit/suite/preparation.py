@@ -18,9 +18,6 @@ from serkit.codecs.registry import (
     registry,
 )
 from serkit.errors import SerkitError
-from serkit.inputs.fixtures import load_fixture
-from serkit.inputs.limits import Grant, granting, limits_from_env
-from serkit.schemas.pinned import fixture_schema
 from serkit.schemas.types import Schema, hash_number
 from serkit.suite.cases import ALLOW_PICKLE_ENV, SAMPLE_TIME_S, truthy
 
@@ -149,6 +146,11 @@ def prepare(codec: str, fixture: str, *, decode: bool = True) -> Case:
 def load_granted(fixture: str) -> Any:
     """The fixture, built within what the person running the suite allowed (the limits, and
     pickles only with ALLOW_PICKLE_ENV): never what a fixtures file says of itself."""
+    # The fixtures and their readers are imported here, not at the top: a timed process of
+    # `serkit try`'s prepares a user's document and never loads a fixture (about 20 ms).
+    from serkit.inputs.fixtures import load_fixture
+    from serkit.inputs.limits import Grant, granting, limits_from_env
+
     allowed = truthy(os.environ.get(ALLOW_PICKLE_ENV))
     with granting(Grant(limits_from_env(), allow_pickle=allowed)):
         return load_fixture(fixture)
@@ -193,6 +195,8 @@ def pair_schema(codec: str, fixture: str) -> Schema:
     """
     if not registry.spec(codec).needs_schema:
         raise SerkitError(f"{codec} needs no schema")
+    from serkit.schemas.pinned import fixture_schema  # see load_granted
+
     schema = fixture_schema(fixture)
     get_codec(codec).with_schema(schema)  # NoSchema where its library cannot express it
     return schema

@@ -97,9 +97,9 @@ def try_document(
             )
             return undecided(ranked, processes=lambda name: len(taken[name]))
 
-        pickled = pickle.dumps(document.obj, pickle.HIGHEST_PROTOCOL)  # once, for every order
+        pickled = _pickled(document.obj) if cases else None  # once, for every order
 
-        def order(name: str) -> tuple[Order, float]:
+        def order(name: str, pickled: bytes) -> tuple[Order, float]:
             case = cases[name]
             bound = case.bound or get_codec(name)
             found = Order(
@@ -114,7 +114,9 @@ def try_document(
             return found, limit_s(costs[name])
 
         def take(names: Sequence[str]) -> list[tuple[Process | None, float]]:
-            return take_processes([order(name) for name in names])
+            if pickled is None:  # no process can be given the document: each fails
+                return [(None, 0.0) for _ in names]
+            return take_processes([order(name, pickled) for name in names])
 
         # What starting a worker costs beyond its samples, on this machine now, shared by
         # the workers that start together: about 0.1 s each, ten times their samples on
@@ -196,6 +198,15 @@ def try_paths(
         )
         for document in documents
     ]
+
+
+def _pickled(obj: Any) -> bytes | None:
+    """The document as the timed processes receive it; None where it nests deeper than
+    pickle goes (then each codec is shown from its first call)."""
+    try:
+        return pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+    except RecursionError:
+        return None
 
 
 def _pin(obj: Any) -> str | None:
