@@ -3,11 +3,12 @@
 The answer must come in well under a minute, so the document gets at most TARGET_S,
 preparing included. A first pass gives FIRST_PROCESSES processes to each codec, the
 cheapest first while its share of the time lasts (a codec none fit is reported from its
-first call). Each further pass gives one process to each codec whose place
-is not yet decided: ranked in a group that the verdict test tied only within more than
-PRECISION, the groups nearest the top first. A run ends at its budget, or once every
-place is decided. Several processes a codec, run one at a time in a random order across
-the codecs, let neither one slow process nor one slow stretch decide a run.
+first call). Each further pass gives one process to each codec whose place is not yet
+decided: ranked in a group that the verdict test tied only within more than PRECISION, or
+in one of two groups called apart by under CLOSE_CALL on few processes, the groups nearest
+the top first. A run ends at its budget, or once every place is decided. Several
+processes a codec, timed one at a time in a random order across the codecs, let neither
+one slow process nor one slow stretch decide a run.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 The pieces, in the order a document goes through them: each codec's pair is prepared and
 its fidelity judged (serkit.trial.prepare); each codec is timed in processes of its own,
 each a new interpreter (serkit.trial.worker), with the canary around every sample
-(serkit.trial.sampling); the
-processes are judged as a results tree's are (serkit.trial.timings); and the budget goes
-where the ranking is still undecided (serkit.trial.budget). This module runs them in turn
+(serkit.trial.sampling); the processes are judged as a results tree's are
+(serkit.trial.timings); and the budget goes where the ranking is still undecided
+(serkit.trial.budget). This module runs them in turn
 and puts what they found together (serkit.trial.trials).
 """
 
