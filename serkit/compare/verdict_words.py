@@ -221,7 +221,11 @@ def rule_text(
             f"({TIE_TEST}, at {percent(ALPHA, 1)}) cannot tell from a group's fastest are "
             f"tied with it where they are within {percent(TIE_SPAN)} and the test could miss "
             f"no more than {percent(TIE_SPAN)}, else not resolved"
-            + (f", and any within {percent(floor)} of it joins it" if floor else "")
+            + (
+                f"; any codec within {percent(floor)} of a group's fastest joins it"
+                if floor
+                else ""
+            )
             + "; margins are ratios of those values ± about a 95 % interval"
         )
     else:
