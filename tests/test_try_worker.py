@@ -35,7 +35,8 @@ def _order(codec: str = "orjson", document: Any = DOC) -> Order:
     case = prepare_object(codec, "doc", DOC)
     index = (case.bound or get_codec(codec)).configs.index(case.config)
     numbers = {"dumps": 3, "loads": 3}
-    return Order(codec, "doc", index, None, pickle.dumps(document), case.payload, numbers)
+    version = get_codec(codec).version
+    return Order(codec, version, "doc", index, None, pickle.dumps(document), case.payload, numbers)
 
 
 def test_a_worker_times_the_pair_as_asked_and_answers_its_samples() -> None:
@@ -49,7 +50,7 @@ def test_a_worker_times_the_pair_as_asked_and_answers_its_samples() -> None:
 
 
 def test_a_worker_that_fails_crashes_or_hangs_costs_only_its_own_process() -> None:
-    unknown = Order("no-such-codec", "doc", 0, None, pickle.dumps(DOC), b"{}", {"dumps": 1})
+    unknown = Order("no-such-codec", "0", "doc", 0, None, pickle.dumps(DOC), b"{}", {"dumps": 1})
     crashes = _order(document=_Unpickled(os.abort))
     hangs = _order(document=_Unpickled(time.sleep, HANG_S))
     start = time.monotonic()

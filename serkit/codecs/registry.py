@@ -16,9 +16,8 @@ import types
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from types import MappingProxyType
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from serkit.codecs.builtin import BUILTIN_CODECS
 from serkit.codecs.spec import (
@@ -43,6 +42,9 @@ from serkit.errors import (
     UnknownCodec,
 )
 from serkit.schemas.types import Schema
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "serkit.codecs"
 
@@ -257,16 +259,51 @@ def is_compiled(obj: object) -> bool:
     return origin == "built-in" or origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
+def bound(spec: CodecSpec, version: str | None = None) -> Codec:
+    """`spec` bound: its library imported, its configs made, and its installed version,
+    unless `version` is given (a timed process of `serkit try`'s is given its parent's)."""
+    try:
+        binding = spec.bind()
+    except ImportError as exc:
+        raise CodecNotInstalled(
+            f"{spec.library} is not installed (pip install {spec.library}): {exc}"
+        ) from exc
+    except SerkitError:
+        raise
+    except Exception as exc:  # a plugin's bug must not look like a serkit crash
+        raise SerkitError(f"codec {spec.name!r} failed to load: {_brief(exc)}") from exc
+    # Nothing declared proves nothing: only named, compiled parts make a C codec.
+    parts = binding.native_parts
+    native = bool(parts) and all(is_compiled(part) for part in parts)
+    return Codec(
+        name=spec.name,
+        format=spec.format,
+        library=spec.library,
+        version=version if version is not None else _installed_version(spec.library),
+        implementation="c" if native else "python",
+        configs=binding.configs,
+        summary=spec.summary,
+        needs_schema=spec.needs_schema,
+        for_schema=binding.for_schema,
+    )
+
+
 def _installed_version(library: str) -> str:
     if library == STDLIB:
         return platform.python_version()
+    from importlib import metadata  # here, not at the top: see _entry_points
+
     try:
         return metadata.version(library)
     except metadata.PackageNotFoundError:
         raise CodecNotInstalled(f"{library} is not installed (pip install {library})") from None
 
 
-def _entry_points() -> Iterable[metadata.EntryPoint]:
+def _entry_points() -> Iterable[EntryPoint]:
+    # Imported here, not at the top (about 25 ms): a timed process of `serkit try`'s binds
+    # one built-in codec, given its version, and reads neither plugins nor versions.
+    from importlib import metadata
+
     if sys.version_info >= (3, 10):
         return metadata.entry_points(group=ENTRY_POINT_GROUP)
     return metadata.entry_points().get(ENTRY_POINT_GROUP, ())
@@ -327,31 +364,7 @@ class CodecRegistry:
         """Import and bind a codec. Raises CodecNotInstalled when its library is missing."""
         if name in self._codecs:
             return self._codecs[name]
-        spec = self.spec(name)
-        try:
-            binding = spec.bind()
-        except ImportError as exc:
-            raise CodecNotInstalled(
-                f"{spec.library} is not installed (pip install {spec.library}): {exc}"
-            ) from exc
-        except SerkitError:
-            raise
-        except Exception as exc:  # a plugin's bug must not look like a serkit crash
-            raise SerkitError(f"codec {name!r} failed to load: {_brief(exc)}") from exc
-        # Nothing declared proves nothing: only named, compiled parts make a C codec.
-        parts = binding.native_parts
-        native = bool(parts) and all(is_compiled(part) for part in parts)
-        codec = Codec(
-            name=spec.name,
-            format=spec.format,
-            library=spec.library,
-            version=_installed_version(spec.library),
-            implementation="c" if native else "python",
-            configs=binding.configs,
-            summary=spec.summary,
-            needs_schema=spec.needs_schema,
-            for_schema=binding.for_schema,
-        )
+        codec = bound(self.spec(name))
         self._codecs[name] = codec
         return codec
 

@@ -104,6 +104,7 @@ def try_document(
             bound = case.bound or get_codec(name)
             found = Order(
                 name,
+                bound.version,
                 label,
                 bound.configs.index(case.config),
                 schema if bound.needs_schema else None,
