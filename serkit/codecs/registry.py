@@ -259,7 +259,7 @@ def is_compiled(obj: object) -> bool:
     return origin == "built-in" or origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
-def bound(spec: CodecSpec, version: str | None = None) -> Codec:
+def bind_spec(spec: CodecSpec, version: str | None = None) -> Codec:
     """`spec` bound: its library imported, its configs made, and its installed version,
     unless `version` is given (a timed process of `serkit try`'s is given its parent's)."""
     try:
@@ -364,7 +364,7 @@ class CodecRegistry:
         """Import and bind a codec. Raises CodecNotInstalled when its library is missing."""
         if name in self._codecs:
             return self._codecs[name]
-        codec = bound(self.spec(name))
+        codec = bind_spec(self.spec(name))
         self._codecs[name] = codec
         return codec
 

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from serkit.codecs.registry import Codec, bound, builtin_specs, get_codec
+from serkit.codecs.registry import Codec, bind_spec, builtin_specs, get_codec
 from serkit.schemas.types import Schema
 from serkit.suite.preparation import Case, settle_allocator
 from serkit.trial.sampling import Process, time_process
@@ -59,16 +59,16 @@ class Order:
     def case(self) -> Case:
         """The pair, prepared here: a schema codec's typed objects built anew."""
         obj = pickle.loads(self.document)  # serkit's own pickle, sent by the parent
-        codec, typed = self.bound().for_document(self.label, obj, self.schema)
+        codec, typed = self.codec_bound().for_document(self.label, obj, self.schema)
         config = codec.configs[self.config_index]
         return Case(self.codec, self.label, config, typed, self.payload, 0.0, 0.0, 0.0, bound=codec)
 
-    def bound(self) -> Codec:
+    def codec_bound(self) -> Codec:
         """The codec: a built-in one bound with the version it was given, without reading
         every installed package's metadata for plugins and versions (about 35 ms a
         process); a plugin's through the registry."""
         spec = next((spec for spec in builtin_specs() if spec.name == self.codec), None)
-        return bound(spec, self.version) if spec is not None else get_codec(self.codec)
+        return bind_spec(spec, self.version) if spec is not None else get_codec(self.codec)
 
 
 def main() -> None:
