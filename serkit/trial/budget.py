@@ -19,7 +19,7 @@ import timeit
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from serkit.compare.ranking import Ranking
+from serkit.compare.ranking import TIE_SPAN, Ranking
 from serkit.progress import progress
 from serkit.trial.sampling import Process
 from serkit.units import plural
@@ -33,7 +33,7 @@ MAX_PROCESSES = 40  # a codec's most in one run, however long it stays undecided
 FIRST_PASS_SHARE = 0.5  # of the sampling time, for the first pass; the rest is targeted
 # A tie within this is decided ("cannot be told apart at the precision a quick run aims
 # at"); a wider one is not, and its codecs get more processes.
-PRECISION = 0.10
+PRECISION = TIE_SPAN
 PASS_CODECS = 6  # codecs given a process each in one further pass, nearest the top first
 # One group called faster than the next by under CLOSE_CALL is called on at least
 # CLOSE_CALL_PROCESSES processes a codec. Each process's own layout moves a call by up to

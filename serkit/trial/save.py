@@ -61,9 +61,8 @@ from serkit.trial.trials import CodecTrial, DocumentTrial
 # paired.
 TRIAL_METHOD = (
     f"serkit-try/4: processes, each a new interpreter, of {SAMPLES_PER_PROCESS} samples of "
-    "about 1 ms of each "
-    "operation back to back, by the thread's CPU time, the canary around each sample, each "
-    "process judged by its state"
+    "about 1 ms of each operation back to back, by the thread's CPU time, the canary around "
+    "each sample, each process judged by its state"
 )
 COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
 CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()
