@@ -20,7 +20,7 @@ nox.options.error_on_missing_interpreters = True
 # each of its interpreters compiles what it imports again: the tests start hundreds that
 # import serkit, and pytest rewrites every test module in each worker (215-227 s from a
 # fresh clone, 206 s kept); a quick run's asv processes import the suite some 30 times
-# (0.54 CPU-s each, 0.25 kept) and serkit imports scipy.stats (2.3 CPU-s, 1.0 kept;
+# (0.54 CPU-s each, 0.25 kept) and serkit imported scipy.stats (2.3 CPU-s, 1.0 kept;
 # 2026-11-29). The checkout's __pycache__ folders are ignored by git.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 

@@ -236,8 +236,11 @@ def difference(
     less precisely counts for less. Without them every process counts alike, which is
     Welch's test itself. The ratio stays that of the medians, as the values are shown.
     """
-    try:  # slow to import, and only comparisons need it
-        from scipy import stats as scipy_stats
+    # Student's t from scipy.special: the functions scipy.stats.t computes with, bit for
+    # bit, imported in 0.5 s where scipy.stats takes 2.0 s (2026-11-29), which `serkit
+    # try` paid out of its budget.
+    try:
+        from scipy.special import stdtr, stdtrit
     except ImportError:
         raise SerkitError("comparing processes needs scipy: pip install 'serkit[stats]'") from None
 
@@ -256,8 +259,8 @@ def difference(
         p_value = None if ratio == 1 else 0.0
     else:
         dof = error**4 / (var_a**2 / (len(judged_a) - 1) + var_b**2 / (len(judged_b) - 1))
-        shift = float(scipy_stats.t.ppf(1 - alpha / 2, dof)) * error
-        p_value = float(2 * scipy_stats.t.sf(abs(mean_b - mean_a) / error, dof))
+        shift = float(stdtrit(dof, 1 - alpha / 2)) * error  # the t quantile
+        p_value = float(2 * stdtr(dof, -abs(mean_b - mean_a) / error))  # both tails
     detectable = max(floor, math.exp(shift) - 1)
     differs = p_value is not None and p_value < alpha and abs(math.log(ratio)) > math.log1p(floor)
     return Difference(ratio, p_value, detectable, differs, (len(judged_a), len(judged_b)))
