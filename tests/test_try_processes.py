@@ -30,6 +30,7 @@ from serkit.trial.budget import (
     CLOSE_CALL_PROCESSES,
     FIRST_PROCESSES,
     PASS_CODECS,
+    Undecided,
     progress_text,
     sample_processes,
     undecided,
@@ -151,8 +152,8 @@ def test_the_first_pass_times_every_codec_then_only_undecided_ones_get_more() ->
         order.append(codec)
         return process(1e-3)
 
-    def still_open(taken: Mapping[str, Sequence[Process]]) -> list[list[str]]:
-        return [["a", "b"]]  # c is decided from the first pass on
+    def still_open(taken: Mapping[str, Sequence[Process]]) -> Undecided:
+        return Undecided((), [("a", "b")])  # c is decided from the first pass on
 
     taken = sample_processes(
         dict.fromkeys("abc", 0.1),
@@ -180,8 +181,8 @@ def test_sampling_stops_once_every_place_is_decided() -> None:
         clock.now += 0.1
         return process(1e-3)
 
-    def still_open(taken: Mapping[str, Sequence[Process]]) -> list[list[str]]:
-        return [["a"]] if len(taken["a"]) < 5 else []
+    def still_open(taken: Mapping[str, Sequence[Process]]) -> Undecided:
+        return Undecided((), [("a",)] if len(taken["a"]) < 5 else [])
 
     taken = sample_processes(
         dict.fromkeys("ab", 0.1), batched(clock, take), still_open, 60.0, clock=clock
@@ -203,7 +204,7 @@ def test_a_pass_serves_the_codecs_nearest_the_top_and_a_failing_one_is_let_go() 
     taken = sample_processes(
         dict.fromkeys(codecs, 0.1),
         batched(clock, take),
-        lambda taken: [codecs[:PASS_CODECS], codecs[PASS_CODECS:]],  # c0's group the top
+        lambda taken: Undecided((), [tuple(codecs[:PASS_CODECS]), tuple(codecs[PASS_CODECS:])]),
         3 * FIRST_PROCESSES * len(codecs) * 0.1,
         clock=clock,
         max_processes=FIRST_PROCESSES + 4,
@@ -233,12 +234,42 @@ def test_in_an_undecided_group_the_least_known_codec_is_served_first() -> None:
     sample_processes(
         dict.fromkeys(codecs, 0.1),
         batched(clock, take),
-        lambda taken: [codecs],
+        lambda taken: Undecided((), [tuple(codecs)]),
         (first + PASS_CODECS) * 0.2,
         clock=clock,
     )
     # Its first process failed: the group's last codec, with one process fewer, comes first.
     assert last in served[first : first + PASS_CODECS]
+
+
+def test_the_headline_gets_every_pass_alone_until_it_is_decided() -> None:
+    clock = Clock()
+    served: list[str] = []
+
+    def take(codec: str) -> Process:
+        clock.now += {"dear": 1.0}.get(codec, 0.1)
+        served.append(codec)
+        return process(1e-3)
+
+    def still_open(taken: Mapping[str, Sequence[Process]]) -> Undecided:
+        headline = ("a", "b") if min(len(taken["a"]), len(taken["b"])) < 6 else ()
+        return Undecided(headline, [("c", "d")])
+
+    taken = sample_processes(
+        {"a": 0.1, "b": 0.1, "c": 0.1, "d": 0.1, "dear": 1.0},
+        batched(clock, take),
+        still_open,
+        3.0,  # the first pass's 1.5 s fit the others' 0.8 s, and no process of dear's
+        clock=clock,
+    )
+    first = FIRST_PROCESSES * 4
+    assert "dear" not in served[:first]
+    # a and b alone, pass after pass, until each has 6; then dear, which the first pass
+    # could not fit, and the other undecided place.
+    headline = 2 * (6 - FIRST_PROCESSES)
+    assert sorted(served[first : first + headline]) == sorted(["a", "b"] * (6 - FIRST_PROCESSES))
+    assert sorted(served[first + headline : first + headline + 3]) == ["c", "d", "dear"]
+    assert len(taken["a"]) == len(taken["b"]) == 6
 
 
 def test_a_codec_the_first_pass_could_not_fit_gets_its_processes_when_time_allows() -> None:
@@ -251,7 +282,7 @@ def test_a_codec_the_first_pass_could_not_fit_gets_its_processes_when_time_allow
     taken = sample_processes(
         {"a": 0.1, "b": 1.9},
         batched(clock, take),
-        lambda taken: [],
+        lambda taken: Undecided((), []),
         4.0,
         clock=clock,
         key_cap_s=2.0,
@@ -269,7 +300,7 @@ def test_a_codec_too_dear_for_its_share_gets_no_process() -> None:
     taken = sample_processes(
         {"cheap": 0.01, "dear": 3.0},
         batched(clock, take),
-        lambda taken: [],
+        lambda taken: Undecided((), []),
         2.0,
         clock=clock,
         key_cap_s=2.0,
@@ -292,15 +323,19 @@ def test_undecided_are_the_wide_ties_nearest_the_top_first() -> None:
     )
     # The second group of the exact class is the first undecided one; the lossy class's
     # first group comes before the exact class's fourth; a tie within 10 % is decided.
-    assert undecided(ranked) == [("x", "y"), ("b", "c"), ("f", "g")]
-    assert undecided(ranking((EXACT, ((("a",), None), (("b",), None))))) == []
+    assert undecided(ranked) == Undecided((), [("x", "y"), ("b", "c"), ("f", "g")])
+    assert undecided(ranking((EXACT, ((("a",), None), (("b",), None))))) == Undecided((), [])
+    # The first class's first place is the headline's, whatever else is open.
+    wide_top = ranking((EXACT, ((("a", "b"), 0.2),)), (LOSSY, ((("x", "y"), 0.2),)))
+    assert undecided(wide_top) == Undecided(("a", "b"), [("x", "y")])
 
 
 def test_a_close_group_its_samples_could_not_resolve_is_undecided() -> None:
     # Within 8 %, but a gap of 23 % could hide in its samples: "not resolved", so it gets
     # more processes, as a wide tie does.
     close = Group(("a", "b"), 1.0, 0.08, resolved=False, precision=0.23)
-    assert undecided(Ranking("round_trip", (Tier(EXACT, (close,), ()),), ())) == [("a", "b")]
+    ranked = Ranking("round_trip", (Tier(EXACT, (close,), ()),), ())
+    assert undecided(ranked) == Undecided(("a", "b"), [])
 
 
 def test_a_close_call_on_few_processes_is_undecided_until_each_codec_has_enough() -> None:
@@ -309,9 +344,9 @@ def test_a_close_call_on_few_processes_is_undecided_until_each_codec_has_enough(
     ranked = Ranking("round_trip", (Tier(EXACT, groups, margins),), ())
     counts = {"a": 3, "b": 3, "c": CLOSE_CALL_PROCESSES, "d": 3}
     # a ahead of b and c by 1.14x on 3 processes: open, as one group; d is 1.75x behind.
-    assert undecided(ranked, processes=counts.__getitem__) == [("a", "b", "c")]
+    assert undecided(ranked, processes=counts.__getitem__) == Undecided(("a", "b", "c"), [])
     enough = dict.fromkeys(counts, CLOSE_CALL_PROCESSES)
-    assert undecided(ranked, processes=enough.__getitem__) == []
+    assert undecided(ranked, processes=enough.__getitem__) == Undecided((), [])
     assert CLOSE_CALL < 1.75
 
 

@@ -3,12 +3,14 @@
 The answer must come in well under a minute, so the document gets at most TARGET_S,
 preparing included. A first pass gives FIRST_PROCESSES processes to each codec, the
 cheapest first while its share of the time lasts (a codec none fit is reported from its
-first call). Each further pass gives one process to each codec whose place is not yet
-decided: ranked in a group that the verdict test tied only within more than PRECISION, or
-in one of two groups called apart by under CLOSE_CALL on few processes, the groups nearest
-the top first. A run ends at its budget, or once every place is decided. Several
-processes a codec, timed one at a time in a random order across the codecs, let neither
-one slow process nor one slow stretch decide a run.
+first call). Then the headline comes first: while the verdict's first place is undecided,
+each pass times its codecs alone. A place is undecided while its group is tied only within
+more than PRECISION, or "not resolved", or called apart from the next group by under
+CLOSE_CALL on few processes. Once the first place is decided, each pass gives one process
+to each of the codecs the first pass could not fit, then to those of every other
+undecided place, the nearest the top first. A run ends at its budget, or once every
+place is decided. Several processes a codec, timed one at a time in a random order
+across the codecs, let neither one slow process nor one slow stretch decide a run.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import math
 import random
 import timeit
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from serkit.compare.ranking import TIE_SPAN, Ranking
 from serkit.progress import progress
@@ -48,16 +50,26 @@ KEY_CAP_S = 2.0
 _K = TypeVar("_K")
 
 
+class Undecided(NamedTuple):
+    """The places a ranking has not decided: the headline's, and the others."""
+
+    # The first place of the verdict's first class: its group, with the next one while a
+    # close call holds them; () once decided.
+    headline: tuple[str, ...]
+    others: list[tuple[str, ...]]  # nearest the top first
+
+
 def undecided(
     ranked: Ranking,
     precision: float = PRECISION,
     processes: Callable[[str], int] = lambda codec: CLOSE_CALL_PROCESSES,
-) -> list[tuple[str, ...]]:
+) -> Undecided:
     """The groups whose order the verdict has not decided, nearest the top first (the
     first group of every class, then the second, ...): each of several codecs that the
     test tied only within more than `precision`, or "not resolved" however close; and two
     neighbouring groups whose leaders are under CLOSE_CALL apart while a codec of theirs
-    has fewer than CLOSE_CALL_PROCESSES `processes`, as one."""
+    has fewer than CLOSE_CALL_PROCESSES `processes`, as one. Those at the first class's
+    first place are the headline's."""
     open_groups = [
         (position, tier_at, group.codecs)
         for tier_at, tier in enumerate(ranked.tiers)
@@ -74,7 +86,10 @@ def undecided(
         if margin.ratio < CLOSE_CALL
         and min(map(processes, (*ahead.codecs, *behind.codecs))) < CLOSE_CALL_PROCESSES
     ]
-    return list(dict.fromkeys(codecs for *_, codecs in sorted(open_groups)))
+    at_top = [codecs for position, tier_at, codecs in open_groups if position == tier_at == 0]
+    others = [codecs for position, tier_at, codecs in sorted(open_groups) if position or tier_at]
+    headline = tuple(dict.fromkeys(codec for codecs in at_top for codec in codecs))
+    return Undecided(headline, list(dict.fromkeys(others)))
 
 
 def plan_samples(
@@ -99,7 +114,7 @@ def plan_samples(
 def sample_processes(
     costs: Mapping[str, float],
     take: Callable[[Sequence[str]], Sequence[tuple[Process | None, float]]],
-    still_open: Callable[[Mapping[str, Sequence[Process]]], Sequence[Sequence[str]]],
+    still_open: Callable[[Mapping[str, Sequence[Process]]], Undecided],
     sampling_s: float,
     *,
     clock: Callable[[], float] = timeit.default_timer,
@@ -110,16 +125,16 @@ def sample_processes(
 ) -> dict[str, list[Process]]:
     """Each codec's processes within `sampling_s`: `take(codecs)` times one for each, in
     order (None where it failed) with what each cost, `costs` predicts each codec's, and
-    `still_open(taken)` names the groups of codecs whose order is undecided, nearest the
-    top first (see the module).
+    `still_open(taken)` names the places whose order is undecided (see the module).
 
     The first pass is planned (`plan_samples`, FIRST_PASS_SHARE of the time), round by
-    round in a random order; each further pass gives one process to each of the first
-    PASS_CODECS codecs still open, in a random order: those the first pass could not fit
-    (within `key_cap_s` each), cheapest first, then the undecided group by group, and in a
-    group those with the fewest processes first, since the least known widen a tie most. No process
-    starts that its predicted cost would carry past the end; a codec's cost is what its
-    last process took.
+    round in a random order. Each further pass gives one process to each of the first
+    PASS_CODECS codecs still open, in a random order: the headline's alone while it is
+    undecided; else those the first pass could not fit (within `key_cap_s` each),
+    cheapest first, then the other undecided places, group by group. In a group, those
+    with the fewest processes come first, since the least known widen a tie most. No
+    process starts that its predicted cost would carry past the end; a codec's cost is
+    what its last process took.
     """
     rng = rng or random.Random()
     end = clock() + sampling_s
@@ -156,9 +171,21 @@ def sample_processes(
             and cost[codec] <= end - clock()
         )
 
+    def least_known(group: Sequence[str]) -> list[str]:
+        return [c for c in sorted(group, key=lambda c: len(taken[c])) if taken[c] and eligible(c)]
+
     while True:
-        # First the codecs the first pass could not fit, as their costs now allow (a plan
-        # rests on predictions), then the undecided.
+        open_ = still_open(taken)
+        # The headline alone while it is open: the answer a user reads first gets every
+        # process it can use (on a 1.2 MiB document, four passes of six codecs gave its
+        # four codecs 4-7 processes each, 2026-11-29).
+        top = least_known(open_.headline)[:PASS_CODECS]
+        if top:
+            tick(f"{plural(len(top), 'codec')} undecided at the top")
+            run(rng.sample(top, len(top)))
+            continue
+        # Then the codecs the first pass could not fit, as their costs now allow (a plan
+        # rests on predictions), then the other undecided places.
         behind = sorted(
             (
                 c
@@ -167,17 +194,12 @@ def sample_processes(
             ),
             key=lambda codec: cost[codec],
         )
-        targeted = [
-            codec
-            for group in still_open(taken)
-            for codec in sorted(group, key=lambda codec: len(taken[codec]))
-            if taken[codec]
-        ]
-        open_ = [c for c in dict.fromkeys([*behind, *targeted]) if eligible(c)][:PASS_CODECS]
-        if not open_:
+        targeted = [codec for group in open_.others for codec in least_known(group)]
+        chosen = [c for c in dict.fromkeys([*behind, *targeted]) if eligible(c)][:PASS_CODECS]
+        if not chosen:
             return taken
-        tick(f"{plural(len(open_), 'codec')} undecided")
-        run(rng.sample(open_, len(open_)))
+        tick(f"{plural(len(chosen), 'codec')} undecided")
+        run(rng.sample(chosen, len(chosen)))
 
 
 class ProgressLine:

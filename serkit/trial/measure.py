@@ -29,6 +29,7 @@ from serkit.trial.budget import (
     MIN_SAMPLING_S,
     TARGET_S,
     ProgressLine,
+    Undecided,
     sample_processes,
     undecided,
 )
@@ -84,7 +85,7 @@ def try_document(
             }
             return judged(found, label)
 
-        def still_open(taken: Mapping[str, Sequence[Process]]) -> list[tuple[str, ...]]:
+        def still_open(taken: Mapping[str, Sequence[Process]]) -> Undecided:
             timings = timed(taken)
             rows = [
                 replace(trials[name], dumps=timings[name, "dumps"], loads=timings[name, "loads"])
