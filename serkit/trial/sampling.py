@@ -12,6 +12,17 @@ call's CPU time leaves them out and still slows with the vCPU's state (in forked
 processes at a load average of 12-14, 2026-11-29, one call's least sample per process
 spread 43-45 % by the wall clock, 9-12 % by CPU time, in 12 processes each,
 interleaved).
+
+Before its samples, each operation is called for WARM_S through the timer that takes
+them, and a call under LONG_CALL_S gets one untimed call after the canary before each
+sample, as `serkit bench`'s noted samples do. With one warm call, and the timer built
+after it, a new interpreter's first samples of a call read slow: msgspec's msgpack loads
+of a 153 KiB document read 254 µs as samples of one call, 197 µs as samples of four (a
+process each, median of five, 2026-11-29). Calls a sample come from preparing, so they
+differed from run to run, and so did a run's values, by more than its processes
+differed: one run's 2 calls a sample read 217-242 µs, another's 1 call read 253-268 µs.
+Warmed this way, one call a sample read 189 and 193 µs, four 189 and 191 µs (msgspec,
+orjson).
 """
 
 from __future__ import annotations
@@ -21,12 +32,13 @@ import timeit
 from collections.abc import Callable, Mapping, Sequence
 
 from serkit.suite.canary import canary_ns
-from serkit.suite.preparation import Case
+from serkit.suite.preparation import LONG_CALL_S, Case
 
 # Each timed process takes this many samples of dumps and of loads, each about SAMPLE_S
 # long: short, as `serkit bench`'s are, so that few straddle a change of state.
 SAMPLES_PER_PROCESS = 5
 SAMPLE_S = 0.001
+WARM_S = 0.005  # CPU time of an operation's untimed calls before its samples (the module)
 CLOCK, CLOCK_NS = time.thread_time, time.thread_time_ns  # see the module
 # A process is killed at this many times its predicted cost (and never sooner than
 # PROCESS_FLOOR_S): a call that hangs costs the run one process, not its budget.
@@ -47,17 +59,24 @@ def cpu_canary_ns() -> int:
 def time_process(
     case: Case, numbers: Mapping[str, int], canary: Callable[[], int] = cpu_canary_ns
 ) -> dict[str, list[Reading]]:
-    """One timed process (in a worker: serkit.trial.worker): for each operation, a warm call, then
-    SAMPLES_PER_PROCESS samples back to back, `numbers[operation]` calls a sample, each
-    between two canary readings, as `serkit bench`'s clock takes them (by CLOCK)."""
+    """One timed process (in a worker: serkit.trial.worker): for each operation, WARM_S of
+    untimed calls through its timer, then SAMPLES_PER_PROCESS samples back to back,
+    `numbers[operation]` calls a sample, each between two canary readings, as `serkit
+    bench`'s clock takes them (by CLOCK), and a call under LONG_CALL_S once, untimed,
+    after the first reading (see the module)."""
     taken: dict[str, list[Reading]] = {}
     for operation in OPERATIONS:
-        call = case.operation(operation)
-        call()  # caches filled, lazy imports done: untimed
-        timer, number = timeit.Timer(call, timer=CLOCK), numbers[operation]
+        timer = timeit.Timer(case.operation(operation), timer=CLOCK)
+        least = spent = timer.timeit(1)  # caches filled, lazy imports done
+        while spent < WARM_S:
+            call_s = timer.timeit(1)
+            least, spent = min(least, call_s), spent + call_s
+        number, rewarm = numbers[operation], least < LONG_CALL_S
         taken[operation] = []
         for _ in range(SAMPLES_PER_PROCESS):
             before = canary()
+            if rewarm:
+                timer.timeit(1)
             elapsed = timer.timeit(number)
             after = canary()
             taken[operation].append((elapsed / number, before, after))
@@ -72,12 +91,15 @@ def calls_per_sample(case: Case, operation: str) -> tuple[int, float]:
 
 def sized(case: Case) -> tuple[dict[str, int], float]:
     """Calls per sample of each operation, and the predicted seconds of one process's
-    calls (its samples and its warm calls)."""
+    calls (its warm-up, its samples, and the untimed call before each)."""
     found = {operation: calls_per_sample(case, operation) for operation in OPERATIONS}
     numbers = {operation: number for operation, (number, _) in found.items()}
-    samples_s = sum(number * call_s for number, call_s in found.values())
-    warm_s = sum(call_s for _, call_s in found.values())
-    return numbers, SAMPLES_PER_PROCESS * samples_s + warm_s
+    cost_s = 0.0
+    for number, call_s in found.values():
+        before_each = 1 if call_s < LONG_CALL_S else 0
+        samples_s = SAMPLES_PER_PROCESS * (number + before_each) * call_s
+        cost_s += max(WARM_S, call_s) + samples_s
+    return numbers, cost_s
 
 
 def limit_s(cost_s: float) -> float:

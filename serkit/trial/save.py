@@ -52,7 +52,7 @@ from serkit.results.hosts import UNREADABLE, cpu_model
 from serkit.run.libraries import codec_libraries, companions
 from serkit.run.naming import checked_machine
 from serkit.suite.benchmark_names import TRY_SIZE, TRY_TIME
-from serkit.trial.sampling import SAMPLES_PER_PROCESS
+from serkit.trial.sampling import SAMPLES_PER_PROCESS, WARM_S
 from serkit.trial.timings import Timing
 from serkit.trial.trials import CodecTrial, DocumentTrial
 
@@ -60,9 +60,10 @@ from serkit.trial.trials import CodecTrial, DocumentTrial
 # of another method are then not compared (asv's benchmark version differs), never silently
 # paired.
 TRIAL_METHOD = (
-    f"serkit-try/4: processes, each a new interpreter, of {SAMPLES_PER_PROCESS} samples of "
-    "about 1 ms of each operation back to back, by the thread's CPU time, the canary around "
-    "each sample, each process judged by its state"
+    f"serkit-try/5: processes, each a new interpreter, of {SAMPLES_PER_PROCESS} samples of "
+    f"about 1 ms of each operation back to back after {WARM_S * 1e3:g} ms of its calls, a "
+    "short call once more before each, by the thread's CPU time, the canary around each "
+    "sample, each process judged by its state"
 )
 COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
 CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()

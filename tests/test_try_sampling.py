@@ -1,0 +1,63 @@
+"""One timed process of `serkit try` warms each call through the timer that samples it, and
+gives a short call one untimed call after the canary before each sample: a new
+interpreter's first calls read slow, and how slow depended on the calls a sample took."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import cast
+
+import pytest
+
+import serkit.trial.sampling as sampling
+from serkit.suite.preparation import LONG_CALL_S, Case
+from serkit.trial.sampling import OPERATIONS, SAMPLES_PER_PROCESS, WARM_S, time_process
+
+
+class _Pair:
+    """A pair whose calls move a clock of their own by a fixed time, and are logged."""
+
+    def __init__(self, call_s: dict[str, float], log: list[str]) -> None:
+        self.now, self.call_s, self.log = 0.0, call_s, log
+
+    def clock(self) -> float:
+        return self.now
+
+    def operation(self, operation: str) -> Callable[[], None]:
+        def call() -> None:
+            self.now += self.call_s[operation]
+            self.log.append(operation)
+
+        return call
+
+
+@pytest.mark.parametrize(
+    ("call_s", "before_each"), [(2**-13, True), (2**-9, False)], ids=["short", "long"]
+)
+def test_each_operation_is_warmed_then_sampled_with_the_canary_around(
+    monkeypatch: pytest.MonkeyPatch, call_s: float, before_each: bool
+) -> None:
+    log: list[str] = []
+    pair = _Pair(dict.fromkeys(OPERATIONS, call_s), log)
+    monkeypatch.setattr(sampling, "CLOCK", pair.clock)
+
+    def canary() -> int:
+        log.append("canary")
+        return 20_000
+
+    numbers = {"dumps": 3, "loads": 2}
+    taken = time_process(cast(Case, pair), numbers, canary)
+
+    assert (call_s < LONG_CALL_S) == before_each  # times in powers of 2: their sums exact
+    warm = math.ceil(WARM_S / call_s)  # 41 short calls, 3 long ones
+    expected: list[str] = []
+    for operation in OPERATIONS:
+        # Each sample: the canary, the untimed call (a short one's), the timed, the canary.
+        sample = ["canary", *[operation] * (before_each + numbers[operation]), "canary"]
+        expected += [operation] * warm + sample * SAMPLES_PER_PROCESS
+    assert log == expected
+    for operation in OPERATIONS:  # the untimed call is in no sample's value
+        assert [value for value, _, _ in taken[operation]] == pytest.approx(
+            [call_s] * SAMPLES_PER_PROCESS
+        )
