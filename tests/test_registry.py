@@ -140,6 +140,13 @@ def test_yaml_c_refuses_to_run_without_libyaml(monkeypatch: pytest.MonkeyPatch) 
     assert fresh.get("yaml").implementation == "python"
 
 
+def test_a_fresh_registry_reads_its_specs_for_their_first_reader() -> None:
+    # Read first through `specs`, a registry once held none yet, and so called pickle safe.
+    fresh = CodecRegistry()
+    assert not fresh.specs["pickle-p5"].safe_for_untrusted_input
+    assert set(fresh.specs) == set(fresh.names()) >= {"json", "pickle-p5", "marshal"}
+
+
 def test_is_compiled_tells_c_from_python() -> None:
     import json
     import pickle

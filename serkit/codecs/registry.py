@@ -316,7 +316,14 @@ class CodecRegistry:
         self._specs: dict[str, CodecSpec] = {}
         self._codecs: dict[str, Codec] = {}
         self._loaded = False
-        self.specs: Mapping[str, CodecSpec] = MappingProxyType(self._specs)
+        self._view: Mapping[str, CodecSpec] = MappingProxyType(self._specs)
+
+    @property
+    def specs(self) -> Mapping[str, CodecSpec]:
+        """Every known codec's spec by id, read on first use: a reader that came first
+        would otherwise find none, and call pickle safe on untrusted bytes."""
+        self._load()
+        return self._view
 
     def register(self, spec: CodecSpec, *, clobber: bool = False) -> None:
         """Add a codec; refuse to replace an existing id unless `clobber` is set."""
