@@ -1,10 +1,12 @@
 """One timed process of `serkit try` warms each call through the timer that samples it, and
 gives a short call one untimed call after the canary before each sample: a new
-interpreter's first calls read slow, and how slow depended on the calls a sample took."""
+interpreter's first calls read slow, and how slow depended on the calls a sample took.
+Each sample is placed first on the vCPU whose canary reads faster."""
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from typing import cast
 
@@ -13,6 +15,7 @@ import pytest
 import serkit.trial.sampling as sampling
 from serkit.suite.preparation import LONG_CALL_S, Case
 from serkit.trial.sampling import OPERATIONS, SAMPLES_PER_PROCESS, WARM_S, time_process
+from serkit.trial.worker import fastest_vcpu
 
 
 class _Pair:
@@ -47,17 +50,34 @@ def test_each_operation_is_warmed_then_sampled_with_the_canary_around(
         return 20_000
 
     numbers = {"dumps": 3, "loads": 2}
-    taken = time_process(cast(Case, pair), numbers, canary)
+    taken = time_process(cast(Case, pair), numbers, canary, place=lambda: log.append("place"))
 
     assert (call_s < LONG_CALL_S) == before_each  # times in powers of 2: their sums exact
     warm = math.ceil(WARM_S / call_s)  # 41 short calls, 3 long ones
     expected: list[str] = []
     for operation in OPERATIONS:
-        # Each sample: the canary, the untimed call (a short one's), the timed, the canary.
-        sample = ["canary", *[operation] * (before_each + numbers[operation]), "canary"]
+        # Each sample: placed on a vCPU, the canary, the untimed call (a short one's), the
+        # timed calls, the canary.
+        calls = [operation] * (before_each + numbers[operation])
+        sample = ["place", "canary", *calls, "canary"]
         expected += [operation] * warm + sample * SAMPLES_PER_PROCESS
     assert log == expected
     for operation in OPERATIONS:  # the untimed call is in no sample's value
         assert [value for value, _, _ in taken[operation]] == pytest.approx(
             [call_s] * SAMPLES_PER_PROCESS
         )
+
+
+def test_a_worker_places_its_samples_on_every_vcpu_it_may_run_on() -> None:
+    placed = fastest_vcpu()
+    cpus = tuple(sorted(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else ()
+    if len(cpus) < 2:
+        assert placed is None
+        return
+    assert placed is not None and placed.cpus == cpus
+    assert placed.slow_ns == 0  # every reading compared: try keeps no host probe
+    try:
+        placed.place()
+        assert placed.on in cpus and os.sched_getaffinity(0) == {placed.on}
+    finally:  # this test's process goes on with the others' tests
+        os.sched_setaffinity(0, cpus)

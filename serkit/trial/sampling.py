@@ -57,13 +57,17 @@ def cpu_canary_ns() -> int:
 
 
 def time_process(
-    case: Case, numbers: Mapping[str, int], canary: Callable[[], int] = cpu_canary_ns
+    case: Case,
+    numbers: Mapping[str, int],
+    canary: Callable[[], int] = cpu_canary_ns,
+    place: Callable[[], None] = lambda: None,
 ) -> dict[str, list[Reading]]:
     """One timed process (in a worker: serkit.trial.worker): for each operation, WARM_S of
     untimed calls through its timer, then SAMPLES_PER_PROCESS samples back to back,
     `numbers[operation]` calls a sample, each between two canary readings, as `serkit
     bench`'s clock takes them (by CLOCK), and a call under LONG_CALL_S once, untimed,
-    after the first reading (see the module)."""
+    after the first reading (see the module). `place()` goes before each sample: where
+    it moves the process to another vCPU, the untimed call warms that one's caches."""
     taken: dict[str, list[Reading]] = {}
     for operation in OPERATIONS:
         timer = timeit.Timer(case.operation(operation), timer=CLOCK)
@@ -74,6 +78,7 @@ def time_process(
         number, rewarm = numbers[operation], least < LONG_CALL_S
         taken[operation] = []
         for _ in range(SAMPLES_PER_PROCESS):
+            place()
             before = canary()
             if rewarm:
                 timer.timeit(1)

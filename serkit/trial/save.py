@@ -62,8 +62,8 @@ from serkit.trial.trials import CodecTrial, DocumentTrial
 TRIAL_METHOD = (
     f"serkit-try/5: processes, each a new interpreter, of {SAMPLES_PER_PROCESS} samples of "
     f"about 1 ms of each operation back to back after {WARM_S * 1e3:g} ms of its calls, a "
-    "short call once more before each, by the thread's CPU time, the canary around each "
-    "sample, each process judged by its state"
+    "short call once more before each, each on the vCPU whose canary read faster, by the "
+    "thread's CPU time, the canary around each sample, each process judged by its state"
 )
 COMMIT = hashlib.sha1(TRIAL_METHOD.encode()).hexdigest()
 CODE_VERSION = hashlib.sha256(TRIAL_METHOD.encode()).hexdigest()

@@ -12,7 +12,8 @@ run to run differs from process to process as well, where the test can see it.
 
 Starting one costs about 0.1 s (its imports), against 10 ms to fork. CONCURRENT workers
 start and prepare at once, then each times its samples in turn while the others wait,
-idle: no worker prepares while another times.
+idle: no worker prepares while another times. A worker takes each sample on the vCPU
+whose canary reads faster just before it (`fastest_vcpu`).
 
 The parent sends an Order (pickled by serkit's own process, through a pipe: never a
 file's bytes); the worker prepares the pair, says it is ready, and times it when told to
@@ -36,7 +37,8 @@ from typing import IO
 from serkit.codecs.registry import Codec, bind_spec, builtin_specs, get_codec
 from serkit.schemas.types import Schema
 from serkit.suite.preparation import Case, settle_allocator
-from serkit.trial.sampling import Process, time_process
+from serkit.suite.state_watch import Placement
+from serkit.trial.sampling import Process, cpu_canary_ns, time_process
 
 # Workers starting and preparing at once: two, as this VM and a CI runner have two vCPUs.
 CONCURRENT = max(1, min(2, os.cpu_count() or 1))
@@ -80,11 +82,24 @@ def main() -> None:
     out.write(_READY)
     out.flush()
     if order is not None and case is not None and stdin.read(1) == _GO:
-        out.write(json.dumps(time_process(case, order.numbers)).encode())
+        placed = fastest_vcpu()
+        place = placed.place if placed is not None else lambda: None
+        out.write(json.dumps(time_process(case, order.numbers, place=place)).encode())
     out.flush()
     # Its answer ends where its output does: gone now, without tearing down a heap that
     # holds the document (tens of ms on a megabyte), which the parent would wait out.
     os._exit(0)
+
+
+def fastest_vcpu() -> Placement | None:
+    """Each sample on the vCPU whose canary reads faster just before it, as `serkit
+    bench`'s are placed (serkit.suite.state_watch), compared every time: `try` keeps no
+    host probe to call one reading slow. None where the process cannot be pinned, or may
+    run on one vCPU only."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = tuple(sorted(os.sched_getaffinity(0)))
+    return Placement(0.0, cpus, canary=cpu_canary_ns) if len(cpus) > 1 else None
 
 
 class _Worker:
