@@ -139,6 +139,15 @@ class Placement:
                         os.close(fd)
 
 
+def placeable_cpus() -> tuple[int, ...]:
+    """The vCPUs this process may be pinned to, in order; () where the platform cannot pin
+    a process or gives it one vCPU only (then there is nothing to choose between)."""
+    if not hasattr(os, "sched_setaffinity"):
+        return ()
+    cpus = tuple(sorted(os.sched_getaffinity(0)))
+    return cpus if len(cpus) > 1 else ()
+
+
 def placement(
     environ: Mapping[str, str] = os.environ, host: HostProbe | None = None
 ) -> Placement | None:
@@ -146,10 +155,8 @@ def placement(
     `asv run` in serkit's checkout takes it (`plain_probe_file`); None outside both, or
     where the platform cannot pin a process or gives it one vCPU."""
     path = environ.get(PROBE_FILE_ENV, "") or plain_probe_file(environ)
-    if not path or not hasattr(os, "sched_setaffinity"):
-        return None
-    cpus = tuple(sorted(os.sched_getaffinity(0)))
-    if len(cpus) < 2:
+    cpus = placeable_cpus()
+    if not path or not cpus:
         return None
     host = host or HostProbe(Path(path), probe=process_probe_ns)
     fast = host.fast_ns()

@@ -37,7 +37,7 @@ from typing import IO
 from serkit.codecs.registry import Codec, bind_spec, builtin_specs, get_codec
 from serkit.schemas.types import Schema
 from serkit.suite.preparation import Case, settle_allocator
-from serkit.suite.state_watch import Placement
+from serkit.suite.state_watch import Placement, placeable_cpus
 from serkit.trial.sampling import Process, cpu_canary_ns, time_process
 
 # Workers starting and preparing at once: two, as this VM and a CI runner have two vCPUs.
@@ -96,10 +96,8 @@ def fastest_vcpu() -> Placement | None:
     bench`'s are placed (serkit.suite.state_watch), compared every time: `try` keeps no
     host probe to call one reading slow. None where the process cannot be pinned, or may
     run on one vCPU only."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    cpus = tuple(sorted(os.sched_getaffinity(0)))
-    return Placement(0.0, cpus, canary=cpu_canary_ns) if len(cpus) > 1 else None
+    cpus = placeable_cpus()
+    return Placement(0.0, cpus, canary=cpu_canary_ns) if cpus else None
 
 
 class _Worker:
