@@ -381,8 +381,8 @@ def test_the_reports_folder_opens_the_newest_overview_with_a_chart_per_verdict(
 ) -> None:
     """Issue 57: the folder's index.html lands on the newest version's Overview (by a
     redirect that needs no script), which charts each fixture's verdict; the list of every
-    version is one click from there; at 1,400 px a fixture's table shows every column the
-    verdict reads, and the codec column stays in view while the rest scrolls."""
+    version is one click from there; at 1,400 px a fixture's table shows every column, and
+    where it scrolls (a narrower window) the codec column stays in view."""
     base, folder = quick_report
     (stamp,) = [p.parent.name for p in folder.glob(f"*/{report_html.MANIFEST}")]
     context = browser.new_context(java_script_enabled=False)  # the redirect is HTML
@@ -409,6 +409,13 @@ def test_the_reports_folder_opens_the_newest_overview_with_a_chart_per_verdict(
         seen = page.evaluate(TABLE_VIEW)
         left, right = seen["box"]
         assert seen["verdict_columns_end"] <= right, f"{fixture}: {seen}"
+        scrolled, shown = seen["table"]  # every column, its notes wrapped (wrappable)
+        assert scrolled <= shown, f"{fixture}: the table is wider than 1,400 px: {seen}"
+    page.set_viewport_size({"width": 400, "height": 900})
+    for fixture in QUICK_FIXTURES:
+        page.goto(f"{base}/{stamp}/{report_html.page_name(fixture)}")
+        seen = page.evaluate(TABLE_VIEW)
+        left, right = seen["box"]
         codec_left, codec_right = seen["codec_after_scroll"]
         assert left <= codec_left and codec_right <= right, f"{fixture}: {seen}"
 
