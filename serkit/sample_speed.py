@@ -268,10 +268,14 @@ class StateShare:
         adjusted = f"{memory}{waited}{self._slowed()}"
         if not self.slow:
             return f"fast state throughout ({_samples_text(self.samples)}){adjusted}"
-        factor = f", x{self.slow_factor:.2f}" if self.slow_factor else ""
+        factor = (
+            f", where the canary took x{self.slow_factor:.2f} its fast time"
+            if self.slow_factor
+            else ""
+        )
         return (
             f"slow state in {self.slow_share:.0%} of {_samples_text(self.samples)}"
-            f"{factor} the fast canary{adjusted}"
+            f"{factor}{adjusted}"
         )
 
     def _slowed(self) -> str:
@@ -325,4 +329,4 @@ def memory_shift(a: StateShare, b: StateShare) -> str | None:
 
 
 def _samples_text(count: int) -> str:
-    return f"{count} sample" if count == 1 else f"{count} samples"
+    return f"{count} sample" if count == 1 else f"{count:,} samples"

@@ -100,7 +100,9 @@ def test_a_plain_asv_tree_is_judged_by_the_notes_in_its_default_folder(tmp_path:
     assert not [p for p in result.pairs if p.verdict == SLOWER]
     assert all(p.ratio == pytest.approx(1.0, abs=0.03) for p in result.pairs)
     # Each run's state, recorded: b's 20 slow samples of 24, a's none.
-    assert result.states["b"].startswith("slow state in 83% of 24 samples, x1.80 the fast canary")
+    assert result.states["b"].startswith(
+        "slow state in 83% of 24 samples, where the canary took x1.80 its fast time"
+    )
     assert result.states["a"] == "fast state throughout (24 samples)"
     b = [m for m in tree.machines["b"].measurements if m.benchmark == DUMPS]
     assert all(len(m.processes) == len(fast) and m.samples_per_process == 1 for m in b)

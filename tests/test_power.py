@@ -215,9 +215,10 @@ def test_the_record_says_how_many_arms_sampled_in_the_slow_state(tmp_path: Path)
     states = {
         BETWEEN_RUNS: {
             "plain": "fast state throughout (100 samples)",
-            "+10%": "slow state in 40% of 100 samples, x1.80 the fast canary",
+            "+10%": "slow state in 40% of 100 samples, where the canary took x1.80 its fast time",
             # Judged by the canary, but no sample slow: not an arm in the slow state.
-            "plain again": "slow state in 0% of 100 samples, x1.64 the fast canary",
+            "plain again": "slow state in 0% of 100 samples, where the canary took x1.64 its "
+            "fast time",
         }
     }
     record = dataclasses.replace(RECORD, states=states)

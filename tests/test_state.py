@@ -182,7 +182,9 @@ def test_a_shift_in_the_memory_between_two_runs_is_said() -> None:
 def test_the_share_of_the_slow_state_is_said_in_words() -> None:
     share = state_share([REF] * 65 + [REF * 1.8] * 35, REF)
     assert share.slow == 35 and share.slow_factor == pytest.approx(1.8)
-    assert share.in_words() == "slow state in 35% of 100 samples, x1.80 the fast canary"
+    assert share.in_words() == (
+        "slow state in 35% of 100 samples, where the canary took x1.80 its fast time"
+    )
     assert state_share([REF] * 3, REF).in_words() == "fast state throughout (3 samples)"
     assert "unknown" in state_share([], None).in_words()
     readings = [MEMORY_REF, MEMORY_REF * 1.5, None, MEMORY_REF]
@@ -447,8 +449,8 @@ def test_a_results_tree_judges_a_slow_host_by_its_canary(tmp_path: Path) -> None
     # b's corrected processes read 1.01-1.05x its fast one: the pair's own slow ratio in
     # the run, 1.03, brings them to it.
     assert result.states["b"] == (
-        "slow state in 83% of 24 samples, x1.80 the fast canary; corrected values at each "
-        "pair's own slow ratio in its run (4 pairs, median x1.030)"
+        "slow state in 83% of 24 samples, where the canary took x1.80 its fast time; "
+        "corrected values at each pair's own slow ratio in its run (4 pairs, median x1.030)"
     )
     assert "unknown" in result.states["a"]  # a recorded no canary: judged as before
 
