@@ -9,7 +9,9 @@ from 100 up with thousands separated, and "-" for a value that is missing.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
+from typing import Any
 
 MISSING = "-"
 TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
@@ -151,3 +153,20 @@ def format_value(value: float | None, unit: str) -> str:
 def signed(value: float, places: int = 1) -> str:
     """A difference with its sign, in a column that names the unit: +1.5, -0.3."""
     return f"{value:+.{places}f}"
+
+
+# Where a line may not break: after a digit ("10 %", "1.39 ms", "5 processes") and after
+# "in" before its count ("in 3"). No-break spaces there keep each quantity whole.
+_BOUND = re.compile(r"(?<=\d) |(?<= in) (?=\d)")
+
+
+def unbroken(text: str) -> str:
+    """`text` with a no-break space wherever a break would part a number from its unit."""
+    return _BOUND.sub("\N{NO-BREAK SPACE}", text)
+
+
+def fill(text: str, width: int, **options: Any) -> str:
+    """textwrap.fill for the terminal, never parting a number from its unit ("10\\n%")."""
+    import textwrap
+
+    return textwrap.fill(unbroken(text), width, **options).replace("\N{NO-BREAK SPACE}", " ")

@@ -17,6 +17,7 @@ from results_factory import (
     write_machine,
 )
 
+from serkit import units
 from serkit.compare.comparison import compare
 from serkit.compare.in_words import warnings_of
 from serkit.compare.verdicts import FASTER, SLOWER, WITHIN_NOISE
@@ -177,7 +178,7 @@ def test_hosts_say_each_machines_noise_in_words(tmp_path: Path) -> None:
 
 def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path: Path) -> None:
     from serkit.report.runs import latest_runs
-    from serkit.report.template_env import spread_text, spread_title, wrappable
+    from serkit.report.template_env import spread_text, spread_title
 
     split = [1.0, 1.0, 1.9, 1.9, 1.0]
     per_process_tree(tmp_path, [scaled(1)] * 4, [scaled(1, split)] * 4)
@@ -191,7 +192,7 @@ def test_the_report_shows_the_spread_between_processes_and_their_modes(tmp_path:
     assert "5 processes, each its least sample" in spread_title(m, steady)
     assert spread_text(m, two_modes) == "5 processes in 2 modes: 1.00 µs in 3, 1.90 µs in 2"
     # On the page the note wraps between phrases, never inside "1.00 µs" or "in 3".
-    assert wrappable(spread_text(m, two_modes)).split(" ") == [
+    assert units.unbroken(spread_text(m, two_modes)).split(" ") == [
         "5\N{NO-BREAK SPACE}processes",
         "in\N{NO-BREAK SPACE}2\N{NO-BREAK SPACE}modes:",
         "1.00\N{NO-BREAK SPACE}µs",

@@ -409,7 +409,7 @@ def test_the_reports_folder_opens_the_newest_overview_with_a_chart_per_verdict(
         seen = page.evaluate(TABLE_VIEW)
         left, right = seen["box"]
         assert seen["verdict_columns_end"] <= right, f"{fixture}: {seen}"
-        scrolled, shown = seen["table"]  # every column, its notes wrapped (wrappable)
+        scrolled, shown = seen["table"]  # every column, its notes wrapped (units.unbroken)
         assert scrolled <= shown, f"{fixture}: the table is wider than 1,400 px: {seen}"
     page.set_viewport_size({"width": 400, "height": 900})
     for fixture in QUICK_FIXTURES:

@@ -77,3 +77,15 @@ def test_a_count_of_one_takes_the_singular_and_others_the_plural() -> None:
     assert [units.plural(n, "file") for n in (0, 1, 2)] == ["0 files", "1 file", "2 files"]
     assert units.plural(1, "process", "processes") == "1 process"
     assert units.plural(1_234, "process", "processes") == "1,234 processes"
+
+
+def test_a_wrapped_line_never_parts_a_number_from_its_unit() -> None:
+    # The rule the main command printed: "...within 10 % and the test could miss no more
+    # than 10\n%, else not resolved" broke inside a quantity at 100 columns.
+    rule = "tied where they are within 10 % and the test could miss no more than 10 %, else"
+    for width in range(20, len(rule)):
+        lines = units.fill(rule, width).splitlines()
+        assert not any(line.startswith("%") for line in lines), width
+        assert all(not line.endswith((" 10", "10")) for line in lines), width
+        assert " ".join(lines) == rule  # the words unchanged, plain spaces
+    assert units.unbroken("7 processes in 2 modes") == "7\xa0processes in\xa02\xa0modes"

@@ -7,7 +7,6 @@ report` of the same tree would say at the top of each fixture's page.
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from serkit.report.runs import baseline_runs, in_registry_order, latest_runs
 from serkit.report.snapshot import snapshot
 from serkit.results.tree import read_tree
 from serkit.text import markdown_cell
-from serkit.units import percent
+from serkit.units import fill, percent
 
 HEADERS = ["fixture", "Python", "ranked first", "", "ahead of the next", "ranked apart, ahead"]
 JSON_KEYS = ["fixture", "python", "ranked_first", "value", "ahead_of_the_next", "apart_ahead"]
@@ -94,7 +93,7 @@ class Summary:
             table = tabulate(cells, headers=HEADERS, tablefmt="github", disable_numparse=True)
             return f"{self.title}\n\n{table}\n\n{self.rule}"
         table = tabulate(self.rows, headers=HEADERS, maxcolwidths=WIDTHS, disable_numparse=True)
-        return f"{self.title}\n\n{table}\n\n{textwrap.fill(self.rule, RULE_WIDTH)}"
+        return f"{self.title}\n\n{table}\n\n{fill(self.rule, RULE_WIDTH)}"
 
 
 def summary(

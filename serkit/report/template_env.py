@@ -5,7 +5,6 @@ and globals. Writing the pages is serkit.report.html's."""
 from __future__ import annotations
 
 import datetime
-import re
 from typing import Any
 
 from serkit import units
@@ -78,13 +77,6 @@ def fidelity_cell(fidelity: str | None, missing: str = "not run", lost: str = ""
     return Markup('<span class="lossy">{}</span>').format(words)
 
 
-def wrappable(text: str) -> str:
-    """A note that may wrap, but never between a number and its unit or its noun ("5
-    processes", "1.25 ms") nor between "in" and its count: it does not widen its column
-    past the values above it, so a fixture's table fits 1,400 px."""
-    return re.sub(r"(?<=\d) |(?<= in) (?=\d)", "\N{NO-BREAK SPACE}", text)
-
-
 def code_spans(text: str) -> Any:
     """Words as the console writes them, `code` in backticks, with that code shown as code."""
     from markupsafe import Markup, escape
@@ -140,7 +132,7 @@ def environment() -> Any:
         code=code_spans,
         spread=spread_text,
         spread_title=spread_title,
-        wrappable=wrappable,
+        unbroken=units.unbroken,
         date=date_text,
         moment=moment_text,
     )

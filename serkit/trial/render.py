@@ -4,7 +4,6 @@ number with its unit."""
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
 
 from tabulate import tabulate
@@ -18,7 +17,7 @@ from serkit.text import markdown_cell, terminal
 from serkit.trial.sampling import SAMPLES_PER_PROCESS
 from serkit.trial.timings import Timing
 from serkit.trial.trials import FLOOR, CodecTrial, DocumentTrial, candidate
-from serkit.units import bytes_binary, percent, seconds
+from serkit.units import bytes_binary, fill, percent, seconds
 
 FIDELITY_WIDTH = 46  # characters; a longer reason wraps, at a space or between a path's keys
 # Half the interquartile range over the median at which a timing is no value to go by:
@@ -290,7 +289,7 @@ def render(
             verdict_text = "\n".join(f"- {line}" for line in lines)
         else:  # wrapped, each line hanging under its first
             verdict_text = "\n".join(
-                textwrap.fill(
+                fill(
                     line,
                     VERDICT_WIDTH,
                     initial_indent="  ",
