@@ -67,3 +67,24 @@ def test_a_timing_with_a_huge_spread_is_not_shown_as_a_value() -> None:
     assert timing_text(Timing((1e-3, 1.1e-3, 1.2e-3, 1.3e-3, 1.4e-3))) == "1.20 ms ±8 %"
     legend = "too scattered: half the interquartile range is over 50 % of the median"
     assert legend in render([_document()])
+
+
+def test_a_codec_timed_by_its_first_call_only_is_not_ranked_against_sampled_ones() -> None:
+    # With --budget 6 on twitter, orjson was sampled and msgspec-json only prepared: the
+    # verdict read "orjson 5.84x faster (untested) than msgspec-json", a cold call's time.
+    cold = Timing((5e-6,), first_call_only=True)
+    fidelity = FidelityResult("msgspec-json", "doc.json", EXACT, bytes=100)
+    unsampled = CodecTrial(
+        "msgspec-json", "json", "lib", fidelity, False, cold, cold, dict.fromkeys(COMPRESSORS, 100)
+    )
+    document = _document()
+    document = DocumentTrial(
+        "doc.json", "json", 1000, None, (*document.codecs, unsampled), 1.0, 6.0, 15, 2.0, None, ""
+    )
+    text = render([document])
+    verdict = text.split("\n\n")[1]
+    assert "fastest exact, by round trip (dumps + loads): json (8.00 µs)" in verdict
+    assert "msgspec-json (its first call only: not sampled within the time budget)" in verdict
+    assert "faster than msgspec-json" not in verdict and "untested" not in verdict
+    assert "1 codec was not sampled within the 6.00 s budget" in " ".join(verdict.split())
+    assert "5.00 µs (1st call)" in text  # the table still shows what was timed

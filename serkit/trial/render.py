@@ -16,8 +16,8 @@ from serkit.suite.cases import COMPRESSORS
 from serkit.text import markdown_cell, terminal
 from serkit.trial.sampling import SAMPLES_PER_PROCESS
 from serkit.trial.timings import Timing
-from serkit.trial.trials import FLOOR, CodecTrial, DocumentTrial, candidate
-from serkit.units import bytes_binary, fill, percent, seconds
+from serkit.trial.trials import FLOOR, CodecTrial, DocumentTrial, candidate, first_call_only
+from serkit.units import bytes_binary, fill, percent, plural, seconds
 
 FIDELITY_WIDTH = 46  # characters; a longer reason wraps, at a space or between a path's keys
 # Half the interquartile range over the median at which a timing is no value to go by:
@@ -203,8 +203,9 @@ def legend(documents: Sequence[DocumentTrial]) -> list[str]:
         f"a codec), then up to {most} for codecs whose place the verdict has not yet "
         "decided. A process's value is its least sample taken in the machine's fast state, "
         "else its least slow one corrected by the canary, as `serkit compare` judges them.",
-        "(1st call): too slow for one process within its share of that time, so the time of "
-        "its first call, which preparing made.",
+        "(1st call): not sampled within that time (too slow for one process within its "
+        "share of it, or not reached), so the time of its first call, which preparing made; "
+        "a cold call, so the verdict does not rank it.",
         "(1 process), (1 sample): one value only, so no spread is shown.",
         f"too scattered: half the interquartile range is over {percent(SCATTERED)} of the "
         "median, so the median is no value to go by (a loaded machine: a larger --budget, or "
@@ -250,6 +251,14 @@ def verdict(
     return [verdict_line(ranked), *ranking_lines(ranked)]
 
 
+def unsampled_line(count: int, budget_s: float) -> str:
+    return (
+        f"Ranked among the sampled codecs only: {plural(count, 'codec was', 'codecs were')} "
+        f"not sampled within the {seconds(budget_s)} budget (the table shows the first call, "
+        "a cold one); a larger --budget samples them."
+    )
+
+
 def render(
     documents: Sequence[DocumentTrial],
     markdown: bool = False,
@@ -267,6 +276,9 @@ def render(
         title = f"**{escape(heading(document))}**" if markdown else escape(heading(document))
         ranked = ranking(document, measure, exact_only, safe_only)
         lines = [verdict_line(ranked), *ranking_lines(ranked)]
+        unsampled = sum(first_call_only(trial) for trial in document.codecs)
+        if unsampled:  # said under the answer: it ranks the sampled codecs only
+            lines.insert(1, unsampled_line(unsampled, document.budget_s))
         said = schema_line(document)
         if said:
             lines.append(escape(said))

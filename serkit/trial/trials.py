@@ -104,7 +104,8 @@ def candidate(trial: CodecTrial) -> Candidate:
     """One row as the ranking reads it: its processes' values and weights, and its sizes."""
     sizes = {"size": trial.fidelity.bytes, **trial.compressed}
     dumps, loads = trial.dumps, trial.loads
-    measured = dumps is not None and loads is not None
+    # A first call alone is a cold call, not what the others' samples time: not ranked.
+    measured = dumps is not None and loads is not None and not first_call_only(trial)
     lost = trial.fidelity.differences if trial.fidelity.fidelity_class == LOSSY else ()
     return Candidate(
         trial.codec,
@@ -126,8 +127,15 @@ def candidate(trial: CodecTrial) -> Candidate:
     )
 
 
+def first_call_only(trial: CodecTrial) -> bool:
+    """Whether the codec was timed by its first call alone: not sampled within the budget."""
+    return any(t is not None and t.first_call_only for t in (trial.dumps, trial.loads))
+
+
 def _why_not(trial: CodecTrial) -> str:
     """In a few words, for the verdict's "not ranked" (the table's row says it in full)."""
     if trial.status == ERROR and "share of the" in (trial.fidelity.detail or ""):
         return "not measured within the time budget"
+    if first_call_only(trial):
+        return "its first call only: not sampled within the time budget"
     return trial.status
