@@ -253,9 +253,9 @@ def verdict(
 
 def unsampled_line(count: int, budget_s: float) -> str:
     return (
-        f"Ranked among the sampled codecs only: {plural(count, 'codec was', 'codecs were')} "
-        f"not sampled within the {seconds(budget_s)} budget (the table shows the first call, "
-        "a cold one); a larger --budget samples them."
+        f"{plural(count, 'codec was', 'codecs were')} not sampled within the "
+        f"{seconds(budget_s)} budget, so not ranked (the table shows the first call, a cold "
+        "one): a larger --budget samples them."
     )
 
 
@@ -276,9 +276,6 @@ def render(
         title = f"**{escape(heading(document))}**" if markdown else escape(heading(document))
         ranked = ranking(document, measure, exact_only, safe_only)
         lines = [verdict_line(ranked), *ranking_lines(ranked)]
-        unsampled = sum(first_call_only(trial) for trial in document.codecs)
-        if unsampled:  # said under the answer: it ranks the sampled codecs only
-            lines.insert(1, unsampled_line(unsampled, document.budget_s))
         said = schema_line(document)
         if said:
             lines.append(escape(said))
@@ -288,6 +285,9 @@ def render(
                 f"order them within {percent(TIE_SPAN)} (a loaded machine): a larger --budget, "
                 "or a quieter machine, tells them apart."
             )
+        unsampled = sum(first_call_only(trial) for trial in document.codecs)
+        if unsampled:
+            lines.append(unsampled_line(unsampled, document.budget_s))
         table = tabulate(
             [
                 _cells(_row(t, smallest_sizes(document), document.no_schema), markdown)
