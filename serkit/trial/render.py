@@ -255,7 +255,7 @@ def unsampled_line(count: int, budget_s: float) -> str:
     return (
         f"{plural(count, 'codec was', 'codecs were')} not sampled within the "
         f"{seconds(budget_s)} budget, so not ranked (the table shows the first call, a cold "
-        "one): a larger --budget samples them."
+        f"one): a larger --budget samples {'it' if count == 1 else 'them'}."
     )
 
 
