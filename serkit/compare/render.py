@@ -371,7 +371,7 @@ def _rules(result: Comparison, markdown: bool) -> list[str]:
             f"What verdicts on {host} can see: {power_text(record)}."
             for host, record in result.power.items()
         ),
-        *([f"Timings: {STATE_RULE}."] if result.canary else []),
+        *([f"Timings: {STATE_RULE}"] if result.canary else []),
     ]
     if result.instruction_summary().timings:
         out.append(
