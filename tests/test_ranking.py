@@ -66,7 +66,7 @@ def test_codecs_the_test_cannot_tell_apart_are_tied_with_the_leader() -> None:
 def test_ties_are_judged_against_the_leader_so_small_steps_do_not_chain() -> None:
     # Each 0.6 % behind the one before: b ties a, c (1.2 % behind a) is apart... and so on.
     steps = [timed(name, 1e-6 * 1.006**i) for i, name in enumerate("abcdefgh")]
-    (tier,) = rank(steps, DUMPS, floor=0.0).tiers  # the test alone, no floor
+    (tier,) = rank(steps, DUMPS).tiers
     assert len(tier.groups) > 1
     for group in tier.groups:  # nobody in a group is far from its leader
         members = [c for c in steps if c.codec in group.codecs]
@@ -76,9 +76,9 @@ def test_ties_are_judged_against_the_leader_so_small_steps_do_not_chain() -> Non
 def test_a_floor_calls_no_timing_gap_under_it_a_win() -> None:
     # 7 % apart on ±1 % spreads: a win to the test; under a 10 % floor, one tied group.
     found = [timed("orjson", 1e-6), timed("msgspec-json", 1.07e-6), timed("ujson", 1.5e-6)]
-    (plain,) = rank(found, DUMPS, floor=0.0).tiers
+    (plain,) = rank(found, DUMPS).tiers
     assert [g.codecs for g in plain.groups] == [("orjson",), ("msgspec-json",), ("ujson",)]
-    floored = rank(found, DUMPS)  # every ranking's floor: TIE_SPAN
+    floored = rank(found, DUMPS, floor=TIE_SPAN)
     (tier,) = floored.tiers
     assert [g.codecs for g in tier.groups] == [("orjson", "msgspec-json"), ("ujson",)]
     assert tier.groups[0].resolved and tier.groups[0].within == pytest.approx(0.07)
@@ -152,7 +152,7 @@ def test_sizes_tie_only_when_equal() -> None:
 
 def test_one_process_a_side_keeps_the_order_untested() -> None:
     one = [Candidate("a", EXACT, (1e-6,), (1e-6,)), Candidate("b", EXACT, (1.001e-6,), (1e-6,))]
-    (tier,) = rank(one, DUMPS, floor=0.0).tiers
+    (tier,) = rank(one, DUMPS).tiers
     assert [g.codecs for g in tier.groups] == [("a",), ("b",)]
     assert "untested" in tier_text(tier, DUMPS)
 
@@ -210,7 +210,7 @@ def test_a_tie_weighs_each_process_by_the_state_it_was_timed_in() -> None:
     assert rank([lead, alike], DUMPS).tiers[0].codecs == ["orjson", "ujson"]
     assert len(rank([lead, alike], DUMPS).tiers[0].groups) == 1
     for measure in (DUMPS, ROUND_TRIP):
-        groups = rank([lead, weighed], measure, floor=0.0).tiers[0].groups
+        groups = rank([lead, weighed], measure).tiers[0].groups
         assert [g.codecs for g in groups] == [("orjson",), ("ujson",)], measure
     # A round trip counts as its less precise half; weights that do not fit are unknown.
     assert weighed.weights(ROUND_TRIP) == weights

@@ -17,9 +17,8 @@ bench` all rank with this module, by these rules (stated once, here):
   compare` weighs them; a round trip's processes are each round's dumps plus its loads,
   weighted as its less precise half): going down a class, a codec joins the group above
   when the test cannot tell it from that group's leader (its fastest: so a chain of small
-  steps cannot group a slow codec with a fast one), or when it is within FLOOR (10 %) of
-  it (runs of one commit called gaps that small either way); else it leads a group of
-  its own.
+  steps cannot group a slow codec with a fast one), or, in a ranking with a `floor`
+  (serkit try's), when it is within the floor of it; else it leads a group of its own.
 - A group is "tied" only when it cannot be told apart at the precision reached and that is
   fine enough to mean it: the largest difference the test could have missed against the
   leader (its `detectable`) and the gap between the group's first and last value are both
@@ -67,13 +66,6 @@ UNSAFE = "unsafe on untrusted bytes"
 # The widest a tie may be: the difference a quick run is planned to see. A group the test
 # could not split over a wider gap, or at a coarser precision, is "not resolved".
 TIE_SPAN = QUICK_SEES
-# No timing gap under this is a win, in any ranking. Within one run the test sees that
-# run's processes only, and between runs of one commit a gap this small went either way:
-# `serkit try` on a 153 KiB document called orjson 1.07x ± 0.04 faster than
-# msgspec-struct-msgpack, then it 1.10x ± 0.05 faster than orjson, then the two tied; the
-# quick run called msgspec-msgpack 1.075x ± 0.009 and 1.06x ± 0.01 faster than orjson on
-# small-dict, and the two tied in the run between (2026-11-29).
-FLOOR = TIE_SPAN
 BLIND = 1.0  # a test that could miss this much (100 %) tells nothing: worded so
 VERDICT_NAMES = 4  # a one-line verdict names at most this many codecs of a group
 TIE_TEST = "Welch's t-test on the logs of the typical processes, weighted by state where known"
@@ -334,7 +326,7 @@ def rank(
     *,
     exact_only: bool = False,
     safe_only: bool = False,
-    floor: float = FLOOR,
+    floor: float = 0.0,
 ) -> Ranking:
     """The candidates in order by `measure`, by the rules in this module's docstring."""
     if measure not in MEASURES:

@@ -15,7 +15,6 @@ from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, LOSSY
 from serkit.compare.ranking import (
     BLIND,
     DEFAULT_MEASURE,
-    FLOOR,
     MEASURE_WORDS,
     TIE_SPAN,
     TIE_TEST,
@@ -201,7 +200,7 @@ def ranking_lines(ranking: Ranking) -> list[str]:
 
 
 def rule_text(
-    measure: str, exact_only: bool = False, safe_only: bool = False, floor: float = FLOOR
+    measure: str, exact_only: bool = False, safe_only: bool = False, floor: float = 0.0
 ) -> str:
     """The rule, in a sentence, for a legend."""
     classes = (

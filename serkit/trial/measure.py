@@ -36,7 +36,7 @@ from serkit.trial.budget import (
 from serkit.trial.prepare import PREPARE_SHARE, prepare_codecs, schema_of
 from serkit.trial.sampling import Key, Process, limit_s, sized
 from serkit.trial.timings import Timing, judged, run_state, timings_of
-from serkit.trial.trials import CodecTrial, DocumentTrial, candidate
+from serkit.trial.trials import FLOOR, CodecTrial, DocumentTrial, candidate
 from serkit.trial.worker import CONCURRENT, Order, starting_s, take_processes
 
 # Rows that ran come first, fastest first; then the rest in this order.
@@ -93,7 +93,9 @@ def try_document(
                 if taken[name]
             ]
             candidates = [candidate(t) for t in rows]
-            ranked = rank(candidates, ranked_by, exact_only=exact_only, safe_only=safe_only)
+            ranked = rank(
+                candidates, ranked_by, exact_only=exact_only, safe_only=safe_only, floor=FLOOR
+            )
             return undecided(ranked, processes=lambda name: len(taken[name]))
 
         pickled = _pickled(document.obj) if cases else None  # once, for every order

@@ -16,7 +16,7 @@ from serkit.suite.cases import COMPRESSORS
 from serkit.text import markdown_cell, terminal
 from serkit.trial.sampling import SAMPLES_PER_PROCESS
 from serkit.trial.timings import Timing
-from serkit.trial.trials import CodecTrial, DocumentTrial, candidate, first_call_only
+from serkit.trial.trials import FLOOR, CodecTrial, DocumentTrial, candidate, first_call_only
 from serkit.units import bytes_binary, fill, percent, plural, seconds
 
 FIDELITY_WIDTH = 46  # characters; a longer reason wraps, at a space or between a path's keys
@@ -117,7 +117,7 @@ def ranking(
 ) -> Ranking:
     """The document's codecs in order by `measure` (serkit.compare.ranking's rules)."""
     candidates = [candidate(t) for t in document.codecs]
-    return rank(candidates, measure, exact_only=exact_only, safe_only=safe_only)
+    return rank(candidates, measure, exact_only=exact_only, safe_only=safe_only, floor=FLOOR)
 
 
 def in_ranked_order(document: DocumentTrial, ranked: Ranking) -> list[CodecTrial]:
@@ -311,5 +311,5 @@ def render(
                 for line in lines
             )
         parts.append(f"{title}\n\n{verdict_text}\n\n{table}")
-    rule = rule_text(measure, exact_only, safe_only)
+    rule = rule_text(measure, exact_only, safe_only, FLOOR)
     return "\n\n".join([*parts, "\n".join([rule, *legend(documents)])])

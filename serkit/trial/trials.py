@@ -9,9 +9,16 @@ from typing import Any
 
 from serkit.checks.fidelity import ERROR, LOSSY, FidelityResult
 from serkit.codecs.registry import unsafe_on_untrusted_bytes
-from serkit.compare.ranking import DUMPS, LOADS, Candidate
+from serkit.compare.ranking import DUMPS, LOADS, TIE_SPAN, Candidate
 from serkit.sample_speed import StateShare
 from serkit.trial.timings import Timing, timing_dict
+
+# serkit try calls no timing gap under this a win (serkit.compare.ranking's `floor`): on
+# a 153 KiB document three runs in a row, each of processes in new interpreters, called
+# orjson 1.07x ± 0.04 faster than msgspec-struct-msgpack, it 1.10x ± 0.05 faster than
+# orjson, and the two tied (2026-11-29). Within one run the test sees its processes only;
+# between runs a gap this small went either way.
+FLOOR = TIE_SPAN
 
 
 @dataclass(frozen=True)
