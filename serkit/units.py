@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Iterable
 from typing import Any
 
@@ -167,6 +168,4 @@ def unbroken(text: str) -> str:
 
 def fill(text: str, width: int, **options: Any) -> str:
     """textwrap.fill for the terminal, never parting a number from its unit ("10\\n%")."""
-    import textwrap
-
     return textwrap.fill(unbroken(text), width, **options).replace("\N{NO-BREAK SPACE}", " ")
