@@ -81,3 +81,28 @@ def test_a_worker_places_its_samples_on_every_vcpu_it_may_run_on() -> None:
         assert placed.on in cpus and os.sched_getaffinity(0) == {placed.on}
     finally:  # this test's process goes on with the others' tests
         os.sched_setaffinity(0, cpus)
+
+
+def test_an_injected_slowdown_is_timed_with_each_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    # SERKIT_BENCH_INJECT's share of a call, spun after each sample's calls and before its
+    # end is read: every sample's value carries it, and nothing else changes.
+    call_s, share = 2**-13, 0.125
+    pair = _Pair(dict.fromkeys(OPERATIONS, call_s), [])
+    monkeypatch.setattr(sampling, "CLOCK", pair.clock)
+    loops_a_call = 64  # what injected_loops sizes for `share` of one call, here
+
+    def spin(loops: int) -> None:
+        pair.now += loops / loops_a_call * share * call_s
+
+    monkeypatch.setattr(sampling, "spin", spin)
+    monkeypatch.setattr(sampling, "injected_loops", lambda got, timer, number: loops_a_call)
+    numbers = {"dumps": 3, "loads": 2}
+    taken = time_process(cast(Case, pair), numbers, lambda: 20_000, inject=share)
+    plain = time_process(cast(Case, pair), numbers, lambda: 20_000)
+    for operation in OPERATIONS:
+        assert [value for value, _, _ in taken[operation]] == pytest.approx(
+            [call_s * (1 + share)] * SAMPLES_PER_PROCESS
+        )
+        assert [value for value, _, _ in plain[operation]] == pytest.approx(
+            [call_s] * SAMPLES_PER_PROCESS
+        )

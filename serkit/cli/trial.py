@@ -68,6 +68,7 @@ def run_try(args: argparse.Namespace) -> int:
     from serkit.codecs.registry import check_codecs
     from serkit.compare.verdict_words import ranking_dict
     from serkit.run import runner
+    from serkit.suite.cases import INJECT_ENV
     from serkit.trial.render import hazards, ranking, render
     from serkit.trial.save import check_target, save
 
@@ -105,6 +106,8 @@ def run_try(args: argparse.Namespace) -> int:
     if into is not None and machine is not None:
         written = save(documents, into, machine)
         saved = f"saved to {written}; compare with another run: serkit compare {machine} OTHER"
+        if any(d.injected for d in documents):  # a test tree: never read as a plain run
+            saved = f"{saved} (every timing carries the slowdown {INJECT_ENV} injected)"
         print(f"serkit: {diagnostic(f'{saved} --results {into}')}", file=sys.stderr)
     return _measured_something(documents)
 

@@ -12,7 +12,7 @@ from serkit.checks.fidelity import EXACT, KEY_ORDER_ONLY, NO_SCHEMA
 from serkit.codecs.registry import registry, unsafe_on_untrusted_bytes
 from serkit.compare.ranking import DEFAULT_MEASURE, TIE_SPAN, UNSAFE, Ranking, rank
 from serkit.compare.verdict_words import ranking_lines, rule_text, verdict_line
-from serkit.suite.cases import COMPRESSORS
+from serkit.suite.cases import COMPRESSORS, INJECT_ENV
 from serkit.text import markdown_cell, terminal
 from serkit.trial.sampling import SAMPLES_PER_PROCESS
 from serkit.trial.timings import Timing
@@ -170,6 +170,8 @@ def heading(document: DocumentTrial) -> str:
     if document.schema_sha256:
         pinned += f", derived schema sha256 {document.schema_sha256[:12]}…"
     state = f"; machine: {document.state.in_words()}" if document.state else ""
+    if document.injected:
+        state += f"; every call slowed by an injected {percent(document.injected)} ({INJECT_ENV})"
     return (
         f"{document.path}: {document.format}, {bytes_binary(document.bytes)}{pinned}; "
         f"{codecs} codec{'s' if codecs != 1 else ''} in {seconds(document.wall_s)}{state}"

@@ -31,7 +31,7 @@ import time
 import timeit
 from collections.abc import Callable, Mapping, Sequence
 
-from serkit.suite.canary import canary_ns
+from serkit.suite.canary import canary_ns, spin, spin_loops_for
 from serkit.suite.preparation import LONG_CALL_S, Case
 
 # Each timed process takes this many samples of dumps and of loads, each about SAMPLE_S
@@ -61,13 +61,17 @@ def time_process(
     numbers: Mapping[str, int],
     canary: Callable[[], int] = cpu_canary_ns,
     place: Callable[[], None] = lambda: None,
+    inject: float = 0.0,
 ) -> dict[str, list[Reading]]:
     """One timed process (in a worker: serkit.trial.worker): for each operation, WARM_S of
     untimed calls through its timer, then SAMPLES_PER_PROCESS samples back to back,
     `numbers[operation]` calls a sample, each between two canary readings, as `serkit
     bench`'s clock takes them (by CLOCK), and a call under LONG_CALL_S once, untimed,
     after the first reading (see the module). `place()` goes before each sample: where
-    it moves the process to another vCPU, the untimed call warms that one's caches."""
+    it moves the process to another vCPU, the untimed call warms that one's caches.
+    `inject` (SERKIT_BENCH_INJECT, set by hand) adds that share of a call to each timed
+    call as a spin of the canary's arithmetic, timed with the sample: a known slowdown,
+    to see what `serkit compare` of two `try --into` trees calls."""
     taken: dict[str, list[Reading]] = {}
     for operation in OPERATIONS:
         timer = timeit.Timer(case.operation(operation), timer=CLOCK)
@@ -76,6 +80,7 @@ def time_process(
             call_s = timer.timeit(1)
             least, spent = min(least, call_s), spent + call_s
         number, rewarm = numbers[operation], least < LONG_CALL_S
+        loops = injected_loops(inject, timer, number) * number if inject else 0
         taken[operation] = []
         for _ in range(SAMPLES_PER_PROCESS):
             place()
@@ -83,9 +88,26 @@ def time_process(
             if rewarm:
                 timer.timeit(1)
             elapsed = timer.timeit(number)
+            if loops:
+                started = CLOCK()
+                spin(loops)
+                elapsed += CLOCK() - started
             after = canary()
             taken[operation].append((elapsed / number, before, after))
     return taken
+
+
+def injected_loops(share: float, timer: timeit.Timer, number: int) -> int:
+    """Loops of `spin` lasting `share` of one call, sized by CLOCK as the samples are."""
+
+    def timed_spin(loops: int) -> int:
+        started = CLOCK_NS()
+        spin(loops)
+        return CLOCK_NS() - started
+
+    return spin_loops_for(
+        share, lambda: timer.timeit(number) / number * 1e9, 3, cpu_canary_ns, timed_spin
+    )
 
 
 def calls_per_sample(case: Case, operation: str) -> tuple[int, float]:

@@ -82,6 +82,7 @@ class DocumentTrial:
     no_schema: str = ""
     # How much of the run's samples the machine spent in its slow state; None: none taken.
     state: StateShare | None = None
+    injected: float = 0.0  # SERKIT_BENCH_INJECT's share, added to every timed call
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -96,6 +97,7 @@ class DocumentTrial:
             "max_processes": self.max_processes,
             "key_cap_s": self.key_cap_s,
             "machine_state": self.state.in_words() if self.state else None,
+            "injected": self.injected,
             "codecs": [c.as_dict() for c in self.codecs],
         }
 

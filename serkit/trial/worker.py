@@ -57,6 +57,7 @@ class Order:
     document: bytes  # the document, pickled once for every order
     payload: bytes
     numbers: Mapping[str, int]  # calls per sample, by operation
+    inject: float = 0.0  # SERKIT_BENCH_INJECT's share of a call (sampling.time_process)
 
     def case(self) -> Case:
         """The pair, prepared here: a schema codec's typed objects built anew."""
@@ -84,7 +85,8 @@ def main() -> None:
     if order is not None and case is not None and stdin.read(1) == _GO:
         placed = fastest_vcpu()
         place = placed.place if placed is not None else lambda: None
-        out.write(json.dumps(time_process(case, order.numbers, place=place)).encode())
+        taken = time_process(case, order.numbers, place=place, inject=order.inject)
+        out.write(json.dumps(taken).encode())
     out.flush()
     # Its answer ends where its output does: gone now, without tearing down a heap that
     # holds the document (tens of ms on a megabyte), which the parent would wait out.
