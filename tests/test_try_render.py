@@ -90,3 +90,15 @@ def test_a_codec_timed_by_its_first_call_only_is_not_ranked_against_sampled_ones
         verdict.split()
     )
     assert "5.00 µs (1st call)" in text  # the table still shows what was timed
+
+
+def test_a_run_with_an_injected_slowdown_says_so_in_its_heading() -> None:
+    plain = _document()
+    injected = DocumentTrial(
+        "doc.json", "json", 1000, None, plain.codecs, 1.0, 5.0, 15, 2.0, None, "", injected=0.1
+    )
+    assert "injected" not in render([plain]).splitlines()[0]
+    assert (
+        "every call slowed by an injected 10 % (SERKIT_BENCH_INJECT)"
+        in (render([injected]).splitlines()[0])
+    )

@@ -106,9 +106,10 @@ def run_try(args: argparse.Namespace) -> int:
     if into is not None and machine is not None:
         written = save(documents, into, machine)
         saved = f"saved to {written}; compare with another run: serkit compare {machine} OTHER"
+        saved = f"{saved} --results {into}"
         if any(d.injected for d in documents):  # a test tree: never read as a plain run
-            saved = f"{saved} (every timing carries the slowdown {INJECT_ENV} injected)"
-        print(f"serkit: {diagnostic(f'{saved} --results {into}')}", file=sys.stderr)
+            saved = f"{saved}; every timing in it carries the slowdown {INJECT_ENV} injected"
+        print(f"serkit: {diagnostic(saved)}", file=sys.stderr)
     return _measured_something(documents)
 
 
