@@ -249,6 +249,14 @@ class StateShare:
             "in_words": self.in_words(),
         }
 
+    def brief(self) -> str:
+        """The state in a few words, for a line that must stay short (in_words: all of it)."""
+        if not self.samples:
+            return "unknown (no canary recorded)"
+        if not self.slow:
+            return f"fast throughout ({_samples_text(self.samples)})"
+        return f"slow in {self.slow_share:.0%} of {_samples_text(self.samples)}"
+
     def in_words(self) -> str:
         if not self.samples:
             return "machine state unknown (no canary recorded)"

@@ -169,7 +169,11 @@ def test_the_saved_trees_comparisons_fit_one_screen(
     lines = out.splitlines()
     assert "timings slower" in lines[0] and len(lines) <= 40
     assert sum(line.startswith("Machine state on ") for line in lines) == 1  # one line
+    # In a few words: "slow in 28% of 320 samples"; how the canary corrected, --explain.
+    (state,) = [line for line in lines if line.startswith("Machine state on ")]
+    assert "slow in 28% of 320 samples" in state and "canary" not in state
     code, out, _ = run(capsys, "compare", a, b, "--results", str(SAVED), "--format", "markdown")
     assert code == 0 and len(out.splitlines()) <= 60
     code, out, _ = run(capsys, "compare", a, b, "--results", str(SAVED), "--explain")
     assert STATE_RULE in out  # these runs' canaries recorded the state
+    assert "slow state in 28% of 320 samples, where the canary took x1.8" in out

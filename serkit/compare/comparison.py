@@ -181,6 +181,7 @@ class Comparison:
     architectures: tuple[str, str] = ("", "")  # asv's `arch` of each host, where recorded
     # Each host's machine state while it timed the compared values, in words (serkit.sample_speed).
     states: dict[str, str] = field(default_factory=dict)
+    briefs: dict[str, str] = field(default_factory=dict)  # the same, in a few words each
     # How the two runs' memory differed, in words, where the memory canary shows it.
     memory_shift: str | None = None
     # Whether either host's compared values carry canary readings: where none do (a `try`
@@ -412,6 +413,7 @@ def compare(
         tree.state_share(p.b for p in result.pairs),
     )
     result.states = {machine_a: shares[0].in_words(), machine_b: shares[1].in_words()}
+    result.briefs = {machine_a: shares[0].brief(), machine_b: shares[1].brief()}
     result.no_noise = [n for n in tree.no_noise if n.machine in machines]
     result.memory_shift = memory_shift(*shares)
     result.canary = any(share.samples for share in shares)

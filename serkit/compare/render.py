@@ -167,7 +167,7 @@ def render(
         return markdown_text(text) if markdown else terminal(text)
     out = [_headline_text(result, markdown), _intro(result), *_mismatch_lines(result)]
     out += _every_pair(result, markdown) if every else _changed(result, markdown)
-    out += ["", _state_line(result)]
+    out += ["", _state_line(result, explain)]
     out += _rules(result, markdown) if explain else []
     out += _hint({"--all": every, "--explain": explain}, markdown)
     if markdown:  # each line its own paragraph, but a table's rows and a list's items
@@ -338,22 +338,24 @@ def _counted_lines(result: Comparison, every: bool) -> list[str]:
     return out
 
 
-def _state_line(result: Comparison) -> str:
-    """Each host's machine state while it timed the compared values, in one line."""
+def _state_line(result: Comparison, explain: bool = False) -> str:
+    """Each host's machine state while it timed the compared values, in one line: in a few
+    words each, or (`explain`) with how the canary corrected the values."""
+    states = result.states if explain else result.briefs
     if not result.canary:
         state = f"Machine state: {UNKNOWN_STATE}."
-    elif len(set(result.states.values())) == 1:
-        hosts = " and ".join(result.states)
-        state = f"Machine state on {hosts}: {next(iter(result.states.values()))}."
+    elif len(set(states.values())) == 1:
+        hosts = " and ".join(states)
+        state = f"Machine state on {hosts}: {next(iter(states.values()))}."
     else:
-        state = " ".join(f"Machine state on {h}: {w}." for h, w in result.states.items())
+        state = f"Machine state on {'; on '.join(f'{h}: {w}' for h, w in states.items())}."
     shift = f" Between the runs: {result.memory_shift}." if result.memory_shift else ""
     return state + shift
 
 
 def _hint(given: dict[str, bool], markdown: bool) -> list[str]:
     """A line naming the flags not given, and what each shows."""
-    shows = {"--all": "every pair", "--explain": "the rules behind each verdict"}
+    shows = {"--all": "every pair", "--explain": "the rules behind each verdict and the state in full"}
     quote = "`" if markdown else ""
     missing = [f"{quote}{flag}{quote} shows {shows[flag]}" for flag, on in given.items() if not on]
     return [f"More: {', '.join(missing)}."] if missing else []
