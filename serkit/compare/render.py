@@ -355,7 +355,10 @@ def _state_line(result: Comparison, explain: bool = False) -> str:
 
 def _hint(given: dict[str, bool], markdown: bool) -> list[str]:
     """A line naming the flags not given, and what each shows."""
-    shows = {"--all": "every pair", "--explain": "the rules behind each verdict and the state in full"}
+    shows = {
+        "--all": "every pair",
+        "--explain": "the rules behind each verdict and the state in full",
+    }
     quote = "`" if markdown else ""
     missing = [f"{quote}{flag}{quote} shows {shows[flag]}" for flag, on in given.items() if not on]
     return [f"More: {', '.join(missing)}."] if missing else []
